@@ -1,0 +1,228 @@
+# mapprof - one non-recursive GNU Makefile.  'make help' lists the targets.
+
+CC         ?= cc
+OMPCC      ?= clang-19
+LLVM_DIR   ?= /usr/lib/llvm-19
+# Offload target of the samples: x86_64-pc-linux-gnu (host offload, default),
+# nvptx64-nvidia-cuda (CUDA toolkit) or amdgcn-amd-amdhsa (ROCm).
+OFFLOAD_TARGET ?= x86_64-pc-linux-gnu
+PREFIX     ?= /usr/local
+B          := build
+
+VERSION    := 0.1.0
+WARN       := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wvla -Wformat=2
+ifeq ($(CI),true)
+WARN       += -Werror
+endif
+CFLAGS     ?= -O2 -g
+CFLAGS     += -std=gnu11 $(WARN) -MMD -MP -I. -I$(B)/gen -DMAPPROF_VERSION='"$(VERSION)"'
+ifneq ($(SANITIZE),)
+CFLAGS     += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS    += -fsanitize=$(SANITIZE)
+endif
+
+PKGS       := sqlite3 jansson libdw libxxhash
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+SQLITE_LIBS := $(shell pkg-config --libs sqlite3 2>/dev/null)
+XXH_LIBS   := $(shell pkg-config --libs libxxhash 2>/dev/null)
+REPORT_LIBS := $(shell pkg-config --libs sqlite3 jansson libdw libelf 2>/dev/null)
+CFLAGS     += $(PKG_CFLAGS)
+OMPT_INC   := -idirafter $(LLVM_DIR)/lib/clang/19/include
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+all: $(B)/mapprof $(B)/libmapprof-collector.so
+
+# --- the collector (loaded into the profiled program) ------------------------
+COLLECTOR_OBJS := \
+	$(B)/collector/collector.o \
+	$(B)/collector/buffer.o \
+	$(B)/collector/modules.o \
+	$(B)/collector/runinfo.o \
+	$(B)/collector/hash.o \
+	$(B)/collector/interpose.o \
+	$(B)/db/db_pic.o \
+	$(B)/db/writer_pic.o \
+	$(B)/db/schema_pic.o
+
+$(B)/collector/%.o: collector/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden $(OMPT_INC) -c $< -o $@
+
+# musttail (a guaranteed tail call) needs clang; see collector/interpose.c.
+$(B)/collector/interpose.o: collector/interpose.c
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $<"
+	$(Q)$(OMPCC) $(filter-out -Wformat=2,$(CFLAGS)) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(B)/db/%_pic.o: db/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $< (pic)"
+	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(B)/db/schema_pic.o: $(B)/gen/schema.S db/schema.sql
+	@mkdir -p $(@D)
+	$(Q)$(CC) -fPIC -c $(B)/gen/schema.S -o $@
+
+$(B)/libmapprof-collector.so: $(COLLECTOR_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -o $@ $(SQLITE_LIBS) $(XXH_LIBS) -ldl -lpthread
+
+# --- the schema and the report assets, embedded at build time ----------------
+$(B)/gen/schema.S: db/schema.sql
+	@mkdir -p $(@D)
+	$(Q)printf '\t.section .rodata\n\t.global mapprof_schema_sql\n\t.hidden mapprof_schema_sql\nmapprof_schema_sql:\n\t.incbin "db/schema.sql"\n\t.byte 0\n\t.section .note.GNU-stack,"",@progbits\n' > $@
+
+ASSETS := \
+	templates/report.html \
+	static/report.css \
+	static/report.js
+
+$(B)/gen/assets.S: $(ASSETS) Makefile
+	@mkdir -p $(@D)
+	$(Q){ printf '\t.section .rodata\n'; \
+	  for f in $(ASSETS); do n=asset_$$(basename $$f | tr '.-' '__'); \
+	    printf '\t.global %s\n%s:\n\t.incbin "%s"\n\t.byte 0\n' $$n $$n $$f; done; \
+	  printf '\t.section .note.GNU-stack,"",@progbits\n'; } > $@
+
+# --- the CLI and the report stage ---------------------------------------------
+DB_OBJS := \
+	$(B)/db/db.o \
+	$(B)/db/finish.o \
+	$(B)/db/schema.o
+
+# BEGIN report objects (report/ and its detectors)
+REPORT_OBJS := \
+	$(B)/report/event.o
+# END report objects
+
+CLI_OBJS := \
+	$(B)/cli/main.o \
+	$(B)/cli/record.o \
+	$(B)/cli/util.o \
+	$(B)/cli/stubs.o
+
+$(B)/db/schema.o: $(B)/gen/schema.S db/schema.sql
+	@mkdir -p $(@D)
+	$(Q)$(CC) -c $(B)/gen/schema.S -o $@
+
+$(B)/gen/assets.o: $(B)/gen/assets.S
+	$(Q)$(CC) -c $< -o $@
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(B)/mapprof: $(CLI_OBJS) $(REPORT_OBJS) $(DB_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(REPORT_LIBS) -lm
+
+# --- samples: real OpenMP offload programs -------------------------------------
+SAMPLE_CFLAGS := -fopenmp -fopenmp-targets=$(OFFLOAD_TARGET) -g -O1 \
+	-Wl,-rpath,$(LLVM_DIR)/lib -L$(LLVM_DIR)/lib
+SAMPLES := $(patsubst samples/%.c,$(B)/samples/%,$(wildcard samples/*.c))
+
+$(B)/samples/lib%.so: samples/lib/%.c
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $<"
+	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) -fPIC -shared $< -o $@
+
+$(B)/samples/offload_in_library: samples/offload_in_library.c $(B)/samples/liboffload_kernels.so
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $<"
+	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) $< -o $@ -L$(B)/samples -loffload_kernels -Wl,-rpath,'$$ORIGIN'
+
+$(B)/samples/%: samples/%.c
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $<"
+	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) $< -o $@
+
+samples: $(SAMPLES)
+
+# --- tests -------------------------------------------------------------------
+# Unit tests: tests/unit/test_NAME.c, linked with the report and db objects.
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
+
+$(B)/tests/test_%: tests/unit/test_%.c $(REPORT_OBJS) $(DB_OBJS) tests/unit/check.h
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(REPORT_OBJS) $(DB_OBJS) -o $@ $(REPORT_LIBS) -lm
+
+# Independent OMPT tracer used by the end-to-end tests to cross-check the collector.
+$(B)/tests/libtracer.so: tests/tracer/tracer.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) -O2 -g -fPIC -shared $(OMPT_INC) $< -o $@ $(XXH_LIBS)
+
+# 'make check' sets up what the tests need (Debian packages, the browser-test
+# tools), then builds and runs every test.  'make test' only builds and runs.
+check:
+	$(Q)$(MAKE) --no-print-directory deps test-deps
+	$(Q)$(MAKE) --no-print-directory test
+
+test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so
+	$(Q)tests/run.sh $(B)
+
+# --- setup, demo, bench ------------------------------------------------------
+DEB_PKGS := clang-19 libomp-19-dev libdw-dev libelf-dev libxxhash-dev libsqlite3-dev sqlite3 \
+	libjansson-dev pkg-config
+
+deps:
+	$(Q)missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+	  grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	else echo "deps: all installed"; fi
+
+# Chromium (Debian's) and Node.js for the report's browser test.
+TEST_DEB_PKGS := chromium nodejs npm
+
+test-deps:
+	$(Q)missing=$$(for p in $(TEST_DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+	  grep -q 'install ok installed' || echo $$p; done); \
+	if command -v node >/dev/null && command -v npm >/dev/null; then \
+	  missing=$$(echo $$missing | tr ' ' '\n' | grep -v -x -e nodejs -e npm); fi; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	else echo "test-deps: all installed"; fi
+	$(Q)if [ -f tests/browser/package.json ] && [ ! -d tests/browser/node_modules ]; then \
+	  cd tests/browser && npm ci --no-audit --no-fund --loglevel=error; fi
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all $(B)/samples/round_trip
+	$(Q)rm -rf $(B)/demo && mkdir -p $(B)/demo
+	$(B)/mapprof record -o $(B)/demo/round_trip.db -- $(B)/samples/round_trip
+	$(Q)sqlite3 -header -column $(B)/demo/round_trip.db \
+	  "SELECT op, COUNT(*) AS events, SUM(bytes) AS bytes, COUNT(DISTINCT hash) AS contents FROM data_ops GROUP BY op; \
+	   SELECT COUNT(*) AS kernels FROM kernels;"
+
+install: all
+	install -D -m 755 $(B)/mapprof $(DESTDIR)$(PREFIX)/bin/mapprof
+	install -D -m 755 $(B)/libmapprof-collector.so $(DESTDIR)$(PREFIX)/lib/mapprof/libmapprof-collector.so
+
+clean:
+	rm -rf $(B)
+
+help:
+	@echo "make deps     install the Debian packages mapprof needs (when missing)"
+	@echo "make          build build/mapprof and build/libmapprof-collector.so"
+	@echo "make demo     deps + build + record a bundled sample"
+	@echo "make samples  build the sample offload programs (OFFLOAD_TARGET=$(OFFLOAD_TARGET))"
+	@echo "make check    install what the tests need, build and run every test"
+	@echo "make test     build and run every test (no installs)"
+	@echo "make install  install to PREFIX=$(PREFIX)"
+
+.PHONY: all samples check test test-deps deps demo install clean help
+.DELETE_ON_ERROR:
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,31 @@
+/*
+ * cli.h - the subcommands and the helpers they share.
+ *
+ * Each subcommand is 'int cmd_NAME(int argc, char **argv)' with argv[0] the
+ * subcommand's name; its return value is the process exit status:
+ * 0 ok, 1 findings over a --fail-on threshold, 2 usage, 3 bad input or
+ * runtime error; 'record' and 'run' return the profiled program's status.
+ */
+#ifndef MAPPROF_CLI_H
+#define MAPPROF_CLI_H
+
+#define EXIT_USAGE 2
+#define EXIT_ERROR 3
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* "mapprof: error: ..." on stderr.  Returns EXIT_ERROR. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "mapprof: hint: ..." on stderr. */
+void hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "mapprof: ..." on stderr (information). */
+void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "mapprof: error: ..." plus "see 'mapprof CMD --help'".  Returns EXIT_USAGE. */
+int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Directory holding the running mapprof binary (malloc'ed), or NULL. */
+char *exe_dir(void);
+
+#endif

@@ -1,0 +1,51 @@
+/*
+ * main.c - the mapprof command: a table of subcommands.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} cmds[] = {
+	{ "record", cmd_record, "run a program and record its offload events into a database" },
+	{ "report", cmd_report, "find inefficient data mappings in a recorded run" },
+	{ "run", cmd_run, "record, then report, in one command" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mapprof [--version] [--help] <command> [<args>]\n\n"
+		   "mapprof finds where an OpenMP offload program's data mapping wastes time.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "\nexamples:\n"
+		   "  mapprof run -- ./app args          record + report (app.mapprof.db, report.html, report.json)\n"
+		   "  mapprof record -o run.db -- ./app  record only\n"
+		   "  mapprof report run.db              analyse a recorded run\n"
+		   "\n'mapprof <command> --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("mapprof %s\n", MAPPROF_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	return usage_error("", "unknown command '%s'", argv[1]);
+}

@@ -1,0 +1,273 @@
+/*
+ * buffer.c - per-thread event buffers and the writer thread.
+ *
+ * An OMPT callback fills one slot of its thread's buffer: no lock, no
+ * allocation, no system call.  A full buffer is handed to the writer thread
+ * (one lock per BUF_RECS events) and the thread takes an empty one.  At most
+ * MAX_BUFS buffers exist, so memory stays bounded whatever the run length:
+ * when the writer falls behind, a thread with a full buffer waits for it.
+ *
+ * buffer_finish() (at the end of the run) stops the writer and writes what is
+ * left in every thread's buffer, including threads that already exited.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collector/collector.h"
+
+#define BUF_RECS 4096
+/* 48 buffers of 4096 records of 96 bytes: 18 MiB at most. */
+#define MAX_BUFS 48
+
+struct buf {
+	struct buf *next;
+	_Atomic uint32_t n;
+	struct rec recs[BUF_RECS];
+};
+
+struct tslot {
+	struct tslot *next;
+	struct buf *_Atomic cur;
+	int id;
+	long tid;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;      /* queues, slots */
+static pthread_cond_t full_cv = PTHREAD_COND_INITIALIZER;   /* writer waits */
+static pthread_cond_t free_cv = PTHREAD_COND_INITIALIZER;   /* threads wait */
+static pthread_mutex_t db_mu = PTHREAD_MUTEX_INITIALIZER;   /* the db_writer */
+
+static struct db_writer *writer;
+static struct buf *full_head, **full_tail = &full_head;
+static struct buf *free_list;
+static int nbufs;
+static struct tslot *slots;
+static int next_thread_id;
+static int stop_writer;
+static pthread_t writer_thread;
+static int writer_started;
+
+static atomic_int running;
+static atomic_int finished;
+static _Atomic uint64_t events_lost;
+
+static __thread struct tslot *my_slot;
+
+/* Take an empty buffer; called with mu held.  NULL when recording stopped. */
+static struct buf *take_free(void)
+{
+	struct buf *b;
+
+	while (!free_list && nbufs >= MAX_BUFS && atomic_load(&running))
+		pthread_cond_wait(&free_cv, &mu);
+	if (!atomic_load(&running))
+		return NULL;
+	if (free_list) {
+		b = free_list;
+		free_list = b->next;
+	} else {
+		b = malloc(sizeof(*b));
+		if (!b)
+			return NULL;
+		nbufs++;
+	}
+	b->next = NULL;
+	atomic_store_explicit(&b->n, 0, memory_order_relaxed);
+	return b;
+}
+
+static struct tslot *slot_new(void)
+{
+	struct tslot *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->tid = syscall(SYS_gettid);
+	pthread_mutex_lock(&mu);
+	s->cur = take_free();
+	if (!s->cur) {
+		pthread_mutex_unlock(&mu);
+		free(s);
+		return NULL;
+	}
+	s->id = next_thread_id++;
+	s->next = slots;
+	slots = s;
+	pthread_mutex_unlock(&mu);
+	return s;
+}
+
+int buffer_thread_id(void)
+{
+	return my_slot ? my_slot->id : -1;
+}
+
+struct rec *buffer_slot(void)
+{
+	struct tslot *s = my_slot;
+	struct buf *b;
+	uint32_t n;
+
+	if (!atomic_load_explicit(&running, memory_order_relaxed))
+		goto lost;
+	if (!s) {
+		s = my_slot = slot_new();
+		if (!s)
+			goto lost;
+	}
+	b = atomic_load_explicit(&s->cur, memory_order_relaxed);
+	if (!b)
+		goto lost;
+	n = atomic_load_explicit(&b->n, memory_order_relaxed);
+	if (n == BUF_RECS) {
+		pthread_mutex_lock(&mu);
+		*full_tail = b;
+		full_tail = &b->next;
+		pthread_cond_signal(&full_cv);
+		b = take_free();  /* NULL once recording stopped */
+		atomic_store_explicit(&s->cur, b, memory_order_release);
+		pthread_mutex_unlock(&mu);
+		if (!b)
+			goto lost;
+		n = 0;
+	}
+	return &b->recs[n];
+lost:
+	atomic_fetch_add_explicit(&events_lost, 1, memory_order_relaxed);
+	return NULL;
+}
+
+void buffer_commit(void)
+{
+	struct buf *b = atomic_load_explicit(&my_slot->cur, memory_order_relaxed);
+	uint32_t n = atomic_load_explicit(&b->n, memory_order_relaxed);
+	/* Release: the finishing thread reads the record only after seeing n. */
+	atomic_store_explicit(&b->n, n + 1, memory_order_release);
+}
+
+static void write_bufs(struct buf *list)
+{
+	for (struct buf *b = list; b; b = b->next) {
+		uint32_t n = atomic_load_explicit(&b->n, memory_order_acquire);
+		if (dbw_records(writer, b->recs, n) < 0) {
+			clog_msg("cannot write events: %s", dbw_errmsg(writer));
+			atomic_fetch_add(&events_lost, n);
+		}
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&mu);
+	for (;;) {
+		struct buf *list, *last;
+		while (!full_head && !stop_writer)
+			pthread_cond_wait(&full_cv, &mu);
+		if (!full_head)
+			break;
+		list = full_head;
+		full_head = NULL;
+		full_tail = &full_head;
+		pthread_mutex_unlock(&mu);
+
+		pthread_mutex_lock(&db_mu);
+		dbw_begin(writer);
+		write_bufs(list);
+		if (modules_changed())
+			modules_record(writer);
+		interpose_flush(writer);
+		dbw_commit(writer);
+		pthread_mutex_unlock(&db_mu);
+
+		pthread_mutex_lock(&mu);
+		for (last = list; last->next; last = last->next)
+			;
+		last->next = free_list;
+		free_list = list;
+		pthread_cond_broadcast(&free_cv);
+	}
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+/* A forked child must not write into the parent's database. */
+static void atfork_child(void)
+{
+	atomic_store(&running, 0);
+	atomic_store(&finished, 1);
+}
+
+int buffer_start(struct db_writer *w)
+{
+	sigset_t all, old;
+
+	writer = w;
+	atomic_store(&running, 1);
+	sigfillset(&all);
+	/* The writer thread must never run the program's signal handlers. */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&writer_thread, NULL, writer_main, NULL) == 0)
+		writer_started = 1;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!writer_started)
+		clog_msg("cannot start the writer thread; events are written at exit");
+	pthread_atfork(NULL, NULL, atfork_child);
+	return 0;
+}
+
+void buffer_with_db(void (*fn)(struct db_writer *w, void *arg), void *arg)
+{
+	if (atomic_load(&finished) || !writer)
+		return;
+	pthread_mutex_lock(&db_mu);
+	if (!atomic_load(&finished))
+		fn(writer, arg);
+	pthread_mutex_unlock(&db_mu);
+}
+
+void buffer_finish(void)
+{
+	struct buf *list;
+
+	if (!writer || atomic_exchange(&finished, 1))
+		return;
+	pthread_mutex_lock(&mu);
+	atomic_store(&running, 0);
+	stop_writer = 1;
+	pthread_cond_broadcast(&full_cv);
+	pthread_cond_broadcast(&free_cv);
+	pthread_mutex_unlock(&mu);
+	if (writer_started)
+		pthread_join(writer_thread, NULL);
+
+	pthread_mutex_lock(&db_mu);
+	pthread_mutex_lock(&mu);
+	dbw_begin(writer);
+	list = full_head;
+	full_head = NULL;
+	full_tail = &full_head;
+	write_bufs(list);
+	for (struct tslot *s = slots; s; s = s->next) {
+		struct buf *b = atomic_load_explicit(&s->cur, memory_order_acquire);
+		if (b) {
+			b->next = NULL;
+			write_bufs(b);
+		}
+		dbw_thread(writer, s->id, s->tid);
+	}
+	pthread_mutex_unlock(&mu);
+	modules_record(writer);
+	interpose_flush(writer);
+	dbw_end(writer, now_ns() - collector_start_ns, atomic_load(&events_lost));
+	if (dbw_commit(writer) < 0)
+		clog_msg("cannot write the database: %s", dbw_errmsg(writer));
+	dbw_close(writer);
+	writer = NULL;
+	pthread_mutex_unlock(&db_mu);
+}

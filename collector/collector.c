@@ -1,0 +1,398 @@
+/*
+ * collector.c - the OMPT tool: ompt_start_tool and the callbacks.
+ *
+ * Registers the EMI target callbacks and records, per event: a global
+ * sequence number, the thread, begin/end times, the operation, addresses,
+ * devices, bytes, the XXH3 hash of the host side of each transfer, codeptr_ra
+ * and the enclosing target construct.  Begin and end callbacks of one
+ * operation arrive on the same thread (nowait regions run on hidden helper
+ * threads, begin to end), so the begin half waits in thread-local storage.
+ *
+ * The runtime's target_data pointer is not reliable for data operations in
+ * LLVM 19 (it is another object than the target's), so the enclosing
+ * construct is the one open on this thread.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <omp-tools.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector/collector.h"
+
+#define PENDING_MAX 8
+
+int64_t collector_start_ns;
+
+static _Atomic uint64_t next_seq = 1;
+static _Atomic uint64_t next_target_id = 1;
+static ompt_set_callback_t set_callback;
+static int host_device = -1;     /* learned from the runtime at the first data op */
+static const char *runtime_version;
+
+struct pending {
+	uint64_t seq;
+	int64_t begin_ns;
+	uint64_t hash;
+	int has_hash;
+	int map_index;
+};
+
+static __thread struct {
+	struct pending ops[PENDING_MAX];
+	int nops;
+	uint64_t target_id;
+	uint64_t target_seq;
+	int64_t target_begin_ns;
+	int target_device;
+	uint64_t kernel_seq;
+	int64_t kernel_begin_ns;
+} tls;
+
+void clog_msg(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	n = snprintf(line, sizeof(line), "mapprof-collector: ");
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	va_end(ap);
+	strcat(line, "\n");
+	fputs(line, stderr);
+}
+
+static int64_t rel_ns(void)
+{
+	return now_ns() - collector_start_ns;
+}
+
+/* The host's device number: omp_get_initial_device() as the runtime answers it. */
+static int learn_host_device(void)
+{
+	if (host_device < 0) {
+		int (*initial)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_initial_device");
+		host_device = initial ? initial() : -2;
+	}
+	return host_device;
+}
+
+static int is_transfer_to(int kind)
+{
+	return kind == ompt_target_data_transfer_to_device ||
+	       kind == ompt_target_data_transfer_to_device_async;
+}
+
+static int is_transfer_from(int kind)
+{
+	return kind == ompt_target_data_transfer_from_device ||
+	       kind == ompt_target_data_transfer_from_device_async;
+}
+
+static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
+		       ompt_data_t *target_data, ompt_id_t *host_op_id,
+		       ompt_target_data_op_t optype, void *src_addr, int src_device_num,
+		       void *dest_addr, int dest_device_num, size_t bytes, const void *codeptr_ra)
+{
+	struct pending *p = NULL;
+	struct rec *r;
+	(void)target_task_data;
+	(void)target_data;
+
+	if (endpoint == ompt_scope_begin) {
+		if (tls.nops == PENDING_MAX)
+			tls.nops = 0;  /* begins without ends: forget them */
+		p = &tls.ops[tls.nops++];
+		p->seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+		p->has_hash = 0;
+		p->map_index = -1;
+		if (is_transfer_to(optype) && bytes && src_addr &&
+		    src_device_num == learn_host_device()) {
+			p->hash = hash_bytes(src_addr, bytes);
+			p->has_hash = 1;
+		}
+		if (is_transfer_to(optype) || optype == ompt_target_data_alloc ||
+		    optype == ompt_target_data_alloc_async)
+			p->map_index = interpose_map_index((uint64_t)src_addr);
+		else if (is_transfer_from(optype))
+			p->map_index = interpose_map_index((uint64_t)dest_addr);
+		if (host_op_id)
+			*host_op_id = p->seq;
+		p->begin_ns = rel_ns();  /* last: the hash is not the operation's time */
+		return;
+	}
+
+	/* End: find the begin half. */
+	for (int i = tls.nops - 1; i >= 0; i--) {
+		if (!host_op_id || tls.ops[i].seq == *host_op_id) {
+			p = &tls.ops[i];
+			break;
+		}
+	}
+	int64_t end = rel_ns();
+	r = buffer_slot();
+	if (r) {
+		r->type = REC_DATA_OP;
+		r->kind = (uint8_t)optype;
+		r->thread = buffer_thread_id();
+		r->src_dev = src_device_num;
+		r->dst_dev = dest_device_num;
+		r->src_addr = (uint64_t)src_addr;
+		r->dst_addr = (uint64_t)dest_addr;
+		r->bytes = bytes;
+		r->end_ns = end;
+		r->codeptr = (uint64_t)codeptr_ra;
+		r->target_id = tls.target_id;
+		r->teams = 0;
+		if (p) {
+			r->seq = p->seq;
+			r->begin_ns = p->begin_ns;
+			r->has_hash = (uint8_t)p->has_hash;
+			r->hash = p->hash;
+			r->map_index = (int8_t)(p->map_index < 128 ? p->map_index : -1);
+		} else {
+			r->seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+			r->begin_ns = end;
+			r->has_hash = 0;
+			r->hash = 0;
+			r->map_index = -1;
+		}
+		if (is_transfer_from(optype) && bytes && dest_addr &&
+		    dest_device_num == learn_host_device()) {
+			r->hash = hash_bytes(dest_addr, bytes);
+			r->has_hash = 1;
+		}
+		buffer_commit();
+	}
+	if (p) {
+		/* Drop the pending entry (it is usually the last one). */
+		*p = tls.ops[--tls.nops];
+	}
+}
+
+static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
+		      ompt_data_t *task_data, ompt_data_t *target_task_data,
+		      ompt_data_t *target_data, const void *codeptr_ra)
+{
+	struct rec *r;
+	(void)task_data;
+	(void)target_task_data;
+
+	if (endpoint == ompt_scope_begin) {
+		tls.target_id = atomic_fetch_add_explicit(&next_target_id, 1, memory_order_relaxed);
+		tls.target_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+		tls.target_device = device_num;
+		tls.target_begin_ns = rel_ns();
+		if (target_data)
+			target_data->value = tls.target_id;
+		return;
+	}
+	r = buffer_slot();
+	if (r) {
+		r->type = REC_TARGET;
+		r->kind = (uint8_t)kind;
+		r->thread = buffer_thread_id();
+		r->src_dev = device_num;
+		r->dst_dev = device_num;
+		r->seq = tls.target_seq;
+		r->target_id = tls.target_id;
+		r->begin_ns = tls.target_begin_ns;
+		r->end_ns = rel_ns();
+		r->codeptr = (uint64_t)codeptr_ra;
+		r->has_hash = 0;
+		r->map_index = -1;
+		r->src_addr = r->dst_addr = r->bytes = r->hash = 0;
+		r->teams = 0;
+		buffer_commit();
+	}
+	tls.target_id = 0;
+}
+
+static void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
+		      ompt_id_t *host_op_id, unsigned int requested_num_teams)
+{
+	struct rec *r;
+
+	if (endpoint == ompt_scope_begin) {
+		tls.kernel_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+		if (host_op_id)
+			*host_op_id = tls.kernel_seq;
+		tls.kernel_begin_ns = rel_ns();
+		return;
+	}
+	r = buffer_slot();
+	if (r) {
+		r->type = REC_KERNEL;
+		r->kind = 0;
+		r->thread = buffer_thread_id();
+		r->seq = tls.kernel_seq;
+		r->begin_ns = tls.kernel_begin_ns;
+		r->end_ns = rel_ns();
+		r->target_id = tls.target_id ? tls.target_id : (target_data ? target_data->value : 0);
+		r->src_dev = r->dst_dev = tls.target_device;
+		r->teams = requested_num_teams;
+		r->has_hash = 0;
+		r->map_index = -1;
+		r->src_addr = r->dst_addr = r->bytes = r->hash = r->codeptr = 0;
+		buffer_commit();
+	}
+}
+
+struct device_event {
+	int num;
+	const char *type;
+	int64_t ns;
+	int fini;
+};
+
+static void write_device(struct db_writer *w, void *arg)
+{
+	struct device_event *d = arg;
+	dbw_device(w, d->num, d->fini ? NULL : d->type, d->fini ? -1 : d->ns, d->fini ? d->ns : -1);
+}
+
+static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,
+				 ompt_function_lookup_t lookup, const char *documentation)
+{
+	struct device_event d = { device_num, type ? type : "unknown", rel_ns(), 0 };
+	(void)device;
+	(void)lookup;
+	(void)documentation;
+	buffer_with_db(write_device, &d);
+}
+
+static void on_device_finalize(int device_num)
+{
+	struct device_event d = { device_num, NULL, rel_ns(), 1 };
+	buffer_with_db(write_device, &d);
+}
+
+struct image_event {
+	int device;
+	const char *file;
+	uint64_t host_addr;
+	uint64_t bytes;
+	int64_t ns;
+};
+
+static void write_image(struct db_writer *w, void *arg)
+{
+	struct image_event *e = arg;
+	dbw_image(w, e->device, e->file, e->host_addr, e->bytes, e->ns);
+	/* An offload image usually arrives with a newly loaded library. */
+	if (modules_changed())
+		modules_record(w);
+}
+
+static void on_device_load(int device_num, const char *filename, int64_t offset_in_file,
+			   void *vma_in_file, size_t bytes, void *host_addr, void *device_addr,
+			   uint64_t module_id)
+{
+	struct image_event e = { device_num, filename, (uint64_t)host_addr, bytes, rel_ns() };
+	(void)offset_in_file;
+	(void)vma_in_file;
+	(void)device_addr;
+	(void)module_id;
+	buffer_with_db(write_image, &e);
+}
+
+static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
+			   ompt_data_t *tool_data)
+{
+	static const struct {
+		ompt_callbacks_t event;
+		ompt_callback_t fn;
+		const char *name;
+		int target;
+	} cbs[] = {
+		{ ompt_callback_target_emi, (ompt_callback_t)on_target, "target_emi", 1 },
+		{ ompt_callback_target_data_op_emi, (ompt_callback_t)on_data_op, "target_data_op_emi", 1 },
+		{ ompt_callback_target_submit_emi, (ompt_callback_t)on_submit, "target_submit_emi", 1 },
+		{ ompt_callback_device_initialize, (ompt_callback_t)on_device_initialize, "device_initialize", 0 },
+		{ ompt_callback_device_finalize, (ompt_callback_t)on_device_finalize, "device_finalize", 0 },
+		{ ompt_callback_device_load, (ompt_callback_t)on_device_load, "device_load", 0 },
+	};
+	char refused[256] = "";
+	int target_ok = 0;
+	const char *path;
+	struct db_writer *w;
+	char *err = NULL;
+	(void)initial_device_num;
+	(void)tool_data;
+
+	path = getenv("MAPPROF_OUTPUT");
+	if (!path || !*path) {
+		static char def[64];
+		snprintf(def, sizeof(def), "mapprof.%ld.db", (long)getpid());
+		path = def;
+	}
+	w = dbw_open(path, &err);
+	if (!w) {
+		clog_msg("not recording: %s", err ? err : "cannot open the database");
+		free(err);
+		return 0;
+	}
+	runinfo_record(w, runtime_version);
+	modules_record(w);
+
+	set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
+	for (size_t i = 0; set_callback && i < sizeof(cbs) / sizeof(cbs[0]); i++) {
+		ompt_set_result_t rc = set_callback(cbs[i].event, cbs[i].fn);
+		if (rc == ompt_set_never || rc == ompt_set_error) {
+			size_t len = strlen(refused);
+			snprintf(refused + len, sizeof(refused) - len, "%s%s", len ? ", " : "", cbs[i].name);
+		} else if (cbs[i].target) {
+			target_ok++;
+		}
+	}
+	if (refused[0])
+		clog_msg("the OpenMP runtime refused these callbacks: %s", refused);
+	if (!target_ok) {
+		dbw_status(w, "no-target-callbacks",
+			   set_callback ? "the OpenMP runtime offers no target callbacks (target_emi, "
+					  "target_data_op_emi, target_submit_emi): is libomptarget present?"
+					: "the OpenMP runtime has no ompt_set_callback");
+		dbw_end(w, rel_ns(), 0);
+		dbw_close(w);
+		return 0;  /* stay out of the program's way */
+	}
+	buffer_start(w);
+	return 1;
+}
+
+static void tool_finalize(ompt_data_t *tool_data)
+{
+	(void)tool_data;
+	buffer_finish();
+}
+
+/* Also at exit() and at unload, in case the runtime's finalize never comes. */
+static void at_exit(void)
+{
+	buffer_finish();
+}
+
+__attribute__((destructor)) static void collector_unload(void)
+{
+	buffer_finish();
+}
+
+__attribute__((visibility("default")))
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime)
+{
+	static ompt_start_tool_result_t result = { tool_initialize, tool_finalize, { 0 } };
+	static int started;
+	(void)omp_version;
+
+	if (started++)
+		return NULL;
+	collector_start_ns = now_ns();
+	runtime_version = runtime ? strdup(runtime) : NULL;
+	atexit(at_exit);
+	return &result;
+}

@@ -1,0 +1,222 @@
+/*
+ * interpose.c - the source records clang passes to the offload entry points.
+ *
+ * Built with -g, clang hands every offload call an ident_t whose psource reads
+ * ";file;function;line;column;;" and, per map entry, a name record
+ * ";a[0:N];file;line;column;;".  DWARF cannot give the directive line of a
+ * target construct (clang 19 marks the launch sequence with line 0), so when
+ * 'mapprof record' preloads this library we define the entry points, note
+ * the records, and jump to the runtime's own function.
+ *
+ * The jump is a guaranteed tail call (musttail), so the runtime sees the
+ * program's return address, exactly as without us: codeptr_ra in the OMPT
+ * callbacks is the same value as our __builtin_return_address(0), which is
+ * how records and events meet.  This file is compiled by clang for that
+ * attribute.
+ *
+ * Per thread, the map entries of the call in progress are kept so that each
+ * data operation can say which entry (variable) it moved.  Source records are
+ * written once per call site.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/collector.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_ENTRIES 64
+
+typedef struct {
+	int32_t reserved_1, flags, reserved_2, reserved_3;
+	const char *psource;
+} ident_t;
+
+/* __tgt_kernel_arguments, versions 1 to 3 share the fields we read. */
+typedef struct {
+	uint32_t version;
+	uint32_t num_args;
+	void **base_ptrs;
+	void **ptrs;
+	int64_t *sizes;
+	int64_t *types;
+	void **names;
+	void **mappers;
+} kernel_args_t;
+
+static __thread struct {
+	uint64_t codeptr;
+	int n;
+	uint64_t begin[MAX_ENTRIES];
+	uint64_t bytes[MAX_ENTRIES];
+} cur;
+
+struct site {
+	struct site *next;
+	uint64_t codeptr;
+	const char *entry;
+	char *psource;
+	char *names_json;
+	int written;
+};
+
+static pthread_mutex_t sites_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct site *sites;
+#define SEEN_SLOTS 64
+static __thread uint64_t seen[SEEN_SLOTS];
+
+static void note_site(uint64_t codeptr, const char *entry, const ident_t *loc, int n, void **names)
+{
+	unsigned slot = (unsigned)(codeptr >> 2) % SEEN_SLOTS;
+	struct site *s;
+	struct sbuf json = { 0 };
+
+	if (seen[slot] == codeptr)
+		return;
+	seen[slot] = codeptr;
+	pthread_mutex_lock(&sites_mu);
+	for (s = sites; s; s = s->next)
+		if (s->codeptr == codeptr)
+			break;
+	if (!s && (s = calloc(1, sizeof(*s)))) {
+		s->codeptr = codeptr;
+		s->entry = entry;
+		s->psource = loc && loc->psource ? strdup(loc->psource) : NULL;
+		sb_put(&json, "[", 1);
+		for (int i = 0; i < n; i++) {
+			const char *name = names ? (const char *)names[i] : NULL;
+			if (i)
+				sb_put(&json, ",", 1);
+			if (name)
+				sb_json_str(&json, name, strlen(name));
+			else
+				sb_put(&json, "null", 4);
+		}
+		sb_put(&json, "]", 1);
+		s->names_json = json.p;
+		s->next = sites;
+		sites = s;
+	}
+	pthread_mutex_unlock(&sites_mu);
+}
+
+static void note_call(uint64_t codeptr, const char *entry, const ident_t *loc, int n,
+		      void **ptrs, const int64_t *sizes, void **names)
+{
+	cur.codeptr = codeptr;
+	cur.n = n < MAX_ENTRIES ? n : MAX_ENTRIES;
+	for (int i = 0; i < cur.n; i++) {
+		cur.begin[i] = ptrs ? (uint64_t)ptrs[i] : 0;
+		cur.bytes[i] = sizes ? (uint64_t)sizes[i] : 0;
+	}
+	note_site(codeptr, entry, loc, n, names);
+}
+
+int interpose_map_index(uint64_t addr)
+{
+	int best = -1;
+	if (!cur.n)
+		return -1;
+	for (int i = 0; i < cur.n; i++) {
+		if (cur.begin[i] == addr)
+			return i;
+		if (best < 0 && addr > cur.begin[i] && addr < cur.begin[i] + cur.bytes[i])
+			best = i;
+	}
+	return best;
+}
+
+void interpose_flush(struct db_writer *w)
+{
+	pthread_mutex_lock(&sites_mu);
+	for (struct site *s = sites; s && !s->written; s = s->next) {
+		dbw_source(w, s->codeptr, s->entry, s->psource, s->names_json);
+		s->written = 1;
+	}
+	pthread_mutex_unlock(&sites_mu);
+}
+
+static void *real(const char *name)
+{
+	void *fn = dlsym(RTLD_NEXT, name);
+	if (!fn)
+		clog_msg("cannot find '%s' in the OpenMP runtime", name);
+	return fn;
+}
+
+#define RA() ((uint64_t)__builtin_return_address(0))
+
+/* --- kernels ----------------------------------------------------------------- */
+
+typedef int (*kernel_fn)(ident_t *, int64_t, int32_t, int32_t, void *, kernel_args_t *);
+typedef int (*kernel_nowait_fn)(ident_t *, int64_t, int32_t, int32_t, void *, kernel_args_t *,
+				int32_t, void *, int32_t, void *);
+
+EXPORT int __tgt_target_kernel(ident_t *loc, int64_t device, int32_t teams, int32_t threads,
+			       void *host_ptr, kernel_args_t *args)
+{
+	static kernel_fn fn;
+	if (!fn)
+		fn = (kernel_fn)real("__tgt_target_kernel");
+	if (args)
+		note_call(RA(), "__tgt_target_kernel", loc, (int)args->num_args, args->ptrs,
+			  args->sizes, args->names);
+	__attribute__((musttail)) return fn(loc, device, teams, threads, host_ptr, args);
+}
+
+EXPORT int __tgt_target_kernel_nowait(ident_t *loc, int64_t device, int32_t teams,
+				      int32_t threads, void *host_ptr, kernel_args_t *args,
+				      int32_t ndeps, void *deps, int32_t nnoalias, void *noalias)
+{
+	static kernel_nowait_fn fn;
+	if (!fn)
+		fn = (kernel_nowait_fn)real("__tgt_target_kernel_nowait");
+	if (args)
+		note_call(RA(), "__tgt_target_kernel_nowait", loc, (int)args->num_args, args->ptrs,
+			  args->sizes, args->names);
+	__attribute__((musttail)) return fn(loc, device, teams, threads, host_ptr, args, ndeps,
+					    deps, nnoalias, noalias);
+}
+
+/* --- target data, enter/exit data, update ----------------------------------- */
+
+typedef void (*mapper_fn)(ident_t *, int64_t, int32_t, void **, void **, int64_t *, int64_t *,
+			  void **, void **);
+typedef void (*mapper_nowait_fn)(ident_t *, int64_t, int32_t, void **, void **, int64_t *,
+				 int64_t *, void **, void **, int32_t, void *, int32_t, void *);
+
+#define MAPPER(name)                                                                          \
+	EXPORT void name(ident_t *loc, int64_t device, int32_t n, void **bases, void **ptrs,   \
+			 int64_t *sizes, int64_t *types, void **names, void **mappers)         \
+	{                                                                                      \
+		static mapper_fn fn;                                                           \
+		if (!fn)                                                                       \
+			fn = (mapper_fn)real(#name);                                           \
+		note_call(RA(), #name, loc, n, ptrs, sizes, names);                            \
+		__attribute__((musttail)) return fn(loc, device, n, bases, ptrs, sizes, types, \
+						    names, mappers);                           \
+	}
+
+#define MAPPER_NOWAIT(name)                                                                   \
+	EXPORT void name(ident_t *loc, int64_t device, int32_t n, void **bases, void **ptrs,   \
+			 int64_t *sizes, int64_t *types, void **names, void **mappers,         \
+			 int32_t ndeps, void *deps, int32_t nnoalias, void *noalias)           \
+	{                                                                                      \
+		static mapper_nowait_fn fn;                                                    \
+		if (!fn)                                                                       \
+			fn = (mapper_nowait_fn)real(#name);                                    \
+		note_call(RA(), #name, loc, n, ptrs, sizes, names);                            \
+		__attribute__((musttail)) return fn(loc, device, n, bases, ptrs, sizes, types, \
+						    names, mappers, ndeps, deps, nnoalias,     \
+						    noalias);                                  \
+	}
+
+MAPPER(__tgt_target_data_begin_mapper)
+MAPPER(__tgt_target_data_end_mapper)
+MAPPER(__tgt_target_data_update_mapper)
+MAPPER_NOWAIT(__tgt_target_data_begin_nowait_mapper)
+MAPPER_NOWAIT(__tgt_target_data_end_nowait_mapper)
+MAPPER_NOWAIT(__tgt_target_data_update_nowait_mapper)

@@ -1,0 +1,112 @@
+/*
+ * modules.c - the map of loaded ELF objects, for offline symbolization.
+ *
+ * Each object's path, load bias, mapped range and GNU build-id go into the
+ * database.  Objects loaded later (dlopen) are picked up whenever the
+ * loader's add/remove counters move: at every batch the writer thread writes,
+ * at every offload image load, and at the end of the run.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector/collector.h"
+
+static unsigned long long seen_adds = (unsigned long long)-1, seen_subs;
+
+struct walk {
+	struct db_writer *w;
+	int first;
+	unsigned long long adds, subs;
+};
+
+static void build_id_hex(const struct dl_phdr_info *info, char *out, size_t outsz)
+{
+	out[0] = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p, *end;
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const char *name = p + sizeof(*nh);
+			const unsigned char *desc = (const unsigned char *)name + ((nh->n_namesz + 3) & ~3u);
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4)) {
+				size_t k = 0;
+				for (unsigned j = 0; j < nh->n_descsz && k + 3 < outsz; j++)
+					k += snprintf(out + k, outsz - k, "%02x", desc[j]);
+				return;
+			}
+			p = (const char *)desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct walk *wk = arg;
+	char path[4096], build_id[128];
+	uint64_t low = UINT64_MAX, high = 0;
+	const char *name = info->dlpi_name;
+	(void)size;
+
+	wk->adds = info->dlpi_adds;
+	wk->subs = info->dlpi_subs;
+	if (!name || !*name) {
+		if (!wk->first)
+			return 0;  /* only the executable has an empty name, and it comes first */
+		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+		if (n <= 0)
+			return 0;
+		path[n] = 0;
+		name = path;
+	}
+	wk->first = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < low)
+			low = a;
+		if (a + ph->p_memsz > high)
+			high = a + ph->p_memsz;
+	}
+	if (!high)
+		return 0;
+	build_id_hex(info, build_id, sizeof(build_id));
+	dbw_module(wk->w, name, info->dlpi_addr, low, high, build_id[0] ? build_id : NULL,
+		   now_ns() - collector_start_ns);
+	return 0;
+}
+
+void modules_record(struct db_writer *w)
+{
+	struct walk wk = { w, 1, 0, 0 };
+	dl_iterate_phdr(visit, &wk);
+	seen_adds = wk.adds;
+	seen_subs = wk.subs;
+}
+
+static int peek(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned long long *v = arg;
+	(void)size;
+	v[0] = info->dlpi_adds;
+	v[1] = info->dlpi_subs;
+	return 1;  /* the counters are the same in every entry: stop at the first */
+}
+
+int modules_changed(void)
+{
+	unsigned long long v[2] = { 0, 0 };
+	dl_iterate_phdr(peek, v);
+	return v[0] != seen_adds || v[1] != seen_subs;
+}

@@ -1,0 +1,205 @@
+/*
+ * db.c - creating and opening mapprof databases.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db/db_internal.h"
+
+extern const char mapprof_schema_sql[];
+
+const char *db_schema_sql(void)
+{
+	return mapprof_schema_sql;
+}
+
+int db_fail(char **err, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		if (vasprintf(err, fmt, ap) < 0)
+			*err = NULL;
+		va_end(ap);
+	}
+	return -1;
+}
+
+static struct db *db_wrap(sqlite3 *sql, const char *path)
+{
+	struct db *db = calloc(1, sizeof(*db));
+	if (!db)
+		return NULL;
+	db->sql = sql;
+	db->path = strdup(path);
+	sqlite3_busy_timeout(sql, 5000);
+	return db;
+}
+
+struct db *db_create(const char *path, int force, char **err)
+{
+	struct stat st;
+	sqlite3 *sql = NULL;
+	struct db *db;
+	char *msg = NULL;
+
+	if (stat(path, &st) == 0) {
+		if (!force) {
+			db_fail(err, "'%s' already exists (use --force to overwrite it)", path);
+			return NULL;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			db_fail(err, "'%s' is a directory", path);
+			return NULL;
+		}
+		if (unlink(path) < 0) {
+			db_fail(err, "cannot remove '%s': %s", path, strerror(errno));
+			return NULL;
+		}
+		/* Stale WAL/SHM files would be replayed into the new database. */
+		char side[4096];
+		snprintf(side, sizeof(side), "%s-wal", path);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-shm", path);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-journal", path);
+		unlink(side);
+	}
+	if (sqlite3_open_v2(path, &sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		db_fail(err, "cannot create '%s': %s", path,
+			sql ? sqlite3_errmsg(sql) : "out of memory");
+		sqlite3_close(sql);
+		return NULL;
+	}
+	if (sqlite3_exec(sql, "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;", NULL, NULL, &msg) != SQLITE_OK ||
+	    sqlite3_exec(sql, mapprof_schema_sql, NULL, NULL, &msg) != SQLITE_OK) {
+		db_fail(err, "cannot create '%s': %s", path, msg ? msg : sqlite3_errmsg(sql));
+		sqlite3_free(msg);
+		sqlite3_close(sql);
+		unlink(path);
+		return NULL;
+	}
+	db = db_wrap(sql, path);
+	if (!db) {
+		sqlite3_close(sql);
+		db_fail(err, "out of memory");
+	}
+	return db;
+}
+
+struct db *db_open(const char *path, int writable, char **err)
+{
+	sqlite3 *sql = NULL;
+	sqlite3_stmt *st = NULL;
+	int version = -1, is_mapprof = 0;
+	struct db *db;
+
+	if (access(path, F_OK) < 0) {
+		db_fail(err, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &sql, writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY,
+			    NULL) != SQLITE_OK) {
+		db_fail(err, "cannot open '%s': %s", path, sql ? sqlite3_errmsg(sql) : "out of memory");
+		sqlite3_close(sql);
+		return NULL;
+	}
+	if (sqlite3_prepare_v2(sql, "SELECT value FROM meta WHERE key = 'format'", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *v = sqlite3_column_text(st, 0);
+		is_mapprof = v && !strcmp((const char *)v, "mapprof");
+	}
+	sqlite3_finalize(st);
+	if (!is_mapprof) {
+		const char *why = sqlite3_errcode(sql) == SQLITE_NOTADB ? "file is not a database"
+			: "not a mapprof database";
+		db_fail(err, "cannot open '%s': %s", path, why);
+		sqlite3_close(sql);
+		return NULL;
+	}
+	if (sqlite3_prepare_v2(sql, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (version != DB_SCHEMA_VERSION) {
+		db_fail(err, "cannot open '%s': schema version %d, this mapprof reads version %d",
+			path, version, DB_SCHEMA_VERSION);
+		sqlite3_close(sql);
+		return NULL;
+	}
+	db = db_wrap(sql, path);
+	if (!db) {
+		sqlite3_close(sql);
+		db_fail(err, "out of memory");
+	}
+	return db;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	sqlite3_close_v2(db->sql);
+	free(db->path);
+	free(db);
+}
+
+int db_exec(struct db *db, const char *sql, char **err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db->sql, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		db_fail(err, "database '%s': %s", db->path, msg ? msg : sqlite3_errmsg(db->sql));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int db_begin(struct db *db)
+{
+	return sqlite3_exec(db->sql, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+int db_commit(struct db *db)
+{
+	return sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+void db_rollback(struct db *db)
+{
+	sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+}
+
+const char *db_path(const struct db *db)
+{
+	return db->path;
+}
+
+const char *db_errmsg(struct db *db)
+{
+	return sqlite3_errmsg(db->sql);
+}
+
+sqlite3_stmt *db_prepare(struct db *db, const char *sql, char **err)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK) {
+		db_fail(err, "cannot prepare statement on '%s': %s", db->path, sqlite3_errmsg(db->sql));
+		return NULL;
+	}
+	return st;
+}
+
+void db_bind_opt_int64(sqlite3_stmt *st, int idx, int present, int64_t v)
+{
+	if (present)
+		sqlite3_bind_int64(st, idx, v);
+	else
+		sqlite3_bind_null(st, idx);
+}

@@ -1,0 +1,25 @@
+/*
+ * db_internal.h - for files inside db/ only: the SQLite handle behind a
+ * struct db, and small statement helpers.
+ */
+#ifndef MAPPROF_DB_INTERNAL_H
+#define MAPPROF_DB_INTERNAL_H
+
+#include <sqlite3.h>
+#include "db/db.h"
+
+struct db {
+	sqlite3 *sql;
+	char *path;
+};
+
+/* Prepare or set *err ("cannot prepare ...: <sqlite message>"); NULL on error. */
+sqlite3_stmt *db_prepare(struct db *db, const char *sql, char **err);
+
+/* Bind an int64 or NULL (when !present). */
+void db_bind_opt_int64(sqlite3_stmt *st, int idx, int present, int64_t v);
+
+/* asprintf into *err (when err is not NULL); always returns -1. */
+int db_fail(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * finish.c - what 'mapprof record' adds once the program has ended.
+ *
+ * Kept out of the profiled program on purpose: the work here (an index and a
+ * pass over the deletes) would otherwise run inside the program's exit.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db_internal.h"
+#include "db/finish.h"
+
+/*
+ * A delete names the device address it frees.  Its allocation is the latest
+ * one at that (device, address) that had completed by the time the delete
+ * completed: an address is only handed out again after it was freed, so
+ * ordering by completion is safe even when threads interleave.
+ */
+static const char pair_sql[] =
+	"CREATE INDEX IF NOT EXISTS data_op_alloc_addr ON data_op_raw (dst_dev, dst_addr, begin_ns + dur_ns)"
+	"  WHERE kind IN (1, 17);"
+	"DELETE FROM delete_pair_raw;"
+	"INSERT INTO delete_pair_raw (delete_seq, alloc_seq)"
+	"  SELECT d.seq, (SELECT a.seq FROM data_op_raw a"
+	"                  WHERE a.kind IN (1, 17) AND a.dst_dev = d.src_dev AND a.dst_addr = d.src_addr"
+	"                    AND a.begin_ns + a.dur_ns <= d.begin_ns + d.dur_ns"
+	"                  ORDER BY a.begin_ns + a.dur_ns DESC, a.seq DESC LIMIT 1)"
+	"    FROM data_op_raw d WHERE d.kind IN (4, 20);"
+	"DELETE FROM delete_pair_raw WHERE alloc_seq IS NULL;"
+	/* An allocation freed twice keeps only the first delete. */
+	"DELETE FROM delete_pair_raw WHERE delete_seq NOT IN"
+	"  (SELECT MIN(delete_seq) FROM delete_pair_raw GROUP BY alloc_seq);"
+	/* Host side of a map: an alloc's source, a transfer's host end. */
+	"UPDATE run_raw SET host_device = COALESCE("
+	"  (SELECT src_dev FROM data_op_raw WHERE kind IN (1, 17) LIMIT 1),"
+	"  (SELECT src_dev FROM data_op_raw WHERE kind IN (2, 18) AND hash IS NOT NULL LIMIT 1),"
+	"  (SELECT dst_dev FROM data_op_raw WHERE kind IN (3, 19) AND hash IS NOT NULL LIMIT 1),"
+	"  host_device) WHERE id = 1;";
+
+int db_finish_run(struct db *db, const struct run_end *end, char **err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (db_exec(db, "BEGIN", err) < 0)
+		return -1;
+	/* The collector never started: the program does not use OpenMP (or not this runtime). */
+	if (db_exec(db,
+		    "INSERT OR IGNORE INTO run_raw (id, status, status_detail) VALUES (1, 'no-collector',"
+		    " 'the OpenMP runtime never loaded the mapprof collector: the program may not use"
+		    " OpenMP, use a runtime without OMPT, or have OMP_TOOL=disabled')", err) < 0 ||
+	    db_exec(db, pair_sql, err) < 0)
+		goto fail;
+	st = db_prepare(db, "UPDATE run_raw SET exit_status = ?, exit_signal = ?,"
+			    " status = CASE status WHEN 'recording' THEN 'incomplete' ELSE status END,"
+			    " status_detail = CASE status WHEN 'recording' THEN"
+			    "   'the program ended before the collector could finish (killed, or _exit)'"
+			    "   ELSE status_detail END WHERE id = 1", err);
+	if (!st)
+		goto fail;
+	sqlite3_bind_int(st, 1, end->exit_status);
+	db_bind_opt_int64(st, 2, end->signal != 0, end->signal);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
+		goto fail;
+	}
+	if (db_exec(db, "COMMIT", err) < 0)
+		goto fail;
+	/* Fold the write-ahead log in: one self-contained file for the user. */
+	sqlite3_wal_checkpoint_v2(db->sql, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	return 0;
+fail:
+	db_rollback(db);
+	return -1;
+}
+
+static long long scalar(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st = db_prepare(db, sql, NULL);
+	long long v = 0;
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int db_record_counts(struct db *db, struct record_counts *out)
+{
+	sqlite3_stmt *st;
+
+	memset(out, 0, sizeof(*out));
+	out->data_ops = scalar(db, "SELECT COUNT(*) FROM data_op_raw");
+	out->kernels = scalar(db, "SELECT COUNT(*) FROM kernel_raw");
+	out->targets = scalar(db, "SELECT COUNT(*) FROM target_raw");
+	out->transfers_bytes = scalar(db, "SELECT COALESCE(SUM(bytes), 0) FROM data_op_raw WHERE kind IN (2, 3, 18, 19)");
+	out->lost = scalar(db, "SELECT COALESCE(events_lost, 0) FROM run_raw");
+	st = db_prepare(db, "SELECT status, status_detail FROM run_raw WHERE id = 1", NULL);
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *s = sqlite3_column_text(st, 0);
+		const unsigned char *d = sqlite3_column_text(st, 1);
+		out->status = s ? strdup((const char *)s) : NULL;
+		out->status_detail = d ? strdup((const char *)d) : NULL;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+void record_counts_release(struct record_counts *c)
+{
+	free(c->status);
+	free(c->status_detail);
+}

@@ -1,0 +1,31 @@
+/*
+ * finish.h - completing a recorded database after the program ended.
+ */
+#ifndef MAPPROF_DB_FINISH_H
+#define MAPPROF_DB_FINISH_H
+
+#include "db/db.h"
+
+struct run_end {
+	int exit_status;    /* exit code, or 128+N when killed by signal N */
+	int signal;         /* N, or 0 */
+};
+
+/*
+ * Pair every delete with the allocation it frees, derive the host's device
+ * number from what the runtime reported, store how the program ended and mark
+ * a run whose collector never started.  Idempotent.  0 or -1 (*err set).
+ */
+int db_finish_run(struct db *db, const struct run_end *end, char **err);
+
+struct record_counts {
+	long long data_ops, kernels, targets, transfers_bytes, lost;
+	char *status;          /* malloc'ed */
+	char *status_detail;   /* malloc'ed or NULL */
+};
+
+/* Counts for the closing message of 'mapprof record'. */
+int db_record_counts(struct db *db, struct record_counts *out);
+void record_counts_release(struct record_counts *c);
+
+#endif

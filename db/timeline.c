@@ -1,0 +1,385 @@
+/*
+ * timeline.c - binning the run's events per device and lane (see timeline.h).
+ *
+ * Every interval is read once into an array (about 48 bytes per event), the
+ * span is taken from them, and each (device, lane) gets its bins.  Busy time
+ * is spread over the bins an interval covers with a difference array, so a
+ * long interval costs O(1) and the whole build is O(events + devices * bins),
+ * plus one sort of the allocation endpoints for the mapped-bytes peaks.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db_internal.h"
+#include "db/timeline.h"
+
+enum lane { LANE_KERNELS, LANE_TO, LANE_FROM, LANE_ALLOC_OPS, LANE_MAPPED, LANE_COUNT };
+
+static const char *const lane_names[LANE_COUNT] = {
+	"kernels", "to_device", "from_device", "alloc_ops", "mapped",
+};
+
+struct iv {
+	int64_t seq;       /* the event; for a mapped lifetime its alloc_seq */
+	int64_t seq2;      /* mapped lifetime: its delete_seq, else -1 */
+	int64_t begin_ns;
+	int64_t end_ns;    /* -1: still mapped at exit (mapped lane) */
+	int64_t bytes;
+	int device;
+	enum lane lane;
+};
+
+struct ivs {
+	struct iv *v;
+	size_t n, cap;
+};
+
+struct bins {
+	int64_t *busy, *count, *bytes, *diff;
+	int64_t total_count, total_busy, total_bytes, peak;
+};
+
+static int ivs_push(struct ivs *a, const struct iv *x)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 4096;
+		struct iv *v = realloc(a->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = *x;
+	return 0;
+}
+
+/*
+ * Run one query whose rows are (seq, seq2, device, lane, begin_ns, end_ns,
+ * bytes) and append them.  A NULL end_ns becomes -1, a NULL device skips the
+ * row (nothing to draw it on).
+ */
+static int load(struct db *db, const char *sql, struct ivs *out, char **err)
+{
+	sqlite3_stmt *st = db_prepare(db, sql, err);
+	int rc;
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct iv x;
+		if (sqlite3_column_type(st, 2) == SQLITE_NULL || sqlite3_column_type(st, 4) == SQLITE_NULL)
+			continue;
+		x.seq = sqlite3_column_int64(st, 0);
+		x.seq2 = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
+		x.device = sqlite3_column_int(st, 2);
+		x.lane = (enum lane)sqlite3_column_int(st, 3);
+		x.begin_ns = sqlite3_column_int64(st, 4);
+		x.end_ns = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+		x.bytes = sqlite3_column_int64(st, 6);
+		if (x.end_ns >= 0 && x.end_ns < x.begin_ns)
+			x.end_ns = x.begin_ns;
+		if (ivs_push(out, &x) < 0) {
+			sqlite3_finalize(st);
+			return db_fail(err, "out of memory reading the timeline of '%s'", db_path(db));
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(err, "cannot read the timeline of '%s': %s", db_path(db), db_errmsg(db));
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static int has_seq(const int64_t *sorted, size_t n, int64_t seq)
+{
+	return seq >= 0 && n && bsearch(&seq, sorted, n, sizeof(*sorted), cmp_i64);
+}
+
+/* An allocation endpoint for the mapped-bytes sweep: delta > 0 maps, < 0 frees. */
+struct endpoint {
+	int64_t t;
+	int64_t delta;
+};
+
+static int cmp_endpoint(const void *a, const void *b)
+{
+	const struct endpoint *x = a, *y = b;
+	if (x->t != y->t)
+		return (x->t > y->t) - (x->t < y->t);
+	/* Frees before maps at the same instant: a reuse is not a peak. */
+	return (x->delta > y->delta) - (x->delta < y->delta);
+}
+
+/* Peak bytes mapped per bin of one device's mapped lane (into b->bytes). */
+static int mapped_peaks(const struct ivs *all, int device, int64_t t0, int64_t w, int nbins,
+			struct bins *b)
+{
+	size_t n = 0, k = 0;
+	struct endpoint *ep;
+	int64_t live = 0;
+
+	for (size_t i = 0; i < all->n; i++)
+		if (all->v[i].lane == LANE_MAPPED && all->v[i].device == device)
+			n += 2;
+	ep = malloc((n ? n : 1) * sizeof(*ep));
+	if (!ep)
+		return -1;
+	for (size_t i = 0; i < all->n; i++) {
+		const struct iv *x = &all->v[i];
+		if (x->lane != LANE_MAPPED || x->device != device)
+			continue;
+		ep[k++] = (struct endpoint){ x->begin_ns, x->bytes };
+		ep[k++] = (struct endpoint){ x->end_ns, -x->bytes };
+	}
+	qsort(ep, n, sizeof(*ep), cmp_endpoint);
+	k = 0;
+	for (int i = 0; i < nbins; i++) {
+		int64_t bin_end = t0 + (int64_t)(i + 1) * w;
+		int64_t peak = live;
+		while (k < n && ep[k].t < bin_end) {
+			live += ep[k++].delta;
+			if (live > peak)
+				peak = live;
+		}
+		b->bytes[i] = peak;
+		if (peak > b->peak)
+			b->peak = peak;
+	}
+	free(ep);
+	return 0;
+}
+
+static void bins_add(struct bins *b, const struct iv *x, int64_t t0, int64_t w, int nbins)
+{
+	int64_t rb = x->begin_ns - t0, re = x->end_ns - t0;
+	int64_t i0 = rb / w, i1;
+
+	if (i0 >= nbins)
+		i0 = nbins - 1;
+	b->total_count++;
+	b->total_busy += re - rb;
+	b->total_bytes += x->bytes;
+	b->count[i0]++;
+	if (x->lane != LANE_MAPPED)
+		b->bytes[i0] += x->bytes;
+	if (re <= rb)
+		return;
+	i1 = (re - 1) / w;
+	if (i1 >= nbins)
+		i1 = nbins - 1;
+	if (i0 == i1) {
+		b->busy[i0] += re - rb;
+		return;
+	}
+	b->busy[i0] += (i0 + 1) * w - rb;
+	b->busy[i1] += re - i1 * w;
+	if (i1 > i0 + 1) {
+		b->diff[i0 + 1]++;
+		b->diff[i1]--;
+	}
+}
+
+static json_t *lane_json(struct bins *b, const struct ivs *all, int device, enum lane lane,
+			 int64_t w, int nbins)
+{
+	json_t *o = json_object(), *arr = json_array();
+	int64_t full = 0;
+
+	for (int i = 0; i < nbins; i++) {
+		full += b->diff[i];
+		b->busy[i] += full * w;
+		if (!b->busy[i] && !b->count[i] && !b->bytes[i])
+			continue;
+		json_array_append_new(arr, json_pack("[iIII]", i, (json_int_t)b->busy[i],
+						     (json_int_t)b->count[i], (json_int_t)b->bytes[i]));
+	}
+	json_object_set_new(o, "count", json_integer(b->total_count));
+	json_object_set_new(o, "busy_ns", json_integer(b->total_busy));
+	json_object_set_new(o, "bytes", json_integer(b->total_bytes));
+	if (lane == LANE_MAPPED)
+		json_object_set_new(o, "peak_bytes", json_integer(b->peak));
+	json_object_set_new(o, "bins", arr);
+	if (b->total_count <= TIMELINE_EXACT_LIMIT) {
+		json_t *ivs = json_array();
+		for (size_t i = 0; i < all->n; i++) {
+			const struct iv *x = &all->v[i];
+			if (x->device != device || x->lane != lane)
+				continue;
+			json_array_append_new(ivs, json_pack("[IIII]", (json_int_t)x->begin_ns,
+							     (json_int_t)x->end_ns, (json_int_t)x->bytes,
+							     (json_int_t)x->seq));
+		}
+		json_object_set_new(o, "intervals", ivs);
+	}
+	return o;
+}
+
+/* The device numbers that occur, sorted and unique; *n is their count. */
+static int *device_list(const struct ivs *all, size_t *n)
+{
+	int *d = malloc((all->n ? all->n : 1) * sizeof(*d));
+	size_t k = 0;
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < all->n; i++)
+		d[i] = all->v[i].device;
+	qsort(d, all->n, sizeof(*d), cmp_int);
+	for (size_t i = 0; i < all->n; i++)
+		if (!k || d[k - 1] != d[i])
+			d[k++] = d[i];
+	*n = k;
+	return d;
+}
+
+static json_t *device_types(struct db *db)
+{
+	json_t *types = json_object();
+	sqlite3_stmt *st = db_prepare(db, "SELECT device, type FROM devices", NULL);
+	if (!st)
+		return types;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char key[32];
+		const char *type = (const char *)sqlite3_column_text(st, 1);
+		snprintf(key, sizeof(key), "%d", sqlite3_column_int(st, 0));
+		if (type)
+			json_object_set_new(types, key, json_string(type));
+	}
+	sqlite3_finalize(st);
+	return types;
+}
+
+/* Each query yields (seq, seq2, device, lane, begin_ns, end_ns, bytes). */
+#define Q_KERNELS "SELECT seq, NULL, device, 0, begin_ns, end_ns, 0 FROM kernels"
+#define Q_DATA_OPS \
+	"SELECT seq, NULL, CASE WHEN op IN ('to_device', 'alloc') THEN dest_device ELSE src_device END," \
+	" CASE op WHEN 'to_device' THEN 1 WHEN 'from_device' THEN 2 ELSE 3 END," \
+	" begin_ns, end_ns, COALESCE(bytes, 0)" \
+	" FROM data_ops WHERE op IN ('to_device', 'from_device', 'alloc', 'delete')"
+#define Q_MAPPED \
+	"SELECT alloc_seq, delete_seq, device, 4, begin_ns, end_ns, COALESCE(bytes, 0) FROM allocations"
+
+json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, char **err)
+{
+	struct ivs all = { 0 };
+	int64_t *marks = NULL, t0 = INT64_MAX, t1 = INT64_MIN, w;
+	int *devs = NULL, nbins;
+	size_t ndev = 0;
+	json_t *root = NULL, *jdevs, *jmarks, *types = NULL, *lanes;
+	struct bins b = { 0 };
+
+	if (load(db, Q_KERNELS, &all, err) < 0 || load(db, Q_DATA_OPS, &all, err) < 0 ||
+	    load(db, Q_MAPPED, &all, err) < 0)
+		goto out;
+
+	for (size_t i = 0; i < all.n; i++) {
+		if (all.v[i].begin_ns < t0)
+			t0 = all.v[i].begin_ns;
+		if (all.v[i].end_ns > t1)
+			t1 = all.v[i].end_ns;
+		if (all.v[i].begin_ns > t1)
+			t1 = all.v[i].begin_ns;
+	}
+	if (!all.n)
+		t0 = t1 = 0;
+	if (t1 <= t0)
+		t1 = t0 + 1;
+	for (size_t i = 0; i < all.n; i++)
+		if (all.v[i].end_ns < 0)   /* still mapped at exit */
+			all.v[i].end_ns = t1;
+	w = (t1 - t0 + TIMELINE_MAX_BINS - 1) / TIMELINE_MAX_BINS;
+	if (w < 1)
+		w = 1;
+	nbins = (int)((t1 - t0 + w - 1) / w);
+
+	if (n_marks) {
+		marks = malloc(n_marks * sizeof(*marks));
+		if (!marks)
+			goto oom;
+		memcpy(marks, mark_seqs, n_marks * sizeof(*marks));
+		qsort(marks, n_marks, sizeof(*marks), cmp_i64);
+	}
+	devs = device_list(&all, &ndev);
+	b.busy = calloc(nbins, sizeof(int64_t));
+	b.count = calloc(nbins, sizeof(int64_t));
+	b.bytes = calloc(nbins, sizeof(int64_t));
+	b.diff = calloc(nbins + 1, sizeof(int64_t));
+	if (!devs || !b.busy || !b.count || !b.bytes || !b.diff)
+		goto oom;
+
+	root = json_object();
+	types = device_types(db);
+	json_object_set_new(root, "start_ns", json_integer(t0));
+	json_object_set_new(root, "end_ns", json_integer(t1));
+	json_object_set_new(root, "bin_ns", json_integer(w));
+	json_object_set_new(root, "bins", json_integer(nbins));
+	lanes = json_array();
+	for (int l = 0; l < LANE_COUNT; l++)
+		json_array_append_new(lanes, json_string(lane_names[l]));
+	json_object_set_new(root, "lanes", lanes);
+	jdevs = json_array();
+	json_object_set_new(root, "devices", jdevs);
+
+	for (size_t d = 0; d < ndev; d++) {
+		json_t *jd = json_object(), *jl = json_object(), *type;
+		char key[32];
+		snprintf(key, sizeof(key), "%d", devs[d]);
+		type = json_object_get(types, key);
+		json_object_set_new(jd, "device", json_integer(devs[d]));
+		json_object_set(jd, "type", type ? type : json_null());
+		json_object_set_new(jd, "lanes", jl);
+		json_array_append_new(jdevs, jd);
+		for (int l = 0; l < LANE_COUNT; l++) {
+			size_t sz = nbins * sizeof(int64_t);
+			memset(b.busy, 0, sz);
+			memset(b.count, 0, sz);
+			memset(b.bytes, 0, sz);
+			memset(b.diff, 0, sz + sizeof(int64_t));
+			b.total_count = b.total_busy = b.total_bytes = b.peak = 0;
+			for (size_t i = 0; i < all.n; i++)
+				if (all.v[i].device == devs[d] && all.v[i].lane == (enum lane)l)
+					bins_add(&b, &all.v[i], t0, w, nbins);
+			if (!b.total_count)
+				continue;
+			if (l == LANE_MAPPED && mapped_peaks(&all, devs[d], t0, w, nbins, &b) < 0)
+				goto oom;
+			json_object_set_new(jl, lane_names[l], lane_json(&b, &all, devs[d], l, w, nbins));
+		}
+	}
+
+	jmarks = json_array();
+	json_object_set_new(root, "marks", jmarks);
+	for (size_t i = 0; n_marks && i < all.n; i++) {
+		const struct iv *x = &all.v[i];
+		if (!has_seq(marks, n_marks, x->seq) && !has_seq(marks, n_marks, x->seq2))
+			continue;
+		json_array_append_new(jmarks, json_pack("[IisIII]", (json_int_t)x->seq, x->device,
+							lane_names[x->lane], (json_int_t)x->begin_ns,
+							(json_int_t)x->end_ns, (json_int_t)x->bytes));
+	}
+	goto out;
+oom:
+	db_fail(err, "out of memory building the timeline of '%s'", db_path(db));
+	json_decref(root);
+	root = NULL;
+out:
+	json_decref(types);
+	free(all.v);
+	free(marks);
+	free(devs);
+	free(b.busy);
+	free(b.count);
+	free(b.bytes);
+	free(b.diff);
+	return root;
+}

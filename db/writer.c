@@ -1,0 +1,268 @@
+/*
+ * writer.c - appending recorded events to the database (collector side).
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db/db_internal.h"
+#include "db/writer.h"
+
+enum {
+	ST_DATA_OP,
+	ST_KERNEL,
+	ST_TARGET,
+	ST_MODULE,
+	ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+	[ST_DATA_OP] = "INSERT INTO data_op_raw (seq, thread, kind, src_dev, dst_dev, src_addr, dst_addr,"
+		       " bytes, begin_ns, dur_ns, hash, codeptr, target_id, map_index)"
+		       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_KERNEL] = "INSERT INTO kernel_raw (seq, thread, target_id, device, teams, begin_ns, dur_ns)"
+		      " VALUES (?,?,?,?,?,?,?)",
+	[ST_TARGET] = "INSERT INTO target_raw (id, seq, thread, kind, device, begin_ns, dur_ns, codeptr)"
+		      " VALUES (?,?,?,?,?,?,?,?)",
+	[ST_MODULE] = "INSERT OR IGNORE INTO module_raw (path, base, low, high, build_id, seen_ns)"
+		      " VALUES (?,?,?,?,?,?)",
+};
+
+struct db_writer {
+	struct db *db;
+	sqlite3_stmt *st[ST_COUNT];
+};
+
+struct db_writer *dbw_open(const char *path, char **err)
+{
+	struct db_writer *w;
+	struct db *db;
+
+	if (access(path, F_OK) == 0)
+		db = db_open(path, 1, err);
+	else
+		db = db_create(path, 0, err);
+	if (!db)
+		return NULL;
+	/*
+	 * synchronous=OFF: a crash of the machine may lose the tail; a crash
+	 * of the program does not (WAL pages are in the OS).
+	 */
+	if (db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;", err) < 0) {
+		db_close(db);
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		db_close(db);
+		db_fail(err, "out of memory");
+		return NULL;
+	}
+	w->db = db;
+	for (int i = 0; i < ST_COUNT; i++) {
+		w->st[i] = db_prepare(db, stmt_sql[i], err);
+		if (!w->st[i]) {
+			dbw_close(w);
+			return NULL;
+		}
+	}
+	return w;
+}
+
+void dbw_close(struct db_writer *w)
+{
+	if (!w)
+		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(w->st[i]);
+	db_close(w->db);
+	free(w);
+}
+
+const char *dbw_errmsg(struct db_writer *w)
+{
+	return db_errmsg(w->db);
+}
+
+static int step_reset(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Run one statement with text/int parameters given as a format: 't' text, 'i' int64. */
+static int exec_params(struct db_writer *w, const char *sql, const char *fmt, ...)
+{
+	sqlite3_stmt *st = db_prepare(w->db, sql, NULL);
+	va_list ap;
+	int rc;
+
+	if (!st)
+		return -1;
+	va_start(ap, fmt);
+	for (int i = 0; fmt[i]; i++) {
+		if (fmt[i] == 't') {
+			const char *s = va_arg(ap, const char *);
+			if (s)
+				sqlite3_bind_text(st, i + 1, s, -1, SQLITE_TRANSIENT);
+		} else {
+			sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t));
+		}
+	}
+	va_end(ap);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int dbw_run_info(struct db_writer *w, const struct run_info *ri)
+{
+	return exec_params(w,
+		"INSERT OR REPLACE INTO run_raw (id, command, cwd, pid, host, start_time, start_ns,"
+		" runtime, status, collector) VALUES (1,?,?,?,?,?,?,?,'recording',?)",
+		"ttittitt", ri->command_json, ri->cwd, (int64_t)ri->pid, ri->host, ri->start_time,
+		ri->start_ns, ri->runtime, ri->collector);
+}
+
+int dbw_env(struct db_writer *w, const char *name, const char *value)
+{
+	return exec_params(w, "INSERT INTO env_raw (name, value) VALUES (?,?)", "tt", name, value);
+}
+
+int dbw_status(struct db_writer *w, const char *status, const char *detail)
+{
+	return exec_params(w, "UPDATE run_raw SET status = ?, status_detail = ? WHERE id = 1", "tt",
+			   status, detail);
+}
+
+int dbw_end(struct db_writer *w, int64_t end_ns, uint64_t events_lost)
+{
+	return exec_params(w,
+		"UPDATE run_raw SET end_ns = ?, events_lost = ?,"
+		" status = CASE status WHEN 'recording' THEN 'complete' ELSE status END WHERE id = 1",
+		"ii", end_ns, (int64_t)events_lost);
+}
+
+int dbw_device(struct db_writer *w, int num, const char *type, int64_t init_ns, int64_t fini_ns)
+{
+	if (fini_ns >= 0 && !type)
+		return exec_params(w, "UPDATE device_raw SET fini_ns = ? WHERE num = ?", "ii",
+				   fini_ns, (int64_t)num);
+	return exec_params(w, "INSERT OR REPLACE INTO device_raw (num, type, init_ns) VALUES (?,?,?)",
+			   "iti", (int64_t)num, type, init_ns);
+}
+
+int dbw_module(struct db_writer *w, const char *path, uint64_t base, uint64_t low, uint64_t high,
+	       const char *build_id, int64_t seen_ns)
+{
+	sqlite3_stmt *st = w->st[ST_MODULE];
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, (int64_t)base);
+	sqlite3_bind_int64(st, 3, (int64_t)low);
+	sqlite3_bind_int64(st, 4, (int64_t)high);
+	if (build_id)
+		sqlite3_bind_text(st, 5, build_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, seen_ns);
+	return step_reset(st);
+}
+
+int dbw_thread(struct db_writer *w, int id, long tid)
+{
+	return exec_params(w, "INSERT OR REPLACE INTO thread_raw (id, tid) VALUES (?,?)", "ii",
+			   (int64_t)id, (int64_t)tid);
+}
+
+int dbw_image(struct db_writer *w, int device, const char *file, uint64_t host_addr,
+	      uint64_t bytes, int64_t ns)
+{
+	return exec_params(w, "INSERT INTO image_raw (device, file, host_addr, bytes, ns) VALUES (?,?,?,?,?)",
+			   "itiii", (int64_t)device, file, (int64_t)host_addr, (int64_t)bytes, ns);
+}
+
+int dbw_source(struct db_writer *w, uint64_t codeptr, const char *entry, const char *psource,
+	       const char *map_names_json)
+{
+	return exec_params(w, "INSERT OR IGNORE INTO source_raw (codeptr, entry, psource, map_names)"
+			   " VALUES (?,?,?,?)", "ittt", (int64_t)codeptr, entry, psource, map_names_json);
+}
+
+int dbw_begin(struct db_writer *w)
+{
+	return db_begin(w->db);
+}
+
+int dbw_commit(struct db_writer *w)
+{
+	return db_commit(w->db);
+}
+
+static int write_data_op(sqlite3_stmt *st, const struct rec *r)
+{
+	sqlite3_bind_int64(st, 1, (int64_t)r->seq);
+	sqlite3_bind_int(st, 2, r->thread);
+	sqlite3_bind_int(st, 3, r->kind);
+	sqlite3_bind_int(st, 4, r->src_dev);
+	sqlite3_bind_int(st, 5, r->dst_dev);
+	sqlite3_bind_int64(st, 6, (int64_t)r->src_addr);
+	sqlite3_bind_int64(st, 7, (int64_t)r->dst_addr);
+	sqlite3_bind_int64(st, 8, (int64_t)r->bytes);
+	sqlite3_bind_int64(st, 9, r->begin_ns);
+	sqlite3_bind_int64(st, 10, r->end_ns - r->begin_ns);
+	db_bind_opt_int64(st, 11, r->has_hash, (int64_t)r->hash);
+	sqlite3_bind_int64(st, 12, (int64_t)r->codeptr);
+	db_bind_opt_int64(st, 13, r->target_id != 0, (int64_t)r->target_id);
+	db_bind_opt_int64(st, 14, r->map_index >= 0, r->map_index);
+	return step_reset(st);
+}
+
+static int write_kernel(sqlite3_stmt *st, const struct rec *r)
+{
+	sqlite3_bind_int64(st, 1, (int64_t)r->seq);
+	sqlite3_bind_int(st, 2, r->thread);
+	db_bind_opt_int64(st, 3, r->target_id != 0, (int64_t)r->target_id);
+	sqlite3_bind_int(st, 4, r->src_dev);
+	sqlite3_bind_int64(st, 5, r->teams);
+	sqlite3_bind_int64(st, 6, r->begin_ns);
+	sqlite3_bind_int64(st, 7, r->end_ns - r->begin_ns);
+	return step_reset(st);
+}
+
+static int write_target(sqlite3_stmt *st, const struct rec *r)
+{
+	sqlite3_bind_int64(st, 1, (int64_t)r->target_id);
+	sqlite3_bind_int64(st, 2, (int64_t)r->seq);
+	sqlite3_bind_int(st, 3, r->thread);
+	sqlite3_bind_int(st, 4, r->kind);
+	sqlite3_bind_int(st, 5, r->src_dev);
+	sqlite3_bind_int64(st, 6, r->begin_ns);
+	sqlite3_bind_int64(st, 7, r->end_ns - r->begin_ns);
+	sqlite3_bind_int64(st, 8, (int64_t)r->codeptr);
+	return step_reset(st);
+}
+
+int dbw_records(struct db_writer *w, const struct rec *recs, size_t n)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct rec *r = &recs[i];
+		switch (r->type) {
+		case REC_DATA_OP:
+			rc |= write_data_op(w->st[ST_DATA_OP], r);
+			break;
+		case REC_KERNEL:
+			rc |= write_kernel(w->st[ST_KERNEL], r);
+			break;
+		case REC_TARGET:
+			rc |= write_target(w->st[ST_TARGET], r);
+			break;
+		default:
+			break;
+		}
+	}
+	return rc ? -1 : 0;
+}

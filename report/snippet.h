@@ -1,0 +1,32 @@
+/*
+ * snippet.h - a few source lines around a location, read at report time so
+ * that the database (and the HTML made from it) carries them to machines
+ * that do not have the sources.
+ *
+ * Reading is careful about what a recorded path can point at: only regular
+ * files, no binary content (a NUL byte stops it), long lines cut.
+ */
+#ifndef MAPPROF_REPORT_SNIPPET_H
+#define MAPPROF_REPORT_SNIPPET_H
+
+#include <stddef.h>
+
+#define SNIPPET_CONTEXT 4          /* lines either side of the line of interest */
+#define SNIPPET_MAX_LINE_BYTES 400 /* longer lines are cut and end in "..." */
+
+/*
+ * Find 'file' on this machine: as is when absolute, else joined to each of
+ * 'dirs' in order (NULL entries skipped).  Returns the malloc'ed path of the
+ * first regular file that is readable, or NULL.
+ */
+char *snippet_resolve(const char *file, const char *const *dirs, size_t n_dirs);
+
+/*
+ * Lines [line - context, line + context] of the file at 'path' (clamped to
+ * the file), joined with '\n' (no trailing newline), malloc'ed; *first_line
+ * is the number of the first one.  NULL when the file is unreadable, is not
+ * text, or has fewer than 'line' lines (it changed since it was compiled).
+ */
+char *snippet_read(const char *path, int line, int context, int *first_line);
+
+#endif

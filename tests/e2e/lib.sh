@@ -1,0 +1,84 @@
+# tests/e2e/lib.sh - helpers for the end-to-end tests.  Source it:
+#
+#     . "$(dirname "$0")/lib.sh"
+#
+# tests/run.sh exports MAPPROF_BUILD (absolute build dir) and MAPPROF_SRC
+# (repo root); when a test is run by hand they default to this checkout and
+# its build/.  lib.sh owns the EXIT trap (it removes the tmpdir's): a test
+# that needs its own cleanup should not replace it.
+
+MAPPROF_SRC=${MAPPROF_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+MAPPROF_BUILD=${MAPPROF_BUILD:-$MAPPROF_SRC/build}
+export MAPPROF_SRC MAPPROF_BUILD
+
+# The test's own stderr, kept so that fail() is heard even from a helper
+# whose stderr the caller redirected.
+exec {_E2E_STDERR}>&2
+
+# fail MSG...: print MSG to the test's stderr as the reason it failed, exit 1.
+# Inside $(...) it only leaves the subshell: check such results yourself.
+fail() {
+	echo "FAIL: $*" >&"$_E2E_STDERR"
+	exit 1
+}
+
+# assert_eq GOT WANT WHAT: fail unless GOT and WANT are the same string.
+assert_eq() {
+	[ "$1" == "$2" ] || fail "$3: got '$1', want '$2'"
+}
+
+# q DB SQL: print the rows of SQL run on the SQLite file DB, '|' between
+# columns, no header.  Fails the test if sqlite3 does.
+q() {
+	[ -f "$1" ] || fail "no database '$1'"
+	sqlite3 -batch -noheader "$1" "$2" || fail "query failed on '$1': $2"
+}
+
+# All tmpdir's live under one directory, made now and removed at exit, so
+# that tmpdir also works inside $(...).
+_E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mapprof-e2e.XXXXXX") ||
+	fail "cannot make a temporary directory"
+trap 'rm -rf "$_E2E_TMP"' EXIT
+
+# tmpdir: print the path of a fresh empty directory (removed at exit).
+tmpdir() {
+	mktemp -d "$_E2E_TMP/d.XXXXXX" || fail "cannot make a temporary directory"
+}
+
+# tracer_run OUT PROGRAM ARGS...: run PROGRAM under the independent tracer
+# (build/tests/libtracer.so), which writes one TSV line per finished event
+# to OUT (see tests/tracer/tracer.c for the format).  Returns PROGRAM's
+# exit status; its stdout and stderr pass through.  Gives up after
+# MAPPROF_TEST_TIMEOUT seconds (default 60).
+tracer_run() {
+	local out=$1 lib=$MAPPROF_BUILD/tests/libtracer.so rc=0
+	shift
+	[ -f "$lib" ] || fail "no tracer '$lib' (hint: make build/tests/libtracer.so)"
+	[ -x "$1" ] || fail "no program '$1' (hint: make samples)"
+	rm -f "$out"
+	OMP_TOOL=enabled OMP_TOOL_LIBRARIES=$lib MAPPROF_TRACER_OUT=$out \
+		timeout "${MAPPROF_TEST_TIMEOUT:-60}" "$@" || rc=$?
+	[ "$rc" -ne 124 ] || fail "'$*' timed out under the tracer"
+	[ -f "$out" ] || fail "the tracer wrote no '$out' for '$*'"
+	return "$rc"
+}
+
+# tracer_counts TRACE: print the number of events of each kind in a tracer
+# output as one line "alloc=N to_device=N from_device=N delete=N kernel=N"
+# (then "other=N" if there are lines of any other op).
+tracer_counts() {
+	awk -F'\t' '
+		{ n[$1]++ }
+		END {
+			split("alloc to_device from_device delete kernel", ops, " ")
+			line = ""
+			for (i = 1; i <= 5; i++) {
+				line = line sprintf("%s%s=%d", i > 1 ? " " : "", ops[i], n[ops[i]])
+				delete n[ops[i]]
+			}
+			other = 0
+			for (k in n) other += n[k]
+			if (other) line = line " other=" other
+			print line
+		}' "$1"
+}

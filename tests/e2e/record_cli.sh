@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# record_cli.sh - the command line of 'mapprof record': exit statuses passed
+# through, refusals, help and version.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mapprof=$MAPPROF_BUILD/mapprof
+dir=$(tmpdir)
+cd "$dir"
+cat >exit7.c <<'C'
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+int main(int argc, char **argv) {
+	double a[64] = {0};
+	#pragma omp target data map(tofrom: a)
+	{
+		#pragma omp target
+		a[0] = 1;
+		if (argc > 1 && !strcmp(argv[1], "exit"))
+			exit(7);
+		if (argc > 1 && !strcmp(argv[1], "kill"))
+			raise(SIGKILL);
+	}
+	return argc > 1 && !strcmp(argv[1], "ret") ? 5 : 0;
+}
+C
+clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g exit7.c -o exit7 \
+	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build the test program"
+
+status() { local rc=0; "$@" >/dev/null 2>"$dir/err" || rc=$?; echo "$rc"; }
+
+assert_eq "$(status "$mapprof" record -o r.db -- ./exit7 ret)" 5 "return 5 from main"
+assert_eq "$(q r.db 'SELECT exit_status, status FROM run')" "5|complete" "run row after return 5"
+
+assert_eq "$(status "$mapprof" record -f -o r.db -- ./exit7 exit)" 7 "exit(7) inside a target data region"
+assert_eq "$(q r.db "SELECT COUNT(*) FROM data_ops WHERE op IN ('alloc','to_device')")" 2 \
+	"events recorded before exit()"
+
+assert_eq "$(status "$mapprof" record -f -o r.db -- ./exit7 kill)" 137 "killed by SIGKILL"
+assert_eq "$(q r.db 'SELECT exit_signal, exit_status FROM run')" "9|137" "run row after SIGKILL"
+
+# Refusals.
+assert_eq "$(status "$mapprof" record -o r.db -- ./exit7)" 3 "existing output without --force"
+grep -q "already exists" err || fail "no 'already exists' message: $(cat err)"
+assert_eq "$(status "$mapprof" record -o nodir/r.db -- ./exit7)" 3 "unwritable output"
+grep -q "cannot create 'nodir/r.db'" err || fail "unclear message for an unwritable path: $(cat err)"
+assert_eq "$(status "$mapprof" record -f -o n.db -- ./no-such-program)" 127 "program not found"
+[ ! -e n.db ] || fail "a database was left behind for a program that never ran"
+chmod -x exit7.c
+assert_eq "$(status "$mapprof" record -f -o n.db -- ./exit7.c)" 126 "not executable"
+assert_eq "$(status "$mapprof" record)" 2 "no program"
+assert_eq "$(status "$mapprof" record --bogus -- ./exit7)" 2 "unknown option"
+
+# A program that never loads OpenMP: the database says why it is empty.
+assert_eq "$(status "$mapprof" record -f -o t.db -- true)" 0 "a non-OpenMP program"
+assert_eq "$(q t.db 'SELECT status FROM run')" "no-collector" "status of a non-OpenMP run"
+
+# stdin and stdout are the program's.
+assert_eq "$(echo hello | "$mapprof" record -f -o c.db -- cat 2>/dev/null)" "hello" "stdin/stdout pass through"
+
+# OMP_TOOL_LIBRARIES set by the user is kept (ours appended).
+OMP_TOOL_LIBRARIES=/nonexistent/tool.so "$mapprof" record -f -o u.db -- ./exit7 >/dev/null 2>&1 ||
+	fail "record with a user OMP_TOOL_LIBRARIES"
+assert_eq "$(q u.db "SELECT value LIKE '/nonexistent/tool.so:%libmapprof-collector.so' FROM environment
+	WHERE name = 'OMP_TOOL_LIBRARIES'")" 1 "OMP_TOOL_LIBRARIES appended to"
+
+# Help and version are true and go to stdout.
+"$mapprof" --help | grep -q "record" || fail "mapprof --help does not list record"
+"$mapprof" record --help | grep -q -- "--force" || fail "record --help does not describe --force"
+"$mapprof" --version | grep -Eq '^mapprof [0-9]+\.[0-9]+' || fail "mapprof --version"
