@@ -98,7 +98,17 @@ DB_OBJS := \
 
 # BEGIN report objects (report/ and its detectors)
 REPORT_OBJS := \
-	$(B)/report/event.o
+	$(B)/report/event.o \
+	$(B)/report/hmap.o \
+	$(B)/report/detect.o \
+	$(B)/report/detect_duplicate.o \
+	$(B)/report/detect_round_trip.o \
+	$(B)/report/detect_alloc.o \
+	$(B)/report/detect_unused_transfer.o \
+	$(B)/report/symbolize.o \
+	$(B)/report/dwarfline.o \
+	$(B)/report/snippet.o \
+	$(B)/db/locations.o
 # END report objects
 
 CLI_OBJS := \
@@ -206,6 +216,22 @@ demo: deps
 	  "SELECT op, COUNT(*) AS events, SUM(bytes) AS bytes, COUNT(DISTINCT hash) AS contents FROM data_ops GROUP BY op; \
 	   SELECT COUNT(*) AS kernels FROM kernels;"
 
+# --- benchmark: what recording costs ('make bench', BENCH_RUNS=N) -------------
+BENCH_PROGS := $(B)/bench/transfer_heavy $(B)/bench/launch_heavy
+
+$(B)/bench/%: bench/%.c
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $<"
+	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) -O2 $< -o $@
+
+$(B)/bench/hash_bench: bench/hash_bench.c collector/hash.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -O2 $^ -o $@ $(XXH_LIBS)
+
+bench: all samples $(BENCH_PROGS) $(B)/bench/hash_bench
+	$(Q)bench/run.sh $(B)
+
 install: all
 	install -D -m 755 $(B)/mapprof $(DESTDIR)$(PREFIX)/bin/mapprof
 	install -D -m 755 $(B)/libmapprof-collector.so $(DESTDIR)$(PREFIX)/lib/mapprof/libmapprof-collector.so
@@ -220,9 +246,10 @@ help:
 	@echo "make samples  build the sample offload programs (OFFLOAD_TARGET=$(OFFLOAD_TARGET))"
 	@echo "make check    install what the tests need, build and run every test"
 	@echo "make test     build and run every test (no installs)"
+	@echo "make bench    measure what recording costs (BENCH_RUNS=5)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
 
-.PHONY: all samples check test test-deps deps demo install clean help
+.PHONY: all samples check test test-deps deps demo bench install clean help
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# bench/run.sh - what recording costs, measured on this machine (make bench).
+#
+# Every sample plus a transfer-heavy and a launch-heavy microbenchmark run
+# natively and under 'mapprof record', alternating, N times each
+# (BENCH_RUNS, default 5).  Per program: median native and recorded wall
+# time and their ratio; then the geometric mean of the ratios.  Ratios of
+# runs on the same machine in the same session, not absolute times.
+set -euo pipefail
+B=${1:-build}
+N=${BENCH_RUNS:-5}
+mapprof=$B/mapprof
+out=$(mktemp -d "${TMPDIR:-/tmp}/mapprof-bench.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+
+now() { date +%s%N; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# time_runs NAME ARGS...: prints "native_ns recorded_ns" medians.
+time_runs() {
+	local nat=() rec=() t0 i
+	for ((i = 0; i < N; i++)); do
+		t0=$(now); "$@" >/dev/null; nat+=($(( $(now) - t0 )))
+		t0=$(now); "$mapprof" record -f -o "$out/run.db" -- "$@" >/dev/null 2>"$out/err" ||
+			{ cat "$out/err" >&2; exit 1; }
+		rec+=($(( $(now) - t0 )))
+	done
+	echo "$(printf '%s\n' "${nat[@]}" | median) $(printf '%s\n' "${rec[@]}" | median)"
+}
+
+echo "mapprof bench: $(nproc) cores, $(uname -r), $N runs each, $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo
+printf '%-24s %12s %12s %9s\n' program native_ms recorded_ms slowdown
+ratios=()
+# row NAME NATIVE_NS RECORDED_NS: print a table row; the ratio goes to $ratio.
+row() {
+	ratio=$(awk -v a="$3" -v b="$2" 'BEGIN { printf "%.3f", a / b }')
+	printf '%-24s %12.2f %12.2f %9s\n' "$1" "$(awk -v v="$2" 'BEGIN { print v / 1e6 }')" \
+		"$(awk -v v="$3" 'BEGIN { print v / 1e6 }')" "$ratio"
+}
+for prog in "$B"/samples/*; do
+	[ -f "$prog" ] && [ -x "$prog" ] || continue
+	case $prog in *.so) continue ;; esac
+	read -r nat rec < <(time_runs "$prog")
+	row "$(basename "$prog")" "$nat" "$rec"
+	ratios+=("$ratio")
+done
+read -r nat rec < <(time_runs "$B/bench/launch_heavy")
+row launch_heavy "$nat" "$rec"
+ratios+=("$ratio")
+geo=$(printf '%s\n' "${ratios[@]}" | awk '{ s += log($1); n++ } END { printf "%.3f", exp(s / n) }')
+read -r nat rec < <(time_runs "$B/bench/transfer_heavy")
+row transfer_heavy "$nat" "$rec"
+echo
+echo "geometric mean slowdown (samples + launch_heavy): $geo"
+echo "transfer_heavy slowdown: $ratio"
+echo
+
+"$B/bench/hash_bench" 2>/dev/null
+
+# Per-event cost and database size: launch_heavy with R regions (6 events each).
+events_run() {
+	local regions=$1
+	"$mapprof" record -f -o "$out/ev.db" -- "$B/bench/launch_heavy" "$regions" >/dev/null 2>&1
+	sqlite3 "$out/ev.db" "SELECT (SELECT COUNT(*) FROM data_op_raw) + (SELECT COUNT(*) FROM kernel_raw) + (SELECT COUNT(*) FROM target_raw)"
+}
+regions=20000
+read -r nat rec < <(time_runs "$B/bench/launch_heavy" "$regions")
+events=$(events_run "$regions")
+echo "collector cost per event (launch_heavy, $events events, 8-byte transfers, includes writing the database): $(( (rec - nat) / events )) ns"
+echo "database bytes per event: $(( $(stat -c %s "$out/ev.db") / events ))"
+
+# Peak RSS added by the collector on a run of about one million events.
+regions=170000
+nat_kb=$(/usr/bin/time -f %M "$B/bench/launch_heavy" "$regions" 2>&1 >/dev/null | tail -1)
+rec_kb=$(/usr/bin/time -f %M "$mapprof" record -f -o "$out/m.db" -- "$B/bench/launch_heavy" "$regions" 2>&1 >/dev/null | tail -1)
+events=$(sqlite3 "$out/m.db" "SELECT (SELECT COUNT(*) FROM data_op_raw) + (SELECT COUNT(*) FROM kernel_raw) + (SELECT COUNT(*) FROM target_raw)")
+echo "peak RSS added by the collector ($events events): $(( (rec_kb - nat_kb) / 1024 )) MiB (native $((nat_kb / 1024)) MiB, recorded $((rec_kb / 1024)) MiB)"
+
+# Report on a synthetic 10-million-event database.
+if [ -x "$B/bench/gen_events" ] && "$mapprof" report --help >/dev/null 2>&1; then
+	"$B/bench/gen_events" "$out/big.db" "${BENCH_REPORT_EVENTS:-10000000}" >/dev/null
+	/usr/bin/time -f '%e %M' -o "$out/rt" "$mapprof" report -q --json "$out/big.json" --no-html "$out/big.db" >/dev/null 2>&1 || true
+	read -r secs kb <"$out/rt"
+	echo "report of ${BENCH_REPORT_EVENTS:-10000000} events: ${secs} s, peak RSS $((kb / 1024)) MiB"
+else
+	echo "report of 10M events: not measured (needs build/bench/gen_events and 'mapprof report')"
+fi
