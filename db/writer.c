@@ -47,14 +47,6 @@ struct db_writer *dbw_open(const char *path, char **err)
 		db = db_create(path, 0, err);
 	if (!db)
 		return NULL;
-	/*
-	 * synchronous=OFF: a crash of the machine may lose the tail; a crash
-	 * of the program does not (WAL pages are in the OS).
-	 */
-	if (db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;", err) < 0) {
-		db_close(db);
-		return NULL;
-	}
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		db_close(db);
