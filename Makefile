@@ -105,10 +105,20 @@ REPORT_OBJS := \
 	$(B)/report/detect_round_trip.o \
 	$(B)/report/detect_alloc.o \
 	$(B)/report/detect_unused_transfer.o \
+	$(B)/report/totals.o \
+	$(B)/report/findings.o \
+	$(B)/report/json.o \
+	$(B)/report/summary.o \
+	$(B)/report/report.o \
+	$(B)/db/events.o \
+	$(B)/db/findings.o \
 	$(B)/report/symbolize.o \
 	$(B)/report/dwarfline.o \
 	$(B)/report/snippet.o \
-	$(B)/db/locations.o
+	$(B)/db/locations.o \
+	$(B)/report/html.o \
+	$(B)/db/timeline.o \
+	$(B)/gen/assets.o
 # END report objects
 
 CLI_OBJS := \
@@ -163,6 +173,12 @@ $(B)/tests/test_%: tests/unit/test_%.c $(REPORT_OBJS) $(DB_OBJS) tests/unit/chec
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(REPORT_OBJS) $(DB_OBJS) -o $@ $(REPORT_LIBS) -lm
+
+# The collector's hash, tested alone (it is not in the report objects).
+$(B)/tests/test_hash: tests/unit/test_hash.c collector/hash.c collector/hash.h tests/unit/check.h
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< collector/hash.c -o $@ $(XXH_LIBS) -lpthread
 
 # Independent OMPT tracer used by the end-to-end tests to cross-check the collector.
 $(B)/tests/libtracer.so: tests/tracer/tracer.c

@@ -38,6 +38,7 @@ struct pending {
 	uint64_t seq;
 	int64_t begin_ns;
 	uint64_t hash;
+	struct hash_job *job;  /* the source being hashed while it is copied */
 	int has_hash;
 	int map_index;
 };
@@ -110,10 +111,14 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		p = &tls.ops[tls.nops++];
 		p->seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
 		p->has_hash = 0;
+		p->job = NULL;
 		p->map_index = -1;
 		if (is_transfer_to(optype) && bytes && src_addr &&
 		    src_device_num == learn_host_device()) {
-			p->hash = hash_bytes(src_addr, bytes);
+			/* Large sources are hashed by helpers while the runtime copies them. */
+			p->job = hash_start(src_addr, bytes);
+			if (!p->job)
+				p->hash = hash_bytes(src_addr, bytes);
 			p->has_hash = 1;
 		}
 		if (is_transfer_to(optype) || optype == ompt_target_data_alloc ||
@@ -135,6 +140,10 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		}
 	}
 	int64_t end = rel_ns();
+	if (p && p->job) {
+		p->hash = hash_finish(p->job);
+		p->job = NULL;
+	}
 	r = buffer_slot();
 	if (r) {
 		r->type = REC_DATA_OP;
@@ -164,7 +173,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		}
 		if (is_transfer_from(optype) && bytes && dest_addr &&
 		    dest_device_num == learn_host_device()) {
-			r->hash = hash_bytes(dest_addr, bytes);
+			r->hash = hash_parallel(dest_addr, bytes);
 			r->has_hash = 1;
 		}
 		buffer_commit();

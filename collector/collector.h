@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "collector/hash.h"
 #include "db/writer.h"
 
 #define COLLECTOR_HIDDEN __attribute__((visibility("hidden")))
@@ -73,10 +74,6 @@ struct sbuf {
 void sb_put(struct sbuf *b, const char *s, size_t n);
 /* Append s[0..n) as a JSON string literal. */
 void sb_json_str(struct sbuf *b, const char *s, size_t n);
-
-/* --- hash.c --------------------------------------------------------------- */
-
-uint64_t hash_bytes(const void *p, uint64_t n);
 
 /* --- interpose.c ----------------------------------------------------------- */
 

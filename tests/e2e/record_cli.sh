@@ -69,3 +69,26 @@ assert_eq "$(q u.db "SELECT value LIKE '/nonexistent/tool.so:%libmapprof-collect
 "$mapprof" --help | grep -q "record" || fail "mapprof --help does not list record"
 "$mapprof" record --help | grep -q -- "--force" || fail "record --help does not describe --force"
 "$mapprof" --version | grep -Eq '^mapprof [0-9]+\.[0-9]+' || fail "mapprof --version"
+
+# Large transfers (hashed in chunks on helper threads): content that comes
+# back unchanged has the same hash both ways; changed content does not.
+cat >big.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+	size_t n = (size_t)3 << 20;  /* 24 MiB of doubles */
+	double *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+	for (size_t i = 0; i < n; i++) { a[i] = (double)i; b[i] = i + 0.5; }
+	#pragma omp target map(tofrom: a[0:n], b[0:n])
+	{ b[n - 1] += 1; }
+	printf("%g %g\n", a[n - 1], b[n - 1]);
+	return 0;
+}
+C
+clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g big.c -o big \
+	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build big.c"
+"$mapprof" record -f -o big.db -- ./big >/dev/null 2>&1 || fail "record big"
+assert_eq "$(q big.db "SELECT COUNT(DISTINCT hash) FROM data_ops WHERE op IN ('to_device','from_device')")" 3 \
+	"distinct contents of a, b before and b after"
+assert_eq "$(q big.db "SELECT COUNT(*) FROM data_ops t JOIN data_ops f ON t.hash = f.hash
+	WHERE t.op = 'to_device' AND f.op = 'from_device'")" 1 "a comes back with the hash it left with"

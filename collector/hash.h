@@ -1,0 +1,37 @@
+/*
+ * hash.h - content hashes of transferred bytes, computed off the critical path.
+ *
+ * The hash of n bytes is XXH3-64 of the bytes when n < HASH_CHUNK_BYTES.
+ * Larger buffers are hashed in chunks of HASH_CHUNK_BYTES (the last one
+ * shorter), and the hash is XXH3-64, seeded with n, of the chunk hashes
+ * (each 8 bytes, little-endian) in order.  Equal bytes give equal hashes
+ * whichever thread hashed which chunk, so chunks can be hashed in parallel:
+ * a to-device source is hashed by helper threads while the runtime copies it,
+ * and a from-device destination is split across idle cores.
+ */
+#ifndef MAPPROF_COLLECTOR_HASH_H
+#define MAPPROF_COLLECTOR_HASH_H
+
+#include <stdint.h>
+
+#define HASH_CHUNK_BYTES ((uint64_t)1 << 20)
+
+/* The hash, computed on this thread. */
+uint64_t hash_bytes(const void *p, uint64_t n);
+
+struct hash_job;
+
+/*
+ * Start hashing p[0..n) on helper threads and return a job to finish with
+ * hash_finish(), or NULL when hashing there is not worth it (small buffer, no
+ * helper): then call hash_bytes().  The bytes must stay unchanged until then.
+ */
+struct hash_job *hash_start(const void *p, uint64_t n);
+
+/* Help finish the job on this thread, wait for it, free it, return the hash. */
+uint64_t hash_finish(struct hash_job *job);
+
+/* The hash of p[0..n), using helper threads for large buffers. */
+uint64_t hash_parallel(const void *p, uint64_t n);
+
+#endif
