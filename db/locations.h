@@ -48,6 +48,15 @@ void module_rows_free(struct module_row *rows, size_t n);
 int locations_read_sources(struct db *db, struct source_row **rows, size_t *n, char **err);
 void source_rows_free(struct source_row *rows, size_t n);
 
+/* A distinct code pointer of the run and what construct it belongs to. */
+struct codeptr_row {
+	uint64_t codeptr;
+	int target_kind;    /* ompt_target_t of target_raw rows there, 0 when none */
+};
+
+/* Every distinct non-NULL code pointer of data_op_raw and target_raw, sorted. */
+int locations_read_codeptrs(struct db *db, struct codeptr_row **rows, size_t *n, char **err);
+
 /* run.cwd of the recording (malloc'ed), or NULL when not recorded. */
 char *locations_run_cwd(struct db *db);
 

@@ -250,8 +250,169 @@ SELECT name, value FROM env_raw;
 
 -- BEGIN report: attribution tables
 
+-- Where the recorded code pointers are in the source, which variable each
+-- data operation moved, and the source lines around them (docs/attribution.md).
+-- Replaced as a whole by every 'mapprof report'.  Each statement here must be
+-- safe to run again: locations_ensure_tables() runs this section on databases
+-- recorded before it existed.
+--
+-- origin says where an attribution came from:
+--   'ompt-ident'  the source record clang passed to the offload entry point
+--                 (built with -g): the directive's exact line, the map clause's
+--                 variable text
+--   'dwarf'       the module's line table (libdw)
+--   'symbol'      only the ELF symbol table: function or global object name
+--   'none'        nothing: module + offset, or the raw address
+
+-- One row per distinct code pointer of data_op_raw and target_raw.
+CREATE TABLE IF NOT EXISTS location (
+    codeptr      INTEGER PRIMARY KEY,  -- return address (lines are for codeptr - 1)
+    module       TEXT,     -- recorded path of the module holding it, NULL if none
+    offset       INTEGER,  -- codeptr - load bias: the address inside the ELF file
+    function     TEXT,
+    file         TEXT,     -- as the compiler recorded it: may be relative
+    line         INTEGER,  -- 0 when unknown
+    column       INTEGER,  -- 0 when unknown
+    origin       TEXT,     -- see above
+    inline_chain TEXT,     -- JSON array of callers when the code was inlined,
+                           -- innermost first: [{"function","file","line","column"}]
+    comp_dir     TEXT,     -- DWARF compilation directory (for a relative file)
+    source_path  TEXT,     -- where the file was found when the report was made
+    note         TEXT      -- why it is not exact and what to do; NULL when exact
+);
+
+-- Source lines around each location's line and each variable's declaration,
+-- so the report reads the same on a machine without the sources.
+-- Join: snippet.file = location.file AND snippet.line = location.line.
+CREATE TABLE IF NOT EXISTS snippet (
+    file        TEXT,      -- location.file or variable.decl_file, as recorded
+    line        INTEGER,   -- the line of interest
+    first_line  INTEGER,   -- number of the first line of text
+    text        TEXT,      -- lines first_line.. joined by '\n' (no trailing newline)
+    PRIMARY KEY (file, line)
+) WITHOUT ROWID;
+
+-- What data operations moved.  Resolved from (codeptr, map_index) when the
+-- map clause's name is known, else from host_addr.
+CREATE TABLE IF NOT EXISTS variable (
+    id           INTEGER PRIMARY KEY,
+    codeptr      INTEGER,  -- the key it was resolved from (NULL when unused)
+    map_index    INTEGER,
+    host_addr    INTEGER,
+    name         TEXT,     -- 'a[0:N]' (map clause), 'table' / 'table+0x40'
+                           -- (ELF object symbol) or '0x7ffd1230' (address)
+    decl_file    TEXT,     -- declaration (map clause names only)
+    decl_line    INTEGER,
+    decl_column  INTEGER,
+    origin       TEXT      -- 'ompt-ident', 'symbol' or 'none'
+);
+
+CREATE TABLE IF NOT EXISTS data_op_variable (
+    seq       INTEGER PRIMARY KEY,  -- data_op_raw.seq
+    variable  INTEGER               -- variable.id
+);
+
+-- One row per data operation: where in the source, and which variable.
+CREATE VIEW IF NOT EXISTS data_op_sources AS
+SELECT d.seq                        AS seq,
+       COALESCE(n.name, 'unknown')  AS op,
+       l.file                       AS file,
+       l.line                       AS line,
+       l.column                     AS column,
+       l.function                   AS function,
+       v.name                       AS variable,
+       l.origin                     AS origin,
+       v.origin                     AS variable_origin,
+       v.decl_file                  AS decl_file,
+       v.decl_line                  AS decl_line,
+       l.module                     AS module,
+       l.offset                     AS offset,
+       d.codeptr                    AS codeptr
+  FROM data_op_raw d
+  LEFT JOIN op_name n ON n.kind = d.kind
+  LEFT JOIN location l ON l.codeptr = d.codeptr
+  LEFT JOIN data_op_variable dv ON dv.seq = d.seq
+  LEFT JOIN variable v ON v.id = dv.variable;
+
+-- One row per target construct (target, enter/exit data, update).
+CREATE VIEW IF NOT EXISTS target_sources AS
+SELECT t.id                         AS target_id,
+       COALESCE(k.name, 'unknown')  AS kind,
+       l.file                       AS file,
+       l.line                       AS line,
+       l.column                     AS column,
+       l.function                   AS function,
+       l.origin                     AS origin,
+       l.module                     AS module,
+       l.offset                     AS offset,
+       t.codeptr                    AS codeptr
+  FROM target_raw t
+  LEFT JOIN target_kind_name k ON k.kind = t.kind
+  LEFT JOIN location l ON l.codeptr = t.codeptr;
+
 -- END report: attribution tables
 
 -- BEGIN report: findings tables
+-- The findings of the last 'mapprof report' (docs/database-findings.md).
+-- IF NOT EXISTS: 'report' runs this block on databases recorded before.
+CREATE TABLE IF NOT EXISTS finding_raw (
+    id           INTEGER PRIMARY KEY,  -- 1.. in report order
+    kind         TEXT,     -- duplicate_transfer, round_trip, repeated_alloc, ...
+    flavour      TEXT,     -- same_data, same_content, host_device_host, ... or NULL
+    fingerprint  TEXT,     -- stable across runs of the same program
+    occurrences  INTEGER,
+    bytes        INTEGER,  -- moved (both legs of a round trip) or allocated
+    savings_ns   INTEGER,  -- union of the intervals of its operations
+    devices      TEXT,     -- JSON array of device numbers
+    locations    TEXT,     -- JSON array of code pointers (integers)
+    origins      TEXT,     -- duplicates: JSON array of code pointers of first receipts
+    data_addr    INTEGER,  -- host address of the data (NULL when none)
+    data_bytes   INTEGER,
+    first_seq    INTEGER
+);
+
+-- The operations that fixing a finding would remove.
+CREATE TABLE IF NOT EXISTS finding_event_raw (
+    finding     INTEGER,   -- finding_raw.id
+    occurrence  INTEGER,   -- 0.. within the finding
+    role        TEXT,      -- transfer, send, return, alloc, delete
+    seq         INTEGER    -- data_op_raw.seq
+);
+
+-- One row per kind and one 'all' row (savings counting each operation once).
+CREATE TABLE IF NOT EXISTS finding_summary_raw (
+    kind               TEXT PRIMARY KEY,
+    findings           INTEGER,
+    occurrences        INTEGER,
+    bytes              INTEGER,
+    savings_ns         INTEGER,
+    duration_ns        INTEGER,  -- 'all' row: the run's wall time
+    predicted_speedup  REAL      -- 'all' row: NULL when unbounded
+);
+
+CREATE VIEW IF NOT EXISTS findings AS
+SELECT id, kind, flavour, fingerprint, occurrences, bytes, savings_ns, devices, locations,
+       origins, data_addr, data_bytes
+  FROM finding_raw;
+
+CREATE VIEW IF NOT EXISTS finding_events AS
+SELECT e.finding     AS finding_id,
+       e.occurrence  AS occurrence,
+       e.role        AS role,
+       e.seq         AS seq,
+       d.op          AS op,
+       d.src_device  AS src_device,
+       d.dest_device AS dest_device,
+       d.bytes       AS bytes,
+       d.begin_ns    AS begin_ns,
+       d.end_ns      AS end_ns,
+       d.hash        AS hash,
+       d.codeptr     AS codeptr
+  FROM finding_event_raw e
+  LEFT JOIN data_ops d ON d.seq = e.seq;
+
+CREATE VIEW IF NOT EXISTS finding_summary AS
+SELECT kind, findings, occurrences, bytes, savings_ns, duration_ns, predicted_speedup
+  FROM finding_summary_raw;
 
 -- END report: findings tables

@@ -9,20 +9,28 @@
  * line.  What follows the launch is the host fallback of the same region:
  * with optimization an inline instance of '__omp_offloading_..._l<LINE>'
  * whose call site is the directive, without it a call attributed to the
- * directive's line.  So, for a line-0 address we take, in order:
- *   1. the first offload region (inline instance or call site of an
- *      '__omp_offloading_' function) starting after the address, before the
- *      next row with a line, in the enclosing function: its call line;
- *   2. the next row with a line in the same sequence and function;
- *   3. the previous such row;
- *   4. the declaration line of the enclosing function.
- * Each of these sets LOC_LINE_NEARBY.  Programs with source records never
- * need this (their line comes from the ident); it is the fallback.
+ * directive's line.  clang 19 also gives line 0 to some data-construct calls
+ * (the begin and end of 'target data'), and now and then gives a launch the
+ * line of the statement before it.  So:
+ *  - a kernel launch (a 'target' construct: hint from target_raw.kind) takes
+ *    the line of the first offload region (inline instance or call site of
+ *    an '__omp_offloading_..._l<LINE>' function) that starts after it and
+ *    before the next recorded code pointer, in the enclosing function: that
+ *    region's call line is the directive's (LOC_LINE_REGION when it differs
+ *    from the row);
+ *  - other addresses keep a non-zero row; at line 0 they take an offload
+ *    region before the next row (unknown construct only), else the next row
+ *    with a line in the same sequence and function, else the previous one,
+ *    else the function's declaration line (LOC_LINE_NEARBY).
+ * Nearby lines are near, not exact: the end of a 'target data' region gets
+ * the statement after the region.  Programs with source records never need
+ * any of this (their line comes from the ident); it is the fallback.
  */
 #define _GNU_SOURCE
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,13 +238,24 @@ static void nearest_rows(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Addr lo, Dwarf_Addr
 	}
 }
 
-/* A line for 'pc' (DWARF address) whose row says line 0; see the top of the file. */
-static struct pick resolve_line0(Dwarf_Die *cu, Dwarf_Die *scopes, int nscopes, Dwarf_Addr pc)
-{
-	struct pick none = { 0 }, fwd = { 0 }, back = { 0 }, off = { 0 };
-	Dwarf_Die *fn = NULL;
-	Dwarf_Addr lo = 0, hi = (Dwarf_Addr)-1;
+enum how { HOW_ROW, HOW_REGION, HOW_NEXT, HOW_PREVIOUS, HOW_DECL };
 
+/*
+ * The line for 'pc' (DWARF address) whose own row is 'row'; see the top of
+ * the file.  'limit' bounds the search for an offload region: the next
+ * recorded code pointer (another construct's call) in DWARF addresses.
+ */
+static struct pick resolve_line(Dwarf_Die *cu, Dwarf_Die *scopes, int nscopes, Dwarf_Addr pc,
+				struct pick row, enum construct_hint hint, Dwarf_Addr limit,
+				enum how *how)
+{
+	struct pick none = { 0 }, fwd = { 0 }, back = { 0 }, region = { 0 };
+	Dwarf_Die *fn = NULL;
+	Dwarf_Addr lo = 0, hi = (Dwarf_Addr)-1, end;
+
+	*how = HOW_ROW;
+	if (row.line > 0 && hint != CONSTRUCT_KERNEL)
+		return row;
 	for (int i = 0; i < nscopes && !fn; i++)
 		if (is_function(&scopes[i]))
 			fn = &scopes[i];
@@ -245,10 +264,26 @@ static struct pick resolve_line0(Dwarf_Die *cu, Dwarf_Die *scopes, int nscopes, 
 		hi = (Dwarf_Addr)-1;
 	}
 	nearest_rows(cu, pc, lo, hi, &fwd, &back);
-	if (fn)
-		find_offload(cu, fn, pc, fwd.found ? fwd.addr : hi, &off);
-	if (off.found)
-		return off;
+	/*
+	 * A kernel launch is followed by its own region: trust that over the
+	 * row.  For an unknown construct, only a region before the next line.
+	 */
+	end = limit < hi ? limit : hi;
+	if (hint == CONSTRUCT_UNKNOWN && fwd.found && fwd.addr < end)
+		end = fwd.addr;
+	if (fn && hint != CONSTRUCT_DATA)
+		find_offload(cu, fn, pc, end, &region);
+	if (region.found) {
+		if (region.line != row.line)
+			*how = HOW_REGION;
+		return region;
+	}
+	if (row.line > 0)
+		return row;
+	/* A next line past the next construct's call is that construct's. */
+	if (fwd.found && fwd.addr >= limit)
+		fwd.found = 0;
+	*how = fwd.found ? HOW_NEXT : back.found ? HOW_PREVIOUS : HOW_DECL;
 	if (fwd.found)
 		return fwd;
 	if (back.found)
@@ -260,6 +295,43 @@ static struct pick resolve_line0(Dwarf_Die *cu, Dwarf_Die *scopes, int nscopes, 
 	}
 	none.line = 0;
 	return none;
+}
+
+/* Flag and explain a line that is not the line table's own. */
+static int line_note(struct location *out, enum how how, int row_line)
+{
+	int rc = 0;
+	free(out->note);
+	out->note = NULL;
+	switch (how) {
+	case HOW_ROW:
+		return 0;
+	case HOW_REGION:
+		out->flags |= LOC_LINE_REGION;
+		rc = asprintf(&out->note, "the line table says line %d at this kernel launch; the "
+			      "line shown is that of its offload region", row_line);
+		break;
+	case HOW_NEXT:
+		out->flags |= LOC_LINE_NEARBY;
+		rc = asprintf(&out->note, "the line table says line %d here; the line shown is the "
+			      "next statement's, the directive is just before it", row_line);
+		break;
+	case HOW_PREVIOUS:
+		out->flags |= LOC_LINE_NEARBY;
+		rc = asprintf(&out->note, "the line table says line %d here; the line shown is the "
+			      "previous statement's, the directive is just after it", row_line);
+		break;
+	case HOW_DECL:
+		out->flags |= LOC_LINE_NEARBY;
+		rc = asprintf(&out->note, "the line table says line %d here; the line shown is the "
+			      "function's", row_line);
+		break;
+	}
+	if (rc < 0) {
+		out->note = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 /* Append the callers of inlined code to out->inlined; *innermost gets the function at pc. */
@@ -293,10 +365,27 @@ static int inline_chain(Dwarf_Die *cu, Dwarf_Die *scopes, int n, struct location
 	return 0;
 }
 
-int dwarfline_locate(Dwfl_Module *mod, Dwarf_Addr pc, struct location *out)
+/*
+ * The compilation unit holding pc.  dwfl_module_addrdie relies on
+ * .debug_aranges, which clang does not emit and which libdw before 0.189 does
+ * not make up from the units' ranges; then scan the units.
+ */
+static Dwarf_Die *cu_at(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, bias);
+	if (cu)
+		return cu;
+	while ((cu = dwfl_module_nextcu(mod, cu, bias)) != NULL)
+		if (dwarf_haspc(cu, pc - *bias) > 0)
+			return cu;
+	return NULL;
+}
+
+int dwarfline_locate(Dwfl_Module *mod, Dwarf_Addr pc, enum construct_hint hint, Dwarf_Addr limit,
+		     struct location *out)
 {
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+	Dwarf_Die *cu = cu_at(mod, pc, &bias);
 	Dwarf_Die *scopes = NULL;
 	int nscopes = 0, rc = -1;
 	int want = out->origin < ORIGIN_DWARF;
@@ -308,22 +397,37 @@ int dwarfline_locate(Dwfl_Module *mod, Dwarf_Addr pc, struct location *out)
 		if (set_str(&out->comp_dir, dir) < 0)
 			goto out;
 		nscopes = dwarf_getscopes(cu, pc - bias, &scopes);
+		if (nscopes > 0) {
+			/*
+			 * Past an inlined instance dwarf_getscopes goes on with
+			 * the scopes of its abstract origin; the DIEs that
+			 * physically contain the innermost scope name the callers.
+			 */
+			Dwarf_Die inner = scopes[0], *phys = NULL;
+			int nphys = dwarf_getscopes_die(&inner, &phys);
+			free(scopes);
+			scopes = phys;
+			nscopes = nphys;
+		}
 		if (nscopes < 0)
 			nscopes = 0;
 		if (inline_chain(cu, scopes, nscopes, out, &fn) < 0)
 			goto out;
 	}
 	if (want && cu) {
-		Dwfl_Line *l = dwfl_module_getsrc(mod, pc);
-		struct pick p = { 0 };
+		Dwarf_Line *l = dwarf_getsrc_die(cu, pc - bias);
+		struct pick row = { 0 }, p = { 0 };
+		enum how how = HOW_ROW;
 		if (l) {
-			p.file = dwfl_lineinfo(l, NULL, &p.line, &p.column, NULL, NULL);
-			if (p.line == 0) {
-				p = resolve_line0(cu, scopes, nscopes, pc - bias);
-				if (p.line > 0)
-					out->flags |= LOC_LINE_NEARBY;
-			}
+			row.found = 1;
+			row.file = dwarf_linesrc(l, NULL, NULL);
+			dwarf_lineno(l, &row.line);
+			dwarf_linecol(l, &row.column);
+			p = resolve_line(cu, scopes, nscopes, pc - bias, row, hint,
+					 limit > bias ? limit - bias : 0, &how);
 		}
+		if (p.line > 0 && line_note(out, how, row.line) < 0)
+			goto out;
 		if (p.line > 0) {
 			if (set_str(&out->file, p.file) < 0)
 				goto out;

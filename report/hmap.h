@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HMAP_MAX_KEY_WORDS 4
+#define HMAP_MAX_KEY_WORDS 8
 
 struct hmap {
 	size_t key_words;
@@ -47,7 +47,7 @@ void *hmap_put(struct hmap *m, const uint64_t *key, int *created);
 int hmap_del(struct hmap *m, const uint64_t *key);
 
 /*
- * Iterate: start with *pos = 0; returns 1 and sets *key/*val (borrowed) for
+ * Iterate: start with *pos = 0; returns 1 and sets *key and *val (borrowed) for
  * each entry, 0 at the end.  Order is that of the slots: deterministic for a
  * given sequence of puts and deletes.  Do not modify the map while iterating.
  */

@@ -31,6 +31,8 @@ struct symbolizer {
 	struct module_row *rows;
 	struct sym_module *mods;
 	size_t n_mods;
+	struct codeptr_row *codeptrs;   /* of the run, sorted: construct kinds */
+	size_t n_codeptrs;
 	struct source_row *sources;     /* sorted by codeptr */
 	json_t **names;                 /* parsed map_names, lazily; parallel to sources */
 	unsigned char *names_tried;
@@ -174,7 +176,8 @@ struct symbolizer *symbolizer_new(struct db *db, char **err)
 		return NULL;
 	}
 	if (locations_read_modules(db, &s->rows, &s->n_mods, err) < 0 ||
-	    locations_read_sources(db, &s->sources, &s->n_sources, err) < 0)
+	    locations_read_sources(db, &s->sources, &s->n_sources, err) < 0 ||
+	    locations_read_codeptrs(db, &s->codeptrs, &s->n_codeptrs, err) < 0)
 		goto fail;
 	qsort(s->sources, s->n_sources, sizeof(*s->sources), source_cmp);
 	s->mods = calloc(s->n_mods ? s->n_mods : 1, sizeof(*s->mods));
@@ -211,6 +214,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->names);
 	free(s->names_tried);
 	source_rows_free(s->sources, s->n_sources);
+	free(s->codeptrs);
 	free(s);
 }
 
@@ -295,9 +299,43 @@ static const struct source_row *source_find(const struct symbolizer *s, uint64_t
 	return r;
 }
 
+/* What construct the recording saw at codeptr, and the next code pointer after it. */
+static enum construct_hint construct_at(const struct symbolizer *s, uint64_t codeptr, uint64_t *next)
+{
+	size_t lo = 0, hi = s->n_codeptrs;
+	while (lo < hi) {   /* first row with codeptr >= the one asked */
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->codeptrs[mid].codeptr < codeptr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*next = UINT64_MAX;
+	if (lo == s->n_codeptrs || s->codeptrs[lo].codeptr != codeptr) {
+		if (lo < s->n_codeptrs)
+			*next = s->codeptrs[lo].codeptr;
+		return CONSTRUCT_UNKNOWN;
+	}
+	if (lo + 1 < s->n_codeptrs)
+		*next = s->codeptrs[lo + 1].codeptr;
+	switch (s->codeptrs[lo].target_kind) {
+	case 1:     /* ompt_target */
+	case 9:     /* ompt_target_nowait */
+		return CONSTRUCT_KERNEL;
+	case 0:
+		return CONSTRUCT_UNKNOWN;
+	default:
+		return CONSTRUCT_DATA;
+	}
+}
+
 static int set_note(struct location *out, const char *why)
 {
 	const char *what = NULL;
+	if (out->note && !why)
+		return 0;   /* dwarfline's, about the line */
+	free(out->note);
+	out->note = NULL;
 	if (why)
 		what = why;
 	else if (out->flags & LOC_NO_MODULE)
@@ -305,8 +343,6 @@ static int set_note(struct location *out, const char *why)
 			: "the runtime gave no code address for this event";
 	else if (out->flags & LOC_NEED_DEBUG)
 		what = "no line information: rebuild with -g for source lines";
-	else if (out->flags & LOC_LINE_NEARBY)
-		what = "the line table says line 0 here; the line shown is the offload region's";
 	if (!what)
 		return 0;
 	if (out->flags & LOC_NEED_DEBUG && out->module && !why) {
@@ -345,13 +381,17 @@ int symbolize_code(struct symbolizer *s, uint64_t codeptr, struct location *out)
 	if (src && src->psource &&
 	    ident_parse_psource(src->psource, &out->file, &out->function, &out->line, &out->column) == 0)
 		out->origin = ORIGIN_IDENT;
-	if (mod && dwarfline_locate(mod, (Dwarf_Addr)codeptr - 1, out) < 0) {
-		location_release(out);
-		return -1;
+	if (mod) {
+		uint64_t next;
+		enum construct_hint hint = construct_at(s, codeptr, &next);
+		if (dwarfline_locate(mod, (Dwarf_Addr)codeptr - 1, hint, next, out) < 0) {
+			location_release(out);
+			return -1;
+		}
 	}
 	/* A source record makes any problem with the module file harmless. */
 	if (out->origin == ORIGIN_IDENT)
-		out->flags &= ~(unsigned)(LOC_NEED_DEBUG | LOC_LINE_NEARBY);
+		out->flags &= ~(unsigned)(LOC_NEED_DEBUG | LOC_LINE_NEARBY | LOC_LINE_REGION);
 	if (out->origin == ORIGIN_IDENT && why && (out->flags & LOC_MODULE_UNREAD))
 		why = NULL;
 	if (set_note(out, why) < 0) {

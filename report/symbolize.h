@@ -45,8 +45,10 @@ enum {
 	LOC_MODULE_UNREAD   = 1 << 1,  /* the module file cannot be opened */
 	LOC_BUILD_ID_DIFFER = 1 << 2,  /* the module file changed since the recording */
 	LOC_NEED_DEBUG      = 1 << 3,  /* no line information: rebuild with -g */
-	LOC_LINE_NEARBY     = 1 << 4,  /* DWARF said line 0; the line is the nearest
-					  meaningful one (see docs/attribution.md) */
+	LOC_LINE_NEARBY     = 1 << 4,  /* DWARF said line 0; the line is a statement
+					  next to the directive (docs/attribution.md) */
+	LOC_LINE_REGION     = 1 << 5,  /* DWARF's line for a kernel launch was wrong or
+					  0; the line is its offload region's (exact) */
 };
 
 /* One caller in an inline chain: 'function' was inlined at file:line. */

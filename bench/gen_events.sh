@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# gen_events.sh OUT.db [ITERATIONS] - write a synthetic run (9 events per
+# iteration; the default 1111111 gives ten million) for 'mapprof report'.
+set -eu
+out=$1 iters=${2:-1111111}
+src=$(cd "$(dirname "$0")/.." && pwd)
+rm -f "$out" "$out-wal" "$out-shm"
+sqlite3 "$out" < "$src/db/schema.sql"
+sqlite3 "$out" -cmd ".parameter set @iters $iters" ".read $src/bench/gen_events.sql"

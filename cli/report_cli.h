@@ -1,0 +1,31 @@
+/*
+ * report_cli.h - the report options 'mapprof report' and 'mapprof run' share.
+ */
+#ifndef MAPPROF_CLI_REPORT_CLI_H
+#define MAPPROF_CLI_REPORT_CLI_H
+
+struct report_cli {
+	const char *json;   /* --json PATH */
+	const char *html;   /* --html PATH */
+	int no_json, no_html, quiet, top;
+};
+
+/* The getopt_long entries (short codes: j H J N t q). */
+#define REPORT_CLI_LONGOPTS \
+	{ "json", required_argument, NULL, 'j' }, \
+	{ "html", required_argument, NULL, 'H' }, \
+	{ "no-json", no_argument, NULL, 'J' }, \
+	{ "no-html", no_argument, NULL, 'N' }, \
+	{ "top", required_argument, NULL, 't' }, \
+	{ "quiet", no_argument, NULL, 'q' }
+
+/* Take one parsed option into *rc; -1 when it is not one of these (or bad). */
+int report_parse_option(int c, const char *arg, struct report_cli *rc);
+
+/* Report on db_path with these options; prints errors; returns an exit status. */
+int report_cli_run(const struct report_cli *rc, const char *db_path);
+
+/* "<dirname of db_path>/<name>", malloc'ed. */
+char *report_beside(const char *db_path, const char *name);
+
+#endif

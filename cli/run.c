@@ -1,0 +1,97 @@
+/*
+ * run.c - 'mapprof run': record, then report, in one command.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/record.h"
+#include "cli/report_cli.h"
+
+static const char run_usage[] =
+	"usage: mapprof run [-o BASE] [-f] [report options] [--] PROGRAM [ARGS...]\n"
+	"\n"
+	"Run PROGRAM with the mapprof collector (as 'mapprof record'), then analyse the\n"
+	"run (as 'mapprof report'): a summary on stdout, the database, report.json and\n"
+	"report.html.\n"
+	"\n"
+	"  -o, --output BASE   the database: BASE if it ends in '.db', else BASE.mapprof.db\n"
+	"                      (default: PROGRAM's name + .mapprof.db in the current\n"
+	"                      directory); the reports go to the same directory\n"
+	"  -f, --force         overwrite the database if it exists\n"
+	"  --json PATH|-, --html PATH, --no-json, --no-html, --top N, -q\n"
+	"                      as for 'mapprof report'\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Exit status: the program's own (128+N if killed by signal N); 127/126 if it\n"
+	"could not be started; 3 if the program succeeded but the report failed.\n";
+
+static char *db_for_base(const char *base)
+{
+	size_t n = strlen(base);
+	char *out = NULL;
+
+	if (n >= 3 && !strcmp(base + n - 3, ".db"))
+		return strdup(base);
+	if (asprintf(&out, "%s.mapprof.db", base) < 0)
+		return NULL;
+	return out;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		REPORT_CLI_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct record_options ropt = { 0 };
+	struct report_cli rc = { 0 };
+	char *db = NULL, *recorded = NULL;
+	int c, status, rstatus;
+
+	/* '+': stop at the first non-option, the program's name. */
+	while ((c = getopt_long(argc, argv, "+o:fqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			free(db);
+			db = db_for_base(optarg);
+			break;
+		case 'f':
+			ropt.force = 1;
+			break;
+		case 'h':
+			fputs(run_usage, stdout);
+			free(db);
+			return 0;
+		default:
+			if (report_parse_option(c, optarg, &rc) < 0) {
+				free(db);
+				return usage_error("run", "bad option");
+			}
+		}
+	}
+	if (optind >= argc) {
+		free(db);
+		return usage_error("run", "no program to run");
+	}
+	ropt.output = db;
+	ropt.argv = argv + optind;
+	if (record_program(&ropt, &status, &recorded) < 0) {
+		free(db);
+		return status;
+	}
+	if (!recorded)
+		recorded = db ? strdup(db) : record_default_output(ropt.argv[0]);
+	if (!recorded)
+		return error("out of memory");
+	rstatus = report_cli_run(&rc, recorded);
+	free(db);
+	free(recorded);
+	return status ? status : rstatus;
+}

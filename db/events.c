@@ -1,0 +1,429 @@
+/*
+ * events.c - stream a run's events in detector order; read the run's facts.
+ *
+ * Up to three statements: data operations, kernels (with their construct's
+ * code pointer) and, in seq mode, delete/alloc pairs, merged row by row.  The
+ * raw tables are read directly rather than through the views: the views
+ * format hashes as text and look delete sizes up with a subquery, which costs
+ * seconds at ten million events.  The values are the same as the views'.
+ * The size and host address of the allocation a delete frees come from a
+ * map of the allocations seen but not yet freed, not from a join.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db_internal.h"
+#include "db/events.h"
+#include "report/hmap.h"
+
+struct event_stream {
+	struct db *db;
+	enum events_mode mode;
+	sqlite3_stmt *ops, *kernels, *pairs;
+	struct event op, kernel;
+	int have_op, have_kernel, have_pair;
+	int64_t pair_delete, pair_alloc;
+	struct hmap live;              /* alloc seq -> {bytes, host addr} */
+	/* seq mode: the window, sorted by (begin_ns, seq), in win[head..tail) */
+	struct event *win;
+	size_t head, tail;
+	int started;
+	int64_t last_begin_ns, last_seq;
+};
+
+#define OP_COLUMNS \
+	"d.seq, d.kind, d.thread, d.src_dev, d.dst_dev, d.src_addr, d.dst_addr, d.bytes," \
+	" d.begin_ns, d.begin_ns + COALESCE(d.dur_ns, 0), d.hash, d.codeptr, d.target_id"
+
+static const char ops_by_seq_sql[] =
+	"SELECT " OP_COLUMNS " FROM data_op_raw d ORDER BY d.seq";
+static const char ops_sorted_sql[] =
+	"SELECT " OP_COLUMNS ","
+	" (SELECT p.alloc_seq FROM delete_pair_raw p WHERE d.kind IN (4, 20) AND p.delete_seq = d.seq)"
+	" FROM data_op_raw d ORDER BY d.begin_ns, d.seq";
+static const char kernels_by_seq_sql[] =
+	"SELECT k.seq, k.thread, k.device, k.begin_ns, k.begin_ns + COALESCE(k.dur_ns, 0),"
+	" t.codeptr, k.target_id FROM kernel_raw k LEFT JOIN target_raw t ON t.id = k.target_id"
+	" ORDER BY k.seq";
+static const char kernels_sorted_sql[] =
+	"SELECT k.seq, k.thread, k.device, k.begin_ns, k.begin_ns + COALESCE(k.dur_ns, 0),"
+	" t.codeptr, k.target_id FROM kernel_raw k LEFT JOIN target_raw t ON t.id = k.target_id"
+	" ORDER BY k.begin_ns, k.seq";
+static const char pairs_sql[] =
+	"SELECT delete_seq, alloc_seq FROM delete_pair_raw ORDER BY delete_seq";
+
+struct live_alloc {
+	uint64_t bytes, host_addr;
+};
+
+static int op_kind(int raw, enum ev_kind *kind)
+{
+	switch (raw) {
+	case 1: case 17: *kind = EV_ALLOC; return 0;
+	case 2: case 18: *kind = EV_TO_DEVICE; return 0;
+	case 3: case 19: *kind = EV_FROM_DEVICE; return 0;
+	case 4: case 20: *kind = EV_DELETE; return 0;
+	case 5: *kind = EV_ASSOCIATE; return 0;
+	case 6: *kind = EV_DISASSOCIATE; return 0;
+	default: return -1;
+	}
+}
+
+static int step_error(struct event_stream *s, char **err)
+{
+	return db_fail(err, "cannot read events from '%s': %s", s->db->path, sqlite3_errmsg(s->db->sql));
+}
+
+static uint64_t col_u64(sqlite3_stmt *st, int i)
+{
+	return (uint64_t)sqlite3_column_int64(st, i);
+}
+
+static int read_pair(struct event_stream *s, char **err)
+{
+	int rc = sqlite3_step(s->pairs);
+
+	if (rc == SQLITE_DONE) {
+		s->have_pair = 0;
+		return 0;
+	}
+	if (rc != SQLITE_ROW)
+		return step_error(s, err);
+	s->have_pair = 1;
+	s->pair_delete = sqlite3_column_int64(s->pairs, 0);
+	s->pair_alloc = sqlite3_column_int64(s->pairs, 1);
+	return 0;
+}
+
+/* The allocation a delete frees, from the pairs stream (seq mode) or the column. */
+static int pair_delete(struct event_stream *s, struct event *e, char **err)
+{
+	uint64_t key;
+	struct live_alloc *a;
+
+	if (s->mode == EVENTS_BY_SEQ) {
+		while (s->have_pair && s->pair_delete < e->seq)
+			if (read_pair(s, err) < 0)
+				return -1;
+		if (s->have_pair && s->pair_delete == e->seq)
+			e->alloc_seq = s->pair_alloc;
+	} else {
+		e->alloc_seq = sqlite3_column_int64(s->ops, 13);
+	}
+	key = (uint64_t)e->alloc_seq;
+	a = e->alloc_seq ? hmap_get(&s->live, &key) : NULL;
+	if (a) {
+		e->bytes = a->bytes;
+		e->host_addr = a->host_addr;
+		hmap_del(&s->live, &key);
+	}
+	return 0;
+}
+
+/* Read the next data operation the detectors understand into s->op. */
+static int read_op(struct event_stream *s, char **err)
+{
+	sqlite3_stmt *st = s->ops;
+
+	for (;;) {
+		int rc = sqlite3_step(st);
+		struct event *e = &s->op;
+		if (rc == SQLITE_DONE) {
+			s->have_op = 0;
+			return 0;
+		}
+		if (rc != SQLITE_ROW)
+			return step_error(s, err);
+		memset(e, 0, sizeof(*e));
+		if (op_kind(sqlite3_column_int(st, 1), &e->kind) < 0)
+			continue;
+		e->seq = sqlite3_column_int64(st, 0);
+		e->thread = sqlite3_column_int(st, 2);
+		e->src_device = sqlite3_column_int(st, 3);
+		e->dest_device = sqlite3_column_int(st, 4);
+		e->src_addr = col_u64(st, 5);
+		e->dest_addr = col_u64(st, 6);
+		e->bytes = col_u64(st, 7);
+		e->begin_ns = sqlite3_column_int64(st, 8);
+		e->end_ns = sqlite3_column_int64(st, 9);
+		e->has_hash = sqlite3_column_type(st, 10) != SQLITE_NULL;
+		e->hash = col_u64(st, 10);
+		e->codeptr = col_u64(st, 11);
+		e->target_id = sqlite3_column_int64(st, 12);
+		if (e->kind == EV_ALLOC) {
+			uint64_t key = (uint64_t)e->seq;
+			struct live_alloc *a = hmap_put(&s->live, &key, NULL);
+			if (!a)
+				return db_fail(err, "out of memory");
+			a->bytes = e->bytes;
+			a->host_addr = e->src_addr;
+		} else if (e->kind == EV_DELETE && pair_delete(s, e, err) < 0) {
+			return -1;
+		}
+		s->have_op = 1;
+		return 0;
+	}
+}
+
+static int read_kernel(struct event_stream *s, char **err)
+{
+	sqlite3_stmt *st = s->kernels;
+	struct event *e = &s->kernel;
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_DONE) {
+		s->have_kernel = 0;
+		return 0;
+	}
+	if (rc != SQLITE_ROW)
+		return step_error(s, err);
+	memset(e, 0, sizeof(*e));
+	e->kind = EV_KERNEL;
+	e->seq = sqlite3_column_int64(st, 0);
+	e->thread = sqlite3_column_int(st, 1);
+	e->src_device = e->dest_device = sqlite3_column_int(st, 2);
+	e->begin_ns = sqlite3_column_int64(st, 3);
+	e->end_ns = sqlite3_column_int64(st, 4);
+	e->codeptr = col_u64(st, 5);
+	e->target_id = sqlite3_column_int64(st, 6);
+	s->have_kernel = 1;
+	return 0;
+}
+
+struct event_stream *event_stream_open(struct db *db, enum events_mode mode, char **err)
+{
+	struct event_stream *s = calloc(1, sizeof(*s));
+	int by_seq = mode == EVENTS_BY_SEQ;
+
+	if (!s) {
+		db_fail(err, "out of memory");
+		return NULL;
+	}
+	s->db = db;
+	s->mode = mode;
+	hmap_init(&s->live, 1, sizeof(struct live_alloc));
+	/* The sorter: memory before temp files, and helper threads. */
+	sqlite3_exec(db->sql, "PRAGMA cache_size = -65536; PRAGMA threads = 4", NULL, NULL, NULL);
+	s->ops = db_prepare(db, by_seq ? ops_by_seq_sql : ops_sorted_sql, err);
+	s->kernels = s->ops ? db_prepare(db, by_seq ? kernels_by_seq_sql : kernels_sorted_sql, err) : NULL;
+	if (s->kernels && by_seq) {
+		s->pairs = db_prepare(db, pairs_sql, err);
+		s->win = malloc(2 * EVENTS_WINDOW * sizeof(*s->win));
+		if (s->pairs && !s->win)
+			db_fail(err, "out of memory");
+	}
+	if (!s->kernels || (by_seq && (!s->pairs || !s->win || read_pair(s, err) < 0)) ||
+	    read_op(s, err) < 0 || read_kernel(s, err) < 0) {
+		event_stream_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int before(const struct event *a, const struct event *b, int by_seq)
+{
+	if (by_seq)
+		return a->seq < b->seq;
+	return a->begin_ns < b->begin_ns || (a->begin_ns == b->begin_ns && a->seq < b->seq);
+}
+
+/* The next row of the merged statements: 1, 0 at the end, -1 on error. */
+static int next_row(struct event_stream *s, struct event *ev, char **err)
+{
+	int take_op;
+
+	if (!s->have_op && !s->have_kernel)
+		return 0;
+	if (!s->have_kernel)
+		take_op = 1;
+	else if (!s->have_op)
+		take_op = 0;
+	else
+		take_op = before(&s->op, &s->kernel, s->mode == EVENTS_BY_SEQ);
+	if (take_op) {
+		*ev = s->op;
+		return read_op(s, err) < 0 ? -1 : 1;
+	}
+	*ev = s->kernel;
+	return read_kernel(s, err) < 0 ? -1 : 1;
+}
+
+/*
+ * Seq mode: keep the window full, sorted by insertion from the back (rows
+ * arrive nearly sorted, so that is a compare or two), and hand out its
+ * front.  A row that belongs before what was already handed out means the
+ * window was too small: restart sorted.
+ */
+int event_stream_next(struct event_stream *s, struct event *ev, char **err)
+{
+	if (s->mode == EVENTS_SORTED)
+		return next_row(s, ev, err);
+	while (s->tail - s->head < EVENTS_WINDOW) {
+		struct event row;
+		size_t i;
+		int rc = next_row(s, &row, err);
+		if (rc < 0)
+			return -1;
+		if (!rc)
+			break;
+		if (s->started && (row.begin_ns < s->last_begin_ns ||
+				   (row.begin_ns == s->last_begin_ns && row.seq < s->last_seq)))
+			return EVENTS_RESTART;
+		if (s->tail == 2 * EVENTS_WINDOW) {
+			memmove(s->win, s->win + s->head, (s->tail - s->head) * sizeof(*s->win));
+			s->tail -= s->head;
+			s->head = 0;
+		}
+		for (i = s->tail; i > s->head && before(&row, &s->win[i - 1], 0); i--)
+			;
+		memmove(s->win + i + 1, s->win + i, (s->tail - i) * sizeof(*s->win));
+		s->win[i] = row;
+		s->tail++;
+	}
+	if (s->head == s->tail)
+		return 0;
+	*ev = s->win[s->head++];
+	s->started = 1;
+	s->last_begin_ns = ev->begin_ns;
+	s->last_seq = ev->seq;
+	return 1;
+}
+
+void event_stream_close(struct event_stream *s)
+{
+	if (!s)
+		return;
+	sqlite3_finalize(s->ops);
+	sqlite3_finalize(s->kernels);
+	sqlite3_finalize(s->pairs);
+	hmap_release(&s->live);
+	free(s->win);
+	free(s);
+}
+
+static char *col_strdup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *v = sqlite3_column_text(st, i);
+	return v ? strdup((const char *)v) : NULL;
+}
+
+static int read_modules(struct db *db, struct run_info *run, char **err)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT path, base, low, high FROM module_raw ORDER BY id", err);
+	size_t cap = 0;
+	int rc;
+
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct run_module *m;
+		if (run->nmodules == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			struct run_module *v = realloc(run->modules, ncap * sizeof(*v));
+			if (!v)
+				break;
+			run->modules = v;
+			cap = ncap;
+		}
+		m = &run->modules[run->nmodules++];
+		m->path = col_strdup(st, 0);
+		m->base = col_u64(st, 1);
+		m->low = col_u64(st, 2);
+		m->high = col_u64(st, 3);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(err, "cannot read modules from '%s': %s", db->path,
+			       rc == SQLITE_ROW ? "out of memory" : sqlite3_errmsg(db->sql));
+	return 0;
+}
+
+static int read_devices(struct db *db, struct run_info *run, char **err)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT num, type FROM device_raw ORDER BY num", err);
+	size_t cap = 0;
+	int rc;
+
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (run->ndevices == cap) {
+			size_t ncap = cap ? 2 * cap : 8;
+			struct run_device *v = realloc(run->devices, ncap * sizeof(*v));
+			if (!v)
+				break;
+			run->devices = v;
+			cap = ncap;
+		}
+		run->devices[run->ndevices].num = sqlite3_column_int(st, 0);
+		run->devices[run->ndevices].type = col_strdup(st, 1);
+		run->ndevices++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(err, "cannot read devices from '%s': %s", db->path,
+			       rc == SQLITE_ROW ? "out of memory" : sqlite3_errmsg(db->sql));
+	return 0;
+}
+
+int db_read_run(struct db *db, struct run_info *run, char **err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(run, 0, sizeof(*run));
+	run->duration_ns = -1;
+	st = db_prepare(db, "SELECT command, runtime, status, exit_status, exit_signal, end_ns,"
+			    " host_device, events_lost FROM run_raw WHERE id = 1", err);
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		run->command = col_strdup(st, 0);
+		run->runtime = col_strdup(st, 1);
+		run->status = col_strdup(st, 2);
+		run->has_exit_status = sqlite3_column_type(st, 3) != SQLITE_NULL;
+		run->exit_status = sqlite3_column_int(st, 3);
+		run->exit_signal = sqlite3_column_int(st, 4);
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+			run->duration_ns = sqlite3_column_int64(st, 5);
+		run->has_host_device = sqlite3_column_type(st, 6) != SQLITE_NULL;
+		run->host_device = sqlite3_column_int(st, 6);
+		run->events_lost = sqlite3_column_int64(st, 7);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(err, "cannot read the run from '%s': %s", db->path, sqlite3_errmsg(db->sql));
+	if (!run->has_host_device) {
+		/* The source of the first transfer to a device is the host. */
+		st = db_prepare(db, "SELECT src_dev FROM data_op_raw WHERE kind IN (2, 18)"
+				    " ORDER BY seq LIMIT 1", err);
+		if (!st)
+			return -1;
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			run->has_host_device = 1;
+			run->host_device = sqlite3_column_int(st, 0);
+		}
+		sqlite3_finalize(st);
+	}
+	if (read_modules(db, run, err) < 0 || read_devices(db, run, err) < 0)
+		return -1;
+	return 0;
+}
+
+void run_info_release(struct run_info *run)
+{
+	if (!run)
+		return;
+	free(run->command);
+	free(run->runtime);
+	free(run->status);
+	for (size_t i = 0; i < run->nmodules; i++)
+		free(run->modules[i].path);
+	free(run->modules);
+	for (size_t i = 0; i < run->ndevices; i++)
+		free(run->devices[i].type);
+	free(run->devices);
+	memset(run, 0, sizeof(*run));
+}

@@ -1,0 +1,86 @@
+/*
+ * events.h - the read side of the report stage: the recorded events as a
+ * stream, and the facts about the run that the report shows.
+ *
+ * The stream merges data operations and kernels in the one order every
+ * detector relies on,  ORDER BY begin_ns, seq  (seq is global and unique, so
+ * the order is total), and yields one struct event at a time: memory does not
+ * grow with the number of events.  Deletes carry the allocation they free
+ * (delete_pair_raw, filled by 'mapprof record') with its size and host
+ * address; kernels carry the code pointer of their target construct.
+ *
+ * Two ways to get that order.  EVENTS_BY_SEQ reads the tables in seq order
+ * (no sort: seq is the rowid) through a reorder window of EVENTS_WINDOW
+ * events: the collector numbers an operation before it stamps its begin
+ * time, so seq order is begin order except across threads, by little.  When
+ * an event arrives too late for the window, event_stream_next() returns
+ * EVENTS_RESTART and the caller starts again with EVENTS_SORTED, which has
+ * SQLite sort (seconds for millions of events, but always right).
+ */
+#ifndef MAPPROF_DB_EVENTS_H
+#define MAPPROF_DB_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/event.h"
+
+struct db;
+struct event_stream;
+
+enum events_mode { EVENTS_BY_SEQ, EVENTS_SORTED };
+
+#define EVENTS_WINDOW 16384
+#define EVENTS_RESTART (-2)
+
+/* Start streaming the run's events.  NULL with *err set on error. */
+struct event_stream *event_stream_open(struct db *db, enum events_mode mode, char **err);
+
+/*
+ * Next event into *ev: 1, or 0 at the end, or -1 with *err set, or (only in
+ * EVENTS_BY_SEQ mode) EVENTS_RESTART when the order cannot be kept.
+ */
+int event_stream_next(struct event_stream *s, struct event *ev, char **err);
+
+/* Accepts NULL. */
+void event_stream_close(struct event_stream *s);
+
+/* A row of module_raw (strings owned by the run_info). */
+struct run_module {
+	char *path;
+	uint64_t base;         /* load bias */
+	uint64_t low, high;    /* mapped range [low, high) */
+};
+
+struct run_device {
+	int num;
+	char *type;            /* NULL when unknown */
+};
+
+/* The run as recorded (run_raw, device_raw, module_raw).  Strings malloc'ed. */
+struct run_info {
+	char *command;         /* JSON array text of argv, or NULL */
+	char *runtime;         /* OpenMP runtime version string, or NULL */
+	char *status;          /* 'complete', 'recording', ...; or NULL */
+	int has_exit_status;
+	int exit_status;
+	int exit_signal;       /* 0 when not killed by a signal */
+	int64_t duration_ns;   /* collector start to finish; -1 when unknown */
+	int has_host_device;
+	int host_device;
+	int64_t events_lost;
+	struct run_module *modules;
+	size_t nmodules;
+	struct run_device *devices;   /* by number */
+	size_t ndevices;
+};
+
+/*
+ * Read the run.  When run_raw.host_device is NULL, the host is taken from
+ * the source device of the first transfer to a device.  Returns 0, or -1
+ * with *err set.  Release with run_info_release() either way.
+ */
+int db_read_run(struct db *db, struct run_info *run, char **err);
+void run_info_release(struct run_info *run);
+
+#endif

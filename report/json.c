@@ -1,0 +1,282 @@
+/*
+ * json.c - build and write report.json.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/json.h"
+
+const char *finding_advice(enum finding_kind kind, enum flavour flavour)
+{
+	switch (kind) {
+	case FINDING_DUPLICATE_TRANSFER:
+		if (flavour == FLAVOUR_SAME_CONTENT)
+			return "Other data with identical content was already there (often zero-initialised "
+			       "buffers): allocate and initialise such buffers on the device instead of "
+			       "copying them, if it matters.";
+		return "The receiver already had this data: map it once around the constructs that use it "
+		       "(an enclosing 'target data' region, or 'target enter data'/'exit data') instead of "
+		       "on each construct.";
+	case FINDING_ROUND_TRIP:
+		if (flavour == FLAVOUR_HOST_DEVICE_HOST)
+			return "The device copy came back unchanged: map it 'to' instead of 'tofrom', or drop "
+			       "the 'from' update.";
+		if (flavour == FLAVOUR_DEVICE_HOST_DEVICE)
+			return "The host sends back what the device just gave it: keep the data on the device "
+			       "across these constructs with an enclosing 'target data' region.";
+		return "The data came back unchanged between devices: keep one copy where it is used.";
+	case FINDING_REPEATED_ALLOC:
+		return "The same data is allocated and freed on the device again and again: map it once "
+		       "with 'target enter data' before the loop and 'target exit data' after it.";
+	case FINDING_UNUSED_ALLOC:
+		return "No kernel ran on the device while this allocation lived: remove the mapping, or "
+		       "move it to where a kernel uses the data.";
+	case FINDING_UNUSED_TRANSFER:
+		if (flavour == FLAVOUR_OVERWRITTEN)
+			return "This transfer was overwritten before any kernel could read it: drop the "
+			       "earlier update, or merge the two.";
+		return "No kernel ran on the device after this transfer: remove it (often a 'to' where "
+		       "'from' or nothing was meant).";
+	default:
+		return "";
+	}
+}
+
+static json_t *hex(uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
+	return json_string(buf);
+}
+
+/* {"address", "module", "offset"}: module and offset when a module holds it. */
+static json_t *place(const struct analysis *a, uint64_t addr)
+{
+	json_t *o = json_object();
+	uint64_t off;
+	const char *mod = addr ? module_locate(a->run.modules, a->run.nmodules, addr, &off) : NULL;
+
+	json_object_set_new(o, "address", hex(addr));
+	json_object_set_new(o, "module", mod ? json_string(mod) : json_null());
+	json_object_set_new(o, "offset", mod ? hex(off) : json_null());
+	return o;
+}
+
+static json_t *places(const struct analysis *a, const uint64_t *v, int n)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(arr, place(a, v[i]));
+	return arr;
+}
+
+static json_t *int_or_null(int has, json_int_t v)
+{
+	return has ? json_integer(v) : json_null();
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static double rounded(double v)
+{
+	return round(v * 10000.0) / 10000.0;
+}
+
+static json_t *run_json(const struct analysis *a)
+{
+	const struct run_info *r = &a->run;
+	json_t *o = json_object(), *devices = json_array();
+	json_t *command = r->command ? json_loads(r->command, 0, NULL) : NULL;
+
+	if (!command || !json_is_array(command)) {
+		json_decref(command);
+		command = json_array();
+	}
+	json_object_set_new(o, "command", command);
+	json_object_set_new(o, "exit_status", int_or_null(r->has_exit_status, r->exit_status));
+	json_object_set_new(o, "exit_signal", int_or_null(r->exit_signal != 0, r->exit_signal));
+	json_object_set_new(o, "status", str_or_null(r->status));
+	json_object_set_new(o, "duration_ns", json_integer(a->duration_ns));
+	json_object_set_new(o, "runtime", str_or_null(r->runtime));
+	json_object_set_new(o, "host_device", int_or_null(a->host_device >= 0 || r->has_host_device,
+							  a->host_device));
+	json_object_set_new(o, "events", json_integer((json_int_t)a->totals.events));
+	json_object_set_new(o, "events_lost", json_integer(r->events_lost));
+	/* Devices the runtime reported, and any other that events name, by number. */
+	for (size_t i = 0; i < a->totals.ndevices; i++) {
+		const struct device_totals *t = &a->totals.devices[i];
+		const char *type = NULL;
+		json_t *d;
+		if (t->device == a->host_device || t->device < 0)
+			continue;
+		for (size_t j = 0; j < r->ndevices; j++)
+			if (r->devices[j].num == t->device)
+				type = r->devices[j].type;
+		d = json_object();
+		json_object_set_new(d, "device", json_integer(t->device));
+		json_object_set_new(d, "type", str_or_null(type));
+		json_object_set_new(d, "kernels", json_integer((json_int_t)t->kernels));
+		json_object_set_new(d, "transfers_in", json_integer((json_int_t)t->transfers_in));
+		json_object_set_new(d, "bytes_in", json_integer((json_int_t)t->bytes_in));
+		json_object_set_new(d, "transfers_out", json_integer((json_int_t)t->transfers_out));
+		json_object_set_new(d, "bytes_out", json_integer((json_int_t)t->bytes_out));
+		json_object_set_new(d, "allocs", json_integer((json_int_t)t->allocs));
+		json_array_append_new(devices, d);
+	}
+	json_object_set_new(o, "devices", devices);
+	return o;
+}
+
+static json_t *summary_json(const struct analysis *a)
+{
+	const struct findings *f = &a->findings;
+	json_t *o = json_object(), *kinds = json_object();
+	uint64_t nfind = 0, nocc = 0;
+
+	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
+		json_t *s = json_object();
+		json_object_set_new(s, "findings", json_integer((json_int_t)f->kinds[k].findings));
+		json_object_set_new(s, "occurrences", json_integer((json_int_t)f->kinds[k].occurrences));
+		json_object_set_new(s, "bytes", json_integer((json_int_t)f->kinds[k].bytes));
+		json_object_set_new(s, "savings_ns", json_integer(f->kinds[k].savings_ns));
+		json_object_set_new(kinds, finding_kind_name(k), s);
+		nfind += f->kinds[k].findings;
+		nocc += f->kinds[k].occurrences;
+	}
+	json_object_set_new(o, "duration_ns", json_integer(a->duration_ns));
+	json_object_set_new(o, "transfer_ns", json_integer(busy_ns(&a->totals.transfer)));
+	json_object_set_new(o, "alloc_ns", json_integer(busy_ns(&a->totals.alloc)));
+	json_object_set_new(o, "kernel_ns", json_integer(busy_ns(&a->totals.kernel)));
+	json_object_set_new(o, "savings_ns", json_integer(f->savings_ns));
+	json_object_set_new(o, "predicted_speedup", f->predicted_speedup > 0 ?
+			    json_real(rounded(f->predicted_speedup)) : json_null());
+	json_object_set_new(o, "findings", json_integer((json_int_t)nfind));
+	json_object_set_new(o, "occurrences", json_integer((json_int_t)nocc));
+	json_object_set_new(o, "kinds", kinds);
+	return o;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	return (*x > *y) - (*x < *y);
+}
+
+static json_t *events_json(const struct finding *g, int *truncated)
+{
+	json_t *arr = json_array();
+	int64_t *seqs = malloc((g->nops ? g->nops : 1) * sizeof(*seqs));
+	size_t n = 0;
+
+	*truncated = 0;
+	if (!seqs)
+		return arr;
+	for (size_t i = 0; i < g->nops; i++)
+		seqs[n++] = g->ops[i].seq;
+	qsort(seqs, n, sizeof(*seqs), cmp_i64);
+	for (size_t i = 0, out = 0; i < n; i++) {
+		if (i && seqs[i] == seqs[i - 1])
+			continue;
+		if (out++ == REPORT_JSON_MAX_EVENTS) {
+			*truncated = 1;
+			break;
+		}
+		json_array_append_new(arr, json_integer(seqs[i]));
+	}
+	free(seqs);
+	return arr;
+}
+
+static json_t *finding_json(const struct analysis *a, const struct finding *g)
+{
+	json_t *o = json_object(), *devices = json_array(), *data = place(a, g->data_addr);
+	const char *flavour = flavour_name(g->flavour);
+	int truncated;
+
+	json_object_set_new(o, "id", json_integer(g->id));
+	json_object_set_new(o, "kind", json_string(finding_kind_name(g->kind)));
+	json_object_set_new(o, "flavour", *flavour ? json_string(flavour) : json_null());
+	json_object_set_new(o, "fingerprint", json_string(g->fingerprint));
+	json_object_set_new(o, "occurrences", json_integer((json_int_t)g->occurrences));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)g->bytes));
+	json_object_set_new(o, "savings_ns", json_integer(g->savings_ns));
+	for (int i = 0; i < g->ndevices; i++)
+		json_array_append_new(devices, json_integer(g->devices[i]));
+	json_object_set_new(o, "devices", devices);
+	json_object_set_new(o, "locations", places(a, g->locations, g->nlocations));
+	if (g->kind == FINDING_DUPLICATE_TRANSFER)
+		json_object_set_new(o, "origins", places(a, g->origins, g->norigins));
+	json_object_set_new(data, "bytes", json_integer((json_int_t)g->data_bytes));
+	json_object_set_new(o, "data", data);
+	json_object_set_new(o, "events", events_json(g, &truncated));
+	json_object_set_new(o, "events_truncated", json_boolean(truncated));
+	json_object_set_new(o, "advice", json_string(finding_advice(g->kind, g->flavour)));
+	return o;
+}
+
+json_t *report_json(const struct analysis *a)
+{
+	json_t *doc = json_object(), *findings = json_array();
+
+	if (!doc || !findings) {
+		json_decref(doc);
+		json_decref(findings);
+		return NULL;
+	}
+	json_object_set_new(doc, "format", json_string(REPORT_JSON_FORMAT));
+	json_object_set_new(doc, "version", json_integer(REPORT_JSON_VERSION));
+	json_object_set_new(doc, "run", run_json(a));
+	json_object_set_new(doc, "summary", summary_json(a));
+	for (size_t i = 0; i < a->findings.n; i++)
+		json_array_append_new(findings, finding_json(a, &a->findings.v[i]));
+	json_object_set_new(doc, "findings", findings);
+	return doc;
+}
+
+int report_json_write(json_t *doc, const char *path, char **err)
+{
+	const size_t flags = JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10);
+	char *tmp = NULL;
+	FILE *f;
+
+	if (!strcmp(path, "-")) {
+		if (json_dumpf(doc, stdout, flags) < 0 || fputc('\n', stdout) == EOF || fflush(stdout)) {
+			if (err)
+				*err = strdup("cannot write the JSON report to standard output");
+			return -1;
+		}
+		return 0;
+	}
+	if (asprintf(&tmp, "%s.tmp", path) < 0)
+		return -1;
+	f = fopen(tmp, "w");
+	if (f) {
+		int bad = json_dumpf(doc, f, flags) < 0 || fputc('\n', f) == EOF;
+		if (fclose(f) || bad)
+			f = NULL;
+	}
+	if (!f) {
+		if (err && asprintf(err, "cannot write '%s': %s", path, strerror(errno)) < 0)
+			*err = NULL;
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	if (rename(tmp, path) < 0) {
+		if (err && asprintf(err, "cannot write '%s': %s", path, strerror(errno)) < 0)
+			*err = NULL;
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}

@@ -1,0 +1,32 @@
+/*
+ * json.h - report.json: the findings of one run as a JSON document
+ * (docs/report-json.md, schema docs/report-json.schema.json).
+ *
+ * Deterministic: the same database gives the same bytes (keys sorted when
+ * written, fixed precision, no wall-clock times, hosts or absolute paths:
+ * modules are named by their file name).  Code and data addresses are hex
+ * strings (64-bit values do not survive JSON numbers in most readers); the
+ * "address" fields are the only ones that change with ASLR.
+ */
+#ifndef MAPPROF_REPORT_JSON_H
+#define MAPPROF_REPORT_JSON_H
+
+#include <jansson.h>
+
+#include "report/report.h"
+
+#define REPORT_JSON_FORMAT "mapprof-report"
+#define REPORT_JSON_VERSION 1
+/* At most this many event seqs per finding in "events" (all are in the database). */
+#define REPORT_JSON_MAX_EVENTS 1000
+
+/* The document; NULL when out of memory.  The caller owns (decrefs) it. */
+json_t *report_json(const struct analysis *a);
+
+/* Write 'doc' to 'path' ("-" = stdout), via 'path.tmp' + rename.  0, or -1 with *err. */
+int report_json_write(json_t *doc, const char *path, char **err);
+
+/* One sentence of advice for a finding of this kind and flavour (static). */
+const char *finding_advice(enum finding_kind kind, enum flavour flavour);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * report.h - 'mapprof report': read a recorded run, find the inefficient
+ * data mapping patterns, store them in the database, print a summary and
+ * write report.json (and report.html).
+ *
+ * The stages: db_read_run() and the event stream (db/events.h) feed the
+ * detectors (report/detect.h) and the run totals (report/totals.h); the
+ * occurrences are grouped into findings (report/findings.h), stored
+ * (db/findings.h), rendered as JSON (report/json.h, the document every other
+ * output is built from), as a terminal summary (report/summary.h) and as
+ * HTML (report/html.h).
+ */
+#ifndef MAPPROF_REPORT_REPORT_H
+#define MAPPROF_REPORT_REPORT_H
+
+#include <stdint.h>
+
+#include "db/events.h"
+#include "report/findings.h"
+#include "report/totals.h"
+
+struct db;
+
+struct report_options {
+	const char *db_path;
+	const char *json_path;   /* NULL: no JSON; "-": standard output */
+	const char *html_path;   /* NULL: no HTML */
+	int quiet;               /* no terminal summary */
+	int top;                 /* findings listed in the summary; 0: 5 */
+};
+
+/* Everything the outputs show about one run. */
+struct analysis {
+	struct run_info run;
+	struct run_totals totals;
+	struct findings findings;
+	int host_device;         /* -1 when unknown */
+	int64_t duration_ns;     /* wall time: the collector's, else the events' span */
+	int stored;              /* findings written to the database */
+	int sorted;              /* the stream needed SQLite's sort */
+};
+
+/*
+ * Read the run in 'db' and analyse it into *a (which the caller releases
+ * with analysis_release() whatever the result).  0, or -1 with *err set.
+ */
+int analysis_run(struct db *db, struct analysis *a, char **err);
+void analysis_release(struct analysis *a);
+
+/*
+ * The whole of 'mapprof report'.  Writes the findings into the database when
+ * it is writable (else says so on stderr), prints the summary on stdout
+ * (stderr when the JSON goes to stdout) unless quiet, writes the requested
+ * files.  0, or -1 with *err set (malloc'ed message).
+ */
+int report_run(const struct report_options *opt, char **err);
+
+#endif

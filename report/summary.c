@@ -1,0 +1,139 @@
+/*
+ * summary.c - the terminal summary.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/json.h"
+#include "report/summary.h"
+
+char *format_ns(char *buf, size_t size, int64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, size, "%lld ns", (long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, size, "%.2f us", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, size, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, size, "%.2f s", ns / 1e9);
+	return buf;
+}
+
+char *format_bytes(char *buf, size_t size, uint64_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+		return buf;
+	}
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, v < 10 ? "%.2f %s" : "%.1f %s", v, units[u]);
+	return buf;
+}
+
+static void print_place(FILE *out, const struct analysis *a, uint64_t addr)
+{
+	uint64_t off;
+	const char *mod = addr ? module_locate(a->run.modules, a->run.nmodules, addr, &off) : NULL;
+
+	if (mod)
+		fprintf(out, "%s+0x%" PRIx64, mod, off);
+	else if (addr)
+		fprintf(out, "0x%" PRIx64, addr);
+	else
+		fprintf(out, "unknown location");
+}
+
+static void print_devices(FILE *out, const struct analysis *a, const struct finding *g)
+{
+	static const char *const sep[] = { "", " -> " };
+	for (int i = 0; i < g->ndevices; i++) {
+		if (g->devices[i] == a->host_device)
+			fprintf(out, "%shost", sep[i > 0]);
+		else
+			fprintf(out, "%sdevice %d", sep[i > 0], g->devices[i]);
+	}
+}
+
+static int cmp_savings(const void *x, const void *y)
+{
+	const struct finding *const *a = x, *const *b = y;
+	if ((*a)->savings_ns != (*b)->savings_ns)
+		return (*a)->savings_ns > (*b)->savings_ns ? -1 : 1;
+	return ((*a)->id > (*b)->id) - ((*a)->id < (*b)->id);
+}
+
+static void print_top(FILE *out, const struct analysis *a, int top)
+{
+	const struct findings *f = &a->findings;
+	const struct finding **by = malloc((f->n ? f->n : 1) * sizeof(*by));
+	char t[32], b[32];
+
+	if (!by)
+		return;
+	for (size_t i = 0; i < f->n; i++)
+		by[i] = &f->v[i];
+	qsort(by, f->n, sizeof(*by), cmp_savings);
+	fprintf(out, "\ntop findings by savings:\n");
+	for (size_t i = 0; i < f->n && (int)i < top; i++) {
+		const struct finding *g = by[i];
+		const char *flavour = flavour_name(g->flavour);
+
+		fprintf(out, "  #%d %s%s%s%s, ", g->id, finding_kind_name(g->kind),
+			*flavour ? " (" : "", flavour, *flavour ? ")" : "");
+		print_devices(out, a, g);
+		fprintf(out, "\n     at ");
+		print_place(out, a, g->key[0]);
+		if (g->nkey > 1 && g->key[1] != g->key[0]) {
+			fprintf(out, " and ");
+			print_place(out, a, g->key[1]);
+		}
+		fprintf(out, ": %" PRIu64 " occurrence%s, %s, %s to save\n", g->occurrences,
+			g->occurrences == 1 ? "" : "s", format_bytes(b, sizeof(b), g->bytes),
+			format_ns(t, sizeof(t), g->savings_ns));
+		fprintf(out, "     %s\n", finding_advice(g->kind, g->flavour));
+	}
+	if (f->n > (size_t)top)
+		fprintf(out, "  ... and %zu more (see report.json or the findings table)\n", f->n - (size_t)top);
+	free(by);
+}
+
+void summary_print(FILE *out, const struct analysis *a, int top)
+{
+	const struct findings *f = &a->findings;
+	char t[32], b[32], d[32];
+
+	fprintf(out, "mapprof: %" PRIu64 " events in %s; transfers busy %s, allocations busy %s\n",
+		a->totals.events, format_ns(d, sizeof(d), a->duration_ns),
+		format_ns(t, sizeof(t), busy_ns(&a->totals.transfer)),
+		format_ns(b, sizeof(b), busy_ns(&a->totals.alloc)));
+	fprintf(out, "  %-20s %8s %12s %12s %12s\n", "pattern", "findings", "occurrences", "bytes",
+		"savings");
+	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
+		const struct kind_summary *s = &f->kinds[k];
+		fprintf(out, "  %-20s %8" PRIu64 " %12" PRIu64 " %12s %12s\n", finding_kind_name(k),
+			s->findings, s->occurrences, format_bytes(b, sizeof(b), s->bytes),
+			format_ns(t, sizeof(t), s->savings_ns));
+	}
+	if (a->duration_ns > 0) {
+		fprintf(out, "  total savings %s of %s (%.1f%%): ", format_ns(t, sizeof(t), f->savings_ns),
+			d, 100.0 * (double)f->savings_ns / (double)a->duration_ns);
+		if (f->predicted_speedup > 0)
+			fprintf(out, "predicted speedup %.2fx\n", f->predicted_speedup);
+		else
+			fprintf(out, "all of the run is data mapping that could go\n");
+	}
+	if (!f->n) {
+		fprintf(out, "\nno inefficient data mapping found.\n");
+		return;
+	}
+	print_top(out, a, top);
+}

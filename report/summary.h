@@ -1,0 +1,23 @@
+/*
+ * summary.h - the terminal summary of a report, in the spirit of
+ * 'nsys analyze': one line per kind (findings, occurrences, savings), the
+ * total and the predicted speedup, then the top findings by savings with
+ * what, where, how much and one sentence of advice.
+ */
+#ifndef MAPPROF_REPORT_SUMMARY_H
+#define MAPPROF_REPORT_SUMMARY_H
+
+#include <stdio.h>
+
+#include "report/report.h"
+
+/* Print the summary of 'a' to 'out', listing at most 'top' findings. */
+void summary_print(FILE *out, const struct analysis *a, int top);
+
+/* "1.23 ms", "512 ns", "4.00 s" into buf (returns buf). */
+char *format_ns(char *buf, size_t size, int64_t ns);
+
+/* "512 B", "40.0 KiB", "1.50 GiB" into buf (returns buf). */
+char *format_bytes(char *buf, size_t size, uint64_t bytes);
+
+#endif

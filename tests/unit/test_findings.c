@@ -1,0 +1,223 @@
+/*
+ * test_findings.c - grouping occurrences into findings, fingerprints, the
+ * savings union and cap, and the predicted speedup.
+ */
+#include <math.h>
+
+#include "tests/unit/check.h"
+#include "report/findings.h"
+
+#define HOST 4
+
+/* A one-op occurrence of 'kind' at code pointer cp, op [b, e] with this seq. */
+static struct occurrence occ1(enum finding_kind kind, uint64_t cp, int dev, uint64_t data,
+			      int64_t seq, int64_t b, int64_t e)
+{
+	struct occurrence o = { 0 };
+	o.kind = kind;
+	o.flavour = kind == FINDING_DUPLICATE_TRANSFER ? FLAVOUR_SAME_DATA : FLAVOUR_NONE;
+	o.nops = 1;
+	o.ops[0] = (struct op_ref){ seq, b, e, cp, ROLE_TRANSFER };
+	o.ndevices = 2;
+	o.devices[0] = HOST;
+	o.devices[1] = dev;
+	o.data_addr = data;
+	o.data_bytes = 64;
+	o.bytes = 64;
+	return o;
+}
+
+/* A round trip: send [b1, e1] at cp1, return [b2, e2] at cp2. */
+static struct occurrence trip(uint64_t cp1, uint64_t cp2, int64_t s1, int64_t b1, int64_t e1,
+			      int64_t s2, int64_t b2, int64_t e2)
+{
+	struct occurrence o = { 0 };
+	o.kind = FINDING_ROUND_TRIP;
+	o.flavour = FLAVOUR_HOST_DEVICE_HOST;
+	o.nops = 2;
+	o.ops[0] = (struct op_ref){ s1, b1, e1, cp1, ROLE_SEND };
+	o.ops[1] = (struct op_ref){ s2, b2, e2, cp2, ROLE_RETURN };
+	o.ndevices = 2;
+	o.devices[0] = HOST;
+	o.devices[1] = 0;
+	o.data_addr = 0x7000;
+	o.data_bytes = 64;
+	o.bytes = 128;
+	return o;
+}
+
+/* One module, the program, loaded at 'base', 1 MiB long. */
+static struct run_module prog(uint64_t base)
+{
+	static char path[] = "/home/u/app";
+	struct run_module m = { path, base, base, base + 0x100000 };
+	return m;
+}
+
+static void finish(struct findings *f, const struct run_module *m, int64_t duration)
+{
+	struct findings_context ctx = { m, m ? 1 : 0, HOST, duration };
+	CHECK_INT(findings_finish(f, &ctx), 0);
+}
+
+static void test_grouping(void)
+{
+	struct findings f;
+	struct run_module m = prog(0x400000);
+	struct occurrence o[] = {
+		occ1(FINDING_DUPLICATE_TRANSFER, 0x401000, 0, 0x9000, 5, 50, 60),
+		occ1(FINDING_DUPLICATE_TRANSFER, 0x401000, 0, 0x9000, 9, 90, 95),  /* same group */
+		occ1(FINDING_DUPLICATE_TRANSFER, 0x402000, 0, 0x9000, 7, 70, 75),  /* other location */
+		occ1(FINDING_DUPLICATE_TRANSFER, 0x401000, 1, 0x9000, 8, 80, 85),  /* other device */
+		occ1(FINDING_DUPLICATE_TRANSFER, 0x401000, 0, 0xa000, 6, 60, 65),  /* other data */
+		occ1(FINDING_UNUSED_TRANSFER, 0x401000, 0, 0x9000, 3, 30, 35),     /* other kind */
+	};
+	o[1].flavour = FLAVOUR_SAME_DATA;
+	findings_init(&f);
+	for (size_t i = 0; i < sizeof(o) / sizeof(o[0]); i++)
+		CHECK_INT(findings_add(&f, &o[i]), 0);
+	finish(&f, &m, 1000);
+	CHECK_INT(f.n, 5);
+	/* Ordered by kind, then first operation. */
+	CHECK_INT(f.v[0].first_seq, 5);
+	CHECK_INT(f.v[0].occurrences, 2);
+	CHECK_INT(f.v[0].bytes, 128);
+	CHECK_INT(f.v[0].nops, 2);
+	CHECK_INT(f.v[0].savings_ns, 15);
+	CHECK_INT(f.v[1].first_seq, 6);
+	CHECK_INT(f.v[2].first_seq, 7);
+	CHECK_INT(f.v[3].first_seq, 8);
+	CHECK_INT(f.v[4].kind, FINDING_UNUSED_TRANSFER);
+	for (size_t i = 0; i < f.n; i++)
+		CHECK_INT(f.v[i].id, (int)i + 1);
+	CHECK_INT(f.kinds[FINDING_DUPLICATE_TRANSFER].findings, 4);
+	CHECK_INT(f.kinds[FINDING_DUPLICATE_TRANSFER].occurrences, 5);
+	CHECK_INT(f.kinds[FINDING_UNUSED_TRANSFER].findings, 1);
+	findings_release(&f);
+}
+
+/* The same problem recorded twice: other load address, other heap address. */
+static void test_fingerprint_stable(void)
+{
+	struct findings a, b;
+	struct run_module ma = prog(0x555500000000), mb = prog(0x560000000000);
+	struct occurrence oa = occ1(FINDING_DUPLICATE_TRANSFER, 0x555500001234, 0, 0x7ffd0000, 1, 1, 2);
+	struct occurrence ob = occ1(FINDING_DUPLICATE_TRANSFER, 0x560000001234, 0, 0x7ffe1000, 1, 1, 2);
+	struct occurrence ga = occ1(FINDING_UNUSED_TRANSFER, 0x555500001234, 0, 0x555500004010, 2, 3, 4);
+	struct occurrence gb = occ1(FINDING_UNUSED_TRANSFER, 0x560000001234, 0, 0x560000004010, 2, 3, 4);
+	struct occurrence gc = occ1(FINDING_UNUSED_TRANSFER, 0x560000001234, 0, 0x560000004020, 3, 3, 4);
+
+	findings_init(&a);
+	findings_init(&b);
+	findings_add(&a, &oa);
+	findings_add(&a, &ga);
+	findings_add(&b, &ob);
+	findings_add(&b, &gb);
+	findings_add(&b, &gc);     /* another global at the same location */
+	finish(&a, &ma, 100);
+	finish(&b, &mb, 100);
+	CHECK_INT(strlen(a.v[0].fingerprint), 16);
+	CHECK_STR(a.v[0].fingerprint, b.v[0].fingerprint);
+	CHECK_STR(a.v[1].fingerprint, b.v[1].fingerprint);
+	CHECK(strcmp(a.v[0].fingerprint, a.v[1].fingerprint));
+	CHECK(strcmp(b.v[1].fingerprint, b.v[2].fingerprint));
+	findings_release(&a);
+	findings_release(&b);
+}
+
+/* Heap data of one size at one location, twice in a run: suffixes in id order. */
+static void test_fingerprint_collision(void)
+{
+	struct findings f;
+	struct run_module m = prog(0x400000);
+	struct occurrence x = occ1(FINDING_UNUSED_TRANSFER, 0x401000, 0, 0x7ff00000, 1, 1, 2);
+	struct occurrence y = occ1(FINDING_UNUSED_TRANSFER, 0x401000, 0, 0x7ff10000, 2, 3, 4);
+	char base[17];
+
+	findings_init(&f);
+	findings_add(&f, &y);
+	findings_add(&f, &x);
+	finish(&f, &m, 100);
+	CHECK_INT(f.n, 2);
+	memcpy(base, f.v[0].fingerprint, 16);
+	base[16] = 0;
+	CHECK_STR(f.v[0].fingerprint, base);
+	CHECK(!strncmp(f.v[1].fingerprint, base, 16));
+	CHECK_STR(f.v[1].fingerprint + 16, "-2");
+	findings_release(&f);
+}
+
+static void test_savings_union_and_cap(void)
+{
+	struct findings f;
+	/* Two threads: transfers overlapping in time, [0,10] and [5,15]. */
+	struct occurrence d1 = occ1(FINDING_DUPLICATE_TRANSFER, 0x1, 0, 0x9000, 1, 0, 10);
+	struct occurrence d2 = occ1(FINDING_DUPLICATE_TRANSFER, 0x1, 0, 0x9000, 2, 5, 15);
+	/* A round trip whose send (seq 2) is also the second duplicate. */
+	struct occurrence t = trip(0x1, 0x2, 2, 5, 15, 3, 40, 50);
+	/* An unused transfer far later. */
+	struct occurrence u = occ1(FINDING_UNUSED_TRANSFER, 0x3, 0, 0x9000, 4, 90, 100);
+
+	findings_init(&f);
+	findings_add(&f, &d1);
+	findings_add(&f, &d2);
+	findings_add(&f, &t);
+	findings_add(&f, &u);
+	finish(&f, NULL, 200);
+	CHECK_INT(f.n, 3);
+	CHECK_INT(f.v[0].savings_ns, 15);                  /* union, not 20 */
+	CHECK_INT(f.v[1].savings_ns, 20);                  /* both legs */
+	CHECK_INT(f.kinds[FINDING_DUPLICATE_TRANSFER].savings_ns, 15);
+	CHECK_INT(f.kinds[FINDING_ROUND_TRIP].savings_ns, 20);
+	CHECK_INT(f.kinds[FINDING_UNUSED_TRANSFER].savings_ns, 10);
+	CHECK_INT(f.savings_ns, 15 + 10 + 10);             /* seq 2 once */
+	CHECK(fabs(f.predicted_speedup - 200.0 / 165.0) < 1e-9);
+	findings_release(&f);
+
+	/* More savings than wall time (clock skew, a wrong duration): capped. */
+	findings_init(&f);
+	findings_add(&f, &d1);
+	findings_add(&f, &u);
+	finish(&f, NULL, 12);
+	CHECK_INT(f.savings_ns, 12);
+	CHECK_INT(f.v[0].savings_ns, 10);
+	CHECK_INT(f.v[1].savings_ns, 10);
+	CHECK(f.predicted_speedup == 0);                   /* unbounded */
+	findings_release(&f);
+}
+
+static void test_empty(void)
+{
+	struct findings f;
+	findings_init(&f);
+	finish(&f, NULL, 0);
+	CHECK_INT(f.n, 0);
+	CHECK_INT(f.savings_ns, 0);
+	CHECK(f.predicted_speedup == 1.0);
+	findings_release(&f);
+	findings_init(&f);
+	finish(&f, NULL, 1000);
+	CHECK(f.predicted_speedup == 1.0);
+	findings_release(&f);
+}
+
+static void test_union_helper(void)
+{
+	struct finding_op ops[] = {
+		{ 1, 0, 10, 0, 0 }, { 2, 0, 3, 0, 0 }, { 2, 0, 3, 0, 0 }, { 3, 10, 12, 0, 0 },
+		{ 4, 20, 20, 0, 0 }, { 5, 30, 25, 0, 0 },   /* zero length; end before begin */
+	};
+	CHECK_INT(ops_union_ns(ops, 6), 12);
+	CHECK_INT(ops_union_ns(ops, 0), 0);
+}
+
+int main(void)
+{
+	RUN(test_grouping);
+	RUN(test_fingerprint_stable);
+	RUN(test_fingerprint_collision);
+	RUN(test_savings_union_and_cap);
+	RUN(test_empty);
+	RUN(test_union_helper);
+	return check_done();
+}
