@@ -116,6 +116,7 @@ REPORT_OBJS := \
 	$(B)/report/dwarfline.o \
 	$(B)/report/snippet.o \
 	$(B)/db/locations.o \
+	$(B)/db/attribution.o \
 	$(B)/report/html.o \
 	$(B)/db/timeline.o \
 	$(B)/gen/assets.o
@@ -125,7 +126,8 @@ CLI_OBJS := \
 	$(B)/cli/main.o \
 	$(B)/cli/record.o \
 	$(B)/cli/util.o \
-	$(B)/cli/stubs.o
+	$(B)/cli/report.o \
+	$(B)/cli/run.o
 
 $(B)/db/schema.o: $(B)/gen/schema.S db/schema.sql
 	@mkdir -p $(@D)
@@ -208,8 +210,8 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	else echo "deps: all installed"; fi
 
-# Chromium (Debian's) and Node.js for the report's browser test.
-TEST_DEB_PKGS := chromium nodejs npm
+# Chromium (Debian's) and Node.js for the report's browser test; jq for the golden tests.
+TEST_DEB_PKGS := chromium nodejs npm jq
 
 test-deps:
 	$(Q)missing=$$(for p in $(TEST_DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -227,10 +229,11 @@ test-deps:
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all $(B)/samples/round_trip
 	$(Q)rm -rf $(B)/demo && mkdir -p $(B)/demo
-	$(B)/mapprof record -o $(B)/demo/round_trip.db -- $(B)/samples/round_trip
-	$(Q)sqlite3 -header -column $(B)/demo/round_trip.db \
-	  "SELECT op, COUNT(*) AS events, SUM(bytes) AS bytes, COUNT(DISTINCT hash) AS contents FROM data_ops GROUP BY op; \
-	   SELECT COUNT(*) AS kernels FROM kernels;"
+	$(B)/mapprof run -o $(B)/demo/round_trip -- $(B)/samples/round_trip
+	$(Q)sqlite3 -header -column $(B)/demo/round_trip.mapprof.db \
+	  "SELECT op, COUNT(*) AS events, SUM(bytes) AS bytes, COUNT(DISTINCT hash) AS contents FROM data_ops GROUP BY op;"
+	@echo
+	@echo "open $(abspath $(B))/demo/report.html in a browser; report.json and the database are beside it"
 
 # --- benchmark: what recording costs ('make bench', BENCH_RUNS=N) -------------
 BENCH_PROGS := $(B)/bench/transfer_heavy $(B)/bench/launch_heavy
@@ -269,3 +272,19 @@ help:
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# BEGIN report targets
+# Rewrite tests/golden/*.json from fresh recordings of the samples; review the diff.
+golden-update: all samples
+	$(Q)GOLDEN_UPDATE=1 MAPPROF_BUILD=$(abspath $(B)) bash tests/e2e/golden_samples.sh
+
+# The report stage at scale: a synthetic run of ten million events (BENCH_ITERS
+# iterations of 9 events), analysed with time and peak RSS.
+BENCH_ITERS ?= 1111111
+bench-report: all
+	$(Q)bench/gen_events.sh $(B)/bench/events.db $(BENCH_ITERS)
+	$(Q)/usr/bin/time -f 'mapprof report: %e s wall, %U s user, %M KiB peak RSS' \
+	  $(B)/mapprof report -q --no-html --json $(B)/bench/report.json $(B)/bench/events.db
+
+.PHONY: golden-update bench-report
+# END report targets

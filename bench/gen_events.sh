@@ -3,7 +3,8 @@
 # iteration; the default 1111111 gives ten million) for 'mapprof report'.
 set -eu
 out=$1 iters=${2:-1111111}
+mkdir -p "$(dirname "$out")"
 src=$(cd "$(dirname "$0")/.." && pwd)
 rm -f "$out" "$out-wal" "$out-shm"
 sqlite3 "$out" < "$src/db/schema.sql"
-sqlite3 "$out" -cmd ".parameter set @iters $iters" ".read $src/bench/gen_events.sql"
+sqlite3 "$out" -cmd ".parameter set @iters $iters" ".read $src/bench/gen_events.sql" >/dev/null

@@ -396,9 +396,9 @@ int db_read_run(struct db *db, struct run_info *run, char **err)
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_fail(err, "cannot read the run from '%s': %s", db->path, sqlite3_errmsg(db->sql));
 	if (!run->has_host_device) {
-		/* The source of the first transfer to a device is the host. */
-		st = db_prepare(db, "SELECT src_dev FROM data_op_raw WHERE kind IN (2, 18)"
-				    " ORDER BY seq LIMIT 1", err);
+		/* The host is the source of a transfer to a device, the destination of one from it. */
+		st = db_prepare(db, "SELECT CASE WHEN kind IN (2, 18) THEN src_dev ELSE dst_dev END"
+				    " FROM data_op_raw WHERE kind IN (2, 3, 18, 19) ORDER BY seq LIMIT 1", err);
 		if (!st)
 			return -1;
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {

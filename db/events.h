@@ -77,8 +77,9 @@ struct run_info {
 
 /*
  * Read the run.  When run_raw.host_device is NULL, the host is taken from
- * the source device of the first transfer to a device.  Returns 0, or -1
- * with *err set.  Release with run_info_release() either way.
+ * the first transfer (its source when it goes to a device, else its
+ * destination).  Returns 0, or -1 with *err set.  Release with
+ * run_info_release() either way.
  */
 int db_read_run(struct db *db, struct run_info *run, char **err);
 void run_info_release(struct run_info *run);

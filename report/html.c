@@ -17,6 +17,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "db/attribution.h"
 #include "db/timeline.h"
 #include "report/html.h"
 
@@ -185,6 +186,30 @@ static int64_t *finding_seqs(json_t *report, size_t *n)
 	return seqs;
 }
 
+/*
+ * report.json lists each finding's events by seq; the page shows their
+ * times, directions, sizes and devices.  Replaces data's findings with a copy
+ * whose events are those objects (report's own findings stay untouched).
+ */
+static void expand_events(json_t *data, struct db *db)
+{
+	struct attribution *at = attribution_open(db);
+	json_t *findings, *f;
+	size_t i;
+
+	if (!at)
+		return;
+	findings = json_deep_copy(json_object_get(data, "findings"));
+	json_array_foreach(findings, i, f) {
+		json_t *ev = json_object_get(f, "events");
+		if (json_array_size(ev) && json_is_integer(json_array_get(ev, 0)))
+			json_object_set_new(f, "events", attribution_events(at, ev));
+	}
+	if (findings)
+		json_object_set_new(data, "findings", findings);
+	attribution_close(at);
+}
+
 /* The report plus what the page adds; a new object sharing report's members. */
 static json_t *page_data(json_t *report, struct db *db, char **err)
 {
@@ -193,7 +218,9 @@ static json_t *page_data(json_t *report, struct db *db, char **err)
 	json_object_update(data, report);
 	if (db) {
 		size_t n = 0;
-		int64_t *seqs = finding_seqs(report, &n);
+		int64_t *seqs;
+		expand_events(data, db);
+		seqs = finding_seqs(data, &n);
 		if (!seqs) {
 			json_decref(data);
 			fail(err, "out of memory");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db/attribution.h"
 #include "report/json.h"
 
 const char *finding_advice(enum finding_kind kind, enum flavour flavour)
@@ -54,16 +55,24 @@ static json_t *hex(uint64_t v)
 	return json_string(buf);
 }
 
-/* {"address", "module", "offset"}: module and offset when a module holds it. */
+/*
+ * {"address", "module", "offset"}: module and offset when a module holds it;
+ * plus, where the report symbolized it, "function", "file", "line",
+ * "column", "origin", "note" and "snippet" (db/attribution.h).
+ */
 static json_t *place(const struct analysis *a, uint64_t addr)
 {
-	json_t *o = json_object();
+	json_t *o = json_object(), *src;
 	uint64_t off;
 	const char *mod = addr ? module_locate(a->run.modules, a->run.nmodules, addr, &off) : NULL;
 
 	json_object_set_new(o, "address", hex(addr));
 	json_object_set_new(o, "module", mod ? json_string(mod) : json_null());
 	json_object_set_new(o, "offset", mod ? hex(off) : json_null());
+	if (a->attr && addr && (src = attribution_location(a->attr, addr))) {
+		json_object_update(o, src);
+		json_decref(src);
+	}
 	return o;
 }
 
@@ -199,6 +208,7 @@ static json_t *finding_json(const struct analysis *a, const struct finding *g)
 {
 	json_t *o = json_object(), *devices = json_array(), *data = place(a, g->data_addr);
 	const char *flavour = flavour_name(g->flavour);
+	json_t *var;
 	int truncated;
 
 	json_object_set_new(o, "id", json_integer(g->id));
@@ -215,6 +225,8 @@ static json_t *finding_json(const struct analysis *a, const struct finding *g)
 	if (g->kind == FINDING_DUPLICATE_TRANSFER)
 		json_object_set_new(o, "origins", places(a, g->origins, g->norigins));
 	json_object_set_new(data, "bytes", json_integer((json_int_t)g->data_bytes));
+	var = a->attr && g->nops ? attribution_variable(a->attr, g->ops[0].seq) : NULL;
+	json_object_set_new(o, "variable", var ? var : json_null());
 	json_object_set_new(o, "data", data);
 	json_object_set_new(o, "events", events_json(g, &truncated));
 	json_object_set_new(o, "events_truncated", json_boolean(truncated));

@@ -7,13 +7,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db/attribution.h"
 #include "db/db.h"
 #include "db/findings.h"
+#include "db/locations.h"
 #include "report/detect.h"
 #include "report/html.h"
 #include "report/json.h"
 #include "report/report.h"
 #include "report/summary.h"
+#include "report/symbolize.h"
 
 static void analysis_reset(struct analysis *a)
 {
@@ -100,6 +103,8 @@ void analysis_release(struct analysis *a)
 	if (!a)
 		return;
 	run_info_release(&a->run);
+	attribution_close(a->attr);
+	a->attr = NULL;
 	totals_release(&a->totals);
 	findings_release(&a->findings);
 }
@@ -118,11 +123,18 @@ int report_run(const struct report_options *opt, char **err)
 	if (analysis_run(db, &a, err) < 0)
 		goto release;
 
-	/*
-	 * Attribution (file, line, variable names; report/symbolize.h and
-	 * db/locations.h) is wired here by the lead: locations_update() fills the
-	 * attribution tables that the JSON and the summary can then show.
-	 */
+	/* Source lines, variables and snippets, stored for the outputs to read. */
+	if (writable) {
+		char *msg = NULL;
+		struct symbolizer *sym = symbolizer_new(db, &msg);
+		if (!sym || locations_update(db, sym, NULL, &msg) < 0) {
+			fprintf(stderr, "mapprof: warning: no source attribution: %s\n",
+				msg ? msg : "out of memory");
+			free(msg);
+		}
+		symbolizer_free(sym);
+	}
+	a.attr = attribution_open(db);
 
 	if (writable) {
 		char *msg = NULL;

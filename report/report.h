@@ -20,6 +20,7 @@
 #include "report/totals.h"
 
 struct db;
+struct attribution;
 
 struct report_options {
 	const char *db_path;
@@ -38,6 +39,7 @@ struct analysis {
 	int64_t duration_ns;     /* wall time: the collector's, else the events' span */
 	int stored;              /* findings written to the database */
 	int sorted;              /* the stream needed SQLite's sort */
+	struct attribution *attr;  /* source lines and variables; NULL: none stored */
 };
 
 /*

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/attribution.h"
 #include "report/json.h"
 #include "report/summary.h"
 
@@ -43,13 +44,32 @@ static void print_place(FILE *out, const struct analysis *a, uint64_t addr)
 {
 	uint64_t off;
 	const char *mod = addr ? module_locate(a->run.modules, a->run.nmodules, addr, &off) : NULL;
+	json_t *src = a->attr && addr ? attribution_location(a->attr, addr) : NULL;
+	const char *file = json_string_value(json_object_get(src, "file"));
+	json_int_t line = json_integer_value(json_object_get(src, "line"));
 
-	if (mod)
+	if (file && line > 0)
+		fprintf(out, "%s:%lld", file, (long long)line);
+	else if (file)
+		fprintf(out, "%s", file);
+	else if (mod)
 		fprintf(out, "%s+0x%" PRIx64, mod, off);
 	else if (addr)
 		fprintf(out, "0x%" PRIx64, addr);
 	else
 		fprintf(out, "unknown location");
+	if (!file && mod)
+		fprintf(out, " (build with -g for source lines)");
+	json_decref(src);
+}
+
+static void print_variable(FILE *out, const struct analysis *a, const struct finding *g)
+{
+	json_t *v = a->attr && g->nops ? attribution_variable(a->attr, g->ops[0].seq) : NULL;
+	const char *name = json_string_value(json_object_get(v, "name"));
+	if (name)
+		fprintf(out, " '%s'", name);
+	json_decref(v);
 }
 
 static void print_devices(FILE *out, const struct analysis *a, const struct finding *g)
@@ -87,8 +107,10 @@ static void print_top(FILE *out, const struct analysis *a, int top)
 		const struct finding *g = by[i];
 		const char *flavour = flavour_name(g->flavour);
 
-		fprintf(out, "  #%d %s%s%s%s, ", g->id, finding_kind_name(g->kind),
+		fprintf(out, "  #%d %s%s%s%s of", g->id, finding_kind_name(g->kind),
 			*flavour ? " (" : "", flavour, *flavour ? ")" : "");
+		print_variable(out, a, g);
+		fprintf(out, ", ");
 		print_devices(out, a, g);
 		fprintf(out, "\n     at ");
 		print_place(out, a, g->key[0]);

@@ -63,7 +63,9 @@ try {
   const loadMs = Date.now() - t0;
   console.log(`     page ready in ${loadMs} ms`);
   const data = await page.evaluate(() => JSON.parse(document.getElementById('mapprof-data').textContent));
-  const findings = Array.isArray(data.findings) ? data.findings : [];
+  /* report.json ids are integers; the page shows and keys them as text. */
+  const findings = (Array.isArray(data.findings) ? data.findings : [])
+    .map((f, i) => Object.assign({}, f, { id: f.id === undefined ? 'F' + (i + 1) : String(f.id) }));
 
   if (mode === 'sample') await sampleChecks(data, findings);
   if (mode === 'xss') await xssChecks(data, findings);
@@ -121,6 +123,7 @@ async function clickSort(key) {
 }
 
 async function selectFinding(id) {
+  id = String(id);  /* report.json ids are integers; the page shows them as text */
   await page.click(`#findings-body tr[data-id="${cssEscape(id)}"] td.c-kind`);
   await page.waitForFunction((want) => {
     const d = document.querySelector('#detail-body .d-id');

@@ -1,0 +1,177 @@
+/*
+ * attribution.c - the attribution tables read back as JSON for the report.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/attribution.h"
+#include "db/db_internal.h"
+
+enum {
+	ST_LOCATION,
+	ST_SNIPPET,
+	ST_VARIABLE,
+	ST_DATA_OP,
+	ST_KERNEL,
+	ST_COUNT
+};
+
+static const char *const sql[ST_COUNT] = {
+	[ST_LOCATION] = "SELECT function, file, line, column, origin, note FROM location WHERE codeptr = ?",
+	[ST_SNIPPET] = "SELECT first_line, text FROM snippet WHERE file = ? AND line = ?",
+	[ST_VARIABLE] = "SELECT v.name, v.decl_file, v.decl_line, v.origin FROM data_op_variable dv"
+			" JOIN variable v ON v.id = dv.variable WHERE dv.seq = ?",
+	[ST_DATA_OP] = "SELECT op, begin_ns, end_ns, bytes, src_device, dest_device FROM data_ops WHERE seq = ?",
+	[ST_KERNEL] = "SELECT 'kernel', begin_ns, end_ns, 0, NULL, device FROM kernels WHERE seq = ?",
+};
+
+struct attribution {
+	sqlite3_stmt *st[ST_COUNT];
+};
+
+struct attribution *attribution_open(struct db *db)
+{
+	struct attribution *at = calloc(1, sizeof(*at));
+	if (!at)
+		return NULL;
+	for (int i = 0; i < ST_COUNT; i++) {
+		at->st[i] = db_prepare(db, sql[i], NULL);
+		if (!at->st[i]) {
+			attribution_close(at);
+			return NULL;
+		}
+	}
+	return at;
+}
+
+void attribution_close(struct attribution *at)
+{
+	if (!at)
+		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(at->st[i]);
+	free(at);
+}
+
+/* Set key to the column's text, or leave it out when NULL. */
+static void set_text(json_t *o, const char *key, sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+	if (s)
+		json_object_set_new(o, key, json_string((const char *)s));
+}
+
+static void set_int(json_t *o, const char *key, sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) != SQLITE_NULL)
+		json_object_set_new(o, key, json_integer(sqlite3_column_int64(st, col)));
+}
+
+static json_t *snippet(struct attribution *at, const char *file, int line)
+{
+	sqlite3_stmt *st = at->st[ST_SNIPPET];
+	json_t *o = NULL;
+
+	sqlite3_bind_text(st, 1, file, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, line);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 1)) {
+		const char *text = (const char *)sqlite3_column_text(st, 1);
+		json_t *lines = json_array();
+		o = json_object();
+		json_object_set_new(o, "first_line", json_integer(sqlite3_column_int(st, 0)));
+		for (const char *p = text;;) {
+			const char *nl = strchr(p, '\n');
+			json_array_append_new(lines, json_stringn(p, nl ? (size_t)(nl - p) : strlen(p)));
+			if (!nl)
+				break;
+			p = nl + 1;
+		}
+		json_object_set_new(o, "lines", lines);
+	}
+	sqlite3_reset(st);
+	return o;
+}
+
+json_t *attribution_location(struct attribution *at, uint64_t codeptr)
+{
+	sqlite3_stmt *st = at->st[ST_LOCATION];
+	json_t *o = NULL;
+	char *file = NULL;
+	int line = 0;
+
+	sqlite3_bind_int64(st, 1, (int64_t)codeptr);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		o = json_object();
+		set_text(o, "function", st, 0);
+		set_text(o, "file", st, 1);
+		set_int(o, "line", st, 2);
+		set_int(o, "column", st, 3);
+		set_text(o, "origin", st, 4);
+		set_text(o, "note", st, 5);
+		if (sqlite3_column_text(st, 1))
+			file = strdup((const char *)sqlite3_column_text(st, 1));
+		line = sqlite3_column_int(st, 2);
+	}
+	sqlite3_reset(st);
+	if (o && file && line > 0) {
+		json_t *s = snippet(at, file, line);
+		if (s)
+			json_object_set_new(o, "snippet", s);
+	}
+	free(file);
+	return o;
+}
+
+json_t *attribution_variable(struct attribution *at, int64_t seq)
+{
+	sqlite3_stmt *st = at->st[ST_VARIABLE];
+	json_t *o = NULL;
+
+	sqlite3_bind_int64(st, 1, seq);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *origin = sqlite3_column_text(st, 3);
+		const char *name = "address";
+		if (origin && !strcmp((const char *)origin, "ompt-ident"))
+			name = "map-name";
+		else if (origin && !strcmp((const char *)origin, "symbol"))
+			name = "symbol";
+		o = json_object();
+		set_text(o, "name", st, 0);
+		set_text(o, "decl_file", st, 1);
+		set_int(o, "decl_line", st, 2);
+		json_object_set_new(o, "origin", json_string(name));
+	}
+	sqlite3_reset(st);
+	return o;
+}
+
+json_t *attribution_events(struct attribution *at, json_t *seqs)
+{
+	json_t *arr = json_array(), *v;
+	size_t i;
+
+	json_array_foreach(seqs, i, v) {
+		int64_t seq = json_integer_value(v);
+		for (int k = ST_DATA_OP; k <= ST_KERNEL; k++) {
+			sqlite3_stmt *st = at->st[k];
+			int found = 0;
+			sqlite3_bind_int64(st, 1, seq);
+			if (sqlite3_step(st) == SQLITE_ROW) {
+				json_t *o = json_object();
+				json_object_set_new(o, "seq", json_integer(seq));
+				set_text(o, "op", st, 0);
+				set_int(o, "begin_ns", st, 1);
+				set_int(o, "end_ns", st, 2);
+				set_int(o, "bytes", st, 3);
+				set_int(o, "src_device", st, 4);
+				set_int(o, "dest_device", st, 5);
+				json_array_append_new(arr, o);
+				found = 1;
+			}
+			sqlite3_reset(st);
+			if (found)
+				break;
+		}
+	}
+	return arr;
+}

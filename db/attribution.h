@@ -1,0 +1,38 @@
+/*
+ * attribution.h - reading back what locations_update() stored, as JSON for
+ * the report: where a code pointer is in the source (with its snippet), which
+ * variable a data operation moved, and the details of events by seq.
+ *
+ * One struct attribution holds the prepared statements; values returned are
+ * new references the caller owns (json_decref), or NULL when nothing is
+ * known.
+ */
+#ifndef MAPPROF_DB_ATTRIBUTION_H
+#define MAPPROF_DB_ATTRIBUTION_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+struct db;
+struct attribution;
+
+/* NULL when the database has no attribution tables (never reported). */
+struct attribution *attribution_open(struct db *db);
+void attribution_close(struct attribution *at);
+
+/*
+ * {"function", "file", "line", "column", "origin", "note",
+ *  "snippet": {"first_line", "lines": [...]}}  (absent keys: unknown).
+ */
+json_t *attribution_location(struct attribution *at, uint64_t codeptr);
+
+/* {"name", "decl_file", "decl_line", "origin": "map-name"|"symbol"|"address"}. */
+json_t *attribution_variable(struct attribution *at, int64_t seq);
+
+/*
+ * [{"seq", "op", "begin_ns", "end_ns", "bytes", "src_device", "dest_device"}]
+ * for the given array of seqs (data operations and kernels), in its order.
+ */
+json_t *attribution_events(struct attribution *at, json_t *seqs);
+
+#endif

@@ -1,0 +1,13 @@
+# normalize.jq - the parts of report.json that must not change between two
+# recordings of the same sample on the same toolchain.  Input: report.json;
+# $unordered: true for samples whose threads race.
+def strip:
+  walk(if type == "object" then
+         with_entries(select(.key | (endswith("_ns") or . == "predicted_speedup"
+                                     or . == "address" or . == "runtime") | not))
+       else . end);
+strip
+| .run.command |= (if length > 0 then .[0] |= sub(".*/"; "") else . end)
+| if $unordered then
+    .findings |= (map(del(.id, .events)) | sort_by(.kind, .fingerprint))
+  else . end

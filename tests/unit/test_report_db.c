@@ -1,0 +1,197 @@
+/*
+ * test_report_db.c - the report stage on databases built row by row: the
+ * event stream's order (seq mode, and the fall-back to SQLite's sort when
+ * threads reorder more than the window), findings stored idempotently, and
+ * the JSON document's shape.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "tests/unit/check.h"
+#include "db/db.h"
+#include "db/events.h"
+#include "db/findings.h"
+#include "report/json.h"
+#include "report/report.h"
+
+static char path[64];
+
+static struct db *fresh(void)
+{
+	char *err = NULL;
+	struct db *db;
+
+	snprintf(path, sizeof(path), "/tmp/mapprof-test-report-%d.db", (int)getpid());
+	db = db_create(path, 1, &err);
+	if (!db)
+		fprintf(stderr, "%s\n", err);
+	free(err);
+	return db;
+}
+
+static void exec(struct db *db, const char *sql)
+{
+	char *err = NULL;
+	if (db_exec(db, sql, &err) < 0) {
+		fprintf(stderr, "%s\n", err);
+		CHECK(0);
+	}
+	free(err);
+}
+
+/* The round_trip sample's first two loop iterations plus b's tofrom. */
+static const char run_sql[] =
+	"INSERT INTO run_raw (id, command, end_ns, runtime, host_device, status, exit_status)"
+	"  VALUES (1, '[\"./app\",\"-n\",\"2\"]', 1000, 'test runtime', 4, 'complete', 0);"
+	"INSERT INTO device_raw (num, type) VALUES (0, 'x86_64');"
+	"INSERT INTO module_raw (id, path, base, low, high) VALUES (1, '/src/app', 4096, 4096, 65536);"
+	"INSERT INTO target_raw (id, seq, kind, device, begin_ns, dur_ns, codeptr) VALUES"
+	"  (1, 1, 1, 0, 0, 300, 4660), (2, 20, 1, 0, 400, 300, 4660);"
+	/* seq kind src dst src_addr dst_addr bytes begin dur hash codeptr */
+	"INSERT INTO data_op_raw (seq, thread, kind, src_dev, dst_dev, src_addr, dst_addr, bytes,"
+	"  begin_ns, dur_ns, hash, codeptr, target_id) VALUES"
+	"  (2, 1, 1, 4, 0, 9000, 70000, 64, 10, 5, NULL, 4660, 1),"     /* alloc a */
+	"  (3, 1, 2, 4, 0, 9000, 70000, 64, 20, 10, 11, 4660, 1),"      /* to a: v11 */
+	"  (5, 1, 3, 0, 4, 70000, 9000, 64, 200, 10, 12, 4660, 1),"     /* from a: v12 */
+	"  (6, 1, 4, 0, -1, 70000, NULL, 0, 250, 5, NULL, 4660, 1),"    /* delete a */
+	"  (21, 1, 1, 4, 0, 9000, 80000, 64, 410, 5, NULL, 4660, 2),"   /* alloc a again */
+	"  (22, 1, 2, 4, 0, 9000, 80000, 64, 420, 10, 12, 4660, 2),"    /* to a: v12 back */
+	"  (24, 1, 3, 0, 4, 80000, 9000, 64, 600, 10, 13, 4660, 2),"
+	"  (25, 1, 4, 0, -1, 80000, NULL, 0, 650, 5, NULL, 4660, 2);"
+	"INSERT INTO kernel_raw (seq, thread, target_id, device, begin_ns, dur_ns) VALUES"
+	"  (4, 1, 1, 0, 100, 50), (23, 1, 2, 0, 500, 50);"
+	"INSERT INTO delete_pair_raw VALUES (6, 2), (25, 21);";
+
+static void test_stream_order_and_pairs(void)
+{
+	struct db *db = fresh();
+	struct event_stream *s;
+	struct event ev;
+	char *err = NULL;
+	int64_t seqs[16];
+	int n = 0;
+
+	exec(db, run_sql);
+	s = event_stream_open(db, EVENTS_BY_SEQ, &err);
+	CHECK(s != NULL);
+	while (s && n < 16 && event_stream_next(s, &ev, &err) == 1) {
+		if (ev.kind == EV_DELETE && ev.seq == 25) {
+			CHECK_INT(ev.alloc_seq, 21);
+			CHECK_INT(ev.bytes, 64);
+			CHECK_INT(ev.host_addr, 9000);
+		}
+		if (ev.kind == EV_KERNEL)
+			CHECK_INT(ev.codeptr, 4660);
+		if (ev.seq == 3) {
+			CHECK(ev.has_hash);
+			CHECK_INT(ev.hash, 11);
+		}
+		seqs[n++] = ev.seq;
+	}
+	event_stream_close(s);
+	CHECK_INT(n, 10);
+	CHECK_INT(seqs[0], 2);
+	CHECK_INT(seqs[3], 5);
+	CHECK_INT(seqs[9], 25);
+	db_close(db);
+	unlink(path);
+}
+
+static void test_analysis_store_idempotent(void)
+{
+	struct db *db = fresh();
+	struct analysis a;
+	char *err = NULL;
+	json_t *doc;
+
+	exec(db, run_sql);
+	CHECK_INT(analysis_run(db, &a, &err), 0);
+	CHECK_INT(a.sorted, 0);
+	CHECK_INT(a.duration_ns, 1000);
+	CHECK_INT(a.findings.kinds[FINDING_ROUND_TRIP].occurrences, 1);
+	CHECK_INT(a.findings.kinds[FINDING_REPEATED_ALLOC].occurrences, 1);
+	CHECK_INT(a.findings.kinds[FINDING_DUPLICATE_TRANSFER].occurrences, 0);
+	CHECK_INT(db_findings_store(db, &a.findings, &err), 0);
+	CHECK_INT(db_findings_store(db, &a.findings, &err), 0);   /* again: replaced */
+
+	doc = report_json(&a);
+	json_t *run = json_object_get(doc, "run");
+	json_t *kinds = json_object_get(json_object_get(doc, "summary"), "kinds");
+	json_t *first = json_array_get(json_object_get(doc, "findings"), 0);
+	json_t *loc = json_array_get(json_object_get(first, "locations"), 0);
+	CHECK_STR(json_string_value(json_object_get(doc, "format")), "mapprof-report");
+	CHECK_INT(json_integer_value(json_object_get(doc, "version")), 1);
+	CHECK_STR(json_string_value(json_array_get(json_object_get(run, "command"), 1)), "-n");
+	CHECK_INT(json_array_size(json_object_get(doc, "findings")), 2);
+	CHECK_INT(json_integer_value(json_object_get(json_object_get(kinds, "round_trip"),
+						     "occurrences")), 1);
+	CHECK_STR(json_string_value(json_object_get(loc, "module")), "app");
+	CHECK_STR(json_string_value(json_object_get(loc, "offset")), "0x234");
+	json_decref(doc);
+	analysis_release(&a);
+
+	/* What SQL users see (the CASE fails the statement, by overflow, if not). */
+	exec(db, "CREATE TEMP TABLE c AS SELECT (SELECT COUNT(*) FROM findings) AS f,"
+		 " (SELECT COUNT(*) FROM finding_events) AS e,"
+		 " (SELECT COUNT(*) FROM finding_summary) AS s,"
+		 " (SELECT role FROM finding_events WHERE seq = 5) AS r;"
+		 "SELECT CASE WHEN (SELECT f = 2 AND e = 4 AND s = 6 AND r = 'send' FROM c)"
+		 " THEN 1 ELSE abs(-9223372036854775807 - 1) END;");
+	db_close(db);
+	unlink(path);
+}
+
+/*
+ * 20000 data operations in seq order, then one with a higher seq that began
+ * before all of them (a thread that stamped its time late): more than the
+ * window can reorder, so the analysis falls back to the sorted query, and
+ * still sees the late one first.
+ */
+static void test_fallback_to_sorted(void)
+{
+	struct db *db = fresh();
+	struct analysis a;
+	char *err = NULL;
+
+	exec(db, "INSERT INTO run_raw (id, end_ns, host_device) VALUES (1, 1000000, 4);"
+		 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)"
+		 " INSERT INTO data_op_raw (seq, kind, src_dev, dst_dev, src_addr, dst_addr, bytes,"
+		 "  begin_ns, dur_ns, hash) SELECT i, 2, 4, 0, 4096, 8192, 8, 10 + i * 10, 5, 7 FROM n;"
+		 "INSERT INTO data_op_raw (seq, kind, src_dev, dst_dev, src_addr, dst_addr, bytes,"
+		 "  begin_ns, dur_ns, hash) VALUES (30000, 2, 4, 0, 4096, 8192, 8, 1, 5, 7);");
+	CHECK_INT(analysis_run(db, &a, &err), 0);
+	CHECK_INT(a.sorted, 1);
+	CHECK_INT(a.totals.events, 20001);
+	CHECK_INT(a.findings.kinds[FINDING_DUPLICATE_TRANSFER].occurrences, 20000);
+	CHECK_INT(a.findings.n > 0 ? a.findings.v[0].first_seq : 0, 1);
+	/* All but the last transfer are overwritten before a kernel; the last after none. */
+	CHECK_INT(a.findings.kinds[FINDING_UNUSED_TRANSFER].occurrences, 20001);
+	analysis_release(&a);
+	db_close(db);
+	unlink(path);
+}
+
+static void test_empty_run(void)
+{
+	struct db *db = fresh();
+	struct analysis a;
+	char *err = NULL;
+
+	CHECK_INT(analysis_run(db, &a, &err), 0);
+	CHECK_INT(a.totals.events, 0);
+	CHECK_INT(a.findings.n, 0);
+	CHECK_INT(a.duration_ns, 0);
+	CHECK_INT(db_findings_store(db, &a.findings, &err), 0);
+	analysis_release(&a);
+	db_close(db);
+	unlink(path);
+}
+
+int main(void)
+{
+	RUN(test_stream_order_and_pairs);
+	RUN(test_analysis_store_idempotent);
+	RUN(test_fallback_to_sorted);
+	RUN(test_empty_run);
+	return check_done();
+}
