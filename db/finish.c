@@ -36,7 +36,8 @@ static const char pair_sql[] =
 	"  (SELECT src_dev FROM data_op_raw WHERE kind IN (1, 17) LIMIT 1),"
 	"  (SELECT src_dev FROM data_op_raw WHERE kind IN (2, 18) AND hash IS NOT NULL LIMIT 1),"
 	"  (SELECT dst_dev FROM data_op_raw WHERE kind IN (3, 19) AND hash IS NOT NULL LIMIT 1),"
-	"  host_device) WHERE id = 1;";
+	"  host_device) WHERE id = 1;"
+	"INSERT OR REPLACE INTO meta (key, value) VALUES ('deletes_paired', '1');";
 
 int db_finish_run(struct db *db, const struct run_end *end, char **err)
 {
@@ -75,6 +76,21 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 fail:
 	db_rollback(db);
 	return -1;
+}
+
+static long long scalar(struct db *db, const char *sql);
+
+int db_pair_deletes_if_needed(struct db *db, char **err)
+{
+	if (scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'"))
+		return 0;
+	if (db_exec(db, "BEGIN", err) < 0)
+		return -1;
+	if (db_exec(db, pair_sql, err) < 0 || db_exec(db, "COMMIT", err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	return 0;
 }
 
 static long long scalar(struct db *db, const char *sql)

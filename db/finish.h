@@ -18,6 +18,12 @@ struct run_end {
  */
 int db_finish_run(struct db *db, const struct run_end *end, char **err);
 
+/*
+ * Pair deletes and derive the host device when 'mapprof record' did not (the
+ * collector was loaded by hand).  Does nothing on a database already done.
+ */
+int db_pair_deletes_if_needed(struct db *db, char **err);
+
 struct record_counts {
 	long long data_ops, kernels, targets, transfers_bytes, lost;
 	char *status;          /* malloc'ed */

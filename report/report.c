@@ -10,6 +10,7 @@
 #include "db/attribution.h"
 #include "db/db.h"
 #include "db/findings.h"
+#include "db/finish.h"
 #include "db/locations.h"
 #include "report/detect.h"
 #include "report/html.h"
@@ -120,6 +121,10 @@ int report_run(const struct report_options *opt, char **err)
 	db = db_open(opt->db_path, writable, err);
 	if (!db)
 		return -1;
+	if (writable && db_pair_deletes_if_needed(db, err) < 0) {
+		memset(&a, 0, sizeof(a));
+		goto release;
+	}
 	if (analysis_run(db, &a, err) < 0)
 		goto release;
 

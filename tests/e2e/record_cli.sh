@@ -92,3 +92,15 @@ assert_eq "$(q big.db "SELECT COUNT(DISTINCT hash) FROM data_ops WHERE op IN ('t
 	"distinct contents of a, b before and b after"
 assert_eq "$(q big.db "SELECT COUNT(*) FROM data_ops t JOIN data_ops f ON t.hash = f.hash
 	WHERE t.op = 'to_device' AND f.op = 'from_device'")" 1 "a comes back with the hash it left with"
+
+# The collector loaded by hand, without 'mapprof record': the first report
+# pairs the deletes and finds the host device itself.
+rm -f hand.db
+MAPPROF_OUTPUT=$dir/hand.db OMP_TOOL_LIBRARIES=$MAPPROF_BUILD/libmapprof-collector.so \
+	"$MAPPROF_BUILD/samples/repeated_alloc" >/dev/null || fail "run with the collector by hand"
+assert_eq "$(q hand.db 'SELECT status FROM run')" complete "status of a run recorded by hand"
+"$mapprof" report -q --no-html --no-json hand.db || fail "report of a run recorded by hand"
+assert_eq "$(q hand.db "SELECT COUNT(*) FROM data_ops WHERE op = 'delete' AND bytes = 0")" 0 \
+	"deletes paired by report"
+assert_eq "$(q hand.db "SELECT occurrences FROM finding_summary WHERE kind = 'repeated_alloc'")" 4 \
+	"repeated allocations found in a run recorded by hand"
