@@ -79,11 +79,11 @@ const char *dbw_errmsg(struct db_writer *w)
 	return db_errmsg(w->db);
 }
 
+/* Run and reset; every parameter is bound again (NULLs too) before the next run. */
 static int step_reset(sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -159,6 +159,8 @@ int dbw_module(struct db_writer *w, const char *path, uint64_t base, uint64_t lo
 	sqlite3_bind_int64(st, 4, (int64_t)high);
 	if (build_id)
 		sqlite3_bind_text(st, 5, build_id, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 5);
 	sqlite3_bind_int64(st, 6, seen_ns);
 	return step_reset(st);
 }

@@ -9,6 +9,7 @@
 //           directive line highlighted; sorting and the kind filter work; the
 //           timeline highlights the selected finding
 //   xss     a report full of hostile strings: they show as text, nothing runs
+//   hostile a real recording of a program whose path and arguments are hostile
 //   big     10 000 findings over 100 000 events: loads and reacts quickly
 // In every mode: no console error, no page error, no dialog, and no request
 // other than the page itself.  A screenshot goes to OUTDIR/report-MODE.png.
@@ -20,8 +21,8 @@ import path from 'node:path';
 import fs from 'node:fs';
 
 const [mode, htmlPath, outDir, ...rest] = process.argv.slice(2);
-if (!['sample', 'xss', 'big'].includes(mode) || !htmlPath || !outDir) {
-  console.error('usage: node check_report.mjs sample|xss|big REPORT.html OUTDIR [--expect KIND:FILE:LINE:VAR]... [--require-lines]');
+if (!['sample', 'xss', 'big', 'hostile'].includes(mode) || !htmlPath || !outDir) {
+  console.error('usage: node check_report.mjs sample|xss|big|hostile REPORT.html OUTDIR [--expect KIND:FILE:LINE:VAR]... [--require-lines]');
   process.exit(2);
 }
 const expects = [];
@@ -70,6 +71,7 @@ try {
   if (mode === 'sample') await sampleChecks(data, findings);
   if (mode === 'xss') await xssChecks(data, findings);
   if (mode === 'big') await bigChecks(data, findings, loadMs);
+  if (mode === 'hostile') await hostileChecks(data, findings);
 
   fs.mkdirSync(outDir, { recursive: true });
   const shot = path.join(outDir, `report-${mode}.png`);
@@ -276,6 +278,19 @@ async function xssChecks(data, findings) {
   }
   const flag2 = await page.evaluate(() => window.__xss);
   check(flag2 === undefined, 'still nothing ran after interacting', flag2);
+}
+
+async function hostileChecks(data, findings) {
+  const argv = (data.run && data.run.command) || [];
+  check(argv.some((a) => a.includes('<script>')) && argv.some((a) => a.includes('"')),
+    'the recorded command line holds <script> and a double quote', JSON.stringify(argv));
+  const cmd = await page.$eval('#run-command', (e) => e.textContent);
+  check(argv.every((a) => cmd.includes(a)), 'every argument shows verbatim as text', cmd);
+  const injected = await page.$$eval('img, svg, iframe, object, embed', (e) => e.map((x) => x.outerHTML));
+  check(injected.length === 0, 'no element was created from the program\'s strings', injected.join(' '));
+  if (findings.length) await selectFinding(findings[0].id);
+  const flag = await page.evaluate(() => window.__xss);
+  check(flag === undefined, 'nothing from the program\'s path or arguments ran', flag);
 }
 
 async function bigChecks(data, findings, loadMs) {

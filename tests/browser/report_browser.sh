@@ -66,6 +66,18 @@ if [ -x "$B/mapprof" ] && [ -x "$B/samples/round_trip" ] &&
 		echo "error: cannot record and report samples/round_trip"
 		status=1
 	fi
+	# A real recording of a program whose path and arguments are hostile.
+	evil="$dir/<script>window.__xss=1</script>\"q"
+	mkdir -p "$evil"
+	cp "$B/samples/round_trip" "$evil/rt<img src=x onerror=window.__xss=2>"
+	if (cd "$dir" && "$B/mapprof" record -o evil.db -- "$evil/rt<img src=x onerror=window.__xss=2>" \
+		'<script>window.__xss=3</script>' '"quoted" & <b>bold</b>' >/dev/null 2>&1 &&
+	    "$B/mapprof" report -q --html "$out/hostile-report.html" evil.db >/dev/null); then
+		run hostile "$out/hostile-report.html" "$out"
+	else
+		echo "error: cannot record and report a program with a hostile path"
+		status=1
+	fi
 else
 	echo "note: 'mapprof report --html' is not available yet: checked the fixtures only"
 fi
