@@ -206,6 +206,8 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		if (counts.status && !strcmp(counts.status, "complete")) {
 			info("recorded %lld data operations, %lld kernels, %lld target constructs to '%s'",
 			     counts.data_ops, counts.kernels, counts.targets, output);
+			if (counts.status_detail)
+				info("note: %s", counts.status_detail);
 		} else {
 			info("warning: recording of '%s' is %s: %s", opt->argv[0],
 			     counts.status ? counts.status : "missing",

@@ -68,7 +68,11 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 		db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
 		goto fail;
 	}
-	if (db_exec(db, "COMMIT", err) < 0)
+	if (db_exec(db,
+		    "UPDATE run_raw SET status_detail = 'the program ran no target construct: nothing was"
+		    " offloaded (was it built with -fopenmp-targets=...?)' WHERE id = 1 AND status = 'complete'"
+		    " AND NOT EXISTS (SELECT 1 FROM target_raw) AND NOT EXISTS (SELECT 1 FROM data_op_raw)",
+		    err) < 0 || db_exec(db, "COMMIT", err) < 0)
 		goto fail;
 	/* Fold the write-ahead log in: one self-contained file for the user. */
 	sqlite3_wal_checkpoint_v2(db->sql, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);

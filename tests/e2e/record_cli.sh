@@ -104,3 +104,16 @@ assert_eq "$(q hand.db "SELECT COUNT(*) FROM data_ops WHERE op = 'delete' AND by
 	"deletes paired by report"
 assert_eq "$(q hand.db "SELECT occurrences FROM finding_summary WHERE kind = 'repeated_alloc'")" 4 \
 	"repeated allocations found in a run recorded by hand"
+
+# An OpenMP program that offloads nothing: complete, and the record says so.
+cat >par.c <<'C'
+#include <stdio.h>
+int main(void) { int s = 0;
+#pragma omp parallel reduction(+: s)
+	s += 1;
+	printf("%d\n", s > 0); return 0; }
+C
+clang-19 -fopenmp par.c -o par -Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build par.c"
+"$mapprof" record -f -o par.db -- ./par >/dev/null 2>err || fail "record par"
+grep -q "nothing was offloaded" err || fail "no note that nothing was offloaded: $(cat err)"
+assert_eq "$(q par.db "SELECT status FROM run")" complete "status of a run without offload"
