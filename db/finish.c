@@ -14,30 +14,69 @@
 /*
  * A delete names the device address it frees.  Its allocation is the latest
  * one at that (device, address) that had completed by the time the delete
- * completed: an address is only handed out again after it was freed, so
- * ordering by completion is safe even when threads interleave.
+ * completed, and not already freed: an address is only handed out again after
+ * it was freed, so ordering by completion is safe even when threads
+ * interleave.  One sorted pass: (device, address, end), allocations first on
+ * ties.
  */
-static const char pair_sql[] =
-	"CREATE INDEX IF NOT EXISTS data_op_alloc_addr ON data_op_raw (dst_dev, dst_addr, begin_ns + dur_ns)"
-	"  WHERE kind IN (1, 17);"
-	"DELETE FROM delete_pair_raw;"
-	"INSERT INTO delete_pair_raw (delete_seq, alloc_seq)"
-	"  SELECT d.seq, (SELECT a.seq FROM data_op_raw a"
-	"                  WHERE a.kind IN (1, 17) AND a.dst_dev = d.src_dev AND a.dst_addr = d.src_addr"
-	"                    AND a.begin_ns + a.dur_ns <= d.begin_ns + d.dur_ns"
-	"                  ORDER BY a.begin_ns + a.dur_ns DESC, a.seq DESC LIMIT 1)"
-	"    FROM data_op_raw d WHERE d.kind IN (4, 20);"
-	"DELETE FROM delete_pair_raw WHERE alloc_seq IS NULL;"
-	/* An allocation freed twice keeps only the first delete. */
-	"DELETE FROM delete_pair_raw WHERE delete_seq NOT IN"
-	"  (SELECT MIN(delete_seq) FROM delete_pair_raw GROUP BY alloc_seq);"
-	/* Host side of a map: an alloc's source, a transfer's host end. */
+static const char pairs_sql[] =
+	"SELECT seq, is_delete, dev, addr FROM ("
+	"  SELECT seq, 0 AS is_delete, dst_dev AS dev, dst_addr AS addr, begin_ns + dur_ns AS e"
+	"    FROM data_op_raw WHERE kind IN (1, 17)"
+	"  UNION ALL"
+	"  SELECT seq, 1, src_dev, src_addr, begin_ns + dur_ns FROM data_op_raw WHERE kind IN (4, 20))"
+	" ORDER BY dev, addr, e, is_delete, seq";
+
+/* Host side of a map: an alloc's source, a transfer's host end. */
+static const char host_sql[] =
 	"UPDATE run_raw SET host_device = COALESCE("
 	"  (SELECT src_dev FROM data_op_raw WHERE kind IN (1, 17) LIMIT 1),"
 	"  (SELECT src_dev FROM data_op_raw WHERE kind IN (2, 18) AND hash IS NOT NULL LIMIT 1),"
 	"  (SELECT dst_dev FROM data_op_raw WHERE kind IN (3, 19) AND hash IS NOT NULL LIMIT 1),"
 	"  host_device) WHERE id = 1;"
 	"INSERT OR REPLACE INTO meta (key, value) VALUES ('deletes_paired', '1');";
+
+/* Inside a transaction: fill delete_pair_raw and run.host_device. */
+static int pair_deletes(struct db *db, char **err)
+{
+	sqlite3_stmt *sel = NULL, *ins = NULL;
+	int64_t alloc_seq = 0, dev = 0, addr = 0;
+	int have_alloc = 0, rc;
+
+	if (db_exec(db, "DELETE FROM delete_pair_raw", err) < 0)
+		return -1;
+	sel = db_prepare(db, pairs_sql, err);
+	ins = sel ? db_prepare(db, "INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?, ?)", err) : NULL;
+	if (!ins) {
+		sqlite3_finalize(sel);
+		return -1;
+	}
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		int64_t seq = sqlite3_column_int64(sel, 0);
+		int64_t d = sqlite3_column_int64(sel, 2), a = sqlite3_column_int64(sel, 3);
+		if (d != dev || a != addr) {
+			dev = d;
+			addr = a;
+			have_alloc = 0;
+		}
+		if (!sqlite3_column_int(sel, 1)) {
+			alloc_seq = seq;
+			have_alloc = 1;
+		} else if (have_alloc) {
+			sqlite3_bind_int64(ins, 1, seq);
+			sqlite3_bind_int64(ins, 2, alloc_seq);
+			if (sqlite3_step(ins) != SQLITE_DONE)
+				break;
+			sqlite3_reset(ins);
+			have_alloc = 0;  /* freed: a second delete of it pairs with nothing */
+		}
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	if (rc != SQLITE_DONE)
+		return db_fail(err, "cannot pair deletes in '%s': %s", db->path, sqlite3_errmsg(db->sql));
+	return db_exec(db, host_sql, err);
+}
 
 int db_finish_run(struct db *db, const struct run_end *end, char **err)
 {
@@ -51,7 +90,7 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 		    "INSERT OR IGNORE INTO run_raw (id, status, status_detail) VALUES (1, 'no-collector',"
 		    " 'the OpenMP runtime never loaded the mapprof collector: the program may not use"
 		    " OpenMP, use a runtime without OMPT, or have OMP_TOOL=disabled')", err) < 0 ||
-	    db_exec(db, pair_sql, err) < 0)
+	    pair_deletes(db, err) < 0)
 		goto fail;
 	st = db_prepare(db, "UPDATE run_raw SET exit_status = ?, exit_signal = ?,"
 			    " status = CASE status WHEN 'recording' THEN 'incomplete' ELSE status END,"
@@ -90,7 +129,7 @@ int db_pair_deletes_if_needed(struct db *db, char **err)
 		return 0;
 	if (db_exec(db, "BEGIN", err) < 0)
 		return -1;
-	if (db_exec(db, pair_sql, err) < 0 || db_exec(db, "COMMIT", err) < 0) {
+	if (pair_deletes(db, err) < 0 || db_exec(db, "COMMIT", err) < 0) {
 		db_rollback(db);
 		return -1;
 	}

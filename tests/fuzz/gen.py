@@ -39,4 +39,7 @@ db.execute("insert into run_raw(id,end_ns,host_device,status) values(1,?,4,'comp
 db.executemany("insert into data_op_raw(seq,kind,src_dev,dst_dev,src_addr,dst_addr,bytes,begin_ns,dur_ns,hash) values(?,?,?,?,?,?,?,?,?,?)",rows)
 db.executemany("insert into kernel_raw(seq,device,begin_ns,dur_ns) values(?,?,?,?)",kern)
 db.executemany("insert into delete_pair_raw values(?,?)",pairs)
+# The pairs above are the run's truth (some deletes deliberately unpaired), as
+# 'mapprof record' would have left them: report must not pair again.
+db.execute("insert or replace into meta values('deletes_paired','1')")
 db.commit()
