@@ -55,3 +55,4 @@ SELECT s + 4, thr, i + 1, dev, 1, t + 200, 300 FROM it;
 INSERT INTO delete_pair_raw (delete_seq, alloc_seq)
 SELECT s + 6, s + 2 FROM it UNION ALL SELECT s + 7, s FROM it;
 COMMIT;
+INSERT OR REPLACE INTO meta (key, value) VALUES ('deletes_paired', '1');

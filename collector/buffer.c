@@ -21,9 +21,13 @@
 
 #include "collector/collector.h"
 
-#define BUF_RECS 4096
-/* 48 buffers of 4096 records of 96 bytes: 18 MiB at most. */
-#define MAX_BUFS 48
+#define BUF_RECS 1024
+/*
+ * 192 buffers of 1024 records of 96 bytes: 18 MiB.  The cap holds while the
+ * writer has buffers in hand to give back; a program with more threads than
+ * that gets one buffer per thread (every thread must be able to record).
+ */
+#define MAX_BUFS 192
 
 struct buf {
 	struct buf *next;
@@ -50,6 +54,8 @@ static int nbufs;
 static struct tslot *slots;
 static int next_thread_id;
 static int stop_writer;
+static int writer_busy;  /* the writer holds buffers it will give back */
+static pthread_key_t exit_key;
 static pthread_t writer_thread;
 static int writer_started;
 
@@ -59,12 +65,18 @@ static _Atomic uint64_t events_lost;
 
 static __thread struct tslot *my_slot;
 
-/* Take an empty buffer; called with mu held.  NULL when recording stopped. */
+/*
+ * Take an empty buffer; called with mu held.  Waits for the writer when the
+ * cap is reached and the writer has buffers to give back; otherwise (every
+ * buffer is some thread's current one) allocates past the cap rather than
+ * wait forever.  NULL when recording stopped.
+ */
 static struct buf *take_free(void)
 {
 	struct buf *b;
 
-	while (!free_list && nbufs >= MAX_BUFS && atomic_load(&running))
+	while (!free_list && nbufs >= MAX_BUFS && atomic_load(&running) &&
+	       (full_head || writer_busy))
 		pthread_cond_wait(&free_cv, &mu);
 	if (!atomic_load(&running))
 		return NULL;
@@ -99,7 +111,32 @@ static struct tslot *slot_new(void)
 	s->next = slots;
 	slots = s;
 	pthread_mutex_unlock(&mu);
+	pthread_setspecific(exit_key, s);
 	return s;
+}
+
+/* A thread ends: its buffer goes to the writer now, not at the end of the run. */
+static void thread_exit(void *arg)
+{
+	struct tslot *s = arg;
+	struct buf *b;
+
+	pthread_mutex_lock(&mu);
+	b = atomic_load_explicit(&s->cur, memory_order_acquire);
+	atomic_store_explicit(&s->cur, NULL, memory_order_release);
+	if (b && atomic_load(&running)) {
+		*full_tail = b;
+		full_tail = &b->next;
+		pthread_cond_signal(&full_cv);
+	} else if (b) {
+		atomic_store_explicit(&s->cur, b, memory_order_release);  /* finish writes it */
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+int buffer_recording(void)
+{
+	return atomic_load_explicit(&running, memory_order_relaxed);
 }
 
 int buffer_thread_id(void)
@@ -126,6 +163,8 @@ struct rec *buffer_slot(void)
 	n = atomic_load_explicit(&b->n, memory_order_relaxed);
 	if (n == BUF_RECS) {
 		pthread_mutex_lock(&mu);
+		/* Not ours any more: finish must not write it again through s->cur. */
+		atomic_store_explicit(&s->cur, NULL, memory_order_relaxed);
 		*full_tail = b;
 		full_tail = &b->next;
 		pthread_cond_signal(&full_cv);
@@ -150,15 +189,37 @@ void buffer_commit(void)
 	atomic_store_explicit(&b->n, n + 1, memory_order_release);
 }
 
-static void write_bufs(struct buf *list)
+static int write_failed;
+
+/* Once: recording stops on the first write error (disk full, ...). */
+static void write_error(uint64_t lost)
 {
+	atomic_fetch_add(&events_lost, lost);
+	if (!write_failed++) {
+		clog_msg("cannot write the database, recording stops: %s", dbw_errmsg(writer));
+		atomic_store(&running, 0);
+	}
+}
+
+/* Write a list of buffers inside one transaction; returns the records written. */
+static uint64_t write_bufs(struct buf *list)
+{
+	uint64_t total = 0;
 	for (struct buf *b = list; b; b = b->next) {
 		uint32_t n = atomic_load_explicit(&b->n, memory_order_acquire);
-		if (dbw_records(writer, b->recs, n) < 0) {
-			clog_msg("cannot write events: %s", dbw_errmsg(writer));
-			atomic_fetch_add(&events_lost, n);
-		}
+		total += n;
+		if (dbw_records(writer, b->recs, n) < 0)
+			write_error(n);
 	}
+	return total;
+}
+
+static uint64_t write_bufs_count(struct buf *list)
+{
+	uint64_t n = 0;
+	for (struct buf *b = list; b; b = b->next)
+		n += atomic_load_explicit(&b->n, memory_order_acquire);
+	return n;
 }
 
 static void *writer_main(void *arg)
@@ -174,18 +235,24 @@ static void *writer_main(void *arg)
 		list = full_head;
 		full_head = NULL;
 		full_tail = &full_head;
+		writer_busy = 1;
 		pthread_mutex_unlock(&mu);
 
 		pthread_mutex_lock(&db_mu);
-		dbw_begin(writer);
-		write_bufs(list);
-		if (modules_changed())
-			modules_record(writer);
-		interpose_flush(writer);
-		dbw_commit(writer);
+		if (dbw_begin(writer) < 0) {
+			write_error(write_bufs_count(list));
+		} else {
+			uint64_t n = write_bufs(list);
+			if (modules_changed())
+				modules_record(writer);
+			interpose_flush(writer);
+			if (dbw_commit(writer) < 0)
+				write_error(n);
+		}
 		pthread_mutex_unlock(&db_mu);
 
 		pthread_mutex_lock(&mu);
+		writer_busy = 0;
 		for (last = list; last->next; last = last->next)
 			;
 		last->next = free_list;
@@ -208,6 +275,7 @@ int buffer_start(struct db_writer *w)
 	sigset_t all, old;
 
 	writer = w;
+	pthread_key_create(&exit_key, thread_exit);
 	atomic_store(&running, 1);
 	sigfillset(&all);
 	/* The writer thread must never run the program's signal handlers. */
@@ -215,8 +283,10 @@ int buffer_start(struct db_writer *w)
 	if (pthread_create(&writer_thread, NULL, writer_main, NULL) == 0)
 		writer_started = 1;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!writer_started)
-		clog_msg("cannot start the writer thread; events are written at exit");
+	if (!writer_started) {
+		clog_msg("cannot start the writer thread: not recording");
+		atomic_store(&running, 0);
+	}
 	pthread_atfork(NULL, NULL, atfork_child);
 	return 0;
 }
@@ -252,10 +322,13 @@ void buffer_finish(void)
 	list = full_head;
 	full_head = NULL;
 	full_tail = &full_head;
-	write_bufs(list);
+	if (!write_failed)
+		write_bufs(list);
+	else
+		atomic_fetch_add(&events_lost, write_bufs_count(list));
 	for (struct tslot *s = slots; s; s = s->next) {
 		struct buf *b = atomic_load_explicit(&s->cur, memory_order_acquire);
-		if (b) {
+		if (b && !write_failed) {
 			b->next = NULL;
 			write_bufs(b);
 		}
@@ -264,6 +337,9 @@ void buffer_finish(void)
 	pthread_mutex_unlock(&mu);
 	modules_record(writer);
 	interpose_flush(writer);
+	if (write_failed)
+		dbw_status(writer, "incomplete", "the database could not be written during the run "
+			   "(disk full?): events were lost");
 	dbw_end(writer, now_ns() - collector_start_ns, atomic_load(&events_lost));
 	if (dbw_commit(writer) < 0)
 		clog_msg("cannot write the database: %s", dbw_errmsg(writer));

@@ -31,7 +31,7 @@ int64_t collector_start_ns;
 static _Atomic uint64_t next_seq = 1;
 static _Atomic uint64_t next_target_id = 1;
 static ompt_set_callback_t set_callback;
-static int host_device = -1;     /* learned from the runtime at the first data op */
+static atomic_int host_device = -1;  /* learned from the runtime at the first data op */
 static const char *runtime_version;
 
 struct pending {
@@ -76,11 +76,13 @@ static int64_t rel_ns(void)
 /* The host's device number: omp_get_initial_device() as the runtime answers it. */
 static int learn_host_device(void)
 {
-	if (host_device < 0) {
+	int h = atomic_load_explicit(&host_device, memory_order_relaxed);
+	if (h < 0) {
 		int (*initial)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_initial_device");
-		host_device = initial ? initial() : -2;
+		h = initial ? initial() : -2;
+		atomic_store_explicit(&host_device, h, memory_order_relaxed);
 	}
-	return host_device;
+	return h;
 }
 
 static int is_transfer_to(int kind)
@@ -105,9 +107,16 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 	(void)target_task_data;
 	(void)target_data;
 
+	if (!buffer_recording())
+		return;  /* finished, or a forked child */
 	if (endpoint == ompt_scope_begin) {
-		if (tls.nops == PENDING_MAX)
-			tls.nops = 0;  /* begins without ends: forget them */
+		if (tls.nops == PENDING_MAX) {
+			/* Begins without ends: forget them, but first let go of their sources. */
+			for (int i = 0; i < tls.nops; i++)
+				if (tls.ops[i].job)
+					hash_finish(tls.ops[i].job);
+			tls.nops = 0;
+		}
 		p = &tls.ops[tls.nops++];
 		p->seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
 		p->has_hash = 0;
@@ -192,6 +201,8 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
 	(void)task_data;
 	(void)target_task_data;
 
+	if (!buffer_recording())
+		return;
 	if (endpoint == ompt_scope_begin) {
 		tls.target_id = atomic_fetch_add_explicit(&next_target_id, 1, memory_order_relaxed);
 		tls.target_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
@@ -227,6 +238,8 @@ static void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
 {
 	struct rec *r;
 
+	if (!buffer_recording())
+		return;
 	if (endpoint == ompt_scope_begin) {
 		tls.kernel_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
 		if (host_op_id)
@@ -346,7 +359,18 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 		free(err);
 		return 0;
 	}
-	runinfo_record(w, runtime_version);
+	/*
+	 * One process per database: the first OpenMP process of the recorded
+	 * command claims it (a child or a second program of a script inherits
+	 * MAPPROF_OUTPUT and would otherwise overwrite it).
+	 */
+	if (runinfo_record(w, runtime_version) < 0) {
+		long owner = dbw_run_pid(w);
+		clog_msg("not recording process %ld: '%s' already records process %ld", (long)getpid(),
+			 path, owner);
+		dbw_close(w);
+		return 0;
+	}
 	modules_record(w);
 
 	set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");

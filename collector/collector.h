@@ -44,6 +44,8 @@ int buffer_start(struct db_writer *w);
  */
 struct rec *buffer_slot(void);
 void buffer_commit(void);
+/* Nonzero while events are recorded (cheap: callbacks test it first). */
+int buffer_recording(void);
 /* This thread's small id (assigned on its first event). */
 int buffer_thread_id(void);
 /*

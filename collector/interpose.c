@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -106,6 +107,8 @@ static void note_site(uint64_t codeptr, const char *entry, const ident_t *loc, i
 static void note_call(uint64_t codeptr, const char *entry, const ident_t *loc, int n,
 		      void **ptrs, const int64_t *sizes, void **names)
 {
+	if (!buffer_recording())
+		return;
 	cur.codeptr = codeptr;
 	cur.n = n < MAX_ENTRIES ? n : MAX_ENTRIES;
 	for (int i = 0; i < cur.n; i++) {
@@ -139,9 +142,29 @@ void interpose_flush(struct db_writer *w)
 	pthread_mutex_unlock(&sites_mu);
 }
 
+static int find_omptarget(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, "libomptarget.so")) {
+		*(void **)arg = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+		return *(void **)arg != NULL;
+	}
+	return 0;
+}
+
+/*
+ * The runtime's own entry point.  Usually the next definition in the global
+ * scope; when libomptarget was loaded privately (dlopen with RTLD_LOCAL, as
+ * by a Python extension) it is found through the loaded-object list.
+ */
 static void *real(const char *name)
 {
-	void *fn = dlsym(RTLD_NEXT, name);
+	void *fn = dlsym(RTLD_NEXT, name), *lib = NULL;
+	if (!fn) {
+		dl_iterate_phdr(find_omptarget, &lib);
+		if (lib)
+			fn = dlsym(lib, name);
+	}
 	if (!fn)
 		clog_msg("cannot find '%s' in the OpenMP runtime", name);
 	return fn;
@@ -161,6 +184,8 @@ EXPORT int __tgt_target_kernel(ident_t *loc, int64_t device, int32_t teams, int3
 	static kernel_fn fn;
 	if (!fn)
 		fn = (kernel_fn)real("__tgt_target_kernel");
+	if (!fn)
+		return -1;  /* offload failed: the program runs the region on the host */
 	if (args)
 		note_call(RA(), "__tgt_target_kernel", loc, (int)args->num_args, args->ptrs,
 			  args->sizes, args->names);
@@ -174,6 +199,8 @@ EXPORT int __tgt_target_kernel_nowait(ident_t *loc, int64_t device, int32_t team
 	static kernel_nowait_fn fn;
 	if (!fn)
 		fn = (kernel_nowait_fn)real("__tgt_target_kernel_nowait");
+	if (!fn)
+		return -1;
 	if (args)
 		note_call(RA(), "__tgt_target_kernel_nowait", loc, (int)args->num_args, args->ptrs,
 			  args->sizes, args->names);
@@ -195,6 +222,8 @@ typedef void (*mapper_nowait_fn)(ident_t *, int64_t, int32_t, void **, void **, 
 		static mapper_fn fn;                                                           \
 		if (!fn)                                                                       \
 			fn = (mapper_fn)real(#name);                                           \
+		if (!fn)                                                                       \
+			return;                                                                \
 		note_call(RA(), #name, loc, n, ptrs, sizes, names);                            \
 		__attribute__((musttail)) return fn(loc, device, n, bases, ptrs, sizes, types, \
 						    names, mappers);                           \
@@ -208,6 +237,8 @@ typedef void (*mapper_nowait_fn)(ident_t *, int64_t, int32_t, void **, void **, 
 		static mapper_nowait_fn fn;                                                    \
 		if (!fn)                                                                       \
 			fn = (mapper_nowait_fn)real(#name);                                    \
+		if (!fn)                                                                       \
+			return;                                                                \
 		note_call(RA(), #name, loc, n, ptrs, sizes, names);                            \
 		__attribute__((musttail)) return fn(loc, device, n, bases, ptrs, sizes, types, \
 						    names, mappers, ndeps, deps, nnoalias,     \

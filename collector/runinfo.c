@@ -100,7 +100,7 @@ int runinfo_record(struct db_writer *w, const char *runtime_version)
 	ri.collector = MAPPROF_VERSION;
 	dbw_begin(w);
 	rc = dbw_run_info(w, &ri);
-	for (char **e = environ; e && *e; e++) {
+	for (char **e = environ; rc == 0 && e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 		if (!eq)
 			continue;

@@ -115,10 +115,20 @@ static int exec_params(struct db_writer *w, const char *sql, const char *fmt, ..
 int dbw_run_info(struct db_writer *w, const struct run_info *ri)
 {
 	return exec_params(w,
-		"INSERT OR REPLACE INTO run_raw (id, command, cwd, pid, host, start_time, start_ns,"
+		"INSERT INTO run_raw (id, command, cwd, pid, host, start_time, start_ns,"
 		" runtime, status, collector) VALUES (1,?,?,?,?,?,?,?,'recording',?)",
 		"ttittitt", ri->command_json, ri->cwd, (int64_t)ri->pid, ri->host, ri->start_time,
 		ri->start_ns, ri->runtime, ri->collector);
+}
+
+long dbw_run_pid(struct db_writer *w)
+{
+	sqlite3_stmt *st = db_prepare(w->db, "SELECT pid FROM run_raw WHERE id = 1", NULL);
+	long pid = -1;
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		pid = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return pid;
 }
 
 int dbw_env(struct db_writer *w, const char *name, const char *value)

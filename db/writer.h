@@ -59,7 +59,10 @@ struct run_info {
 struct db_writer *dbw_open(const char *path, char **err);
 void dbw_close(struct db_writer *w);
 
+/* Claim the run: -1 when another process already recorded into this database. */
 int dbw_run_info(struct db_writer *w, const struct run_info *ri);
+/* The pid that claimed the run, or -1. */
+long dbw_run_pid(struct db_writer *w);
 int dbw_env(struct db_writer *w, const char *name, const char *value);
 int dbw_status(struct db_writer *w, const char *status, const char *detail);
 int dbw_end(struct db_writer *w, int64_t end_ns, uint64_t events_lost);

@@ -117,3 +117,76 @@ clang-19 -fopenmp par.c -o par -Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-1
 "$mapprof" record -f -o par.db -- ./par >/dev/null 2>err || fail "record par"
 grep -q "nothing was offloaded" err || fail "no note that nothing was offloaded: $(cat err)"
 assert_eq "$(q par.db "SELECT status FROM run")" complete "status of a run without offload"
+
+# Many threads (more than the collector has buffers for), each offloading
+# once and ending: nothing hangs, every kernel is recorded.
+cat >threads.c <<'C'
+#include <pthread.h>
+#include <stdio.h>
+#define T 80
+static void *work(void *arg) {
+	double x = (double)(long)arg;
+	#pragma omp target map(tofrom: x)
+	x += 1;
+	return NULL;
+}
+int main(void) {
+	pthread_t t[T];
+	for (long i = 0; i < T; i++) {	/* one after another, as a thread pool would */
+		pthread_create(&t[i], NULL, work, (void *)i);
+		pthread_join(t[i], NULL);
+	}
+	#pragma omp parallel num_threads(T)
+	{
+		double y = 1;
+		#pragma omp target map(tofrom: y)
+		y += 1;
+	}
+	puts("ok");
+	return 0;
+}
+C
+clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g threads.c -o threads -lpthread \
+	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build threads.c"
+timeout 120 "$mapprof" record -f -o threads.db -- ./threads >/dev/null 2>err || fail "record threads: $? $(cat err)"
+assert_eq "$(q threads.db 'SELECT COUNT(*) FROM kernels')" 160 "kernels of 160 threads"
+assert_eq "$(q threads.db 'SELECT events_lost FROM run')" 0 "events lost with 160 threads"
+
+# A script that runs two OpenMP programs: the first claims the database, the
+# second is not recorded into it (and says so), nothing is corrupted.
+printf '#!/bin/sh\n./exit7 ret\n./exit7\n' >twice.sh
+chmod +x twice.sh
+"$mapprof" record -f -o twice.db -- ./twice.sh >/dev/null 2>err; rc=$?
+assert_eq "$rc" 0 "exit status of a script of two programs"
+grep -q "not recording process" err || fail "the second process does not say it is not recorded: $(cat err)"
+assert_eq "$(q twice.db "SELECT status FROM run")" complete "status after a script of two programs"
+assert_eq "$(q twice.db "SELECT COUNT(*) FROM kernels")" 1 "kernels of the first program only"
+
+# Offload code in a library loaded with dlopen(RTLD_LOCAL): the interposed
+# entry points still find the runtime's.
+cat >plug.c <<'C'
+double plug(double v) {
+	#pragma omp target map(tofrom: v)
+	v *= 2;
+	return v;
+}
+C
+cat >host.c <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	if (!h) { fprintf(stderr, "%s\n", dlerror()); return 1; }
+	double (*plug)(double) = (double (*)(double))dlsym(h, "plug");
+	printf("%g\n", plug(21));
+	return 0;
+}
+C
+clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -fPIC -shared plug.c -o libplug.so \
+	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build plug.c"
+cc host.c -o host -ldl || fail "cannot build host.c"
+assert_eq "$("$mapprof" record -f -o plug.db -- ./host "$dir/libplug.so" 2>err)" 42 \
+	"a program whose offload library is loaded RTLD_LOCAL: $(cat err)"
+assert_eq "$(q plug.db 'SELECT COUNT(*) FROM kernels')" 1 "kernels of an RTLD_LOCAL library"
+[ "$(q plug.db "SELECT COUNT(*) FROM modules WHERE path LIKE '%libplug.so'")" -ge 1 ] ||
+	fail "the dlopen'ed library is missing from the module map"
