@@ -171,13 +171,13 @@ samples: $(SAMPLES)
 # Unit tests: tests/unit/test_NAME.c, linked with the report and db objects.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
-$(B)/tests/test_%: tests/unit/test_%.c $(REPORT_OBJS) $(DB_OBJS) tests/unit/check.h
+$(B)/tests/test_%: tests/unit/test_%.c $(REPORT_OBJS) $(DB_OBJS) tests/unit/check.h tests/unit/check_db.h
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(REPORT_OBJS) $(DB_OBJS) -o $@ $(REPORT_LIBS) -lm
 
 # The collector's hash, tested alone (it is not in the report objects).
-$(B)/tests/test_hash: tests/unit/test_hash.c collector/hash.c collector/hash.h tests/unit/check.h
+$(B)/tests/test_hash: tests/unit/test_hash.c collector/hash.c collector/hash.h tests/unit/check.h tests/unit/check_db.h
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< collector/hash.c -o $@ $(XXH_LIBS) -lpthread

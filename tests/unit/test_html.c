@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check_db.h"
 #include "db/db.h"
 #include "db/timeline.h"
 #include "report/html.h"
@@ -66,23 +67,9 @@ static char *data_block(const char *page)
 
 static struct db *new_db(const char *name)
 {
-	char path[4200], *err = NULL;
+	char path[4200];
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	struct db *db = db_create(path, 1, &err);
-	if (!db)
-		fprintf(stderr, "%s\n", err);
-	free(err);
-	return db;
-}
-
-static void exec(struct db *db, const char *sql)
-{
-	char *err = NULL;
-	if (db_exec(db, sql, &err) < 0) {
-		fprintf(stderr, "%s\n", err);
-		check_failures++;
-	}
-	free(err);
+	return check_db_create(path);
 }
 
 /* Render to outdir/name and return the page (malloc'ed). */
@@ -145,7 +132,7 @@ static struct db *sample_db(void)
 	char sql[1024];
 	if (!db)
 		return NULL;
-	exec(db, "INSERT INTO run_raw (id, command, start_time, host_device, end_ns, status)"
+	check_exec(db, "INSERT INTO run_raw (id, command, start_time, host_device, end_ns, status)"
 		 " VALUES (1, '[\"./round_trip\"]', '2026-11-21T05:00:00Z', 4, 6000000, 'complete');"
 		 "INSERT INTO device_raw (num, type) VALUES (0, 'generic-64bit');");
 	for (int k = 0; k < 5; k++) {
@@ -166,7 +153,7 @@ static struct db *sample_db(void)
 			 s + 4, t + 660000, codeptr, k,
 			 s + 2, k, t + 190000,
 			 s + 4, s);
-		exec(db, sql);
+		check_exec(db, sql);
 	}
 	return db;
 }
@@ -289,7 +276,7 @@ static void test_xss(void)
 	json_t *report, *f, *loc;
 	if (!db)
 		return;
-	exec(db, "INSERT INTO device_raw (num, type) VALUES (0, '<img src=x onerror=\"window.__xss=1\">');"
+	check_exec(db, "INSERT INTO device_raw (num, type) VALUES (0, '<img src=x onerror=\"window.__xss=1\">');"
 		 "INSERT INTO data_op_raw (seq, thread, kind, src_dev, dst_dev, src_addr, dst_addr, bytes,"
 		 " begin_ns, dur_ns) VALUES (1, 1, 2, 4, 0, 1, 2, 64, 100, 50), (2, 1, 2, 4, 0, 1, 2, 64, 300, 50);"
 		 "INSERT INTO kernel_raw VALUES (3, 1, 1, 0, 1, 400, 100);");
@@ -354,7 +341,7 @@ static struct db *big_db(void)
 	struct db *db = new_db("big.db");
 	if (!db)
 		return NULL;
-	exec(db, "BEGIN;"
+	check_exec(db, "BEGIN;"
 		 "INSERT INTO device_raw (num, type) VALUES (0, 'generic-64bit'), (1, 'generic-64bit');"
 		 "WITH RECURSIVE g(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM g WHERE x < 19999)"
 		 " INSERT INTO data_op_raw (seq, thread, kind, src_dev, dst_dev, src_addr, dst_addr, bytes,"

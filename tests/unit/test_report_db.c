@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "tests/unit/check.h"
+#include "tests/unit/check_db.h"
 #include "db/db.h"
 #include "db/events.h"
 #include "db/findings.h"
@@ -18,25 +19,8 @@ static char path[64];
 
 static struct db *fresh(void)
 {
-	char *err = NULL;
-	struct db *db;
-
 	snprintf(path, sizeof(path), "/tmp/mapprof-test-report-%d.db", (int)getpid());
-	db = db_create(path, 1, &err);
-	if (!db)
-		fprintf(stderr, "%s\n", err);
-	free(err);
-	return db;
-}
-
-static void exec(struct db *db, const char *sql)
-{
-	char *err = NULL;
-	if (db_exec(db, sql, &err) < 0) {
-		fprintf(stderr, "%s\n", err);
-		CHECK(0);
-	}
-	free(err);
+	return check_db_create(path);
 }
 
 /* The round_trip sample's first two loop iterations plus b's tofrom. */
@@ -71,7 +55,7 @@ static void test_stream_order_and_pairs(void)
 	int64_t seqs[16];
 	int n = 0;
 
-	exec(db, run_sql);
+	check_exec(db, run_sql);
 	s = event_stream_open(db, EVENTS_BY_SEQ, &err);
 	CHECK(s != NULL);
 	while (s && n < 16 && event_stream_next(s, &ev, &err) == 1) {
@@ -104,7 +88,7 @@ static void test_analysis_store_idempotent(void)
 	char *err = NULL;
 	json_t *doc;
 
-	exec(db, run_sql);
+	check_exec(db, run_sql);
 	CHECK_INT(analysis_run(db, &a, &err), 0);
 	CHECK_INT(a.sorted, 0);
 	CHECK_INT(a.duration_ns, 1000);
@@ -131,7 +115,7 @@ static void test_analysis_store_idempotent(void)
 	analysis_release(&a);
 
 	/* What SQL users see (the CASE fails the statement, by overflow, if not). */
-	exec(db, "CREATE TEMP TABLE c AS SELECT (SELECT COUNT(*) FROM findings) AS f,"
+	check_exec(db, "CREATE TEMP TABLE c AS SELECT (SELECT COUNT(*) FROM findings) AS f,"
 		 " (SELECT COUNT(*) FROM finding_events) AS e,"
 		 " (SELECT COUNT(*) FROM finding_summary) AS s,"
 		 " (SELECT role FROM finding_events WHERE seq = 5) AS r;"
@@ -153,7 +137,7 @@ static void test_fallback_to_sorted(void)
 	struct analysis a;
 	char *err = NULL;
 
-	exec(db, "INSERT INTO run_raw (id, end_ns, host_device) VALUES (1, 1000000, 4);"
+	check_exec(db, "INSERT INTO run_raw (id, end_ns, host_device) VALUES (1, 1000000, 4);"
 		 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)"
 		 " INSERT INTO data_op_raw (seq, kind, src_dev, dst_dev, src_addr, dst_addr, bytes,"
 		 "  begin_ns, dur_ns, hash) SELECT i, 2, 4, 0, 4096, 8192, 8, 10 + i * 10, 5, 7 FROM n;"
