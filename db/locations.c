@@ -55,11 +55,17 @@ static int grow(void **rows, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-int locations_read_modules(struct db *db, struct module_row **rows, size_t *n, char **err)
+/*
+ * Read every row of 'sql' into a malloc'ed array of 'size'-byte elements,
+ * filled by fill(); on failure the rows read so far go to release(n) (when
+ * not NULL) and *err says what could not be read.
+ */
+static int read_rows(struct db *db, const char *sql, size_t size,
+		     void (*fill)(sqlite3_stmt *st, void *row), void (*release)(void *rows, size_t n),
+		     const char *what, void **rows, size_t *n, char **err)
 {
-	sqlite3_stmt *st = db_prepare(db, "SELECT path, base, low, high, build_id FROM module_raw "
-				      "ORDER BY id", err);
-	struct module_row *r = NULL;
+	sqlite3_stmt *st = db_prepare(db, sql, err);
+	void *r = NULL;
 	size_t cap = 0, count = 0;
 	int rc;
 
@@ -68,99 +74,83 @@ int locations_read_modules(struct db *db, struct module_row **rows, size_t *n, c
 	if (!st)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (grow((void **)&r, &cap, count, sizeof(*r)) < 0)
-			goto oom;
-		r[count].path = column_str(st, 0);
-		r[count].base = (uint64_t)sqlite3_column_int64(st, 1);
-		r[count].low = (uint64_t)sqlite3_column_int64(st, 2);
-		r[count].high = (uint64_t)sqlite3_column_int64(st, 3);
-		r[count].build_id = column_str(st, 4);
+		if (grow(&r, &cap, count, size) < 0)
+			break;
+		fill(st, (char *)r + count * size);
 		count++;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		module_rows_free(r, count);
-		return db_fail(err, "cannot read the module map of '%s': %s", db->path,
+		if (release)
+			release(r, count);
+		else
+			free(r);
+		if (rc == SQLITE_ROW)
+			return db_fail(err, "out of memory");
+		return db_fail(err, "cannot read the %s of '%s': %s", what, db->path,
 			       sqlite3_errmsg(db->sql));
 	}
 	*rows = r;
 	*n = count;
 	return 0;
-oom:
-	sqlite3_finalize(st);
-	module_rows_free(r, count);
-	return db_fail(err, "out of memory");
+}
+
+static void fill_module(sqlite3_stmt *st, void *row)
+{
+	struct module_row *r = row;
+	r->path = column_str(st, 0);
+	r->base = (uint64_t)sqlite3_column_int64(st, 1);
+	r->low = (uint64_t)sqlite3_column_int64(st, 2);
+	r->high = (uint64_t)sqlite3_column_int64(st, 3);
+	r->build_id = column_str(st, 4);
+}
+
+static void release_modules(void *rows, size_t n)
+{
+	module_rows_free(rows, n);
+}
+
+int locations_read_modules(struct db *db, struct module_row **rows, size_t *n, char **err)
+{
+	return read_rows(db, "SELECT path, base, low, high, build_id FROM module_raw ORDER BY id",
+			 sizeof(**rows), fill_module, release_modules, "module map", (void **)rows, n, err);
+}
+
+static void fill_source(sqlite3_stmt *st, void *row)
+{
+	struct source_row *r = row;
+	r->codeptr = (uint64_t)sqlite3_column_int64(st, 0);
+	r->entry = column_str(st, 1);
+	r->psource = column_str(st, 2);
+	r->map_names = column_str(st, 3);
+}
+
+static void release_sources(void *rows, size_t n)
+{
+	source_rows_free(rows, n);
 }
 
 int locations_read_sources(struct db *db, struct source_row **rows, size_t *n, char **err)
 {
-	sqlite3_stmt *st = db_prepare(db, "SELECT codeptr, entry, psource, map_names FROM source_raw "
-				      "WHERE codeptr IS NOT NULL ORDER BY codeptr", err);
-	struct source_row *r = NULL;
-	size_t cap = 0, count = 0;
-	int rc;
+	return read_rows(db, "SELECT codeptr, entry, psource, map_names FROM source_raw "
+			 "WHERE codeptr IS NOT NULL ORDER BY codeptr", sizeof(**rows), fill_source,
+			 release_sources, "source records", (void **)rows, n, err);
+}
 
-	*rows = NULL;
-	*n = 0;
-	if (!st)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (grow((void **)&r, &cap, count, sizeof(*r)) < 0)
-			goto oom;
-		r[count].codeptr = (uint64_t)sqlite3_column_int64(st, 0);
-		r[count].entry = column_str(st, 1);
-		r[count].psource = column_str(st, 2);
-		r[count].map_names = column_str(st, 3);
-		count++;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		source_rows_free(r, count);
-		return db_fail(err, "cannot read the source records of '%s': %s", db->path,
-			       sqlite3_errmsg(db->sql));
-	}
-	*rows = r;
-	*n = count;
-	return 0;
-oom:
-	sqlite3_finalize(st);
-	source_rows_free(r, count);
-	return db_fail(err, "out of memory");
+static void fill_codeptr(sqlite3_stmt *st, void *row)
+{
+	struct codeptr_row *r = row;
+	r->codeptr = (uint64_t)sqlite3_column_int64(st, 0);
+	r->target_kind = sqlite3_column_int(st, 1);
 }
 
 int locations_read_codeptrs(struct db *db, struct codeptr_row **rows, size_t *n, char **err)
 {
-	sqlite3_stmt *st = db_prepare(db, "SELECT codeptr, MAX(kind) FROM ("
-				      "SELECT codeptr, kind FROM target_raw UNION ALL "
-				      "SELECT codeptr, 0 FROM data_op_raw) WHERE codeptr IS NOT NULL "
-				      "GROUP BY codeptr ORDER BY codeptr", err);
-	struct codeptr_row *r = NULL;
-	size_t cap = 0, count = 0;
-	int rc;
-
-	*rows = NULL;
-	*n = 0;
-	if (!st)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (grow((void **)&r, &cap, count, sizeof(*r)) < 0) {
-			sqlite3_finalize(st);
-			free(r);
-			return db_fail(err, "out of memory");
-		}
-		r[count].codeptr = (uint64_t)sqlite3_column_int64(st, 0);
-		r[count].target_kind = sqlite3_column_int(st, 1);
-		count++;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(r);
-		return db_fail(err, "cannot read the code pointers of '%s': %s", db->path,
-			       sqlite3_errmsg(db->sql));
-	}
-	*rows = r;
-	*n = count;
-	return 0;
+	return read_rows(db, "SELECT codeptr, MAX(kind) FROM ("
+			 "SELECT codeptr, kind FROM target_raw UNION ALL "
+			 "SELECT codeptr, 0 FROM data_op_raw) WHERE codeptr IS NOT NULL "
+			 "GROUP BY codeptr ORDER BY codeptr", sizeof(**rows), fill_codeptr, NULL,
+			 "code pointers", (void **)rows, n, err);
 }
 
 char *locations_run_cwd(struct db *db)
