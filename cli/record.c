@@ -95,7 +95,6 @@ static int append_env(const char *name, const char *add, const char *sep)
 	return setenv(name, add, 1);
 }
 
-static void forward_signal(int sig);
 static pid_t child_pid;
 
 static void forward_signal(int sig)

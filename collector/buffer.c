@@ -123,13 +123,12 @@ static void thread_exit(void *arg)
 
 	pthread_mutex_lock(&mu);
 	b = atomic_load_explicit(&s->cur, memory_order_acquire);
-	atomic_store_explicit(&s->cur, NULL, memory_order_release);
+	/* Once recording stopped, finish writes it through s->cur. */
 	if (b && atomic_load(&running)) {
+		atomic_store_explicit(&s->cur, NULL, memory_order_release);
 		*full_tail = b;
 		full_tail = &b->next;
 		pthread_cond_signal(&full_cv);
-	} else if (b) {
-		atomic_store_explicit(&s->cur, b, memory_order_release);  /* finish writes it */
 	}
 	pthread_mutex_unlock(&mu);
 }

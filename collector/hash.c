@@ -134,12 +134,17 @@ static int job_init(struct hash_job *j, const void *p, uint64_t n)
 	return j->chunk_hash ? 0 : -1;
 }
 
+static void job_release(struct hash_job *j)
+{
+	if (j->chunk_hash != j->inline_hash)
+		free(j->chunk_hash);
+}
+
 /* The hash of a job whose chunks are all hashed; releases its chunk array. */
 static uint64_t job_result(struct hash_job *j)
 {
 	uint64_t h = XXH3_64bits_withSeed_dispatch(j->chunk_hash, j->nchunks * sizeof(uint64_t), j->n);
-	if (j->chunk_hash != j->inline_hash)
-		free(j->chunk_hash);
+	job_release(j);
 	return h;
 }
 
@@ -171,7 +176,7 @@ struct hash_job *hash_start(const void *p, uint64_t n)
 		start_helpers();
 	if (nhelpers == 0) {
 		pthread_mutex_unlock(&mu);
-		job_result(j);
+		job_release(j);
 		free(j);
 		return NULL;
 	}
