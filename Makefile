@@ -35,7 +35,7 @@ else
 Q := @
 endif
 
-all: $(B)/mapprof $(B)/libmapprof-collector.so
+all: $(B)/mapprof $(B)/libmapprof-collector.so $(B)/libmapprof-ingest.so
 
 # --- the collector (loaded into the profiled program) ------------------------
 COLLECTOR_OBJS := \
@@ -45,8 +45,17 @@ COLLECTOR_OBJS := \
 	$(B)/collector/runinfo.o \
 	$(B)/collector/hash.o \
 	$(B)/collector/interpose.o \
-	$(B)/db/db_pic.o \
+	$(B)/collector/output.o \
+	$(B)/db/spool_pic.o
+
+# Builds the database from the spool of a collector loaded by hand (opened at
+# exit, so SQLite is not loaded into programs recorded by 'mapprof record').
+INGEST_OBJS := \
+	$(B)/db/ingest_pic.o \
 	$(B)/db/writer_pic.o \
+	$(B)/db/finish_pic.o \
+	$(B)/db/db_pic.o \
+	$(B)/db/spool_pic.o \
 	$(B)/db/schema_pic.o
 
 $(B)/collector/%.o: collector/%.c
@@ -71,7 +80,11 @@ $(B)/db/schema_pic.o: $(B)/gen/schema.S db/schema.sql
 
 $(B)/libmapprof-collector.so: $(COLLECTOR_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -o $@ $(SQLITE_LIBS) $(XXH_LIBS) -ldl -lpthread
+	$(Q)$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -o $@ $(XXH_LIBS) -ldl -lpthread
+
+$(B)/libmapprof-ingest.so: $(INGEST_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -o $@ $(SQLITE_LIBS)
 
 # --- the schema and the report assets, embedded at build time ----------------
 $(B)/gen/schema.S: db/schema.sql
@@ -94,6 +107,9 @@ $(B)/gen/assets.S: $(ASSETS) Makefile
 DB_OBJS := \
 	$(B)/db/db.o \
 	$(B)/db/finish.o \
+	$(B)/db/writer.o \
+	$(B)/db/spool.o \
+	$(B)/db/ingest.o \
 	$(B)/db/schema.o
 
 # BEGIN report objects (report/ and its detectors)
@@ -254,13 +270,14 @@ bench: all samples $(BENCH_PROGS) $(B)/bench/hash_bench
 install: all
 	install -D -m 755 $(B)/mapprof $(DESTDIR)$(PREFIX)/bin/mapprof
 	install -D -m 755 $(B)/libmapprof-collector.so $(DESTDIR)$(PREFIX)/lib/mapprof/libmapprof-collector.so
+	install -D -m 755 $(B)/libmapprof-ingest.so $(DESTDIR)$(PREFIX)/lib/mapprof/libmapprof-ingest.so
 
 clean:
 	rm -rf $(B)
 
 help:
 	@echo "make deps     install the Debian packages mapprof needs (when missing)"
-	@echo "make          build build/mapprof and build/libmapprof-collector.so"
+	@echo "make          build build/mapprof and the collector libraries"
 	@echo "make demo     deps + build + record a bundled sample"
 	@echo "make samples  build the sample offload programs (OFFLOAD_TARGET=$(OFFLOAD_TARGET))"
 	@echo "make check    install what the tests need, build and run every test"

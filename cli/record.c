@@ -4,8 +4,10 @@
  * The database is created here, before the program starts, so a path that
  * cannot be written fails fast.  The program then runs with the collector in
  * OMP_TOOL_LIBRARIES (and LD_PRELOAD, to capture clang's source records),
- * with its stdin/stdout/stderr untouched.  Afterwards this process completes
- * the database: how the program ended, deletes paired with allocations.
+ * with its stdin/stdout/stderr untouched.  The collector writes a spool
+ * ("DB-spool"); once the program has ended, this process expands it into the
+ * database and completes it: how the program ended, deletes paired with
+ * allocations.  None of that work is charged to the program.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,12 +20,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/record.h"
 #include "db/db.h"
 #include "db/finish.h"
+#include "db/ingest.h"
 
 #define COLLECTOR_NAME "libmapprof-collector.so"
 
@@ -97,6 +101,13 @@ static int append_env(const char *name, const char *add, const char *sep)
 
 static pid_t child_pid;
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void forward_signal(int sig)
 {
 	if (child_pid > 0)
@@ -106,12 +117,14 @@ static void forward_signal(int sig)
 int record_program(const struct record_options *opt, int *status, char **db_path_out)
 {
 	char *output = opt->output ? strdup(opt->output) : record_default_output(opt->argv[0]);
-	char *abs_output = NULL, *collector = NULL, *err = NULL;
-	struct db *db;
+	char *abs_output = NULL, *collector = NULL, *err = NULL, *spool = NULL;
+	struct db *db = NULL;
+	struct ingest_result ing;
+	int64_t t0;
 	int pfd[2], exec_errno = 0, wstatus = 0;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	struct run_end end = { 0, 0 };
+	struct run_end end = { 0, 0, 0 };
 	struct record_counts counts;
 	ssize_t n;
 
@@ -131,14 +144,21 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		error("%s", err);
 		goto fail;
 	}
-	db_close(db);
 	abs_output = realpath(output, NULL);
+	if (asprintf(&spool, "%s-spool", abs_output ? abs_output : output) < 0) {
+		spool = NULL;
+		error("out of memory");
+		goto fail;
+	}
+	/* A spool left by an earlier run that was cut short belongs to the old file. */
+	unlink(spool);
 
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		error("cannot create a pipe: %s", strerror(errno));
 		goto fail;
 	}
 	fflush(NULL);
+	t0 = mono_ns();
 	child_pid = fork();
 	if (child_pid < 0) {
 		error("cannot fork: %s", strerror(errno));
@@ -149,6 +169,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	if (child_pid == 0) {
 		close(pfd[0]);
 		setenv("MAPPROF_OUTPUT", abs_output ? abs_output : output, 1);
+		setenv("MAPPROF_SPOOL", spool, 1);
 		append_env("OMP_TOOL_LIBRARIES", collector, ":");
 		append_env("LD_PRELOAD", collector, ":");
 		execvp(opt->argv[0], opt->argv);
@@ -169,6 +190,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	close(pfd[0]);
 	while (waitpid(child_pid, &wstatus, 0) < 0 && errno == EINTR)
 		;
+	end.wall_ns = mono_ns() - t0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -178,11 +200,14 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		error("cannot run '%s': %s", opt->argv[0], strerror(exec_errno));
 		if (exec_errno == ENOENT && !strchr(opt->argv[0], '/'))
 			hint("not found in PATH; give a path like './%s'", opt->argv[0]);
+		db_close(db);
 		unlink(output);
+		unlink(spool);
 		*status = exec_errno == ENOENT ? 127 : 126;
 		free(output);
 		free(abs_output);
 		free(collector);
+		free(spool);
 		return -1;
 	}
 	if (WIFEXITED(wstatus)) {
@@ -193,8 +218,23 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	}
 	*status = end.exit_status;
 
-	db = db_open(output, 1, &err);
-	if (!db || db_finish_run(db, &end, &err) < 0) {
+	switch (db_ingest_spool(db, spool, &ing, &err)) {
+	case 0:
+		unlink(spool);
+		if (ing.truncated)
+			info("warning: the spool ended mid-write (the program was killed?): "
+			     "events after that point are lost");
+		break;
+	case 1:
+		break;  /* the collector never started: finishing says so */
+	default:
+		error("%s", err);
+		hint("the events are kept in '%s'", spool);
+		free(err);
+		err = NULL;
+		break;
+	}
+	if (db_finish_run(db, &end, &err) < 0) {
 		error("%s", err);
 		hint("the program may have removed or overwritten '%s'", output);
 		db_close(db);
@@ -228,8 +268,14 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		free(output);
 	free(abs_output);
 	free(collector);
+	free(spool);
 	return 0;
 fail:
+	if (db) {
+		db_close(db);
+		unlink(output);
+	}
+	free(spool);
 	free(err);
 	free(output);
 	free(abs_output);

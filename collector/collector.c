@@ -265,62 +265,39 @@ static void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
 	}
 }
 
-struct device_event {
-	int num;
-	const char *type;
-	int64_t ns;
-	int fini;
-};
-
-static void write_device(struct db_writer *w, void *arg)
-{
-	struct device_event *d = arg;
-	dbw_device(w, d->num, d->fini ? NULL : d->type, d->fini ? -1 : d->ns, d->fini ? d->ns : -1);
-}
-
 static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,
 				 ompt_function_lookup_t lookup, const char *documentation)
 {
-	struct device_event d = { device_num, type ? type : "unknown", rel_ns(), 0 };
 	(void)device;
 	(void)lookup;
 	(void)documentation;
-	buffer_with_db(write_device, &d);
+	if (buffer_recording())
+		output_frame(SPOOL_DEVICE, (int64_t)device_num, type ? type : "unknown", rel_ns(),
+			     (int64_t)-1);
 }
 
 static void on_device_finalize(int device_num)
 {
-	struct device_event d = { device_num, NULL, rel_ns(), 1 };
-	buffer_with_db(write_device, &d);
-}
-
-struct image_event {
-	int device;
-	const char *file;
-	uint64_t host_addr;
-	uint64_t bytes;
-	int64_t ns;
-};
-
-static void write_image(struct db_writer *w, void *arg)
-{
-	struct image_event *e = arg;
-	dbw_image(w, e->device, e->file, e->host_addr, e->bytes, e->ns);
-	/* An offload image usually arrives with a newly loaded library. */
-	if (modules_changed())
-		modules_record(w);
+	if (buffer_recording())
+		output_frame(SPOOL_DEVICE, (int64_t)device_num, (const char *)NULL, (int64_t)-1,
+			     rel_ns());
 }
 
 static void on_device_load(int device_num, const char *filename, int64_t offset_in_file,
 			   void *vma_in_file, size_t bytes, void *host_addr, void *device_addr,
 			   uint64_t module_id)
 {
-	struct image_event e = { device_num, filename, (uint64_t)host_addr, bytes, rel_ns() };
 	(void)offset_in_file;
 	(void)vma_in_file;
 	(void)device_addr;
 	(void)module_id;
-	buffer_with_db(write_image, &e);
+	if (!buffer_recording())
+		return;
+	output_frame(SPOOL_IMAGE, (int64_t)device_num, filename, (int64_t)(uint64_t)host_addr,
+		     (int64_t)bytes, rel_ns());
+	/* An offload image usually arrives with a newly loaded library. */
+	if (modules_changed())
+		modules_record();
 }
 
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
@@ -341,37 +318,21 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 	};
 	char refused[256] = "";
 	int target_ok = 0;
-	const char *path;
-	struct db_writer *w;
-	char *err = NULL;
 	(void)initial_device_num;
 	(void)tool_data;
 
-	path = getenv("MAPPROF_OUTPUT");
-	if (!path || !*path) {
-		static char def[64];
-		snprintf(def, sizeof(def), "mapprof.%ld.db", (long)getpid());
-		path = def;
-	}
-	w = dbw_open(path, &err);
-	if (!w) {
-		clog_msg("not recording: %s", err ? err : "cannot open the database");
-		free(err);
-		return 0;
-	}
 	/*
-	 * One process per database: the first OpenMP process of the recorded
-	 * command claims it (a child or a second program of a script inherits
-	 * MAPPROF_OUTPUT and would otherwise overwrite it).
+	 * One process per recording: the first OpenMP process of the recorded
+	 * command claims the spool (a child or a second program of a script
+	 * inherits the environment and would otherwise write into it too).
 	 */
-	if (runinfo_record(w, runtime_version) < 0) {
-		long owner = dbw_run_pid(w);
-		clog_msg("not recording process %ld: '%s' already records process %ld", (long)getpid(),
-			 path, owner);
-		dbw_close(w);
+	if (output_open() < 0)
+		return 0;
+	if (runinfo_record(runtime_version) < 0) {
+		output_close();
 		return 0;
 	}
-	modules_record(w);
+	modules_record();
 
 	set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
 	for (size_t i = 0; set_callback && i < sizeof(cbs) / sizeof(cbs[0]); i++) {
@@ -386,15 +347,15 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 	if (refused[0])
 		clog_msg("the OpenMP runtime refused these callbacks: %s", refused);
 	if (!target_ok) {
-		dbw_status(w, "no-target-callbacks",
-			   set_callback ? "the OpenMP runtime offers no target callbacks (target_emi, "
-					  "target_data_op_emi, target_submit_emi): is libomptarget present?"
-					: "the OpenMP runtime has no ompt_set_callback");
-		dbw_end(w, rel_ns(), 0);
-		dbw_close(w);
+		output_frame(SPOOL_STATUS, "no-target-callbacks",
+			     set_callback ? "the OpenMP runtime offers no target callbacks (target_emi, "
+					    "target_data_op_emi, target_submit_emi): is libomptarget present?"
+					  : "the OpenMP runtime has no ompt_set_callback");
+		output_frame(SPOOL_END, rel_ns(), (int64_t)0);
+		output_close();
 		return 0;  /* stay out of the program's way */
 	}
-	buffer_start(w);
+	buffer_start();
 	return 1;
 }
 

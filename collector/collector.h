@@ -3,7 +3,8 @@
  *
  * The collector is the OMPT tool library (libmapprof-collector.so) that the
  * OpenMP runtime loads into the profiled program.  It records raw events into
- * per-thread buffers; a writer thread appends full buffers to the database.
+ * per-thread buffers and appends full buffers to a spool file (db/spool.h);
+ * the database is built from the spool after the program ends.
  * It never exits, aborts or prints to stdout inside the user's program: on
  * trouble it says so once on stderr ("mapprof-collector: ...") and stops
  * recording.
@@ -16,7 +17,7 @@
 #include <time.h>
 
 #include "collector/hash.h"
-#include "db/writer.h"
+#include "db/spool.h"
 
 #define COLLECTOR_HIDDEN __attribute__((visibility("hidden")))
 
@@ -34,10 +35,23 @@ void clog_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Origin of all recorded times (CLOCK_MONOTONIC at tool start). */
 extern int64_t collector_start_ns;
 
-/* --- buffer.c: per-thread buffers and the writer thread --------------------- */
+/* --- output.c: the spool ---------------------------------------------------- */
 
-/* Start buffering into the database 'w' (owned from now on).  0 or -1. */
-int buffer_start(struct db_writer *w);
+/* Claim the spool.  0, or -1: this process does not record (said why on stderr). */
+int output_open(void);
+/* Append a frame; its fields as spool_frame_format(type) says (int64_t, const char *). */
+int output_frame(uint32_t type, ...);
+/* Append the n records that follow 'frame' in memory.  0 or -1. */
+int output_records(struct spool_frame *frame, size_t n);
+/* Nonzero after a write failed (recording stops). */
+int output_failed(void);
+/* Close the spool; loaded by hand, also build the database from it. */
+void output_close(void);
+
+/* --- buffer.c: per-thread buffers ------------------------------------------ */
+
+/* Start recording. */
+void buffer_start(void);
 /*
  * A record slot in this thread's buffer, to fill and then commit with
  * buffer_commit().  NULL when recording has stopped (the event is counted lost).
@@ -48,25 +62,20 @@ void buffer_commit(void);
 int buffer_recording(void);
 /* This thread's small id (assigned on its first event). */
 int buffer_thread_id(void);
-/*
- * Run fn(w, arg) on the database from whichever thread owns it, serialised
- * with batch writing.  For rare events (device init, module changes).
- */
-void buffer_with_db(void (*fn)(struct db_writer *w, void *arg), void *arg);
-/* Flush everything, write the end of the run and close the database. Idempotent. */
+/* Write what is left, the end of the run, and close the spool.  Idempotent. */
 void buffer_finish(void);
 
 /* --- modules.c ------------------------------------------------------------ */
 
 /* Record every loaded ELF object not yet recorded. */
-void modules_record(struct db_writer *w);
+void modules_record(void);
 /* Nonzero when objects were loaded or unloaded since the last modules_record(). */
 int modules_changed(void);
 
 /* --- runinfo.c ------------------------------------------------------------ */
 
 /* Write run metadata (command line, cwd, pid, host, time, environment). */
-int runinfo_record(struct db_writer *w, const char *runtime_version);
+int runinfo_record(const char *runtime_version);
 
 /* A growing string (runinfo.c).  p is malloc'ed and NUL-terminated. */
 struct sbuf {
@@ -84,7 +93,7 @@ void sb_json_str(struct sbuf *b, const char *s, size_t n);
  * host address 'addr', or -1.
  */
 int interpose_map_index(uint64_t addr);
-/* Write the source records seen so far that are not yet in the database. */
-void interpose_flush(struct db_writer *w);
+/* Write the source records seen so far that are not yet in the spool. */
+void interpose_flush(void);
 
 #endif

@@ -132,11 +132,11 @@ int interpose_map_index(uint64_t addr)
 	return best;
 }
 
-void interpose_flush(struct db_writer *w)
+void interpose_flush(void)
 {
 	pthread_mutex_lock(&sites_mu);
 	for (struct site *s = sites; s && !s->written; s = s->next) {
-		dbw_source(w, s->codeptr, s->entry, s->psource, s->names_json);
+		output_frame(SPOOL_SOURCE, (int64_t)s->codeptr, s->entry, s->psource, s->names_json);
 		s->written = 1;
 	}
 	pthread_mutex_unlock(&sites_mu);

@@ -19,7 +19,6 @@
 static unsigned long long seen_adds = (unsigned long long)-1, seen_subs;
 
 struct walk {
-	struct db_writer *w;
 	int first;
 	unsigned long long adds, subs;
 };
@@ -82,14 +81,14 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 	if (!high)
 		return 0;
 	build_id_hex(info, build_id, sizeof(build_id));
-	dbw_module(wk->w, name, info->dlpi_addr, low, high, build_id[0] ? build_id : NULL,
-		   now_ns() - collector_start_ns);
+	output_frame(SPOOL_MODULE, name, (int64_t)info->dlpi_addr, (int64_t)low, (int64_t)high,
+		     build_id[0] ? build_id : (const char *)NULL, now_ns() - collector_start_ns);
 	return 0;
 }
 
-void modules_record(struct db_writer *w)
+void modules_record(void)
 {
-	struct walk wk = { w, 1, 0, 0 };
+	struct walk wk = { 1, 0, 0 };
 	dl_iterate_phdr(visit, &wk);
 	seen_adds = wk.adds;
 	seen_subs = wk.subs;

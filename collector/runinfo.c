@@ -72,10 +72,9 @@ static char *command_json(void)
 	return out.p;
 }
 
-int runinfo_record(struct db_writer *w, const char *runtime_version)
+int runinfo_record(const char *runtime_version)
 {
 	char cwd[4096], host[256], start[64];
-	struct run_info ri;
 	struct timespec ts;
 	struct tm tm;
 	char *cmd = command_json();
@@ -90,16 +89,8 @@ int runinfo_record(struct db_writer *w, const char *runtime_version)
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%SZ", &tm);
 
-	ri.command_json = cmd;
-	ri.cwd = cwd;
-	ri.pid = (long)getpid();
-	ri.host = host;
-	ri.start_time = start;
-	ri.start_ns = collector_start_ns;
-	ri.runtime = runtime_version;
-	ri.collector = MAPPROF_VERSION;
-	dbw_begin(w);
-	rc = dbw_run_info(w, &ri);
+	rc = output_frame(SPOOL_RUN, cmd, cwd, (int64_t)getpid(), host, start, collector_start_ns,
+			  runtime_version, MAPPROF_VERSION);
 	for (char **e = environ; rc == 0 && e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 		if (!eq)
@@ -111,9 +102,8 @@ int runinfo_record(struct db_writer *w, const char *runtime_version)
 		size_t n = (size_t)(eq - *e) < sizeof(name) - 1 ? (size_t)(eq - *e) : sizeof(name) - 1;
 		memcpy(name, *e, n);
 		name[n] = 0;
-		dbw_env(w, name, eq + 1);
+		rc = output_frame(SPOOL_ENV, name, eq + 1);
 	}
-	dbw_commit(w);
 	free(cmd);
 	return rc;
 }

@@ -92,7 +92,7 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 		    " OpenMP, use a runtime without OMPT, or have OMP_TOOL=disabled')", err) < 0 ||
 	    pair_deletes(db, err) < 0)
 		goto fail;
-	st = db_prepare(db, "UPDATE run_raw SET exit_status = ?, exit_signal = ?,"
+	st = db_prepare(db, "UPDATE run_raw SET exit_status = ?, exit_signal = ?, wall_ns = ?,"
 			    " status = CASE status WHEN 'recording' THEN 'incomplete' ELSE status END,"
 			    " status_detail = CASE status WHEN 'recording' THEN"
 			    "   'the program ended before the collector could finish (killed, or _exit)'"
@@ -101,6 +101,7 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 		goto fail;
 	sqlite3_bind_int(st, 1, end->exit_status);
 	db_bind_opt_int64(st, 2, end->signal != 0, end->signal);
+	db_bind_opt_int64(st, 3, end->wall_ns > 0, end->wall_ns);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

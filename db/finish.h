@@ -4,11 +4,14 @@
 #ifndef MAPPROF_DB_FINISH_H
 #define MAPPROF_DB_FINISH_H
 
+#include <stdint.h>
+
 #include "db/db.h"
 
 struct run_end {
 	int exit_status;    /* exit code, or 128+N when killed by signal N */
 	int signal;         /* N, or 0 */
+	int64_t wall_ns;    /* start to exit as 'mapprof record' timed it */
 };
 
 /*

@@ -36,7 +36,9 @@ CREATE TABLE run_raw (
     exit_status   INTEGER,  -- program exit code, or 128+N if killed by signal N
     exit_signal   INTEGER,  -- N when killed by a signal
     events_lost   INTEGER DEFAULT 0,
-    collector     TEXT      -- collector version
+    collector     TEXT,     -- collector version
+    wall_ns       INTEGER   -- the program's wall time as 'mapprof record' saw it
+                            -- (start to exit), NULL when recorded by hand
 );
 
 CREATE TABLE env_raw (
@@ -238,7 +240,7 @@ SELECT id AS thread, tid FROM thread_raw;
 CREATE VIEW run AS
 SELECT command, cwd, pid, host, start_time, start_ns, end_ns AS duration_ns, runtime,
        host_device, status, status_detail, exit_status, exit_signal, events_lost,
-       collector
+       collector, wall_ns
   FROM run_raw;
 
 CREATE VIEW environment AS

@@ -1,5 +1,6 @@
 /*
- * writer.c - appending recorded events to the database (collector side).
+ * writer.c - writing recorded events into the database's tables (the spool
+ * is replayed through these calls, see db/ingest.c).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -36,20 +37,11 @@ struct db_writer {
 	sqlite3_stmt *st[ST_COUNT];
 };
 
-struct db_writer *dbw_open(const char *path, char **err)
+struct db_writer *dbw_attach(struct db *db, char **err)
 {
-	struct db_writer *w;
-	struct db *db;
+	struct db_writer *w = calloc(1, sizeof(*w));
 
-	if (access(path, F_OK) == 0)
-		db = db_open(path, 1, err);
-	else
-		db = db_create(path, 0, err);
-	if (!db)
-		return NULL;
-	w = calloc(1, sizeof(*w));
 	if (!w) {
-		db_close(db);
 		db_fail(err, "out of memory");
 		return NULL;
 	}
@@ -57,20 +49,19 @@ struct db_writer *dbw_open(const char *path, char **err)
 	for (int i = 0; i < ST_COUNT; i++) {
 		w->st[i] = db_prepare(db, stmt_sql[i], err);
 		if (!w->st[i]) {
-			dbw_close(w);
+			dbw_detach(w);
 			return NULL;
 		}
 	}
 	return w;
 }
 
-void dbw_close(struct db_writer *w)
+void dbw_detach(struct db_writer *w)
 {
 	if (!w)
 		return;
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(w->st[i]);
-	db_close(w->db);
 	free(w);
 }
 
@@ -119,16 +110,6 @@ int dbw_run_info(struct db_writer *w, const struct run_info *ri)
 		" runtime, status, collector) VALUES (1,?,?,?,?,?,?,?,'recording',?)",
 		"ttittitt", ri->command_json, ri->cwd, (int64_t)ri->pid, ri->host, ri->start_time,
 		ri->start_ns, ri->runtime, ri->collector);
-}
-
-long dbw_run_pid(struct db_writer *w)
-{
-	sqlite3_stmt *st = db_prepare(w->db, "SELECT pid FROM run_raw WHERE id = 1", NULL);
-	long pid = -1;
-	if (st && sqlite3_step(st) == SQLITE_ROW)
-		pid = (long)sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return pid;
 }
 
 int dbw_env(struct db_writer *w, const char *name, const char *value)

@@ -1,9 +1,8 @@
 /*
- * writer.h - the collector's side of the database: appending records.
+ * writer.h - writing a run's events into the database's tables.
  *
- * Linked into the collector library.  Used from one thread at a time (the
- * collector's writer thread, or the thread finishing the run); none of these
- * functions is called from an OMPT callback.
+ * db/ingest.c replays the collector's spool through these calls after the
+ * program has ended.  One thread at a time.
  */
 #ifndef MAPPROF_DB_WRITER_H
 #define MAPPROF_DB_WRITER_H
@@ -11,32 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum rec_type {
-	REC_DATA_OP = 1,
-	REC_KERNEL,
-	REC_TARGET,
-};
-
-/* One recorded event, as the collector buffers it.  Times are relative to run start. */
-struct rec {
-	uint8_t type;        /* enum rec_type */
-	uint8_t kind;        /* data op: ompt_target_data_op_t; target: ompt_target_t */
-	uint8_t has_hash;
-	int8_t map_index;    /* -1: none */
-	int32_t thread;
-	int32_t src_dev;     /* data op: source device; target/kernel: device */
-	int32_t dst_dev;
-	uint32_t teams;      /* kernel: requested teams */
-	uint64_t seq;
-	uint64_t src_addr;
-	uint64_t dst_addr;
-	uint64_t bytes;
-	int64_t begin_ns;
-	int64_t end_ns;
-	uint64_t hash;
-	uint64_t codeptr;
-	uint64_t target_id;
-};
+#include "db/db.h"
+#include "db/spool.h"
 
 struct db_writer;
 
@@ -51,18 +26,13 @@ struct run_info {
 	const char *collector;     /* collector version */
 };
 
-/*
- * Open the database at 'path' for recording: an existing empty mapprof
- * database (created by 'mapprof record'), or a new one.  NULL on error, with
- * a malloc'ed *err.
- */
-struct db_writer *dbw_open(const char *path, char **err);
-void dbw_close(struct db_writer *w);
+/* A writer on an open database (which stays the caller's).  NULL on error. */
+struct db_writer *dbw_attach(struct db *db, char **err);
+/* Release the writer (not the database); accepts NULL. */
+void dbw_detach(struct db_writer *w);
 
-/* Claim the run: -1 when another process already recorded into this database. */
+/* The run's row: -1 when the database already holds a run. */
 int dbw_run_info(struct db_writer *w, const struct run_info *ri);
-/* The pid that claimed the run, or -1. */
-long dbw_run_pid(struct db_writer *w);
 int dbw_env(struct db_writer *w, const char *name, const char *value);
 int dbw_status(struct db_writer *w, const char *status, const char *detail);
 int dbw_end(struct db_writer *w, int64_t end_ns, uint64_t events_lost);

@@ -93,12 +93,24 @@ assert_eq "$(q big.db "SELECT COUNT(DISTINCT hash) FROM data_ops WHERE op IN ('t
 assert_eq "$(q big.db "SELECT COUNT(*) FROM data_ops t JOIN data_ops f ON t.hash = f.hash
 	WHERE t.op = 'to_device' AND f.op = 'from_device'")" 1 "a comes back with the hash it left with"
 
-# The collector loaded by hand, without 'mapprof record': the first report
-# pairs the deletes and finds the host device itself.
+# The collector never loads SQLite into the program: it writes a spool that
+# 'record' expands afterwards, and removes.
+ldd "$MAPPROF_BUILD/libmapprof-collector.so" | grep -q sqlite && fail "the collector links SQLite"
+[ ! -e big.db-spool ] || fail "the spool is left behind after record"
+
+# The collector loaded by hand, without 'mapprof record': at exit it builds
+# the database through libmapprof-ingest.so (deletes paired, spool removed).
 rm -f hand.db
 MAPPROF_OUTPUT=$dir/hand.db OMP_TOOL_LIBRARIES=$MAPPROF_BUILD/libmapprof-collector.so \
 	"$MAPPROF_BUILD/samples/repeated_alloc" >/dev/null || fail "run with the collector by hand"
 assert_eq "$(q hand.db 'SELECT status FROM run')" complete "status of a run recorded by hand"
+[ ! -e hand.db-spool ] || fail "the spool is left behind by a collector loaded by hand"
+# ... and never into an existing database.
+before=$(q hand.db 'SELECT COUNT(*) FROM data_ops')
+MAPPROF_OUTPUT=$dir/hand.db OMP_TOOL_LIBRARIES=$MAPPROF_BUILD/libmapprof-collector.so \
+	"$MAPPROF_BUILD/samples/repeated_alloc" >/dev/null 2>err || fail "second run by hand"
+grep -q "hand.db' exists" err || fail "no word that the database exists: $(cat err)"
+assert_eq "$(q hand.db 'SELECT COUNT(*) FROM data_ops')" "$before" "an existing database is left alone"
 "$mapprof" report -q --no-html --no-json hand.db || fail "report of a run recorded by hand"
 assert_eq "$(q hand.db "SELECT COUNT(*) FROM data_ops WHERE op = 'delete' AND bytes = 0")" 0 \
 	"deletes paired by report"

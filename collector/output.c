@@ -1,0 +1,218 @@
+/*
+ * output.c - where the collector's events go: the spool file.
+ *
+ * Under 'mapprof record' the spool is MAPPROF_SPOOL, which 'record' expands
+ * into the database once the program has ended.  Loaded by hand (only
+ * MAPPROF_OUTPUT set), the collector spools to "OUTPUT-spool" and, at exit,
+ * opens libmapprof-ingest.so (installed beside it) to build the database.
+ *
+ * The first process to create the spool (O_EXCL) owns it: a child, or a
+ * second program of a recorded script, finds it taken and does not record.
+ * Writes are serialised by one mutex, taken once per buffer of events and
+ * for the rare other frames.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector/collector.h"
+
+#define INGEST_LIB "libmapprof-ingest.so"
+
+static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
+static int out_fd = -1;
+static int out_failed;
+static char *spool_path;
+static char *by_hand_db;  /* set when there is no 'mapprof record' to expand the spool */
+
+/* Absolute, so a program that changes directory still writes beside it. */
+static char *absolute(const char *path)
+{
+	char cwd[4096], *out;
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return strdup(path);
+	return asprintf(&out, "%s/%s", cwd, path) < 0 ? NULL : out;
+}
+
+/* The pid in a spool another process claimed, or -1. */
+static long owner_of(const char *path)
+{
+	struct spool_header h;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	long pid = -1;
+	if (fd >= 0) {
+		if (read(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) && h.pid > 0)
+			pid = (long)h.pid;
+		close(fd);
+	}
+	return pid;
+}
+
+static int write_all(const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t k = write(out_fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* With out_mu held.  Says so once on the first failure. */
+static int locked_write(const void *p, size_t n)
+{
+	if (out_fd < 0 || out_failed)
+		return -1;
+	if (write_all(p, n) < 0) {
+		out_failed = 1;
+		clog_msg("cannot write '%s', recording stops: %s", spool_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int output_open(void)
+{
+	const char *spool = getenv("MAPPROF_SPOOL"), *db = getenv("MAPPROF_OUTPUT");
+	struct spool_header h = { SPOOL_MAGIC, SPOOL_VERSION, sizeof(struct rec), (int64_t)getpid() };
+	char def[64];
+
+	if (spool && *spool) {
+		spool_path = absolute(spool);
+	} else {
+		if (!db || !*db) {
+			snprintf(def, sizeof(def), "mapprof.%ld.db", (long)getpid());
+			db = def;
+		}
+		by_hand_db = absolute(db);
+		if (!by_hand_db || asprintf(&spool_path, "%s-spool", by_hand_db) < 0)
+			spool_path = NULL;
+		if (spool_path && access(by_hand_db, F_OK) == 0) {
+			clog_msg("not recording process %ld: '%s' exists (remove it first)",
+				 (long)getpid(), by_hand_db);
+			goto fail;
+		}
+	}
+	if (!spool_path) {
+		clog_msg("not recording: out of memory");
+		goto fail;
+	}
+	out_fd = open(spool_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out_fd < 0) {
+		if (errno == EEXIST)
+			clog_msg("not recording process %ld: '%s' already records process %ld",
+				 (long)getpid(), by_hand_db ? by_hand_db : db ? db : spool_path,
+				 owner_of(spool_path));
+		else
+			clog_msg("not recording: cannot create '%s': %s", spool_path, strerror(errno));
+		goto fail;
+	}
+	if (write_all(&h, sizeof(h)) < 0) {
+		clog_msg("not recording: cannot write '%s': %s", spool_path, strerror(errno));
+		close(out_fd);
+		out_fd = -1;
+		unlink(spool_path);
+		goto fail;
+	}
+	return 0;
+fail:
+	free(spool_path);
+	free(by_hand_db);
+	spool_path = by_hand_db = NULL;
+	return -1;
+}
+
+int output_frame(uint32_t type, ...)
+{
+	char small[4096], *buf = small;
+	va_list ap, ap2;
+	size_t n;
+	int rc;
+
+	va_start(ap, type);
+	va_copy(ap2, ap);
+	n = spool_vpack(small, sizeof(small), type, ap);
+	if (n > sizeof(small)) {
+		buf = malloc(n);
+		if (buf)
+			spool_vpack(buf, n, type, ap2);
+	}
+	va_end(ap2);
+	va_end(ap);
+	if (!buf || !n)
+		return -1;
+	pthread_mutex_lock(&out_mu);
+	rc = locked_write(buf, n);
+	pthread_mutex_unlock(&out_mu);
+	if (buf != small)
+		free(buf);
+	return rc;
+}
+
+int output_records(struct spool_frame *frame, size_t n)
+{
+	int rc;
+	frame->type = SPOOL_RECORDS;
+	frame->len = (uint32_t)(n * sizeof(struct rec));
+	pthread_mutex_lock(&out_mu);
+	rc = locked_write(frame, sizeof(*frame) + frame->len);
+	pthread_mutex_unlock(&out_mu);
+	return rc;
+}
+
+int output_failed(void)
+{
+	return out_failed;
+}
+
+/* Build the database from the spool, through the library installed beside this one. */
+static void ingest_by_hand(void)
+{
+	int (*ingest)(const char *, const char *, char **);
+	char *dir = NULL, *lib = NULL, *err = NULL;
+	void *h = NULL;
+	Dl_info info;
+
+	if (dladdr((void *)ingest_by_hand, &info) && info.dli_fname && (dir = strdup(info.dli_fname)) &&
+	    asprintf(&lib, "%s/" INGEST_LIB, dirname(dir)) >= 0)
+		h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	ingest = h ? (int (*)(const char *, const char *, char **))dlsym(h, "mapprof_ingest_file") : NULL;
+	if (!ingest) {
+		clog_msg("cannot load '%s' (%s): the events stay in '%s'", lib ? lib : INGEST_LIB,
+			 dlerror(), spool_path);
+	} else if (ingest(spool_path, by_hand_db, &err) < 0) {
+		clog_msg("cannot build '%s': %s; the events stay in '%s'", by_hand_db,
+			 err ? err : "unknown error", spool_path);
+		free(err);
+	} else {
+		unlink(spool_path);
+	}
+	if (h)
+		dlclose(h);
+	free(lib);
+	free(dir);
+}
+
+void output_close(void)
+{
+	pthread_mutex_lock(&out_mu);
+	if (out_fd >= 0)
+		close(out_fd);
+	out_fd = -1;
+	pthread_mutex_unlock(&out_mu);
+	if (by_hand_db && spool_path)
+		ingest_by_hand();
+}

@@ -1,0 +1,177 @@
+/*
+ * ingest.c - expanding the collector's spool into the database's tables.
+ *
+ * Runs after the program has ended ('mapprof record'), so none of this work
+ * is charged to the program.  The spool is mapped and its frames replayed,
+ * in the order written, through the db_writer calls in one transaction.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db/db_internal.h"
+#include "db/finish.h"
+#include "db/ingest.h"
+#include "db/spool.h"
+#include "db/writer.h"
+
+/* Replay one (non-records) frame. */
+static int replay(struct db_writer *w, uint32_t type, const struct spool_field *f)
+{
+	switch (type) {
+	case SPOOL_RUN: {
+		struct run_info ri = {
+			.command_json = f[0].s, .cwd = f[1].s, .pid = (long)f[2].i, .host = f[3].s,
+			.start_time = f[4].s, .start_ns = f[5].i, .runtime = f[6].s, .collector = f[7].s,
+		};
+		return dbw_run_info(w, &ri);
+	}
+	case SPOOL_ENV:
+		return dbw_env(w, f[0].s, f[1].s);
+	case SPOOL_STATUS:
+		return dbw_status(w, f[0].s, f[1].s);
+	case SPOOL_END:
+		return dbw_end(w, f[0].i, (uint64_t)f[1].i);
+	case SPOOL_DEVICE:
+		return dbw_device(w, (int)f[0].i, f[1].s, f[2].i, f[3].i);
+	case SPOOL_MODULE:
+		return dbw_module(w, f[0].s, (uint64_t)f[1].i, (uint64_t)f[2].i, (uint64_t)f[3].i,
+				  f[4].s, f[5].i);
+	case SPOOL_THREAD:
+		return dbw_thread(w, (int)f[0].i, (long)f[1].i);
+	case SPOOL_IMAGE:
+		return dbw_image(w, (int)f[0].i, f[1].s, (uint64_t)f[2].i, (uint64_t)f[3].i, f[4].i);
+	case SPOOL_SOURCE:
+		return dbw_source(w, (uint64_t)f[0].i, f[1].s, f[2].s, f[3].s);
+	default:
+		return 0;  /* a frame type this version does not know: skipped */
+	}
+}
+
+/* Walk the frames of a mapped spool. */
+static int replay_all(struct db_writer *w, const unsigned char *p, size_t size,
+		      struct ingest_result *res, const char *path, char **err)
+{
+	struct spool_field f[SPOOL_MAX_FIELDS];
+	size_t off = sizeof(struct spool_header);
+
+	while (off < size) {
+		struct spool_frame fr;
+		if (size - off < sizeof(fr)) {
+			res->truncated = 1;
+			break;
+		}
+		memcpy(&fr, p + off, sizeof(fr));
+		off += sizeof(fr);
+		if (size - off < fr.len) {
+			res->truncated = 1;
+			break;
+		}
+		if (fr.type == SPOOL_RECORDS) {
+			size_t n = fr.len / sizeof(struct rec);
+			if (fr.len % sizeof(struct rec))
+				return db_fail(err, "corrupt spool '%s' at byte %zu", path, off);
+			if (dbw_records(w, (const struct rec *)(const void *)(p + off), n) < 0)
+				goto sql_error;
+			res->records += n;
+		} else {
+			if (spool_unpack(fr.type, p + off, fr.len, f) < 0) {
+				if (spool_frame_format(fr.type))
+					return db_fail(err, "corrupt spool '%s' at byte %zu", path, off);
+			} else if (replay(w, fr.type, f) < 0) {
+				if (fr.type == SPOOL_RUN)
+					return db_fail(err, "the database already holds a recorded run");
+				goto sql_error;
+			}
+		}
+		res->frames++;
+		off += fr.len;
+	}
+	return 0;
+sql_error:
+	return db_fail(err, "cannot write the spool's events: %s", dbw_errmsg(w));
+}
+
+int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result *res, char **err)
+{
+	struct spool_header h;
+	struct db_writer *w = NULL;
+	unsigned char *map = NULL;
+	struct stat st;
+	int fd, rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	fd = open(spool_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 1;
+		return db_fail(err, "cannot open '%s': %s", spool_path, strerror(errno));
+	}
+	if (fstat(fd, &st) < 0) {
+		db_fail(err, "cannot read '%s': %s", spool_path, strerror(errno));
+		goto out;
+	}
+	if ((size_t)st.st_size < sizeof(h)) {
+		/* Claimed but killed before the header was written: an empty run. */
+		rc = 1;
+		goto out;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		map = NULL;
+		db_fail(err, "cannot map '%s': %s", spool_path, strerror(errno));
+		goto out;
+	}
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	memcpy(&h, map, sizeof(h));
+	if (memcmp(h.magic, SPOOL_MAGIC, sizeof(h.magic)) || h.version != SPOOL_VERSION ||
+	    h.rec_size != sizeof(struct rec)) {
+		db_fail(err, "'%s' is not a spool this mapprof can read (version %u)", spool_path,
+			h.version);
+		goto out;
+	}
+	res->pid = h.pid;
+	w = dbw_attach(db, err);
+	if (!w)
+		goto out;
+	if (db_begin(db) < 0) {
+		db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
+		goto out;
+	}
+	if (replay_all(w, map, (size_t)st.st_size, res, spool_path, err) < 0 || db_commit(db) < 0) {
+		if (err && !*err)
+			db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
+		db_rollback(db);
+		goto out;
+	}
+	rc = 0;
+out:
+	dbw_detach(w);
+	if (map)
+		munmap(map, (size_t)st.st_size);
+	close(fd);
+	return rc;
+}
+
+__attribute__((visibility("default")))
+int mapprof_ingest_file(const char *spool_path, const char *db_path_, char **err)
+{
+	struct ingest_result res;
+	struct db *db = db_create(db_path_, 0, err);
+	int rc;
+
+	if (!db)
+		return -1;
+	rc = db_ingest_spool(db, spool_path, &res, err);
+	if (rc >= 0 && db_pair_deletes_if_needed(db, err) < 0)
+		rc = -1;
+	db_close(db);
+	if (rc < 0)
+		unlink(db_path_);
+	return rc < 0 ? -1 : 0;
+}

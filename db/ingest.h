@@ -1,0 +1,33 @@
+/*
+ * ingest.h - expanding the collector's spool into the database.
+ */
+#ifndef MAPPROF_DB_INGEST_H
+#define MAPPROF_DB_INGEST_H
+
+#include <stdint.h>
+
+#include "db/db.h"
+
+struct ingest_result {
+	int64_t pid;          /* the process that wrote the spool */
+	uint64_t frames;      /* frames replayed */
+	uint64_t records;     /* events (data ops, kernels, targets) */
+	int truncated;        /* the spool ended inside a frame (the program was killed) */
+};
+
+/*
+ * Replay the spool at 'spool_path' into 'db' in one transaction.  The
+ * database must not hold a run yet.  Returns 1 when there was no spool (the
+ * collector never started), 0 when replayed, -1 on error (*err set; nothing
+ * written).  The spool file is left for the caller to remove.
+ */
+int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result *res, char **err);
+
+/*
+ * For a collector loaded by hand (no 'mapprof record'): create the database
+ * at 'db_path', replay the spool into it and pair deletes.  Exported by
+ * libmapprof-ingest.so, which the collector opens at exit.  0 or -1 (*err).
+ */
+int mapprof_ingest_file(const char *spool_path, const char *db_path, char **err);
+
+#endif
