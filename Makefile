@@ -264,7 +264,12 @@ $(B)/bench/hash_bench: bench/hash_bench.c collector/hash.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -O2 $^ -o $@ $(XXH_LIBS)
 
-bench: all samples $(BENCH_PROGS) $(B)/bench/hash_bench
+$(B)/bench/timeit: bench/timeit.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -O2 $< -o $@
+
+bench: all samples $(BENCH_PROGS) $(B)/bench/hash_bench $(B)/bench/timeit
 	$(Q)bench/run.sh $(B)
 
 install: all

@@ -22,45 +22,64 @@ trap 'rm -rf "$out"' EXIT
 now() { date +%s%N; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# time_runs NAME ARGS...: prints "native_ns recorded_ns" medians.
+# time_runs ARGS...: runs the program natively and recorded, alternating, N
+# times, and prints medians "native_ns recorded_ns native_cmd_ns recorded_cmd_ns".
+# native_ns/recorded_ns: the program alone, start to exit, timed the same way
+# on both sides (bench/timeit natively; 'mapprof record' stores its own
+# measurement in run.wall_ns).  *_cmd_ns: the whole command from the shell,
+# for 'mapprof record' including creating the database before and expanding
+# the spool after the program.
 time_runs() {
-	local nat=() rec=() t0 i
+	local nat=() rec=() natc=() recc=() t0 i w
 	for ((i = 0; i < N; i++)); do
-		t0=$(now); "$@" >/dev/null; nat+=($(( $(now) - t0 )))
+		"$B/bench/timeit" "$out/t" "$@" >/dev/null
+		read -r w _ <"$out/t"; nat+=("$w")
 		t0=$(now); "$mapprof" record -f -o "$out/run.db" -- "$@" >/dev/null 2>"$out/err" ||
 			{ cat "$out/err" >&2; exit 1; }
-		rec+=($(( $(now) - t0 )))
+		recc+=($(( $(now) - t0 )))
+		rec+=("$(sqlite3 "$out/run.db" 'SELECT wall_ns FROM run')")
+		t0=$(now); "$@" >/dev/null; natc+=($(( $(now) - t0 )))
 	done
-	echo "$(printf '%s\n' "${nat[@]}" | median) $(printf '%s\n' "${rec[@]}" | median)"
+	echo "$(printf '%s\n' "${nat[@]}" | median) $(printf '%s\n' "${rec[@]}" | median)" \
+		"$(printf '%s\n' "${natc[@]}" | median) $(printf '%s\n' "${recc[@]}" | median)"
 }
 
 echo "mapprof bench: $(nproc) cores, $(uname -r), $N runs each, $(date -u +%Y-%m-%dT%H:%MZ), GLIBC_TUNABLES=$GLIBC_TUNABLES"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo
-printf '%-24s %12s %12s %9s\n' program native_ms recorded_ms slowdown
+printf '%-20s %10s %12s %9s   %11s %11s %9s\n' program native_ms recorded_ms slowdown \
+	native_cmd recorded_cmd slowdown
 ratios=()
-# row NAME NATIVE_NS RECORDED_NS: print a table row; the ratio goes to $ratio.
+cratios=()
+ms() { awk -v v="$1" 'BEGIN { printf "%.2f", v / 1e6 }'; }
+# row NAME NATIVE RECORDED NATIVE_CMD RECORDED_CMD: a table row; the ratios go to $ratio, $cratio.
 row() {
 	ratio=$(awk -v a="$3" -v b="$2" 'BEGIN { printf "%.3f", a / b }')
-	printf '%-24s %12.2f %12.2f %9s\n' "$1" "$(awk -v v="$2" 'BEGIN { print v / 1e6 }')" \
-		"$(awk -v v="$3" 'BEGIN { print v / 1e6 }')" "$ratio"
+	cratio=$(awk -v a="$5" -v b="$4" 'BEGIN { printf "%.3f", a / b }')
+	printf '%-20s %10s %12s %9s   %11s %11s %9s\n' "$1" "$(ms "$2")" "$(ms "$3")" "$ratio" \
+		"$(ms "$4")" "$(ms "$5")" "$cratio"
 }
+geomean() { awk '{ s += log($1); n++ } END { printf "%.3f", exp(s / n) }'; }
 for prog in "$B"/samples/*; do
 	[ -f "$prog" ] && [ -x "$prog" ] || continue
 	case $prog in *.so) continue ;; esac
-	read -r nat rec < <(time_runs "$prog")
-	row "$(basename "$prog")" "$nat" "$rec"
+	read -r nat rec natc recc < <(time_runs "$prog")
+	row "$(basename "$prog")" "$nat" "$rec" "$natc" "$recc"
 	ratios+=("$ratio")
+	cratios+=("$cratio")
 done
-read -r nat rec < <(time_runs "$B/bench/launch_heavy")
-row launch_heavy "$nat" "$rec"
+read -r nat rec natc recc < <(time_runs "$B/bench/launch_heavy")
+row launch_heavy "$nat" "$rec" "$natc" "$recc"
 ratios+=("$ratio")
-geo=$(printf '%s\n' "${ratios[@]}" | awk '{ s += log($1); n++ } END { printf "%.3f", exp(s / n) }')
-read -r nat rec < <(time_runs "$B/bench/transfer_heavy")
-row transfer_heavy "$nat" "$rec"
+cratios+=("$cratio")
+geo=$(printf '%s\n' "${ratios[@]}" | geomean)
+cgeo=$(printf '%s\n' "${cratios[@]}" | geomean)
+read -r nat rec natc recc < <(time_runs "$B/bench/transfer_heavy")
+row transfer_heavy "$nat" "$rec" "$natc" "$recc"
 echo
-echo "geometric mean slowdown (samples + launch_heavy): $geo"
-echo "transfer_heavy slowdown: $ratio"
+echo "geometric mean slowdown of the program (samples + launch_heavy): $geo"
+echo "transfer_heavy slowdown of the program: $ratio"
+echo "geometric mean slowdown of the whole 'mapprof record' command: $cgeo (transfer_heavy $cratio)"
 echo
 
 "$B/bench/hash_bench" 2>/dev/null
@@ -72,17 +91,21 @@ events_run() {
 	sqlite3 "$out/ev.db" "SELECT (SELECT COUNT(*) FROM data_op_raw) + (SELECT COUNT(*) FROM kernel_raw) + (SELECT COUNT(*) FROM target_raw)"
 }
 regions=20000
-read -r nat rec < <(time_runs "$B/bench/launch_heavy" "$regions")
+read -r nat rec natc recc < <(time_runs "$B/bench/launch_heavy" "$regions")
 events=$(events_run "$regions")
-echo "collector cost per event (launch_heavy, $events events, 8-byte transfers, includes writing the database): $(( (rec - nat) / events )) ns"
+echo "collector cost per event in the program (launch_heavy, $events events, 8-byte transfers): $(( (rec - nat) / events )) ns"
+echo "expanding the spool after the program, per event (whole command minus program, minus native): $(( (recc - natc - (rec - nat)) / events )) ns"
 echo "database bytes per event: $(( $(stat -c %s "$out/ev.db") / events ))"
 
-# Peak RSS added by the collector on a run of about one million events.
+# Peak RSS added by the collector on a run of about one million events: the
+# program's own ru_maxrss on both sides.
 regions=170000
-nat_kb=$(/usr/bin/time -f %M "$B/bench/launch_heavy" "$regions" 2>&1 >/dev/null | tail -1)
-rec_kb=$(/usr/bin/time -f %M "$mapprof" record -f -o "$out/m.db" -- "$B/bench/launch_heavy" "$regions" 2>&1 >/dev/null | tail -1)
+"$B/bench/timeit" "$out/t" "$B/bench/launch_heavy" "$regions" >/dev/null
+read -r _ nat_kb <"$out/t"
+rec_cmd_kb=$(/usr/bin/time -f %M "$mapprof" record -f -o "$out/m.db" -- "$B/bench/launch_heavy" "$regions" 2>&1 >/dev/null | tail -1)
+rec_kb=$(sqlite3 "$out/m.db" "SELECT peak_rss_kb FROM run")
 events=$(sqlite3 "$out/m.db" "SELECT (SELECT COUNT(*) FROM data_op_raw) + (SELECT COUNT(*) FROM kernel_raw) + (SELECT COUNT(*) FROM target_raw)")
-echo "peak RSS added by the collector ($events events): $(( (rec_kb - nat_kb) / 1024 )) MiB (native $((nat_kb / 1024)) MiB, recorded $((rec_kb / 1024)) MiB)"
+echo "peak RSS added by the collector ($events events): $(( (rec_kb - nat_kb) / 1024 )) MiB (native $((nat_kb / 1024)) MiB, recorded $((rec_kb / 1024)) MiB; the whole command $((rec_cmd_kb / 1024)) MiB)"
 
 # Report on a synthetic run of ten million events (9 per iteration).
 iters=${BENCH_ITERS:-1111111}

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -124,7 +125,8 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	int pfd[2], exec_errno = 0, wstatus = 0;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	struct run_end end = { 0, 0, 0 };
+	struct run_end end = { 0, 0, 0, 0 };
+	struct rusage ru;
 	struct record_counts counts;
 	ssize_t n;
 
@@ -188,9 +190,11 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		n = read(pfd[0], &exec_errno, sizeof(exec_errno));
 	while (n < 0 && errno == EINTR);
 	close(pfd[0]);
-	while (waitpid(child_pid, &wstatus, 0) < 0 && errno == EINTR)
+	memset(&ru, 0, sizeof(ru));
+	while (wait4(child_pid, &wstatus, 0, &ru) < 0 && errno == EINTR)
 		;
 	end.wall_ns = mono_ns() - t0;
+	end.peak_rss_kb = ru.ru_maxrss;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

@@ -356,6 +356,8 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 		return 0;  /* stay out of the program's way */
 	}
 	buffer_start();
+	/* The run and its modules reach the spool now, in case the program is killed. */
+	output_sync();
 	return 1;
 }
 

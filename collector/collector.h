@@ -41,7 +41,9 @@ extern int64_t collector_start_ns;
 int output_open(void);
 /* Append a frame; its fields as spool_frame_format(type) says (int64_t, const char *). */
 int output_frame(uint32_t type, ...);
-/* Append the n records that follow 'frame' in memory.  0 or -1. */
+/* Write the staged frames out now.  0 or -1. */
+int output_sync(void);
+/* Append the n records that follow 'frame' in memory (and the staged frames).  0 or -1. */
 int output_records(struct spool_frame *frame, size_t n);
 /* Nonzero after a write failed (recording stops). */
 int output_failed(void);

@@ -2,13 +2,14 @@
  * modules.c - the map of loaded ELF objects, for offline symbolization.
  *
  * Each object's path, load bias, mapped range and GNU build-id go into the
- * database.  Objects loaded later (dlopen) are picked up whenever the
- * loader's add/remove counters move: at every batch the writer thread writes,
- * at every offload image load, and at the end of the run.
+ * spool, once.  Objects loaded later (dlopen) are picked up whenever the
+ * loader's add/remove counters move: at every buffer of events written, at
+ * every offload image load, and at the end of the run.
  */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,36 @@
 #include "collector/collector.h"
 
 static unsigned long long seen_adds = (unsigned long long)-1, seen_subs;
+
+/* Objects already in the spool, by load bias and name. */
+#define DONE_MAX 1024
+static struct {
+	uint64_t base, name;
+} done[DONE_MAX];
+static int ndone;
+static pthread_mutex_t modules_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;  /* FNV-1a */
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Nonzero when already written; otherwise remembers it (while there is room). */
+static int seen_before(uint64_t base, const char *name)
+{
+	uint64_t h = name_hash(name);
+	for (int i = 0; i < ndone; i++)
+		if (done[i].base == base && done[i].name == h)
+			return 1;
+	if (ndone < DONE_MAX) {
+		done[ndone].base = base;
+		done[ndone++].name = h;
+	}
+	return 0;
+}
 
 struct walk {
 	int first;
@@ -58,6 +89,10 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 
 	wk->adds = info->dlpi_adds;
 	wk->subs = info->dlpi_subs;
+	if (seen_before(info->dlpi_addr, name)) {
+		wk->first = 0;
+		return 0;
+	}
 	if (!name || !*name) {
 		if (!wk->first)
 			return 0;  /* only the executable has an empty name, and it comes first */
@@ -89,9 +124,11 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 void modules_record(void)
 {
 	struct walk wk = { 1, 0, 0 };
+	pthread_mutex_lock(&modules_mu);
 	dl_iterate_phdr(visit, &wk);
 	seen_adds = wk.adds;
 	seen_subs = wk.subs;
+	pthread_mutex_unlock(&modules_mu);
 }
 
 static int peek(struct dl_phdr_info *info, size_t size, void *arg)

@@ -9,7 +9,10 @@
  * The first process to create the spool (O_EXCL) owns it: a child, or a
  * second program of a recorded script, finds it taken and does not record.
  * Writes are serialised by one mutex, taken once per buffer of events and
- * for the rare other frames.
+ * for the rare other frames.  Those small frames (run, modules, devices, call
+ * sites) are staged in memory and go out with the next buffer of events, at
+ * output_sync() (the end of the tool's start) or at the end: a handful of
+ * write() calls per run instead of one per frame.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,6 +20,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <sys/uio.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +36,8 @@ static int out_fd = -1;
 static int out_failed;
 static char *spool_path;
 static char *by_hand_db;  /* set when there is no 'mapprof record' to expand the spool */
+static char staged[16384];
+static size_t nstaged;
 
 /* Absolute, so a program that changes directory still writes beside it. */
 static char *absolute(const char *path)
@@ -56,27 +62,41 @@ static long owner_of(const char *path)
 	return pid;
 }
 
-static int write_all(const void *p, size_t n)
+/* Write iov[0..n) whole (one writev() unless it comes back short). */
+static int write_all(struct iovec *iov, int n)
 {
-	const char *c = p;
 	while (n) {
-		ssize_t k = write(out_fd, c, n);
+		ssize_t k = writev(out_fd, iov, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
 			return -1;
-		c += k;
-		n -= (size_t)k;
+		while (n && (size_t)k >= iov->iov_len) {
+			k -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + k;
+			iov->iov_len -= (size_t)k;
+		}
 	}
 	return 0;
 }
 
-/* With out_mu held.  Says so once on the first failure. */
+/*
+ * With out_mu held: the staged frames, then p[0..n) (may be empty).  Says so
+ * once on the first failure.
+ */
 static int locked_write(const void *p, size_t n)
 {
+	struct iovec iov[2] = { { staged, nstaged }, { (void *)p, n } };
 	if (out_fd < 0 || out_failed)
 		return -1;
-	if (write_all(p, n) < 0) {
+	if (!nstaged && !n)
+		return 0;
+	nstaged = 0;
+	if (write_all(iov, 2) < 0) {
 		out_failed = 1;
 		clog_msg("cannot write '%s', recording stops: %s", spool_path, strerror(errno));
 		return -1;
@@ -120,7 +140,7 @@ int output_open(void)
 			clog_msg("not recording: cannot create '%s': %s", spool_path, strerror(errno));
 		goto fail;
 	}
-	if (write_all(&h, sizeof(h)) < 0) {
+	if (write(out_fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
 		clog_msg("not recording: cannot write '%s': %s", spool_path, strerror(errno));
 		close(out_fd);
 		out_fd = -1;
@@ -155,10 +175,27 @@ int output_frame(uint32_t type, ...)
 	if (!buf || !n)
 		return -1;
 	pthread_mutex_lock(&out_mu);
-	rc = locked_write(buf, n);
+	if (out_fd < 0 || out_failed) {
+		rc = -1;
+	} else if (nstaged + n <= sizeof(staged)) {
+		memcpy(staged + nstaged, buf, n);
+		nstaged += n;
+		rc = 0;
+	} else {
+		rc = locked_write(buf, n);
+	}
 	pthread_mutex_unlock(&out_mu);
 	if (buf != small)
 		free(buf);
+	return rc;
+}
+
+int output_sync(void)
+{
+	int rc;
+	pthread_mutex_lock(&out_mu);
+	rc = locked_write(NULL, 0);
+	pthread_mutex_unlock(&out_mu);
 	return rc;
 }
 
@@ -209,6 +246,7 @@ static void ingest_by_hand(void)
 void output_close(void)
 {
 	pthread_mutex_lock(&out_mu);
+	locked_write(NULL, 0);
 	if (out_fd >= 0)
 		close(out_fd);
 	out_fd = -1;

@@ -40,8 +40,8 @@ static struct db *db_wrap(sqlite3 *sql, const char *path)
 {
 	/*
 	 * A recording is rewritten from scratch when lost, so it never pays for
-	 * fsync: WAL keeps the file consistent if the program crashes, and only
-	 * a crash of the whole machine could lose the tail.
+	 * fsync: the rollback journal keeps the file consistent if mapprof is
+	 * killed, and only a crash of the whole machine could lose the tail.
 	 */
 	sqlite3_exec(sql, "PRAGMA synchronous=OFF", NULL, NULL, NULL);
 	struct db *db = calloc(1, sizeof(*db));
@@ -88,7 +88,7 @@ struct db *db_create(const char *path, int force, char **err)
 		sqlite3_close(sql);
 		return NULL;
 	}
-	if (sqlite3_exec(sql, "PRAGMA synchronous=OFF; PRAGMA journal_mode=WAL;", NULL, NULL, &msg) != SQLITE_OK ||
+	if (sqlite3_exec(sql, "PRAGMA synchronous=OFF;", NULL, NULL, &msg) != SQLITE_OK ||
 	    sqlite3_exec(sql, "BEGIN", NULL, NULL, &msg) != SQLITE_OK ||
 	    sqlite3_exec(sql, mapprof_schema_sql, NULL, NULL, &msg) != SQLITE_OK ||
 	    sqlite3_exec(sql, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {

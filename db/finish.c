@@ -92,7 +92,7 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 		    " OpenMP, use a runtime without OMPT, or have OMP_TOOL=disabled')", err) < 0 ||
 	    pair_deletes(db, err) < 0)
 		goto fail;
-	st = db_prepare(db, "UPDATE run_raw SET exit_status = ?, exit_signal = ?, wall_ns = ?,"
+	st = db_prepare(db, "UPDATE run_raw SET exit_status = ?, exit_signal = ?, wall_ns = ?, peak_rss_kb = ?,"
 			    " status = CASE status WHEN 'recording' THEN 'incomplete' ELSE status END,"
 			    " status_detail = CASE status WHEN 'recording' THEN"
 			    "   'the program ended before the collector could finish (killed, or _exit)'"
@@ -102,6 +102,7 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 	sqlite3_bind_int(st, 1, end->exit_status);
 	db_bind_opt_int64(st, 2, end->signal != 0, end->signal);
 	db_bind_opt_int64(st, 3, end->wall_ns > 0, end->wall_ns);
+	db_bind_opt_int64(st, 4, end->peak_rss_kb > 0, end->peak_rss_kb);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -114,8 +115,6 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 		    " AND NOT EXISTS (SELECT 1 FROM target_raw) AND NOT EXISTS (SELECT 1 FROM data_op_raw)",
 		    err) < 0 || db_exec(db, "COMMIT", err) < 0)
 		goto fail;
-	/* Fold the write-ahead log in: one self-contained file for the user. */
-	sqlite3_wal_checkpoint_v2(db->sql, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	return 0;
 fail:
 	db_rollback(db);

@@ -12,6 +12,7 @@ struct run_end {
 	int exit_status;    /* exit code, or 128+N when killed by signal N */
 	int signal;         /* N, or 0 */
 	int64_t wall_ns;    /* start to exit as 'mapprof record' timed it */
+	int64_t peak_rss_kb;  /* ru_maxrss of the program */
 };
 
 /*

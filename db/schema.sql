@@ -37,8 +37,10 @@ CREATE TABLE run_raw (
     exit_signal   INTEGER,  -- N when killed by a signal
     events_lost   INTEGER DEFAULT 0,
     collector     TEXT,     -- collector version
-    wall_ns       INTEGER   -- the program's wall time as 'mapprof record' saw it
+    wall_ns       INTEGER,  -- the program's wall time as 'mapprof record' saw it
                             -- (start to exit), NULL when recorded by hand
+    peak_rss_kb   INTEGER   -- the program's peak resident memory (KiB, from wait4),
+                            -- NULL when recorded by hand
 );
 
 CREATE TABLE env_raw (
@@ -240,7 +242,7 @@ SELECT id AS thread, tid FROM thread_raw;
 CREATE VIEW run AS
 SELECT command, cwd, pid, host, start_time, start_ns, end_ns AS duration_ns, runtime,
        host_device, status, status_detail, exit_status, exit_signal, events_lost,
-       collector, wall_ns
+       collector, wall_ns, peak_rss_kb
   FROM run_raw;
 
 CREATE VIEW environment AS
