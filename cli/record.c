@@ -120,7 +120,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	char *output = opt->output ? strdup(opt->output) : record_default_output(opt->argv[0]);
 	char *abs_output = NULL, *collector = NULL, *err = NULL, *spool = NULL;
 	struct db *db = NULL;
-	struct ingest_result ing;
+	struct ingest_result ing = { 0 };
 	int64_t t0;
 	int pfd[2], exec_errno = 0, wstatus = 0;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = forward_signal };
@@ -232,6 +232,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	case 1:
 		break;  /* the collector never started: finishing says so */
 	default:
+		memset(&ing, 0, sizeof(ing));
 		error("%s", err);
 		hint("the events are kept in '%s'", spool);
 		free(err);
@@ -247,16 +248,17 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	} else {
 		db_record_counts(db, &counts);
 		if (counts.status && !strcmp(counts.status, "complete")) {
-			info("recorded %lld data operations, %lld kernels, %lld target constructs to '%s'",
-			     counts.data_ops, counts.kernels, counts.targets, output);
+			info("recorded %llu data operations, %llu kernels, %llu target constructs to '%s'",
+			     (unsigned long long)ing.data_ops, (unsigned long long)ing.kernels,
+			     (unsigned long long)ing.targets, output);
 			if (counts.status_detail)
 				info("note: %s", counts.status_detail);
 		} else {
 			info("warning: recording of '%s' is %s: %s", opt->argv[0],
 			     counts.status ? counts.status : "missing",
 			     counts.status_detail ? counts.status_detail : "no detail");
-			info("recorded %lld data operations, %lld kernels to '%s'", counts.data_ops,
-			     counts.kernels, output);
+			info("recorded %llu data operations, %llu kernels to '%s'",
+			     (unsigned long long)ing.data_ops, (unsigned long long)ing.kernels, output);
 		}
 		if (counts.lost)
 			info("warning: %lld events were lost (recorded after the collector finished)",

@@ -19,13 +19,98 @@
  * interleave.  One sorted pass: (device, address, end), allocations first on
  * ties.
  */
-static const char pairs_sql[] =
-	"SELECT seq, is_delete, dev, addr FROM ("
-	"  SELECT seq, 0 AS is_delete, dst_dev AS dev, dst_addr AS addr, begin_ns + dur_ns AS e"
-	"    FROM data_op_raw WHERE kind IN (1, 17)"
-	"  UNION ALL"
-	"  SELECT seq, 1, src_dev, src_addr, begin_ns + dur_ns FROM data_op_raw WHERE kind IN (4, 20))"
-	" ORDER BY dev, addr, e, is_delete, seq";
+struct pair_item {
+	int64_t dev;
+	uint64_t addr;
+	int64_t end;
+	int64_t seq;
+	int is_delete;
+};
+
+struct pairer {
+	struct pair_item *v;
+	size_t n, cap;
+	int failed;  /* out of memory */
+};
+
+struct pairer *pairer_new(void)
+{
+	return calloc(1, sizeof(struct pairer));
+}
+
+void pairer_free(struct pairer *p)
+{
+	if (p) {
+		free(p->v);
+		free(p);
+	}
+}
+
+void pairer_add(struct pairer *p, int64_t seq, int is_delete, int64_t dev, uint64_t addr, int64_t end)
+{
+	if (p->n == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 4096;
+		struct pair_item *nv = realloc(p->v, ncap * sizeof(*nv));
+		if (!nv) {
+			p->failed = 1;
+			return;
+		}
+		p->v = nv;
+		p->cap = ncap;
+	}
+	p->v[p->n++] = (struct pair_item){ dev, addr, end, seq, is_delete };
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct pair_item *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->is_delete != y->is_delete)
+		return x->is_delete - y->is_delete;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int pairer_write(struct pairer *p, struct db *db, char **err)
+{
+	sqlite3_stmt *ins;
+	int64_t alloc_seq = 0;
+	int have_alloc = 0;
+
+	if (p->failed)
+		return db_fail(err, "out of memory pairing deletes");
+	if (db_exec(db, "DELETE FROM delete_pair_raw", err) < 0)
+		return -1;
+	ins = db_prepare(db, "INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?, ?)", err);
+	if (!ins)
+		return -1;
+	qsort(p->v, p->n, sizeof(*p->v), cmp_item);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct pair_item *it = &p->v[i];
+		if (i && (it->dev != p->v[i - 1].dev || it->addr != p->v[i - 1].addr))
+			have_alloc = 0;
+		if (!it->is_delete) {
+			alloc_seq = it->seq;
+			have_alloc = 1;
+		} else if (have_alloc) {
+			sqlite3_bind_int64(ins, 1, it->seq);
+			sqlite3_bind_int64(ins, 2, alloc_seq);
+			if (sqlite3_step(ins) != SQLITE_DONE) {
+				sqlite3_finalize(ins);
+				return db_fail(err, "cannot pair deletes in '%s': %s", db->path,
+					       sqlite3_errmsg(db->sql));
+			}
+			sqlite3_reset(ins);
+			have_alloc = 0;  /* freed: a second delete of it pairs with nothing */
+		}
+	}
+	sqlite3_finalize(ins);
+	return db_exec(db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('deletes_paired', '1')", err);
+}
 
 /* Host side of a map: an alloc's source, a transfer's host end. */
 static const char host_sql[] =
@@ -33,50 +118,44 @@ static const char host_sql[] =
 	"  (SELECT src_dev FROM data_op_raw WHERE kind IN (1, 17) LIMIT 1),"
 	"  (SELECT src_dev FROM data_op_raw WHERE kind IN (2, 18) AND hash IS NOT NULL LIMIT 1),"
 	"  (SELECT dst_dev FROM data_op_raw WHERE kind IN (3, 19) AND hash IS NOT NULL LIMIT 1),"
-	"  host_device) WHERE id = 1;"
-	"INSERT OR REPLACE INTO meta (key, value) VALUES ('deletes_paired', '1');";
+	"  host_device) WHERE id = 1";
 
-/* Inside a transaction: fill delete_pair_raw and run.host_device. */
+/* Inside a transaction: pair from the table (when the spool was not paired while replayed). */
 static int pair_deletes(struct db *db, char **err)
 {
-	sqlite3_stmt *sel = NULL, *ins = NULL;
-	int64_t alloc_seq = 0, dev = 0, addr = 0;
-	int have_alloc = 0, rc;
+	struct pairer *p = pairer_new();
+	sqlite3_stmt *sel;
+	int rc;
 
-	if (db_exec(db, "DELETE FROM delete_pair_raw", err) < 0)
-		return -1;
-	sel = db_prepare(db, pairs_sql, err);
-	ins = sel ? db_prepare(db, "INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?, ?)", err) : NULL;
-	if (!ins) {
-		sqlite3_finalize(sel);
+	if (!p)
+		return db_fail(err, "out of memory");
+	sel = db_prepare(db, "SELECT seq, kind IN (4, 20), CASE WHEN kind IN (4, 20) THEN src_dev ELSE dst_dev END,"
+			 " CASE WHEN kind IN (4, 20) THEN src_addr ELSE dst_addr END, begin_ns + dur_ns"
+			 " FROM data_op_raw WHERE kind IN (1, 17, 4, 20)", err);
+	if (!sel) {
+		pairer_free(p);
 		return -1;
 	}
-	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		int64_t seq = sqlite3_column_int64(sel, 0);
-		int64_t d = sqlite3_column_int64(sel, 2), a = sqlite3_column_int64(sel, 3);
-		if (d != dev || a != addr) {
-			dev = d;
-			addr = a;
-			have_alloc = 0;
-		}
-		if (!sqlite3_column_int(sel, 1)) {
-			alloc_seq = seq;
-			have_alloc = 1;
-		} else if (have_alloc) {
-			sqlite3_bind_int64(ins, 1, seq);
-			sqlite3_bind_int64(ins, 2, alloc_seq);
-			if (sqlite3_step(ins) != SQLITE_DONE)
-				break;
-			sqlite3_reset(ins);
-			have_alloc = 0;  /* freed: a second delete of it pairs with nothing */
-		}
-	}
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW)
+		pairer_add(p, sqlite3_column_int64(sel, 0), sqlite3_column_int(sel, 1),
+			   sqlite3_column_int64(sel, 2), (uint64_t)sqlite3_column_int64(sel, 3),
+			   sqlite3_column_int64(sel, 4));
 	sqlite3_finalize(sel);
-	sqlite3_finalize(ins);
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE) {
+		pairer_free(p);
 		return db_fail(err, "cannot pair deletes in '%s': %s", db->path, sqlite3_errmsg(db->sql));
+	}
+	rc = pairer_write(p, db, err);
+	pairer_free(p);
+	return rc;
+}
+
+int db_set_host_device(struct db *db, char **err)
+{
 	return db_exec(db, host_sql, err);
 }
+
+static long long scalar(struct db *db, const char *sql);
 
 int db_finish_run(struct db *db, const struct run_end *end, char **err)
 {
@@ -89,8 +168,10 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 	if (db_exec(db,
 		    "INSERT OR IGNORE INTO run_raw (id, status, status_detail) VALUES (1, 'no-collector',"
 		    " 'the OpenMP runtime never loaded the mapprof collector: the program may not use"
-		    " OpenMP, use a runtime without OMPT, or have OMP_TOOL=disabled')", err) < 0 ||
-	    pair_deletes(db, err) < 0)
+		    " OpenMP, use a runtime without OMPT, or have OMP_TOOL=disabled')", err) < 0)
+		goto fail;
+	if ((!scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'") &&
+	     pair_deletes(db, err) < 0) || db_set_host_device(db, err) < 0)
 		goto fail;
 	st = db_prepare(db, "UPDATE run_raw SET exit_status = ?, exit_signal = ?, wall_ns = ?, peak_rss_kb = ?,"
 			    " status = CASE status WHEN 'recording' THEN 'incomplete' ELSE status END,"
@@ -121,15 +202,14 @@ fail:
 	return -1;
 }
 
-static long long scalar(struct db *db, const char *sql);
-
 int db_pair_deletes_if_needed(struct db *db, char **err)
 {
 	if (scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'"))
 		return 0;
 	if (db_exec(db, "BEGIN", err) < 0)
 		return -1;
-	if (pair_deletes(db, err) < 0 || db_exec(db, "COMMIT", err) < 0) {
+	if (pair_deletes(db, err) < 0 || db_set_host_device(db, err) < 0 ||
+	    db_exec(db, "COMMIT", err) < 0) {
 		db_rollback(db);
 		return -1;
 	}
@@ -151,10 +231,6 @@ int db_record_counts(struct db *db, struct record_counts *out)
 	sqlite3_stmt *st;
 
 	memset(out, 0, sizeof(*out));
-	out->data_ops = scalar(db, "SELECT COUNT(*) FROM data_op_raw");
-	out->kernels = scalar(db, "SELECT COUNT(*) FROM kernel_raw");
-	out->targets = scalar(db, "SELECT COUNT(*) FROM target_raw");
-	out->transfers_bytes = scalar(db, "SELECT COALESCE(SUM(bytes), 0) FROM data_op_raw WHERE kind IN (2, 3, 18, 19)");
 	out->lost = scalar(db, "SELECT COALESCE(events_lost, 0) FROM run_raw");
 	st = db_prepare(db, "SELECT status, status_detail FROM run_raw WHERE id = 1", NULL);
 	if (st && sqlite3_step(st) == SQLITE_ROW) {

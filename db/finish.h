@@ -28,13 +28,27 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err);
  */
 int db_pair_deletes_if_needed(struct db *db, char **err);
 
+/*
+ * Pairing deletes with allocations from events fed one by one (db/ingest.c
+ * feeds the spool's records as it replays them; no table scan).
+ */
+struct pairer;
+struct pairer *pairer_new(void);
+void pairer_free(struct pairer *p);
+void pairer_add(struct pairer *p, int64_t seq, int is_delete, int64_t dev, uint64_t addr, int64_t end);
+/* Inside a transaction: fill delete_pair_raw and mark the database paired. */
+int pairer_write(struct pairer *p, struct db *db, char **err);
+
+/* Inside a transaction: run.host_device from what the runtime reported. */
+int db_set_host_device(struct db *db, char **err);
+
 struct record_counts {
-	long long data_ops, kernels, targets, transfers_bytes, lost;
+	long long lost;
 	char *status;          /* malloc'ed */
 	char *status_detail;   /* malloc'ed or NULL */
 };
 
-/* Counts for the closing message of 'mapprof record'. */
+/* How the recording went, for the closing message of 'mapprof record'. */
 int db_record_counts(struct db *db, struct record_counts *out);
 void record_counts_release(struct record_counts *c);
 

@@ -53,8 +53,32 @@ static int replay(struct db_writer *w, uint32_t type, const struct spool_field *
 	}
 }
 
+/* Allocations and deletes go to the pairer as they go by. */
+static void feed(struct pairer *pr, struct ingest_result *res, const struct rec *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].type == REC_KERNEL) {
+			res->kernels++;
+		} else if (r[i].type == REC_TARGET) {
+			res->targets++;
+		} else if (r[i].type == REC_DATA_OP) {
+			res->data_ops++;
+			switch (r[i].kind) {
+			case 1:
+			case 17:  /* alloc: the device address it returns */
+				pairer_add(pr, (int64_t)r[i].seq, 0, r[i].dst_dev, r[i].dst_addr, r[i].end_ns);
+				break;
+			case 4:
+			case 20:  /* delete: the device address it frees */
+				pairer_add(pr, (int64_t)r[i].seq, 1, r[i].src_dev, r[i].src_addr, r[i].end_ns);
+				break;
+			}
+		}
+	}
+}
+
 /* Walk the frames of a mapped spool. */
-static int replay_all(struct db_writer *w, const unsigned char *p, size_t size,
+static int replay_all(struct db_writer *w, struct pairer *pr, const unsigned char *p, size_t size,
 		      struct ingest_result *res, const char *path, char **err)
 {
 	struct spool_field f[SPOOL_MAX_FIELDS];
@@ -76,8 +100,10 @@ static int replay_all(struct db_writer *w, const unsigned char *p, size_t size,
 			size_t n = fr.len / sizeof(struct rec);
 			if (fr.len % sizeof(struct rec))
 				return db_fail(err, "corrupt spool '%s' at byte %zu", path, off);
-			if (dbw_records(w, (const struct rec *)(const void *)(p + off), n) < 0)
+			const struct rec *r = (const struct rec *)(const void *)(p + off);
+			if (dbw_records(w, r, n) < 0)
 				goto sql_error;
+			feed(pr, res, r, n);
 			res->records += n;
 		} else {
 			if (spool_unpack(fr.type, p + off, fr.len, f) < 0) {
@@ -101,6 +127,7 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 {
 	struct spool_header h;
 	struct db_writer *w = NULL;
+	struct pairer *pr = NULL;
 	unsigned char *map = NULL;
 	struct stat st;
 	int fd, rc = -1;
@@ -139,13 +166,15 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 	/* The tables grow page by page: a larger cache spills to the file less often. */
 	db_exec(db, "PRAGMA cache_size = -65536", NULL);
 	w = dbw_attach(db, err);
-	if (!w)
+	pr = pairer_new();
+	if (!w || !pr)
 		goto out;
 	if (db_begin(db) < 0) {
 		db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
 		goto out;
 	}
-	if (replay_all(w, map, (size_t)st.st_size, res, spool_path, err) < 0 || db_commit(db) < 0) {
+	if (replay_all(w, pr, map, (size_t)st.st_size, res, spool_path, err) < 0 ||
+	    pairer_write(pr, db, err) < 0 || db_set_host_device(db, err) < 0 || db_commit(db) < 0) {
 		if (err && !*err)
 			db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
 		db_rollback(db);
@@ -153,6 +182,7 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 	}
 	rc = 0;
 out:
+	pairer_free(pr);
 	dbw_detach(w);
 	if (map)
 		munmap(map, (size_t)st.st_size);
@@ -170,8 +200,6 @@ int mapprof_ingest_file(const char *spool_path, const char *db_path_, char **err
 	if (!db)
 		return -1;
 	rc = db_ingest_spool(db, spool_path, &res, err);
-	if (rc >= 0 && db_pair_deletes_if_needed(db, err) < 0)
-		rc = -1;
 	db_close(db);
 	if (rc < 0)
 		unlink(db_path_);

@@ -12,12 +12,13 @@ struct ingest_result {
 	int64_t pid;          /* the process that wrote the spool */
 	uint64_t frames;      /* frames replayed */
 	uint64_t records;     /* events (data ops, kernels, targets) */
+	uint64_t data_ops, kernels, targets;
 	int truncated;        /* the spool ended inside a frame (the program was killed) */
 };
 
 /*
- * Replay the spool at 'spool_path' into 'db' in one transaction.  The
- * database must not hold a run yet.  Returns 1 when there was no spool (the
+ * Replay the spool at 'spool_path' into 'db' in one transaction, pairing
+ * deletes with allocations on the way.  The database must not hold a run yet.  Returns 1 when there was no spool (the
  * collector never started), 0 when replayed, -1 on error (*err set; nothing
  * written).  The spool file is left for the caller to remove.
  */
@@ -25,7 +26,7 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 
 /*
  * For a collector loaded by hand (no 'mapprof record'): create the database
- * at 'db_path', replay the spool into it and pair deletes.  Exported by
+ * at 'db_path' and replay the spool into it.  Exported by
  * libmapprof-ingest.so, which the collector opens at exit.  0 or -1 (*err).
  */
 int mapprof_ingest_file(const char *spool_path, const char *db_path, char **err);
