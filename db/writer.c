@@ -17,8 +17,13 @@ enum {
 	ST_KERNEL,
 	ST_TARGET,
 	ST_MODULE,
+	ST_DATA_OPS,  /* the three event inserts, BATCH_ROWS rows at a time */
+	ST_KERNELS,
+	ST_TARGETS,
 	ST_COUNT
 };
+
+#define BATCH_ROWS 32
 
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_DATA_OP] = "INSERT INTO data_op_raw (seq, thread, kind, src_dev, dst_dev, src_addr, dst_addr,"
@@ -37,6 +42,27 @@ struct db_writer {
 	sqlite3_stmt *st[ST_COUNT];
 };
 
+/* stmt_sql[one] with its VALUES group repeated BATCH_ROWS times (malloc'ed). */
+static char *multi_row_sql(int one)
+{
+	const char *sql = stmt_sql[one], *values = strstr(sql, " VALUES ");
+	size_t head = (size_t)(values - sql) + 8, group = strlen(values + 8);
+	char *out = malloc(head + BATCH_ROWS * (group + 1) + 1), *p = out;
+
+	if (!out)
+		return NULL;
+	memcpy(p, sql, head);
+	p += head;
+	for (int i = 0; i < BATCH_ROWS; i++) {
+		if (i)
+			*p++ = ',';
+		memcpy(p, values + 8, group);
+		p += group;
+	}
+	*p = 0;
+	return out;
+}
+
 struct db_writer *dbw_attach(struct db *db, char **err)
 {
 	struct db_writer *w = calloc(1, sizeof(*w));
@@ -47,7 +73,15 @@ struct db_writer *dbw_attach(struct db *db, char **err)
 	}
 	w->db = db;
 	for (int i = 0; i < ST_COUNT; i++) {
-		w->st[i] = db_prepare(db, stmt_sql[i], err);
+		if (i >= ST_DATA_OPS) {
+			char *sql = multi_row_sql(i - ST_DATA_OPS + ST_DATA_OP);
+			w->st[i] = sql ? db_prepare(db, sql, err) : NULL;
+			if (!sql)
+				db_fail(err, "out of memory");
+			free(sql);
+		} else {
+			w->st[i] = db_prepare(db, stmt_sql[i], err);
+		}
 		if (!w->st[i]) {
 			dbw_detach(w);
 			return NULL;
@@ -186,67 +220,84 @@ int dbw_commit(struct db_writer *w)
 	return db_commit(w->db);
 }
 
-static int write_data_op(sqlite3_stmt *st, const struct rec *r)
+/* Bind one record's values from parameter k + 1 on. */
+static void bind_data_op(sqlite3_stmt *st, int k, const struct rec *r)
 {
-	sqlite3_bind_int64(st, 1, (int64_t)r->seq);
-	sqlite3_bind_int(st, 2, r->thread);
-	sqlite3_bind_int(st, 3, r->kind);
-	sqlite3_bind_int(st, 4, r->src_dev);
-	sqlite3_bind_int(st, 5, r->dst_dev);
-	sqlite3_bind_int64(st, 6, (int64_t)r->src_addr);
-	sqlite3_bind_int64(st, 7, (int64_t)r->dst_addr);
-	sqlite3_bind_int64(st, 8, (int64_t)r->bytes);
-	sqlite3_bind_int64(st, 9, r->begin_ns);
-	sqlite3_bind_int64(st, 10, r->end_ns - r->begin_ns);
-	db_bind_opt_int64(st, 11, r->has_hash, (int64_t)r->hash);
-	sqlite3_bind_int64(st, 12, (int64_t)r->codeptr);
-	db_bind_opt_int64(st, 13, r->target_id != 0, (int64_t)r->target_id);
-	db_bind_opt_int64(st, 14, r->map_index >= 0, r->map_index);
-	return step_reset(st);
+	sqlite3_bind_int64(st, k + 1, (int64_t)r->seq);
+	sqlite3_bind_int(st, k + 2, r->thread);
+	sqlite3_bind_int(st, k + 3, r->kind);
+	sqlite3_bind_int(st, k + 4, r->src_dev);
+	sqlite3_bind_int(st, k + 5, r->dst_dev);
+	sqlite3_bind_int64(st, k + 6, (int64_t)r->src_addr);
+	sqlite3_bind_int64(st, k + 7, (int64_t)r->dst_addr);
+	sqlite3_bind_int64(st, k + 8, (int64_t)r->bytes);
+	sqlite3_bind_int64(st, k + 9, r->begin_ns);
+	sqlite3_bind_int64(st, k + 10, r->end_ns - r->begin_ns);
+	db_bind_opt_int64(st, k + 11, r->has_hash, (int64_t)r->hash);
+	sqlite3_bind_int64(st, k + 12, (int64_t)r->codeptr);
+	db_bind_opt_int64(st, k + 13, r->target_id != 0, (int64_t)r->target_id);
+	db_bind_opt_int64(st, k + 14, r->map_index >= 0, r->map_index);
 }
 
-static int write_kernel(sqlite3_stmt *st, const struct rec *r)
+static void bind_kernel(sqlite3_stmt *st, int k, const struct rec *r)
 {
-	sqlite3_bind_int64(st, 1, (int64_t)r->seq);
-	sqlite3_bind_int(st, 2, r->thread);
-	db_bind_opt_int64(st, 3, r->target_id != 0, (int64_t)r->target_id);
-	sqlite3_bind_int(st, 4, r->src_dev);
-	sqlite3_bind_int64(st, 5, r->teams);
-	sqlite3_bind_int64(st, 6, r->begin_ns);
-	sqlite3_bind_int64(st, 7, r->end_ns - r->begin_ns);
-	return step_reset(st);
+	sqlite3_bind_int64(st, k + 1, (int64_t)r->seq);
+	sqlite3_bind_int(st, k + 2, r->thread);
+	db_bind_opt_int64(st, k + 3, r->target_id != 0, (int64_t)r->target_id);
+	sqlite3_bind_int(st, k + 4, r->src_dev);
+	sqlite3_bind_int64(st, k + 5, r->teams);
+	sqlite3_bind_int64(st, k + 6, r->begin_ns);
+	sqlite3_bind_int64(st, k + 7, r->end_ns - r->begin_ns);
 }
 
-static int write_target(sqlite3_stmt *st, const struct rec *r)
+static void bind_target(sqlite3_stmt *st, int k, const struct rec *r)
 {
-	sqlite3_bind_int64(st, 1, (int64_t)r->target_id);
-	sqlite3_bind_int64(st, 2, (int64_t)r->seq);
-	sqlite3_bind_int(st, 3, r->thread);
-	sqlite3_bind_int(st, 4, r->kind);
-	sqlite3_bind_int(st, 5, r->src_dev);
-	sqlite3_bind_int64(st, 6, r->begin_ns);
-	sqlite3_bind_int64(st, 7, r->end_ns - r->begin_ns);
-	sqlite3_bind_int64(st, 8, (int64_t)r->codeptr);
-	return step_reset(st);
+	sqlite3_bind_int64(st, k + 1, (int64_t)r->target_id);
+	sqlite3_bind_int64(st, k + 2, (int64_t)r->seq);
+	sqlite3_bind_int(st, k + 3, r->thread);
+	sqlite3_bind_int(st, k + 4, r->kind);
+	sqlite3_bind_int(st, k + 5, r->src_dev);
+	sqlite3_bind_int64(st, k + 6, r->begin_ns);
+	sqlite3_bind_int64(st, k + 7, r->end_ns - r->begin_ns);
+	sqlite3_bind_int64(st, k + 8, (int64_t)r->codeptr);
 }
 
+static const struct {
+	uint8_t type;
+	int one, many;  /* statements for one row and for BATCH_ROWS rows */
+	int nparams;
+	void (*bind)(sqlite3_stmt *st, int k, const struct rec *r);
+} rec_tables[] = {
+	{ REC_DATA_OP, ST_DATA_OP, ST_DATA_OPS, 14, bind_data_op },
+	{ REC_KERNEL, ST_KERNEL, ST_KERNELS, 7, bind_kernel },
+	{ REC_TARGET, ST_TARGET, ST_TARGETS, 8, bind_target },
+};
+
+/*
+ * Rows go in BATCH_ROWS at a time through one multi-row INSERT (a third of
+ * the cost of one statement per row), the remainder one by one.
+ */
 int dbw_records(struct db_writer *w, const struct rec *recs, size_t n)
 {
+	const struct rec *batch[BATCH_ROWS];
 	int rc = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct rec *r = &recs[i];
-		switch (r->type) {
-		case REC_DATA_OP:
-			rc |= write_data_op(w->st[ST_DATA_OP], r);
-			break;
-		case REC_KERNEL:
-			rc |= write_kernel(w->st[ST_KERNEL], r);
-			break;
-		case REC_TARGET:
-			rc |= write_target(w->st[ST_TARGET], r);
-			break;
-		default:
-			break;
+
+	for (size_t t = 0; t < sizeof(rec_tables) / sizeof(rec_tables[0]); t++) {
+		int nb = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (recs[i].type != rec_tables[t].type)
+				continue;
+			batch[nb++] = &recs[i];
+			if (nb < BATCH_ROWS)
+				continue;
+			for (int j = 0; j < nb; j++)
+				rec_tables[t].bind(w->st[rec_tables[t].many], j * rec_tables[t].nparams, batch[j]);
+			rc |= step_reset(w->st[rec_tables[t].many]);
+			nb = 0;
+		}
+		for (int j = 0; j < nb; j++) {
+			rec_tables[t].bind(w->st[rec_tables[t].one], 0, batch[j]);
+			rc |= step_reset(w->st[rec_tables[t].one]);
 		}
 	}
 	return rc ? -1 : 0;
