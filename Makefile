@@ -74,7 +74,7 @@ $(B)/db/%_pic.o: db/%.c
 	@echo "  CC      $< (pic)"
 	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
-$(B)/db/schema_pic.o: $(B)/gen/schema.S db/schema.sql
+$(B)/db/schema_pic.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db
 	@mkdir -p $(@D)
 	$(Q)$(CC) -fPIC -c $(B)/gen/schema.S -o $@
 
@@ -87,9 +87,18 @@ $(B)/libmapprof-ingest.so: $(INGEST_OBJS)
 	$(Q)$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -o $@ $(SQLITE_LIBS)
 
 # --- the schema and the report assets, embedded at build time ----------------
-$(B)/gen/schema.S: db/schema.sql
+# The schema's text, and an empty database holding it (db_create copies it).
+$(B)/gen/mkimage: db/mkimage.c
 	@mkdir -p $(@D)
-	$(Q)printf '\t.section .rodata\n\t.global mapprof_schema_sql\n\t.hidden mapprof_schema_sql\nmapprof_schema_sql:\n\t.incbin "db/schema.sql"\n\t.byte 0\n\t.section .note.GNU-stack,"",@progbits\n' > $@
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $< -o $@ $(SQLITE_LIBS)
+
+$(B)/gen/empty.db: db/schema.sql $(B)/gen/mkimage
+	$(Q)$(B)/gen/mkimage db/schema.sql $@
+
+$(B)/gen/schema.S: db/schema.sql $(B)/gen/empty.db
+	@mkdir -p $(@D)
+	$(Q)printf '\t.section .rodata\n\t.global mapprof_schema_sql\n\t.hidden mapprof_schema_sql\nmapprof_schema_sql:\n\t.incbin "db/schema.sql"\n\t.byte 0\n\t.balign 8\n\t.global mapprof_empty_db\n\t.hidden mapprof_empty_db\nmapprof_empty_db:\n\t.incbin "$(B)/gen/empty.db"\n\t.global mapprof_empty_db_end\n\t.hidden mapprof_empty_db_end\nmapprof_empty_db_end:\n\t.section .note.GNU-stack,"",@progbits\n' > $@
 
 ASSETS := \
 	templates/report.html \
@@ -145,7 +154,7 @@ CLI_OBJS := \
 	$(B)/cli/report.o \
 	$(B)/cli/run.o
 
-$(B)/db/schema.o: $(B)/gen/schema.S db/schema.sql
+$(B)/db/schema.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db
 	@mkdir -p $(@D)
 	$(Q)$(CC) -c $(B)/gen/schema.S -o $@
 

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 #include "db/db_internal.h"
 
 extern const char mapprof_schema_sql[];
+/* An empty database holding the schema, built by db/mkimage.c. */
+extern const unsigned char mapprof_empty_db[], mapprof_empty_db_end[];
 
 const char *db_schema_sql(void)
 {
@@ -53,6 +56,35 @@ static struct db *db_wrap(sqlite3 *sql, const char *path)
 	return db;
 }
 
+static int write_image(const char *path, char **err)
+{
+	const unsigned char *p = mapprof_empty_db;
+	size_t n = (size_t)(mapprof_empty_db_end - mapprof_empty_db);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+
+	if (fd < 0)
+		return db_fail(err, "cannot create '%s': %s", path, strerror(errno));
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			db_fail(err, "cannot write '%s': %s", path, k < 0 ? strerror(errno) : "disk full");
+			close(fd);
+			unlink(path);
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	if (close(fd) < 0) {
+		db_fail(err, "cannot write '%s': %s", path, strerror(errno));
+		unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
 struct db *db_create(const char *path, int force, char **err)
 {
 	struct stat st;
@@ -82,17 +114,13 @@ struct db *db_create(const char *path, int force, char **err)
 		snprintf(side, sizeof(side), "%s-journal", path);
 		unlink(side);
 	}
-	if (sqlite3_open_v2(path, &sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		db_fail(err, "cannot create '%s': %s", path,
-			sql ? sqlite3_errmsg(sql) : "out of memory");
-		sqlite3_close(sql);
+	/* A copy of the empty database built with the binary: no schema to execute. */
+	if (write_image(path, err) < 0)
 		return NULL;
-	}
-	if (sqlite3_exec(sql, "PRAGMA synchronous=OFF;", NULL, NULL, &msg) != SQLITE_OK ||
-	    sqlite3_exec(sql, "BEGIN", NULL, NULL, &msg) != SQLITE_OK ||
-	    sqlite3_exec(sql, mapprof_schema_sql, NULL, NULL, &msg) != SQLITE_OK ||
-	    sqlite3_exec(sql, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
-		db_fail(err, "cannot create '%s': %s", path, msg ? msg : sqlite3_errmsg(sql));
+	if (sqlite3_open_v2(path, &sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	    sqlite3_exec(sql, "PRAGMA synchronous=OFF", NULL, NULL, &msg) != SQLITE_OK) {
+		db_fail(err, "cannot create '%s': %s", path,
+			msg ? msg : sql ? sqlite3_errmsg(sql) : "out of memory");
 		sqlite3_free(msg);
 		sqlite3_close(sql);
 		unlink(path);
