@@ -138,20 +138,81 @@ int locations_read_sources(struct db *db, struct source_row **rows, size_t *n, c
 			 release_sources, "source records", (void **)rows, n, err);
 }
 
-static void fill_codeptr(sqlite3_stmt *st, void *row)
+/*
+ * Put the code pointers of column 0 of 'sql' into m (codeptr -> int, the
+ * largest column 1 seen, 0 when the statement has one column).  A GROUP BY
+ * would sort ten million rows: rows repeat the previous one's code pointer
+ * almost always, and a map of the few distinct ones is much cheaper.
+ */
+static int scan_codeptrs(struct db *db, const char *sql, struct hmap *m, char **err)
 {
-	struct codeptr_row *r = row;
-	r->codeptr = (uint64_t)sqlite3_column_int64(st, 0);
-	r->target_kind = sqlite3_column_int(st, 1);
+	sqlite3_stmt *st = db_prepare(db, sql, err);
+	int64_t last = 0;
+	int last_kind = 0, have_last = 0, rc;
+
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t codeptr = sqlite3_column_int64(st, 0);
+		int kind = sqlite3_column_count(st) > 1 ? sqlite3_column_int(st, 1) : 0;
+		int *max;
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL ||
+		    (have_last && codeptr == last && kind <= last_kind))
+			continue;
+		max = hmap_put(m, (const uint64_t *)&codeptr, NULL);
+		if (!max)
+			break;
+		if (kind > *max)
+			*max = kind;
+		last = codeptr;
+		last_kind = *max;
+		have_last = 1;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return db_fail(err, "out of memory");
+	if (rc != SQLITE_DONE)
+		return db_fail(err, "cannot read the code pointers of '%s': %s", db->path,
+			       sqlite3_errmsg(db->sql));
+	return 0;
+}
+
+static int cmp_codeptr_row(const void *a, const void *b)
+{
+	uint64_t x = ((const struct codeptr_row *)a)->codeptr;
+	uint64_t y = ((const struct codeptr_row *)b)->codeptr;
+	return (x > y) - (x < y);
 }
 
 int locations_read_codeptrs(struct db *db, struct codeptr_row **rows, size_t *n, char **err)
 {
-	return read_rows(db, "SELECT codeptr, MAX(kind) FROM ("
-			 "SELECT codeptr, kind FROM target_raw UNION ALL "
-			 "SELECT codeptr, 0 FROM data_op_raw) WHERE codeptr IS NOT NULL "
-			 "GROUP BY codeptr ORDER BY codeptr", sizeof(**rows), fill_codeptr, NULL,
-			 "code pointers", (void **)rows, n, err);
+	struct hmap m;
+	struct codeptr_row *r = NULL;
+	const uint64_t *key;
+	void *val;
+	size_t count = 0;
+	int rc = -1;
+
+	hmap_init(&m, 1, sizeof(int));
+	if (scan_codeptrs(db, "SELECT codeptr, kind FROM target_raw", &m, err) < 0 ||
+	    scan_codeptrs(db, "SELECT codeptr FROM data_op_raw", &m, err) < 0)
+		goto out;
+	r = malloc((m.count ? m.count : 1) * sizeof(*r));
+	if (!r) {
+		db_fail(err, "out of memory");
+		goto out;
+	}
+	for (size_t pos = 0; hmap_next(&m, &pos, &key, &val); count++) {
+		r[count].codeptr = key[0];
+		r[count].target_kind = *(int *)val;
+	}
+	qsort(r, count, sizeof(*r), cmp_codeptr_row);
+	rc = 0;
+out:
+	hmap_release(&m);
+	*rows = rc == 0 ? r : NULL;
+	*n = rc == 0 ? count : 0;
+	return rc;
 }
 
 char *locations_run_cwd(struct db *db)
@@ -390,7 +451,7 @@ static int read_op_keys(struct update *u, struct op_keys *k)
 	sqlite3_stmt *st = db_prepare(u->db, op_keys_sql, u->err);
 	sqlite3_stmt *del = st ? db_prepare(u->db, delete_host_sql, u->err) : NULL;
 	int64_t last[3] = { -1, -2, -1 }, last_codeptr = 0;
-	int rc = SQLITE_DONE;
+	int have_codeptr = 0, rc = SQLITE_DONE;
 
 	if (!del) {
 		sqlite3_finalize(st);
@@ -402,11 +463,13 @@ static int read_op_keys(struct update *u, struct op_keys *k)
 		int64_t map_index = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1
 			: sqlite3_column_int64(st, 3);
 
-		if (codeptr && codeptr != last_codeptr) {
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL &&
+		    (!have_codeptr || codeptr != last_codeptr)) {
 			uint64_t key = (uint64_t)codeptr;
 			if (!hmap_put(&k->codeptrs, &key, NULL))
 				break;
 			last_codeptr = codeptr;
+			have_codeptr = 1;
 		}
 		switch (kind) {
 		case 1: case 17: case 2: case 18: case 5: case 6:
@@ -471,7 +534,7 @@ static int all_codeptrs(struct update *u, struct op_keys *k, int64_t **out, size
 		      &v, &count) < 0)
 		return -1;
 	for (size_t i = 0; i < count; i++)
-		if (v[i] && !hmap_put(&k->codeptrs, (const uint64_t *)&v[i], NULL)) {
+		if (!hmap_put(&k->codeptrs, (const uint64_t *)&v[i], NULL)) {
 			free(v);
 			return db_fail(u->err, "out of memory");
 		}
