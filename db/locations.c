@@ -184,34 +184,45 @@ static int cmp_codeptr_row(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int locations_read_codeptrs(struct db *db, struct codeptr_row **rows, size_t *n, char **err)
+/* The map's code pointers as sorted rows (malloc'ed).  -1 when out of memory. */
+static int codeptr_rows(const struct hmap *m, struct codeptr_row **rows, size_t *n)
 {
-	struct hmap m;
-	struct codeptr_row *r = NULL;
+	struct codeptr_row *r = malloc((m->count ? m->count : 1) * sizeof(*r));
 	const uint64_t *key;
 	void *val;
 	size_t count = 0;
-	int rc = -1;
 
-	hmap_init(&m, 1, sizeof(int));
-	if (scan_codeptrs(db, "SELECT codeptr, kind FROM target_raw", &m, err) < 0 ||
-	    scan_codeptrs(db, "SELECT codeptr FROM data_op_raw", &m, err) < 0)
-		goto out;
-	r = malloc((m.count ? m.count : 1) * sizeof(*r));
-	if (!r) {
-		db_fail(err, "out of memory");
-		goto out;
-	}
-	for (size_t pos = 0; hmap_next(&m, &pos, &key, &val); count++) {
+	*rows = r;
+	*n = 0;
+	if (!r)
+		return -1;
+	for (size_t pos = 0; hmap_next(m, &pos, &key, &val); count++) {
 		r[count].codeptr = key[0];
 		r[count].target_kind = *(int *)val;
 	}
 	qsort(r, count, sizeof(*r), cmp_codeptr_row);
+	*n = count;
+	return 0;
+}
+
+int locations_read_codeptrs(struct db *db, struct codeptr_row **rows, size_t *n, char **err)
+{
+	struct hmap m;
+	int rc = -1;
+
+	*rows = NULL;
+	*n = 0;
+	hmap_init(&m, 1, sizeof(int));
+	if (scan_codeptrs(db, "SELECT codeptr, kind FROM target_raw", &m, err) < 0 ||
+	    scan_codeptrs(db, "SELECT codeptr FROM data_op_raw", &m, err) < 0)
+		goto out;
+	if (codeptr_rows(&m, rows, n) < 0) {
+		db_fail(err, "out of memory");
+		goto out;
+	}
 	rc = 0;
 out:
 	hmap_release(&m);
-	*rows = rc == 0 ? r : NULL;
-	*n = rc == 0 ? count : 0;
 	return rc;
 }
 
@@ -360,36 +371,6 @@ static int store_location(struct update *u, uint64_t codeptr)
 	return rc;
 }
 
-/* Read the int64 column 0 of every row of 'sql' into a malloc'ed array. */
-static int read_ints(struct update *u, const char *sql, int64_t **out, size_t *n)
-{
-	sqlite3_stmt *st = db_prepare(u->db, sql, u->err);
-	int64_t *v = NULL;
-	size_t cap = 0, count = 0;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (grow((void **)&v, &cap, count, sizeof(*v)) < 0) {
-			sqlite3_finalize(st);
-			free(v);
-			return db_fail(u->err, "out of memory");
-		}
-		v[count++] = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(v);
-		return db_fail(u->err, "cannot read '%s': %s", u->db->path, sqlite3_errmsg(u->db->sql));
-	}
-	*out = v;
-	*n = count;
-	return 0;
-}
-
 /*
  * What one pass over data_op_raw gathers: each distinct variable key of an
  * operation as data_op_sources resolves it, {codeptr (0: none), map_index
@@ -403,7 +384,7 @@ struct op_keys {
 static void op_keys_init(struct op_keys *k)
 {
 	hmap_init(&k->keys, 3, 0);
-	hmap_init(&k->codeptrs, 1, 0);
+	hmap_init(&k->codeptrs, 1, sizeof(int));
 }
 
 static void op_keys_release(struct op_keys *k)
@@ -520,32 +501,15 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /*
- * Every distinct code pointer of the run, sorted (malloc'ed): those of the
- * data operations, gathered in k, and those of the constructs.
+ * Every distinct code pointer of the run, as locations_read_codeptrs() reads
+ * them: the data operations', gathered in k, and the constructs'.
  */
-static int all_codeptrs(struct update *u, struct op_keys *k, int64_t **out, size_t *n)
+static int all_codeptrs(struct update *u, struct op_keys *k, struct codeptr_row **rows, size_t *n)
 {
-	int64_t *v;
-	const uint64_t *key;
-	void *val;
-	size_t count;
-
-	if (read_ints(u, "SELECT DISTINCT codeptr FROM target_raw WHERE codeptr IS NOT NULL",
-		      &v, &count) < 0)
+	if (scan_codeptrs(u->db, "SELECT codeptr, kind FROM target_raw", &k->codeptrs, u->err) < 0)
 		return -1;
-	for (size_t i = 0; i < count; i++)
-		if (!hmap_put(&k->codeptrs, (const uint64_t *)&v[i], NULL)) {
-			free(v);
-			return db_fail(u->err, "out of memory");
-		}
-	free(v);
-	*out = v = malloc((k->codeptrs.count ? k->codeptrs.count : 1) * sizeof(*v));
-	*n = 0;
-	if (!v)
+	if (codeptr_rows(&k->codeptrs, rows, n) < 0)
 		return db_fail(u->err, "out of memory");
-	for (size_t pos = 0; hmap_next(&k->codeptrs, &pos, &key, &val);)
-		v[(*n)++] = (int64_t)key[0];
-	qsort(v, *n, sizeof(*v), cmp_i64);
 	return 0;
 }
 
@@ -670,7 +634,7 @@ int locations_update(struct db *db, struct symbolizer *s, struct locations_stats
 {
 	struct update u = { .db = db, .s = s, .err = err };
 	struct op_keys keys;
-	int64_t *codeptrs = NULL;
+	struct codeptr_row *codeptrs = NULL;
 	size_t n = 0;
 	int rc = -1;
 
@@ -685,8 +649,12 @@ int locations_update(struct db *db, struct symbolizer *s, struct locations_stats
 		goto out;
 	if (all_codeptrs(&u, &keys, &codeptrs, &n) < 0)
 		goto out;
+	if (symbolizer_set_codeptrs(s, codeptrs, n) < 0) {
+		db_fail(err, "out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++)
-		if (store_location(&u, (uint64_t)codeptrs[i]) < 0)
+		if (store_location(&u, codeptrs[i].codeptr) < 0)
 			goto out;
 	rc = store_variables(&u, &keys);
 out:

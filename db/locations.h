@@ -77,8 +77,9 @@ struct locations_stats {
 
 /*
  * Symbolize every distinct code pointer of the run (data operations and
- * target constructs), name the variable of every key a data operation
- * resolves to (see data_op_sources in schema.sql), store
+ * target constructs; the pass that finds them hands them to the symbolizer,
+ * which would otherwise read them again), name the variable of every key a
+ * data operation resolves to (see data_op_sources in schema.sql), store
  * snippets of the source lines found readable (relative paths resolved
  * against run.cwd, then the DWARF compilation directory), replacing what a
  * previous call stored.  One transaction.  'stats' may be NULL.
