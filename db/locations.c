@@ -431,8 +431,8 @@ static int read_op_keys(struct update *u, struct op_keys *k)
 {
 	sqlite3_stmt *st = db_prepare(u->db, op_keys_sql, u->err);
 	sqlite3_stmt *del = st ? db_prepare(u->db, delete_host_sql, u->err) : NULL;
-	int64_t last[3] = { -1, -2, -1 }, last_codeptr = 0;
-	int have_codeptr = 0, rc = SQLITE_DONE;
+	int64_t last[3] = { 0, 0, 0 }, last_codeptr = 0;
+	int have_last = 0, have_codeptr = 0, rc = SQLITE_DONE;
 
 	if (!del) {
 		sqlite3_finalize(st);
@@ -441,8 +441,8 @@ static int read_op_keys(struct update *u, struct op_keys *k)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int kind = sqlite3_column_int(st, 1);
 		int64_t codeptr = sqlite3_column_int64(st, 2), host = 0;
-		int64_t map_index = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1
-			: sqlite3_column_int64(st, 3);
+		int has_map_index = sqlite3_column_type(st, 3) != SQLITE_NULL;
+		int64_t map_index = has_map_index ? sqlite3_column_int64(st, 3) : -1;
 
 		if (sqlite3_column_type(st, 2) != SQLITE_NULL &&
 		    (!have_codeptr || codeptr != last_codeptr)) {
@@ -460,7 +460,7 @@ static int read_op_keys(struct update *u, struct op_keys *k)
 			host = sqlite3_column_int64(st, 5);
 			break;
 		case 4: case 20:
-			if (map_index < 0)
+			if (!has_map_index)
 				continue;
 			if (host_of_delete(u, del, sqlite3_column_int64(st, 0), &host) < 0) {
 				sqlite3_finalize(st);
@@ -469,13 +469,14 @@ static int read_op_keys(struct update *u, struct op_keys *k)
 			}
 			break;
 		}
-		if (codeptr == last[0] && map_index == last[1] && host == last[2])
+		if (have_last && codeptr == last[0] && map_index == last[1] && host == last[2])
 			continue;
 		if (add_key(k, codeptr, map_index, host) < 0)
 			break;
 		last[0] = codeptr;
 		last[1] = map_index;
 		last[2] = host;
+		have_last = 1;
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(del);
