@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 struct db;
 

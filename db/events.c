@@ -203,8 +203,13 @@ struct event_stream *event_stream_open(struct db *db, enum events_mode mode, cha
 	s->db = db;
 	s->mode = mode;
 	hmap_init(&s->live, 1, sizeof(struct live_alloc));
-	/* The sorter: memory before temp files, and helper threads. */
-	sqlite3_exec(db->sql, "PRAGMA cache_size = -65536; PRAGMA threads = 4", NULL, NULL, NULL);
+	/*
+	 * The sorter: memory before temp files, and helper threads.  Seq mode
+	 * sorts nothing and reads each page once: a big page cache would only
+	 * hold 64 MiB of pages already used.
+	 */
+	if (!by_seq)
+		sqlite3_exec(db->sql, "PRAGMA cache_size = -65536; PRAGMA threads = 4", NULL, NULL, NULL);
 	s->ops = db_prepare(db, by_seq ? ops_by_seq_sql : ops_sorted_sql, err);
 	s->kernels = s->ops ? db_prepare(db, by_seq ? kernels_by_seq_sql : kernels_sorted_sql, err) : NULL;
 	if (s->kernels && by_seq) {

@@ -118,9 +118,85 @@ static int insert_summary(sqlite3_stmt *st, const char *kind, const struct kind_
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 }
 
+/*
+ * finding_event_raw gets millions of rows on a long run, and one INSERT per
+ * row cost more in statement overhead (reset, bind, step) than SQLite spends
+ * in its b-tree: rows are written EVENT_BATCH at a time through one
+ * multi-row VALUES, the last few one by one.  Same rows, same order.
+ */
+enum { EVENT_BATCH = 64 };
+
+struct event_row {
+	int finding;
+	const struct finding_op *op;
+};
+
+struct event_writer {
+	sqlite3_stmt *one, *batch;
+	struct event_row rows[EVENT_BATCH];
+	int n;
+};
+
+static int event_writer_init(struct event_writer *w, struct db *db, char **err)
+{
+	static const char head[] = "INSERT INTO finding_event_raw (finding, occurrence, role, seq) VALUES ";
+	char sql[sizeof(head) + EVENT_BATCH * sizeof(",(?,?,?,?)")];
+	size_t len = sizeof(head) - 1;
+
+	memcpy(sql, head, len + 1);
+	for (int i = 0; i < EVENT_BATCH; i++)
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len, "%s(?,?,?,?)", i ? "," : "");
+	w->n = 0;
+	w->one = db_prepare(db, "INSERT INTO finding_event_raw (finding, occurrence, role, seq)"
+			    " VALUES (?,?,?,?)", err);
+	w->batch = w->one ? db_prepare(db, sql, err) : NULL;
+	return w->batch ? 0 : -1;
+}
+
+static void event_writer_release(struct event_writer *w)
+{
+	sqlite3_finalize(w->one);
+	sqlite3_finalize(w->batch);
+}
+
+/* Bind row r at parameters first..first+3 of st. */
+static void bind_event(sqlite3_stmt *st, int first, const struct event_row *r)
+{
+	sqlite3_bind_int(st, first, r->finding);
+	sqlite3_bind_int64(st, first + 1, r->op->occurrence);
+	sqlite3_bind_text(st, first + 2, op_role_name(r->op->role), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, first + 3, r->op->seq);
+}
+
+static int event_write(struct event_writer *w, int finding, const struct finding_op *op)
+{
+	w->rows[w->n++] = (struct event_row){ finding, op };
+	if (w->n < EVENT_BATCH)
+		return 0;
+	w->n = 0;
+	sqlite3_reset(w->batch);
+	for (int i = 0; i < EVENT_BATCH; i++)
+		bind_event(w->batch, 4 * i + 1, &w->rows[i]);
+	return sqlite3_step(w->batch) == SQLITE_DONE ? 0 : -1;
+}
+
+/* Write the rows still waiting for a full batch. */
+static int event_flush(struct event_writer *w)
+{
+	for (int i = 0; i < w->n; i++) {
+		sqlite3_reset(w->one);
+		bind_event(w->one, 1, &w->rows[i]);
+		if (sqlite3_step(w->one) != SQLITE_DONE)
+			return -1;
+	}
+	w->n = 0;
+	return 0;
+}
+
 int db_findings_store(struct db *db, const struct findings *f, char **err)
 {
-	sqlite3_stmt *fst = NULL, *est = NULL, *sst = NULL;
+	sqlite3_stmt *fst = NULL, *sst = NULL;
+	struct event_writer ew = { 0 };
 	struct kind_summary all = { 0 };
 	int rc = -1;
 
@@ -134,9 +210,7 @@ int db_findings_store(struct db *db, const struct findings *f, char **err)
 	fst = db_prepare(db, "INSERT INTO finding_raw (id, kind, flavour, fingerprint, occurrences,"
 			     " bytes, savings_ns, devices, locations, origins, data_addr, data_bytes,"
 			     " first_seq) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", err);
-	est = fst ? db_prepare(db, "INSERT INTO finding_event_raw (finding, occurrence, role, seq)"
-				   " VALUES (?,?,?,?)", err) : NULL;
-	sst = est ? db_prepare(db, "INSERT INTO finding_summary_raw (kind, findings, occurrences,"
+	sst = fst && event_writer_init(&ew, db, err) == 0 ? db_prepare(db, "INSERT INTO finding_summary_raw (kind, findings, occurrences,"
 				   " bytes, savings_ns, duration_ns, predicted_speedup)"
 				   " VALUES (?,?,?,?,?,?,?)", err) : NULL;
 	if (!sst)
@@ -145,17 +219,12 @@ int db_findings_store(struct db *db, const struct findings *f, char **err)
 		const struct finding *g = &f->v[i];
 		if (insert_finding(fst, g) < 0)
 			goto fail;
-		for (size_t j = 0; j < g->nops; j++) {
-			const struct finding_op *op = &g->ops[j];
-			sqlite3_reset(est);
-			sqlite3_bind_int(est, 1, g->id);
-			sqlite3_bind_int64(est, 2, op->occurrence);
-			sqlite3_bind_text(est, 3, op_role_name(op->role), -1, SQLITE_STATIC);
-			sqlite3_bind_int64(est, 4, op->seq);
-			if (sqlite3_step(est) != SQLITE_DONE)
+		for (size_t j = 0; j < g->nops; j++)
+			if (event_write(&ew, g->id, &g->ops[j]) < 0)
 				goto fail;
-		}
 	}
+	if (event_flush(&ew) < 0)
+		goto fail;
 	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
 		all.findings += f->kinds[k].findings;
 		all.occurrences += f->kinds[k].occurrences;
@@ -176,7 +245,7 @@ out:
 	db_rollback(db);
 done:
 	sqlite3_finalize(fst);
-	sqlite3_finalize(est);
+	event_writer_release(&ew);
 	sqlite3_finalize(sst);
 	return rc;
 }

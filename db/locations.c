@@ -9,6 +9,7 @@
 
 #include "db/db_internal.h"
 #include "db/locations.h"
+#include "report/hmap.h"
 #include "report/snippet.h"
 #include "report/symbolize.h"
 
@@ -137,20 +138,92 @@ int locations_read_sources(struct db *db, struct source_row **rows, size_t *n, c
 			 release_sources, "source records", (void **)rows, n, err);
 }
 
-static void fill_codeptr(sqlite3_stmt *st, void *row)
+/*
+ * Put the code pointers of column 0 of 'sql' into m (codeptr -> int, the
+ * largest column 1 seen, 0 when the statement has one column).  A GROUP BY
+ * would sort ten million rows: rows repeat the previous one's code pointer
+ * almost always, and a map of the few distinct ones is much cheaper.
+ */
+static int scan_codeptrs(struct db *db, const char *sql, struct hmap *m, char **err)
 {
-	struct codeptr_row *r = row;
-	r->codeptr = (uint64_t)sqlite3_column_int64(st, 0);
-	r->target_kind = sqlite3_column_int(st, 1);
+	sqlite3_stmt *st = db_prepare(db, sql, err);
+	int64_t last = 0;
+	int last_kind = 0, have_last = 0, rc;
+
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t codeptr = sqlite3_column_int64(st, 0);
+		int kind = sqlite3_column_count(st) > 1 ? sqlite3_column_int(st, 1) : 0;
+		int *max;
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL ||
+		    (have_last && codeptr == last && kind <= last_kind))
+			continue;
+		max = hmap_put(m, (const uint64_t *)&codeptr, NULL);
+		if (!max)
+			break;
+		if (kind > *max)
+			*max = kind;
+		last = codeptr;
+		last_kind = *max;
+		have_last = 1;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return db_fail(err, "out of memory");
+	if (rc != SQLITE_DONE)
+		return db_fail(err, "cannot read the code pointers of '%s': %s", db->path,
+			       sqlite3_errmsg(db->sql));
+	return 0;
+}
+
+static int cmp_codeptr_row(const void *a, const void *b)
+{
+	uint64_t x = ((const struct codeptr_row *)a)->codeptr;
+	uint64_t y = ((const struct codeptr_row *)b)->codeptr;
+	return (x > y) - (x < y);
+}
+
+/* The map's code pointers as sorted rows (malloc'ed).  -1 when out of memory. */
+static int codeptr_rows(const struct hmap *m, struct codeptr_row **rows, size_t *n)
+{
+	struct codeptr_row *r = malloc((m->count ? m->count : 1) * sizeof(*r));
+	const uint64_t *key;
+	void *val;
+	size_t count = 0;
+
+	*rows = r;
+	*n = 0;
+	if (!r)
+		return -1;
+	for (size_t pos = 0; hmap_next(m, &pos, &key, &val); count++) {
+		r[count].codeptr = key[0];
+		r[count].target_kind = *(int *)val;
+	}
+	qsort(r, count, sizeof(*r), cmp_codeptr_row);
+	*n = count;
+	return 0;
 }
 
 int locations_read_codeptrs(struct db *db, struct codeptr_row **rows, size_t *n, char **err)
 {
-	return read_rows(db, "SELECT codeptr, MAX(kind) FROM ("
-			 "SELECT codeptr, kind FROM target_raw UNION ALL "
-			 "SELECT codeptr, 0 FROM data_op_raw) WHERE codeptr IS NOT NULL "
-			 "GROUP BY codeptr ORDER BY codeptr", sizeof(**rows), fill_codeptr, NULL,
-			 "code pointers", (void **)rows, n, err);
+	struct hmap m;
+	int rc = -1;
+
+	*rows = NULL;
+	*n = 0;
+	hmap_init(&m, 1, sizeof(int));
+	if (scan_codeptrs(db, "SELECT codeptr, kind FROM target_raw", &m, err) < 0 ||
+	    scan_codeptrs(db, "SELECT codeptr FROM data_op_raw", &m, err) < 0)
+		goto out;
+	if (codeptr_rows(&m, rows, n) < 0) {
+		db_fail(err, "out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	hmap_release(&m);
+	return rc;
 }
 
 char *locations_run_cwd(struct db *db)
@@ -186,7 +259,7 @@ struct update {
 	struct db *db;
 	struct symbolizer *s;
 	char *cwd;
-	sqlite3_stmt *ins_loc, *ins_snip, *ins_var, *assign_pair, *assign_addr, *comp_dir;
+	sqlite3_stmt *ins_loc, *ins_snip, *ins_var, *comp_dir;
 	struct locations_stats stats;
 	char **err;
 };
@@ -298,43 +371,154 @@ static int store_location(struct update *u, uint64_t codeptr)
 	return rc;
 }
 
-/* Read the int64 column 0 of every row of 'sql' into a malloc'ed array. */
-static int read_ints(struct update *u, const char *sql, int64_t **out, size_t *n, int ncols)
+/*
+ * What one pass over data_op_raw gathers: each distinct variable key of an
+ * operation as data_op_sources resolves it, {codeptr (0: none), map_index
+ * (-1: none), host address (0: none)}, and each distinct code pointer.
+ */
+struct op_keys {
+	struct hmap keys;
+	struct hmap codeptrs;
+};
+
+static void op_keys_init(struct op_keys *k)
 {
-	sqlite3_stmt *st = db_prepare(u->db, sql, u->err);
-	int64_t *v = NULL;
-	size_t cap = 0, count = 0;
+	hmap_init(&k->keys, 3, 0);
+	hmap_init(&k->codeptrs, 1, sizeof(int));
+}
+
+static void op_keys_release(struct op_keys *k)
+{
+	hmap_release(&k->keys);
+	hmap_release(&k->codeptrs);
+}
+
+static const char op_keys_sql[] =
+	"SELECT seq, kind, codeptr, map_index, src_addr, dst_addr FROM data_op_raw";
+
+/* The source of the allocation a delete frees (0 when unpaired). */
+static const char delete_host_sql[] =
+	"SELECT a.src_addr FROM delete_pair_raw p JOIN data_op_raw a ON a.seq = p.alloc_seq"
+	" WHERE p.delete_seq = ?";
+
+static int add_key(struct op_keys *k, int64_t codeptr, int64_t map_index, int64_t host_addr)
+{
+	uint64_t key[3] = { (uint64_t)codeptr, (uint64_t)map_index, (uint64_t)host_addr };
+	return hmap_put(&k->keys, key, NULL) ? 0 : -1;
+}
+
+static int host_of_delete(struct update *u, sqlite3_stmt *st, int64_t seq, int64_t *host_addr)
+{
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	if (!st)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (grow((void **)&v, &cap, count + (size_t)ncols - 1, sizeof(*v)) < 0) {
-			sqlite3_finalize(st);
-			free(v);
-			return db_fail(u->err, "out of memory");
-		}
-		for (int c = 0; c < ncols; c++)
-			v[count++] = sqlite3_column_int64(st, c);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(v);
+	sqlite3_bind_int64(st, 1, seq);
+	rc = sqlite3_step(st);
+	*host_addr = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_fail(u->err, "cannot read '%s': %s", u->db->path, sqlite3_errmsg(u->db->sql));
-	}
-	*out = v;
-	*n = count / (size_t)ncols;
 	return 0;
 }
 
-/* Insert a variable row and give it to the data ops 'assign' selects. */
+/*
+ * One pass, in rowid order: rows repeat the previous one's key almost
+ * always, so that is checked before the maps.  A delete without a map index
+ * has its allocation's key (delete_pair_raw pairs deletes with allocations
+ * only), which that allocation's row adds; a delete with one has its own map
+ * entry and its allocation's host address, looked up by seq (rare).
+ */
+static int read_op_keys(struct update *u, struct op_keys *k)
+{
+	sqlite3_stmt *st = db_prepare(u->db, op_keys_sql, u->err);
+	sqlite3_stmt *del = st ? db_prepare(u->db, delete_host_sql, u->err) : NULL;
+	int64_t last[3] = { 0, 0, 0 }, last_codeptr = 0;
+	int have_last = 0, have_codeptr = 0, rc = SQLITE_DONE;
+
+	if (!del) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int kind = sqlite3_column_int(st, 1);
+		int64_t codeptr = sqlite3_column_int64(st, 2), host = 0;
+		int has_map_index = sqlite3_column_type(st, 3) != SQLITE_NULL;
+		int64_t map_index = has_map_index ? sqlite3_column_int64(st, 3) : -1;
+
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL &&
+		    (!have_codeptr || codeptr != last_codeptr)) {
+			uint64_t key = (uint64_t)codeptr;
+			if (!hmap_put(&k->codeptrs, &key, NULL))
+				break;
+			last_codeptr = codeptr;
+			have_codeptr = 1;
+		}
+		switch (kind) {
+		case 1: case 17: case 2: case 18: case 5: case 6:
+			host = sqlite3_column_int64(st, 4);
+			break;
+		case 3: case 19:
+			host = sqlite3_column_int64(st, 5);
+			break;
+		case 4: case 20:
+			if (!has_map_index)
+				continue;
+			if (host_of_delete(u, del, sqlite3_column_int64(st, 0), &host) < 0) {
+				sqlite3_finalize(st);
+				sqlite3_finalize(del);
+				return -1;
+			}
+			break;
+		}
+		if (have_last && codeptr == last[0] && map_index == last[1] && host == last[2])
+			continue;
+		if (add_key(k, codeptr, map_index, host) < 0)
+			break;
+		last[0] = codeptr;
+		last[1] = map_index;
+		last[2] = host;
+		have_last = 1;
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(del);
+	if (rc == SQLITE_ROW)
+		return db_fail(u->err, "out of memory");
+	if (rc != SQLITE_DONE)
+		return db_fail(u->err, "cannot read '%s': %s", u->db->path, sqlite3_errmsg(u->db->sql));
+	return 0;
+}
+
+static int cmp_i64_pair(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	return (*x > *y) - (*x < *y);
+}
+
+/*
+ * Every distinct code pointer of the run, as locations_read_codeptrs() reads
+ * them: the data operations', gathered in k, and the constructs'.
+ */
+static int all_codeptrs(struct update *u, struct op_keys *k, struct codeptr_row **rows, size_t *n)
+{
+	if (scan_codeptrs(u->db, "SELECT codeptr, kind FROM target_raw", &k->codeptrs, u->err) < 0)
+		return -1;
+	if (codeptr_rows(&k->codeptrs, rows, n) < 0)
+		return db_fail(u->err, "out of memory");
+	return 0;
+}
+
+/* Insert a variable row for one key (map entry, or host address when codeptr is 0). */
 static int store_variable(struct update *u, const struct variable *v, int64_t codeptr,
-			  int map_index, int64_t host_addr, sqlite3_stmt *assign)
+			  int map_index, int64_t host_addr)
 {
 	sqlite3_stmt *st = u->ins_var;
-	int64_t id;
 
 	db_bind_opt_int64(st, 1, codeptr != 0, codeptr);
 	db_bind_opt_int64(st, 2, map_index >= 0, map_index);
@@ -346,17 +530,7 @@ static int store_variable(struct update *u, const struct variable *v, int64_t co
 	bind_text(st, 8, sym_origin_name(v->origin));
 	if (step_done(u, st) < 0)
 		return -1;
-	id = sqlite3_last_insert_rowid(u->db->sql);
 	u->stats.variables++;
-	sqlite3_bind_int64(assign, 1, id);
-	if (assign == u->assign_pair) {
-		sqlite3_bind_int64(assign, 2, codeptr);
-		sqlite3_bind_int64(assign, 3, map_index);
-	} else {
-		sqlite3_bind_int64(assign, 2, host_addr);
-	}
-	if (step_done(u, assign) < 0)
-		return -1;
 	if (v->origin == ORIGIN_IDENT && v->decl_file) {
 		char *comp_dir = NULL;
 		int rc;
@@ -372,69 +546,73 @@ static int store_variable(struct update *u, const struct variable *v, int64_t co
 }
 
 /*
- * The variable key of each data op: the op's own (codeptr, map_index) or,
- * for a delete without one, its allocation's; and the host address (alloc,
- * to-device, (dis)associate: source; from-device: destination; delete: its
- * allocation's source).  0 / -1 stand for unknown so that '=' works.
+ * Name the map entries that have a source record, then the host addresses
+ * of the operations whose entry has none: one variable row per key, in key
+ * order, for data_op_sources to pick per operation.
  */
-static const char op_key_sql[] =
-	"CREATE TEMP TABLE op_key AS SELECT d.seq AS seq,"
-	" CASE WHEN d.map_index IS NULL AND d.kind IN (4, 20) AND a.seq IS NOT NULL"
-	"      THEN IFNULL(a.codeptr, 0) ELSE IFNULL(d.codeptr, 0) END AS codeptr,"
-	" CASE WHEN d.map_index IS NULL AND d.kind IN (4, 20) AND a.seq IS NOT NULL"
-	"      THEN IFNULL(a.map_index, -1) ELSE IFNULL(d.map_index, -1) END AS map_index,"
-	" IFNULL(CASE WHEN d.kind IN (1, 17, 2, 18, 5, 6) THEN d.src_addr"
-	"             WHEN d.kind IN (3, 19) THEN d.dst_addr"
-	"             WHEN d.kind IN (4, 20) THEN a.src_addr END, 0) AS host_addr"
-	" FROM data_op_raw d"
-	" LEFT JOIN delete_pair_raw p ON p.delete_seq = d.seq"
-	" LEFT JOIN data_op_raw a ON a.seq = p.alloc_seq;"
-	"CREATE INDEX temp.op_key_pair ON op_key (codeptr, map_index);"
-	"CREATE INDEX temp.op_key_addr ON op_key (host_addr);";
-
-static int store_variables(struct update *u)
+static int store_variables(struct update *u, const struct op_keys *k)
 {
-	int64_t *keys = NULL;
-	size_t n = 0;
+	int64_t *pairs = malloc((k->keys.count ? k->keys.count : 1) * 2 * sizeof(*pairs));
+	int64_t *hosts = malloc((k->keys.count ? k->keys.count : 1) * sizeof(*hosts));
+	struct hmap named;
+	const uint64_t *key;
+	void *val;
+	size_t np = 0, nh = 0, pos = 0;
 	int rc = -1;
 
-	/* By map clause name first: all ops of one map entry share it. */
-	if (read_ints(u, "SELECT DISTINCT codeptr, map_index FROM op_key "
-		      "WHERE codeptr != 0 AND map_index >= 0 ORDER BY 1, 2", &keys, &n, 2) < 0)
+	hmap_init(&named, 2, 0);
+	if (!pairs || !hosts) {
+		db_fail(u->err, "out of memory");
 		goto out;
-	for (size_t i = 0; i < n; i++) {
+	}
+	while (hmap_next(&k->keys, &pos, &key, &val))
+		if (key[0] && (int64_t)key[1] >= 0) {
+			pairs[2 * np] = (int64_t)key[0];
+			pairs[2 * np++ + 1] = (int64_t)key[1];
+		}
+	qsort(pairs, np, 2 * sizeof(*pairs), cmp_i64_pair);
+	for (size_t i = 0; i < np; i++) {
 		struct variable v;
-		int r;
-		if (symbolize_variable(u->s, (uint64_t)keys[2 * i], (int)keys[2 * i + 1], 0, &v) < 0) {
+		int r = 0;
+		if (i && !cmp_i64_pair(&pairs[2 * i], &pairs[2 * i - 2]))
+			continue;
+		if (symbolize_variable(u->s, (uint64_t)pairs[2 * i], (int)pairs[2 * i + 1], 0, &v) < 0) {
 			db_fail(u->err, "out of memory");
 			goto out;
 		}
-		r = v.origin == ORIGIN_IDENT ? store_variable(u, &v, keys[2 * i], (int)keys[2 * i + 1],
-							      0, u->assign_pair) : 0;
+		if (v.origin == ORIGIN_IDENT) {
+			r = store_variable(u, &v, pairs[2 * i], (int)pairs[2 * i + 1], 0);
+			if (r == 0 && !hmap_put(&named, (const uint64_t *)&pairs[2 * i], NULL))
+				r = db_fail(u->err, "out of memory");
+		}
 		variable_release(&v);
 		if (r < 0)
 			goto out;
 	}
-	free(keys);
-	/* Then by host address, for the ops still without a name. */
-	if (read_ints(u, "SELECT DISTINCT host_addr FROM op_key WHERE host_addr != 0 "
-		      "AND seq NOT IN (SELECT seq FROM data_op_variable) ORDER BY 1", &keys, &n, 1) < 0)
-		goto out;
-	for (size_t i = 0; i < n; i++) {
+	pos = 0;
+	while (hmap_next(&k->keys, &pos, &key, &val))
+		if (key[2] && !hmap_get(&named, key))
+			hosts[nh++] = (int64_t)key[2];
+	qsort(hosts, nh, sizeof(*hosts), cmp_i64);
+	for (size_t i = 0; i < nh; i++) {
 		struct variable v;
 		int r;
-		if (symbolize_variable(u->s, 0, -1, (uint64_t)keys[i], &v) < 0) {
+		if (i && hosts[i] == hosts[i - 1])
+			continue;
+		if (symbolize_variable(u->s, 0, -1, (uint64_t)hosts[i], &v) < 0) {
 			db_fail(u->err, "out of memory");
 			goto out;
 		}
-		r = store_variable(u, &v, 0, -1, keys[i], u->assign_addr);
+		r = store_variable(u, &v, 0, -1, hosts[i]);
 		variable_release(&v);
 		if (r < 0)
 			goto out;
 	}
 	rc = 0;
 out:
-	free(keys);
+	hmap_release(&named);
+	free(pairs);
+	free(hosts);
 	return rc;
 }
 
@@ -453,25 +631,11 @@ static int prepare_all(struct update *u)
 	return u->comp_dir ? 0 : -1;
 }
 
-/* The temp table op_key and the statements that read it. */
-static int prepare_assign(struct update *u)
-{
-	if (db_exec(u->db, "DROP TABLE IF EXISTS temp.op_key", u->err) < 0 ||
-	    db_exec(u->db, op_key_sql, u->err) < 0)
-		return -1;
-	u->assign_pair = db_prepare(u->db, "INSERT OR IGNORE INTO data_op_variable (seq, variable) "
-				    "SELECT seq, ?1 FROM op_key WHERE codeptr = ?2 AND map_index = ?3",
-				    u->err);
-	u->assign_addr = u->assign_pair ? db_prepare(u->db, "INSERT OR IGNORE INTO data_op_variable "
-						     "(seq, variable) SELECT seq, ?1 FROM op_key "
-						     "WHERE host_addr = ?2", u->err) : NULL;
-	return u->assign_addr ? 0 : -1;
-}
-
 int locations_update(struct db *db, struct symbolizer *s, struct locations_stats *stats, char **err)
 {
 	struct update u = { .db = db, .s = s, .err = err };
-	int64_t *codeptrs = NULL;
+	struct op_keys keys;
+	struct codeptr_row *codeptrs = NULL;
 	size_t n = 0;
 	int rc = -1;
 
@@ -479,30 +643,29 @@ int locations_update(struct db *db, struct symbolizer *s, struct locations_stats
 		return -1;
 	if (db_exec(db, "BEGIN", err) < 0)
 		return -1;
+	op_keys_init(&keys);
 	u.cwd = locations_run_cwd(db);
-	if (db_exec(db, "DELETE FROM location; DELETE FROM snippet; DELETE FROM variable; "
-		    "DELETE FROM data_op_variable;", err) < 0 || prepare_all(&u) < 0)
+	if (db_exec(db, "DELETE FROM location; DELETE FROM snippet; DELETE FROM variable;", err) < 0 ||
+	    prepare_all(&u) < 0 || read_op_keys(&u, &keys) < 0)
 		goto out;
-	if (read_ints(&u, "SELECT codeptr FROM data_op_raw WHERE codeptr IS NOT NULL UNION "
-		      "SELECT codeptr FROM target_raw WHERE codeptr IS NOT NULL ORDER BY 1",
-		      &codeptrs, &n, 1) < 0)
+	if (all_codeptrs(&u, &keys, &codeptrs, &n) < 0)
 		goto out;
+	if (symbolizer_set_codeptrs(s, codeptrs, n) < 0) {
+		db_fail(err, "out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++)
-		if (store_location(&u, (uint64_t)codeptrs[i]) < 0)
+		if (store_location(&u, codeptrs[i].codeptr) < 0)
 			goto out;
-	if (prepare_assign(&u) < 0)
-		goto out;
-	rc = store_variables(&u);
+	rc = store_variables(&u, &keys);
 out:
 	sqlite3_finalize(u.ins_loc);
 	sqlite3_finalize(u.ins_snip);
 	sqlite3_finalize(u.ins_var);
 	sqlite3_finalize(u.comp_dir);
-	sqlite3_finalize(u.assign_pair);
-	sqlite3_finalize(u.assign_addr);
 	free(u.cwd);
 	free(codeptrs);
-	db_exec(db, "DROP TABLE IF EXISTS temp.op_key", NULL);
+	op_keys_release(&keys);
 	if (rc == 0 && db_exec(db, "COMMIT", err) < 0)
 		rc = -1;
 	if (rc < 0)

@@ -4,10 +4,12 @@
  * snippets around those lines (so a report is readable on another machine).
  *
  * 'mapprof report' calls locations_update() once per run of it: it replaces
- * the tables 'location', 'snippet', 'variable' and 'data_op_variable'
- * (schema.sql, section "report: attribution tables"), so running it twice
- * gives the same database.  The views 'data_op_sources' and 'target_sources'
- * are the SQL face of it (docs/attribution.md).
+ * the tables 'location', 'snippet' and 'variable' (schema.sql, section
+ * "report: attribution tables"), so running it twice gives the same
+ * database.  Variables are stored once per key (a call site's map entry, or
+ * a host address), never per operation: the view 'data_op_sources' picks
+ * each operation's when it is read.  It and 'target_sources' are the SQL
+ * face of it (docs/attribution.md).
  *
  * Also here: the readers the symbolizer needs (report/ does not include
  * <sqlite3.h>).
@@ -75,7 +77,9 @@ struct locations_stats {
 
 /*
  * Symbolize every distinct code pointer of the run (data operations and
- * target constructs), name the variable of every data operation, store
+ * target constructs; the pass that finds them hands them to the symbolizer,
+ * which would otherwise read them again), name the variable of every key a
+ * data operation resolves to (see data_op_sources in schema.sql), store
  * snippets of the source lines found readable (relative paths resolved
  * against run.cwd, then the DWARF compilation directory), replacing what a
  * previous call stored.  One transaction.  'stats' may be NULL.

@@ -9,14 +9,14 @@
 --
 -- The version lives in two places: PRAGMA user_version and meta.schema_version.
 
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value TEXT
 ) WITHOUT ROWID;
 
-INSERT INTO meta (key, value) VALUES ('format', 'mapprof'), ('schema_version', '1');
+INSERT INTO meta (key, value) VALUES ('format', 'mapprof'), ('schema_version', '2');
 
 -- One row.  Written partly by the collector (inside the program) and partly by
 -- 'mapprof record' after the program ended (exit status, end reason).
@@ -296,13 +296,15 @@ CREATE TABLE IF NOT EXISTS snippet (
     PRIMARY KEY (file, line)
 ) WITHOUT ROWID;
 
--- What data operations moved.  Resolved from (codeptr, map_index) when the
--- map clause's name is known, else from host_addr.
+-- What data operations moved: one row per variable key, never per operation.
+-- Variables belong to a call site's map entry (codeptr, map_index), named by
+-- its source record, or else to a host address (ELF object symbol, or the
+-- address itself).  data_op_sources resolves each operation's key when read.
 CREATE TABLE IF NOT EXISTS variable (
     id           INTEGER PRIMARY KEY,
-    codeptr      INTEGER,  -- the key it was resolved from (NULL when unused)
+    codeptr      INTEGER,  -- map entry key (NULL for a host address key)
     map_index    INTEGER,
-    host_addr    INTEGER,
+    host_addr    INTEGER,  -- host address key (NULL for a map entry key)
     name         TEXT,     -- 'a[0:N]' (map clause), 'table' / 'table+0x40'
                            -- (ELF object symbol) or '0x7ffd1230' (address)
     decl_file    TEXT,     -- declaration (map clause names only)
@@ -310,13 +312,14 @@ CREATE TABLE IF NOT EXISTS variable (
     decl_column  INTEGER,
     origin       TEXT      -- 'ompt-ident', 'symbol' or 'none'
 );
-
-CREATE TABLE IF NOT EXISTS data_op_variable (
-    seq       INTEGER PRIMARY KEY,  -- data_op_raw.seq
-    variable  INTEGER               -- variable.id
-);
+CREATE UNIQUE INDEX IF NOT EXISTS variable_map_entry ON variable (codeptr, map_index);
+CREATE UNIQUE INDEX IF NOT EXISTS variable_host_addr ON variable (host_addr);
 
 -- One row per data operation: where in the source, and which variable.
+-- The variable is that of the operation's map entry when it has a name (a
+-- delete without a map index takes its allocation's entry), else that of its
+-- host address: the source of an alloc, to-device or (dis)associate, the
+-- destination of a from-device, the allocation's source for a delete.
 CREATE VIEW IF NOT EXISTS data_op_sources AS
 SELECT d.seq                        AS seq,
        COALESCE(n.name, 'unknown')  AS op,
@@ -335,8 +338,18 @@ SELECT d.seq                        AS seq,
   FROM data_op_raw d
   LEFT JOIN op_name n ON n.kind = d.kind
   LEFT JOIN location l ON l.codeptr = d.codeptr
-  LEFT JOIN data_op_variable dv ON dv.seq = d.seq
-  LEFT JOIN variable v ON v.id = dv.variable;
+  LEFT JOIN delete_pair_raw p ON d.kind IN (4, 20) AND p.delete_seq = d.seq
+  LEFT JOIN data_op_raw a ON a.seq = p.alloc_seq
+  LEFT JOIN variable v ON v.id = COALESCE(
+       (SELECT k.id FROM variable k
+         WHERE k.codeptr = CASE WHEN d.map_index IS NULL AND a.seq IS NOT NULL
+                                THEN a.codeptr ELSE d.codeptr END
+           AND k.map_index = CASE WHEN d.map_index IS NULL AND a.seq IS NOT NULL
+                                  THEN a.map_index ELSE d.map_index END),
+       (SELECT k.id FROM variable k
+         WHERE k.host_addr = CASE WHEN d.kind IN (1, 17, 2, 18, 5, 6) THEN d.src_addr
+                                  WHEN d.kind IN (3, 19) THEN d.dst_addr
+                                  WHEN d.kind IN (4, 20) THEN a.src_addr END));
 
 -- One row per target construct (target, enter/exit data, update).
 CREATE VIEW IF NOT EXISTS target_sources AS

@@ -21,13 +21,15 @@
  */
 #include "report/detect_internal.h"
 
-enum { DUP_SEVERAL_SOURCES = 1 };
-
+/*
+ * One per distinct content received: millions on a long run, so the flag
+ * shares a word with the seq (never negative) and a map slot is 48 bytes.
+ */
 struct dup_seen {
-	int64_t seq;            /* the first receipt */
+	uint64_t seq : 63;      /* the first receipt */
+	uint64_t several_sources : 1;
 	uint64_t codeptr;
 	uint64_t host_addr;     /* its host-side address */
-	uint64_t flags;
 };
 
 static void content_key(const struct event *ev, uint64_t key[2])
@@ -75,7 +77,7 @@ int dup_feed(struct dup_detector *d, struct detect_ctx *ctx, const struct event 
 	if (!seen)
 		return ctx_oom(ctx);
 	if (created) {
-		seen->seq = ev->seq;
+		seen->seq = (uint64_t)ev->seq;
 		seen->codeptr = ev->codeptr;
 		seen->host_addr = addr;
 		return 0;
@@ -86,8 +88,8 @@ int dup_feed(struct dup_detector *d, struct detect_ctx *ctx, const struct event 
 	 */
 	if (addr == seen->host_addr) {
 		same = 1;
-	} else if (!(seen->flags & DUP_SEVERAL_SOURCES)) {
-		seen->flags |= DUP_SEVERAL_SOURCES;
+	} else if (!seen->several_sources) {
+		seen->several_sources = 1;
 		if (add_source(d, key, seen->host_addr, NULL) < 0 || add_source(d, key, addr, NULL) < 0)
 			return ctx_oom(ctx);
 		same = 0;
@@ -100,7 +102,7 @@ int dup_feed(struct dup_detector *d, struct detect_ctx *ctx, const struct event 
 	occ.nops = 1;
 	occ.ops[0] = op_of(ev, ROLE_TRANSFER);
 	occ.has_origin = 1;
-	occ.origin = (struct op_ref){ seen->seq, 0, 0, seen->codeptr, ROLE_TRANSFER };
+	occ.origin = (struct op_ref){ (int64_t)seen->seq, 0, 0, seen->codeptr, ROLE_TRANSFER };
 	occ.ndevices = 2;
 	occ.devices[0] = ev->src_device;
 	occ.devices[1] = ev->dest_device;

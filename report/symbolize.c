@@ -31,8 +31,10 @@ struct symbolizer {
 	struct module_row *rows;
 	struct sym_module *mods;
 	size_t n_mods;
+	struct db *db;                  /* borrowed: the code pointers, on first need */
 	struct codeptr_row *codeptrs;   /* of the run, sorted: construct kinds */
 	size_t n_codeptrs;
+	int have_codeptrs;
 	struct source_row *sources;     /* sorted by codeptr */
 	json_t **names;                 /* parsed map_names, lazily; parallel to sources */
 	unsigned char *names_tried;
@@ -175,9 +177,9 @@ struct symbolizer *symbolizer_new(struct db *db, char **err)
 			*err = strdup("out of memory");
 		return NULL;
 	}
+	s->db = db;
 	if (locations_read_modules(db, &s->rows, &s->n_mods, err) < 0 ||
-	    locations_read_sources(db, &s->sources, &s->n_sources, err) < 0 ||
-	    locations_read_codeptrs(db, &s->codeptrs, &s->n_codeptrs, err) < 0)
+	    locations_read_sources(db, &s->sources, &s->n_sources, err) < 0)
 		goto fail;
 	qsort(s->sources, s->n_sources, sizeof(*s->sources), source_cmp);
 	s->mods = calloc(s->n_mods ? s->n_mods : 1, sizeof(*s->mods));
@@ -299,6 +301,35 @@ static const struct source_row *source_find(const struct symbolizer *s, uint64_t
 	return r;
 }
 
+int symbolizer_set_codeptrs(struct symbolizer *s, const struct codeptr_row *rows, size_t n)
+{
+	struct codeptr_row *copy = malloc((n ? n : 1) * sizeof(*copy));
+
+	if (!copy)
+		return -1;
+	memcpy(copy, rows, n * sizeof(*copy));
+	free(s->codeptrs);
+	s->codeptrs = copy;
+	s->n_codeptrs = n;
+	s->have_codeptrs = 1;
+	return 0;
+}
+
+/* The run's code pointers, read when nobody gave them.  -1 when they cannot be. */
+static int need_codeptrs(struct symbolizer *s)
+{
+	char *err = NULL;
+
+	if (s->have_codeptrs)
+		return 0;
+	if (locations_read_codeptrs(s->db, &s->codeptrs, &s->n_codeptrs, &err) < 0) {
+		free(err);
+		return -1;
+	}
+	s->have_codeptrs = 1;
+	return 0;
+}
+
 /* What construct the recording saw at codeptr, and the next code pointer after it. */
 static enum construct_hint construct_at(const struct symbolizer *s, uint64_t codeptr, uint64_t *next)
 {
@@ -383,7 +414,12 @@ int symbolize_code(struct symbolizer *s, uint64_t codeptr, struct location *out)
 		out->origin = ORIGIN_IDENT;
 	if (mod) {
 		uint64_t next;
-		enum construct_hint hint = construct_at(s, codeptr, &next);
+		enum construct_hint hint;
+		if (need_codeptrs(s) < 0) {
+			location_release(out);
+			return -1;
+		}
+		hint = construct_at(s, codeptr, &next);
 		if (dwarfline_locate(mod, (Dwarf_Addr)codeptr - 1, hint, next, out) < 0) {
 			location_release(out);
 			return -1;

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct codeptr_row;
 struct db;
 struct symbolizer;
 
@@ -93,16 +94,28 @@ void variable_release(struct variable *var);
 
 /*
  * Read the module map and source records of the run in 'db'.  Opens no
- * module file yet.  Returns NULL with *err set on a database error.
+ * module file yet.  'db' must stay open while the symbolizer is used: the
+ * run's code pointers (which construct each belongs to, for line hints) are
+ * read from it on the first symbolize_code() unless symbolizer_set_codeptrs()
+ * gave them.  Returns NULL with *err set on a database error.
  */
 struct symbolizer *symbolizer_new(struct db *db, char **err);
+
+/*
+ * Give the run's code pointers, as locations_read_codeptrs() would read them
+ * (every distinct one, sorted): a caller that has them from its own pass over
+ * the events saves the symbolizer another.  'rows' is copied.  0, or -1 when
+ * out of memory.
+ */
+int symbolizer_set_codeptrs(struct symbolizer *s, const struct codeptr_row *rows, size_t n);
 
 /* Accepts NULL. */
 void symbolizer_free(struct symbolizer *s);
 
 /*
  * Symbolize one code pointer (a return address; 0 allowed).  Always fills
- * *out (origin NONE at worst) and returns 0; -1 only when out of memory.
+ * *out (origin NONE at worst) and returns 0; -1 only when out of memory (or
+ * when the run's code pointers, read on first need, cannot be read).
  * The caller releases *out with location_release().
  */
 int symbolize_code(struct symbolizer *s, uint64_t codeptr, struct location *out);

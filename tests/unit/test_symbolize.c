@@ -526,7 +526,15 @@ static void test_locations_update(void)
 	 *      record there, so DWARF line and the ELF symbol;
 	 * 3-4  alloc + to-device of 'scratch' at the enter data, which has one;
 	 * 5    its delete at the exit data: no map index, so the allocation's;
-	 * 6    a transfer of heap memory with no code address.
+	 * 6    a transfer of heap memory with no code address;
+	 * 7    an alloc of 'table' at the enter data with a map index its record
+	 *      has no name for: the address's symbol;
+	 * 8    a delete with a map index of its own, named: that name, not its
+	 *      allocation's (1, 'table');
+	 * 9    a delete with a map index of its own, unnamed: its allocation's
+	 *      (7) host address;
+	 * 10   a transfer whose code address the runtime gave as 0: a location
+	 *      row all the same, and the heap address.
 	 */
 	CHECK_INT(exec_sql(
 		"INSERT INTO data_op_raw (seq, kind, codeptr, map_index, src_addr, dst_addr, bytes) VALUES "
@@ -535,8 +543,12 @@ static void test_locations_update(void)
 		"(3, 1, %3$" PRIu64 ", 0, %4$" PRIu64 ", 8192, 2048),"
 		"(4, 2, %3$" PRIu64 ", 0, %4$" PRIu64 ", 8192, 2048),"
 		"(5, 4, %5$" PRIu64 ", NULL, 8192, NULL, 0),"
-		"(6, 3, NULL, NULL, 12288, 140737488355328, 64);"
-		"INSERT INTO delete_pair_raw VALUES (5, 3);"
+		"(6, 3, NULL, NULL, 12288, 140737488355328, 64),"
+		"(7, 1, %3$" PRIu64 ", 3, %2$" PRIu64 ", 16384, 2048),"
+		"(8, 4, %3$" PRIu64 ", 0, 4096, NULL, 0),"
+		"(9, 4, %5$" PRIu64 ", 2, 16384, NULL, 0),"
+		"(10, 2, 0, NULL, 140737488355392, 20480, 64);"
+		"INSERT INTO delete_pair_raw VALUES (5, 3), (8, 1), (9, 7);"
 		"INSERT INTO target_raw (id, seq, kind, codeptr) VALUES (1, 7, 1, %1$" PRIu64 ");",
 		o1.kernel[0], o1.table, o1.enter, o1.scratch, o1.exit), 0);
 	/* A symbolizer made after the recording, as 'mapprof report' does. */
@@ -549,10 +561,11 @@ static void test_locations_update(void)
 		CHECK_INT(locations_update(db, sym, &st, &err), 0);
 		if (err)
 			fprintf(stderr, "%s\n", err);
-		CHECK_INT(st.codeptrs, 3);
+		CHECK_INT(st.codeptrs, 4);
 		CHECK_INT(st.by_origin[ORIGIN_IDENT], 1);
 		CHECK_INT(st.by_origin[ORIGIN_DWARF], 2);
-		CHECK_INT(st.variables, 3);
+		CHECK_INT(st.by_origin[ORIGIN_NONE], 1);
+		CHECK_INT(st.variables, 4);
 	}
 	got = query("SELECT seq, op, file, line, function, variable, origin, variable_origin, decl_line "
 		    "FROM data_op_sources ORDER BY seq");
@@ -562,7 +575,11 @@ static void test_locations_update(void)
 		 "3|alloc|x.c|%3$d|main|scratch[0:256]|ompt-ident|ompt-ident|%5$d\n"
 		 "4|to_device|x.c|%3$d|main|scratch[0:256]|ompt-ident|ompt-ident|%5$d\n"
 		 "5|delete|%1$s|%4$d|main|scratch[0:256]|dwarf|ompt-ident|%5$d\n"
-		 "6|from_device||||0x800000000000||none|\n",
+		 "6|from_device||||0x800000000000||none|\n"
+		 "7|alloc|x.c|%3$d|main|table|ompt-ident|symbol|\n"
+		 "8|delete|x.c|%3$d|main|scratch[0:256]|ompt-ident|ompt-ident|%5$d\n"
+		 "9|delete|%1$s|%4$d|main|table|dwarf|symbol|\n"
+		 "10|to_device||0||0x800000000040|none|none|\n",
 		 src_path, target, enter, exit_line, scratch_decl);
 	CHECK_STR(got, want);
 	free(got);
