@@ -114,7 +114,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			/* Begins without ends: forget them, but first let go of their sources. */
 			for (int i = 0; i < tls.nops; i++)
 				if (tls.ops[i].job)
-					hash_finish(tls.ops[i].job);
+					hash_cancel(tls.ops[i].job);
 			tls.nops = 0;
 		}
 		p = &tls.ops[tls.nops++];
