@@ -385,3 +385,30 @@ uint64_t hash_parallel(const void *p, uint64_t n)
 	struct hash_job *j = n >= 2 * HASH_CHUNK_BYTES ? hash_start(p, n) : NULL;
 	return j ? hash_finish(j) : hash_bytes(p, n);
 }
+
+/* --- which devices' memory the host can read --------------------------------- */
+
+#define MAX_DEVICES 64
+
+static _Atomic unsigned char host_addressable[MAX_DEVICES];
+
+void collector_device_note(int device_num, const char *type)
+{
+	const char *env = getenv("MAPPROF_DEVICE_MEMORY_HOST");
+	int yes = type && !strcmp(type, "generic-64bit");
+
+	if (env && !strcmp(env, "1"))
+		yes = 1;
+	else if (env && !strcmp(env, "0"))
+		yes = 0;
+
+	if (device_num >= 0 && device_num < MAX_DEVICES)
+		atomic_store_explicit(&host_addressable[device_num], (unsigned char)yes,
+				      memory_order_relaxed);
+}
+
+int collector_device_host_addressable(int device_num)
+{
+	return device_num >= 0 && device_num < MAX_DEVICES &&
+	       atomic_load_explicit(&host_addressable[device_num], memory_order_relaxed);
+}

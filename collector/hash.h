@@ -8,6 +8,9 @@
  * whichever thread hashed which chunk, so chunks can be hashed in parallel:
  * a transfer's source is hashed by a helper thread while the runtime copies
  * it, and a destination hashed after the copy is split across idle cores.
+ *
+ * It also keeps which devices have memory the host can read (a transfer's
+ * source can then be hashed while it is copied, whichever way it goes).
  */
 #ifndef MAPPROF_COLLECTOR_HASH_H
 #define MAPPROF_COLLECTOR_HASH_H
@@ -37,5 +40,17 @@ void hash_cancel(struct hash_job *job);
 
 /* The hash of p[0..n), using a helper thread for large buffers. */
 uint64_t hash_parallel(const void *p, uint64_t n);
+
+/*
+ * Device memory the host can read.  collector_device_note() is called at
+ * device_initialize with the device's type string; the LLVM host-offload
+ * plugin ("generic-64bit") keeps "device" buffers in host memory; other
+ * devices' memory is never read.  The environment variable
+ * MAPPROF_DEVICE_MEMORY_HOST overrides the type: 1 declares every device's
+ * memory host-readable (APUs, unified shared memory), 0 none.
+ */
+void collector_device_note(int device_num, const char *type);
+/* Nonzero when the host may read device_num's memory. */
+int collector_device_host_addressable(int device_num);
 
 #endif

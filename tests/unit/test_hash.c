@@ -3,7 +3,8 @@
  * the documented chunked hash above, and the same value whether computed on
  * one thread or split across helper threads, while the buffer is being
  * copied, with many jobs in flight from several threads, after a cancelled
- * job and in a forked child.  Runs with three helpers (more than the cores of a small machine)
+ * job and in a forked child.  Also which devices' memory counts as host
+ * memory.  Runs with three helpers (more than the cores of a small machine)
  * unless MAPPROF_HASH_THREADS says otherwise.
  */
 #include <pthread.h>
@@ -218,6 +219,31 @@ static void test_forked_child(void)
 	free(p);
 }
 
+static void test_device_memory(void)
+{
+	/* By type: the LLVM host plugin's "devices" are host memory, GPUs are not. */
+	unsetenv("MAPPROF_DEVICE_MEMORY_HOST");
+	collector_device_note(0, "generic-64bit");
+	collector_device_note(1, "sm_90");
+	collector_device_note(2, NULL);
+	collector_device_note(-1, "generic-64bit");
+	collector_device_note(100000, "generic-64bit");
+	CHECK(collector_device_host_addressable(0));
+	CHECK(!collector_device_host_addressable(1));
+	CHECK(!collector_device_host_addressable(2));
+	CHECK(!collector_device_host_addressable(3));  /* never initialised */
+	CHECK(!collector_device_host_addressable(-1));
+	CHECK(!collector_device_host_addressable(100000));
+	/* The environment overrides the type both ways. */
+	setenv("MAPPROF_DEVICE_MEMORY_HOST", "1", 1);
+	collector_device_note(1, "gfx942");
+	CHECK(collector_device_host_addressable(1));
+	setenv("MAPPROF_DEVICE_MEMORY_HOST", "0", 1);
+	collector_device_note(0, "generic-64bit");
+	CHECK(!collector_device_host_addressable(0));
+	unsetenv("MAPPROF_DEVICE_MEMORY_HOST");
+}
+
 int main(void)
 {
 	setenv("MAPPROF_HASH_THREADS", "3", 0);
@@ -230,5 +256,6 @@ int main(void)
 	RUN(test_more_jobs_than_the_pool);
 	RUN(test_owners_on_several_threads);
 	RUN(test_forked_child);
+	RUN(test_device_memory);
 	return check_done();
 }
