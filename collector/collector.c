@@ -3,7 +3,7 @@
  *
  * Registers the EMI target callbacks and records, per event: a global
  * sequence number, the thread, begin/end times, the operation, addresses,
- * devices, bytes, the XXH3 hash of the host side of each transfer, codeptr_ra
+ * devices, bytes, the XXH3 hash of the bytes each transfer moved, codeptr_ra
  * and the enclosing target construct.  Begin and end callbacks of one
  * operation arrive on the same thread (nowait regions run on hidden helper
  * threads, begin to end), so the begin half waits in thread-local storage.
@@ -97,6 +97,21 @@ static int is_transfer_from(int kind)
 	       kind == ompt_target_data_transfer_from_device_async;
 }
 
+/*
+ * Whether a transfer's source is hashed while the runtime copies it: a host
+ * source (to-device), or device memory the host can read coming back to the
+ * host.  Other transfers to the host hash their destination after the copy.
+ */
+static int hash_source(int optype, int src_device_num, int dest_device_num)
+{
+	int host = learn_host_device();
+
+	if (is_transfer_to(optype))
+		return src_device_num == host;
+	return is_transfer_from(optype) && dest_device_num == host &&
+	       collector_device_host_addressable(src_device_num);
+}
+
 static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
 		       ompt_data_t *target_data, ompt_id_t *host_op_id,
 		       ompt_target_data_op_t optype, void *src_addr, int src_device_num,
@@ -114,7 +129,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			/* Begins without ends: forget them, but first let go of their sources. */
 			for (int i = 0; i < tls.nops; i++)
 				if (tls.ops[i].job)
-					hash_finish(tls.ops[i].job);
+					hash_cancel(tls.ops[i].job);
 			tls.nops = 0;
 		}
 		p = &tls.ops[tls.nops++];
@@ -122,9 +137,8 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		p->has_hash = 0;
 		p->job = NULL;
 		p->map_index = -1;
-		if (is_transfer_to(optype) && bytes && src_addr &&
-		    src_device_num == learn_host_device()) {
-			/* Large sources are hashed by helpers while the runtime copies them. */
+		if (bytes && src_addr && hash_source(optype, src_device_num, dest_device_num)) {
+			/* Large sources are hashed by a helper while the runtime copies them. */
 			p->job = hash_start(src_addr, bytes);
 			if (!p->job)
 				p->hash = hash_bytes(src_addr, bytes);
@@ -180,7 +194,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			r->hash = 0;
 			r->map_index = -1;
 		}
-		if (is_transfer_from(optype) && bytes && dest_addr &&
+		if (is_transfer_from(optype) && !r->has_hash && bytes && dest_addr &&
 		    dest_device_num == learn_host_device()) {
 			r->hash = hash_parallel(dest_addr, bytes);
 			r->has_hash = 1;
@@ -271,6 +285,7 @@ static void on_device_initialize(int device_num, const char *type, ompt_device_t
 	(void)device;
 	(void)lookup;
 	(void)documentation;
+	collector_device_note(device_num, type);
 	if (buffer_recording())
 		output_frame(SPOOL_DEVICE, (int64_t)device_num, type ? type : "unknown", rel_ns(),
 			     (int64_t)-1);

@@ -1,46 +1,88 @@
 /*
- * hash.c - content hashes (see hash.h for the definition).
+ * hash.c - content hashes (see hash.h for the definition) and the helper
+ * threads that compute them while the runtime copies.
  *
- * XXH3-64 through libxxhash's runtime-dispatched entry point, which takes the
+ * XXH3-64 through libxxhash's runtime-dispatched entry points, which take the
  * widest SIMD path the CPU has (AVX-512, AVX2, SSE2).
  *
  * Helpers: a few threads (one per core beyond the first, at most 3), started
- * at the first large transfer, that take chunks of pending jobs.  The thread
- * that owns a job also takes chunks when it finishes it, so a job completes
- * even if every helper is busy elsewhere.  Small buffers (< 2 chunks) are
- * hashed inline: waking a thread costs more than hashing them.
+ * at the first large transfer, that take chunks of queued jobs, oldest job
+ * first.  The thread that owns a job takes the chunks still left when the
+ * copy is over, so a job completes even if every helper is busy elsewhere,
+ * and never costs much more than hashing inline.  Measured on 2 cores with
+ * host offload (bench/hash_bench.c, bench/transfer_heavy.c):
+ *  - below 1 MiB the bytes sit in the owner's cache and hashing them there
+ *    costs less than the hand-off (512 KiB transfers ran slower handed off);
+ *    from 1 MiB up, the helper hides almost all of it;
+ *  - a helper that runs out of work polls for HELPER_SPIN_NS before it
+ *    sleeps: a program that moves data in a loop queues the next job within
+ *    that time, and a sleeping helper wakes late enough that the owner then
+ *    waits for its last chunk (about 5% of transfer_heavy's time);
+ *  - the owner waits for a helper's last chunk awake for the same reason.
+ *
+ * Jobs come from a small static pool: hashing allocates nothing from the
+ * program's heap per transfer.  Whether the runtime's device buffers are
+ * reused or freed to the system and page-faulted again on every map depends
+ * on that heap's layout, and changing it changed transfer_heavy's time more
+ * than hashing does.
  */
 #define _GNU_SOURCE
+#define XXH_STATIC_LINKING_ONLY
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <xxh_x86dispatch.h>
 
-#include "collector/collector.h"
 #include "collector/hash.h"
 
 #define MAX_HELPERS 3
+/* Smallest job worth a helper: below it, hashing inline costs less than the hand-off. */
+#define START_MIN_BYTES HASH_CHUNK_BYTES
 #define INLINE_CHUNKS 64
+#define POOL_JOBS 32
+#define HELPER_SPIN_NS 200000
+#define OWNER_SPIN_NS 200000
 
 struct hash_job {
-	struct hash_job *next;        /* in the helpers' queue */
+	struct hash_job *next;        /* in the queue, under mu */
 	const unsigned char *p;
 	uint64_t n;
-	uint32_t nchunks;
+	uint32_t nchunks;             /* 1 below HASH_CHUNK_BYTES: the whole buffer */
 	_Atomic uint32_t next_chunk;  /* next chunk to take */
+	_Atomic uint32_t busy;        /* helpers hashing chunks of it */
 	int in_queue;                 /* under mu */
-	int refs;                     /* helpers working on it, under mu */
+	int pool_slot;                /* -1: malloc'ed */
 	uint64_t *chunk_hash;
 	uint64_t inline_hash[INLINE_CHUNKS];
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static struct hash_job *queue;
-static int nhelpers = -1;  /* -1: not started */
+static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;  /* helpers wait for jobs */
+static pthread_cond_t idle_cv = PTHREAD_COND_INITIALIZER;  /* owners wait for helpers */
+static struct hash_job *queue_head, *queue_tail;           /* under mu */
+static _Atomic uint32_t queued;  /* jobs ever queued: spinning helpers watch it */
+static int parked;               /* helpers waiting on work_cv, under mu */
+static _Atomic int nhelpers = -1;  /* -1: not started */
+
+static struct hash_job pool[POOL_JOBS];
+static _Atomic uint32_t pool_used;  /* bit i: pool[i] is taken */
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+	__builtin_ia32_pause();
+}
 
 static uint64_t chunk_len(const struct hash_job *j, uint32_t i)
 {
@@ -57,45 +99,110 @@ static void work_on(struct hash_job *j)
 							 chunk_len(j, i));
 }
 
+static int chunks_left(struct hash_job *j)
+{
+	return atomic_load_explicit(&j->next_chunk, memory_order_relaxed) < j->nchunks;
+}
+
 /* Called with mu held. */
 static void unqueue(struct hash_job *j)
 {
-	for (struct hash_job **pp = &queue; *pp; pp = &(*pp)->next) {
-		if (*pp == j) {
-			*pp = j->next;
+	struct hash_job *prev = NULL;
+	for (struct hash_job *q = queue_head; q; prev = q, q = q->next) {
+		if (q == j) {
+			if (prev)
+				prev->next = j->next;
+			else
+				queue_head = j->next;
+			if (queue_tail == j)
+				queue_tail = prev;
 			break;
 		}
 	}
 	j->in_queue = 0;
 }
 
+/* The oldest queued job with chunks left, dropping finished ones; called with mu held. */
+static struct hash_job *next_job(void)
+{
+	while (queue_head && !chunks_left(queue_head))
+		unqueue(queue_head);
+	return queue_head;
+}
+
+/* Poll for a job queued after 'seen' jobs, for at most HELPER_SPIN_NS. */
+static void spin_for_work(uint32_t seen)
+{
+	int64_t until = mono_ns() + HELPER_SPIN_NS;
+	for (;;) {
+		for (int k = 0; k < 16; k++) {
+			if (atomic_load_explicit(&queued, memory_order_relaxed) != seen)
+				return;
+			cpu_relax();
+		}
+		if (mono_ns() > until)
+			return;
+	}
+}
+
 /*
- * A helper holds a reference while it hashes chunks of a job; the owner frees
- * the job only when it left the queue and no helper holds it.  Every chunk
- * taken is hashed by whoever took it before it drops its reference, so then
- * every chunk is done.
+ * A helper counts itself in j->busy while it hashes chunks of j, and stops
+ * touching j once it has counted itself out; the owner frees j only when j
+ * left the queue and busy is 0.  Every chunk taken is hashed by whoever took
+ * it before that, so then every chunk is done.
  */
 static void *helper_main(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&mu);
 	for (;;) {
-		struct hash_job *j;
-		while (!queue)
-			pthread_cond_wait(&cv, &mu);
-		j = queue;
-		if (atomic_load_explicit(&j->next_chunk, memory_order_relaxed) >= j->nchunks) {
-			unqueue(j);
+		struct hash_job *j = next_job();
+		if (!j) {
+			uint32_t seen = atomic_load_explicit(&queued, memory_order_relaxed);
+			pthread_mutex_unlock(&mu);
+			spin_for_work(seen);
+			pthread_mutex_lock(&mu);
+			if (!queue_head) {
+				parked++;
+				pthread_cond_wait(&work_cv, &mu);
+				parked--;
+			}
 			continue;
 		}
-		j->refs++;
+		atomic_fetch_add_explicit(&j->busy, 1, memory_order_relaxed);
 		pthread_mutex_unlock(&mu);
 		work_on(j);
 		pthread_mutex_lock(&mu);
-		if (--j->refs == 0)
-			pthread_cond_broadcast(&cv);
+		int owner_may_wait = !j->in_queue;
+		/* Release: the owner that sees busy reach 0 sees the chunk hashes. */
+		if (atomic_fetch_sub_explicit(&j->busy, 1, memory_order_release) == 1 && owner_may_wait)
+			pthread_cond_broadcast(&idle_cv);
 	}
 	return NULL;
+}
+
+/*
+ * fork() holds mu so that the child gets it unlocked; the child has no
+ * helpers, and the parent's jobs are abandoned there.
+ */
+static void at_fork_prepare(void)
+{
+	pthread_mutex_lock(&mu);
+}
+
+static void at_fork_parent(void)
+{
+	pthread_mutex_unlock(&mu);
+}
+
+static void at_fork_child(void)
+{
+	pthread_mutex_unlock(&mu);
+	pthread_cond_init(&work_cv, NULL);
+	pthread_cond_init(&idle_cv, NULL);
+	queue_head = queue_tail = NULL;
+	parked = 0;
+	atomic_store(&nhelpers, -1);
 }
 
 /* Start the helpers once; called with mu held. */
@@ -104,86 +211,152 @@ static void start_helpers(void)
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	const char *env = getenv("MAPPROF_HASH_THREADS");
 	sigset_t all, old;
+	static int atfork_set;
+	int started = 0;
 
 	if (env && *env)
 		cores = atol(env) + 1;
-
-	nhelpers = 0;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (long i = 0; i < cores - 1 && i < MAX_HELPERS; i++) {
 		pthread_t t;
 		if (pthread_create(&t, NULL, helper_main, NULL) == 0) {
 			pthread_detach(t);
-			nhelpers++;
+			started++;
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (started && !atfork_set) {
+		pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
+		atfork_set = 1;
+	}
+	atomic_store(&nhelpers, started);
 }
 
-static int job_init(struct hash_job *j, const void *p, uint64_t n)
-{
-	j->p = p;
-	j->n = n;
-	j->nchunks = (uint32_t)((n + HASH_CHUNK_BYTES - 1) / HASH_CHUNK_BYTES);
-	atomic_init(&j->next_chunk, 0);
-	j->in_queue = 0;
-	j->refs = 0;
-	j->chunk_hash = j->nchunks <= INLINE_CHUNKS ? j->inline_hash
-		: malloc(j->nchunks * sizeof(uint64_t));
-	return j->chunk_hash ? 0 : -1;
-}
-
-static void job_release(struct hash_job *j)
+static void job_free(struct hash_job *j)
 {
 	if (j->chunk_hash != j->inline_hash)
 		free(j->chunk_hash);
+	if (j->pool_slot >= 0)
+		atomic_fetch_and_explicit(&pool_used, ~(1u << j->pool_slot), memory_order_release);
+	else
+		free(j);
 }
 
-/* The hash of a job whose chunks are all hashed; releases its chunk array. */
-static uint64_t job_result(struct hash_job *j)
+static struct hash_job *job_new(const void *p, uint64_t n)
 {
-	uint64_t h = XXH3_64bits_withSeed_dispatch(j->chunk_hash, j->nchunks * sizeof(uint64_t), j->n);
-	job_release(j);
-	return h;
+	uint32_t used = atomic_load_explicit(&pool_used, memory_order_relaxed);
+	struct hash_job *j = NULL;
+	int slot = -1;
+
+	while (used != UINT32_MAX) {
+		int i = __builtin_ctz(~used);
+		if (atomic_compare_exchange_weak_explicit(&pool_used, &used, used | 1u << i,
+							  memory_order_acquire, memory_order_relaxed)) {
+			slot = i;
+			j = &pool[i];
+			break;
+		}
+	}
+	if (!j && !(j = malloc(sizeof(*j))))
+		return NULL;
+	j->pool_slot = slot;
+	j->p = p;
+	j->n = n;
+	j->nchunks = n < HASH_CHUNK_BYTES ? 1 : (uint32_t)((n + HASH_CHUNK_BYTES - 1) / HASH_CHUNK_BYTES);
+	atomic_init(&j->next_chunk, 0);
+	atomic_init(&j->busy, 0);
+	j->in_queue = 0;
+	j->next = NULL;
+	j->chunk_hash = j->nchunks <= INLINE_CHUNKS ? j->inline_hash
+		: malloc(j->nchunks * sizeof(uint64_t));
+	if (!j->chunk_hash) {
+		j->chunk_hash = j->inline_hash;
+		job_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* Take j off the queue and wait until no helper works on it. */
+static void job_quiesce(struct hash_job *j)
+{
+	int64_t until = 0;
+
+	pthread_mutex_lock(&mu);
+	if (j->in_queue)
+		unqueue(j);
+	pthread_mutex_unlock(&mu);
+	/* A helper is at most one chunk away from done: wait awake, then asleep. */
+	while (atomic_load_explicit(&j->busy, memory_order_acquire)) {
+		if (!until)
+			until = mono_ns() + OWNER_SPIN_NS;
+		else if (mono_ns() > until)
+			break;
+		for (int k = 0; k < 16; k++)
+			cpu_relax();
+	}
+	if (atomic_load_explicit(&j->busy, memory_order_acquire)) {
+		pthread_mutex_lock(&mu);
+		while (atomic_load_explicit(&j->busy, memory_order_acquire))
+			pthread_cond_wait(&idle_cv, &mu);
+		pthread_mutex_unlock(&mu);
+	}
+}
+
+/* The hash of p[0..n) from its chunk hashes h[0..nchunks). */
+static uint64_t combine(const uint64_t *h, uint32_t nchunks, uint64_t n)
+{
+	if (n < HASH_CHUNK_BYTES)
+		return h[0];
+	return XXH3_64bits_withSeed_dispatch(h, nchunks * sizeof(uint64_t), n);
 }
 
 uint64_t hash_bytes(const void *p, uint64_t n)
 {
-	struct hash_job j;
+	const unsigned char *b = p;
+	XXH3_state_t st;
 
 	if (n < HASH_CHUNK_BYTES)
 		return XXH3_64bits_dispatch(p, (size_t)n);
-	if (job_init(&j, p, n) < 0)
-		return 0;
-	work_on(&j);
-	return job_result(&j);
+	/* Streaming over the chunk hashes equals hashing them in one array. */
+	XXH3_INITSTATE(&st);
+	XXH3_64bits_reset_withSeed(&st, n);
+	for (uint64_t off = 0; off < n; off += HASH_CHUNK_BYTES) {
+		uint64_t h = XXH3_64bits_dispatch(b + off, n - off < HASH_CHUNK_BYTES ? n - off
+											: HASH_CHUNK_BYTES);
+		XXH3_64bits_update_dispatch(&st, &h, sizeof(h));
+	}
+	return XXH3_64bits_digest(&st);
 }
 
 struct hash_job *hash_start(const void *p, uint64_t n)
 {
 	struct hash_job *j;
 
-	if (n < 2 * HASH_CHUNK_BYTES || nhelpers == 0)
+	if (n < START_MIN_BYTES || atomic_load_explicit(&nhelpers, memory_order_relaxed) == 0)
 		return NULL;
-	j = malloc(sizeof(*j));
-	if (!j || job_init(j, p, n) < 0) {
-		free(j);
-		return NULL;
-	}
-	pthread_mutex_lock(&mu);
-	if (nhelpers < 0)
-		start_helpers();
-	if (nhelpers == 0) {
+	if (atomic_load_explicit(&nhelpers, memory_order_acquire) < 0) {
+		pthread_mutex_lock(&mu);
+		if (atomic_load(&nhelpers) < 0)
+			start_helpers();
 		pthread_mutex_unlock(&mu);
-		job_release(j);
-		free(j);
-		return NULL;
+		if (atomic_load(&nhelpers) == 0)
+			return NULL;
 	}
+	j = job_new(p, n);
+	if (!j)
+		return NULL;
+	pthread_mutex_lock(&mu);
 	j->in_queue = 1;
-	j->next = queue;
-	queue = j;
-	pthread_cond_broadcast(&cv);
+	if (queue_tail)
+		queue_tail->next = j;
+	else
+		queue_head = j;
+	queue_tail = j;
+	atomic_fetch_add_explicit(&queued, 1, memory_order_relaxed);
+	if (parked)
+		pthread_cond_broadcast(&work_cv);
 	pthread_mutex_unlock(&mu);
 	return j;
 }
@@ -193,19 +366,49 @@ uint64_t hash_finish(struct hash_job *j)
 	uint64_t h;
 
 	work_on(j);
-	pthread_mutex_lock(&mu);
-	if (j->in_queue)
-		unqueue(j);
-	while (j->refs > 0)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
-	h = job_result(j);
-	free(j);
+	job_quiesce(j);
+	h = combine(j->chunk_hash, j->nchunks, j->n);
+	job_free(j);
 	return h;
+}
+
+void hash_cancel(struct hash_job *j)
+{
+	atomic_store_explicit(&j->next_chunk, j->nchunks, memory_order_relaxed);
+	job_quiesce(j);
+	job_free(j);
 }
 
 uint64_t hash_parallel(const void *p, uint64_t n)
 {
-	struct hash_job *j = hash_start(p, n);
+	/* Splitting needs two chunks: this thread takes the first one at once. */
+	struct hash_job *j = n >= 2 * HASH_CHUNK_BYTES ? hash_start(p, n) : NULL;
 	return j ? hash_finish(j) : hash_bytes(p, n);
+}
+
+/* --- which devices' memory the host can read --------------------------------- */
+
+#define MAX_DEVICES 64
+
+static _Atomic unsigned char host_addressable[MAX_DEVICES];
+
+void collector_device_note(int device_num, const char *type)
+{
+	const char *env = getenv("MAPPROF_DEVICE_MEMORY_HOST");
+	int yes = type && !strcmp(type, "generic-64bit");
+
+	if (env && !strcmp(env, "1"))
+		yes = 1;
+	else if (env && !strcmp(env, "0"))
+		yes = 0;
+
+	if (device_num >= 0 && device_num < MAX_DEVICES)
+		atomic_store_explicit(&host_addressable[device_num], (unsigned char)yes,
+				      memory_order_relaxed);
+}
+
+int collector_device_host_addressable(int device_num)
+{
+	return device_num >= 0 && device_num < MAX_DEVICES &&
+	       atomic_load_explicit(&host_addressable[device_num], memory_order_relaxed);
 }

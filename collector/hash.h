@@ -6,8 +6,11 @@
  * shorter), and the hash is XXH3-64, seeded with n, of the chunk hashes
  * (each 8 bytes, little-endian) in order.  Equal bytes give equal hashes
  * whichever thread hashed which chunk, so chunks can be hashed in parallel:
- * a to-device source is hashed by helper threads while the runtime copies it,
- * and a from-device destination is split across idle cores.
+ * a transfer's source is hashed by a helper thread while the runtime copies
+ * it, and a destination hashed after the copy is split across idle cores.
+ *
+ * It also keeps which devices have memory the host can read (a transfer's
+ * source can then be hashed while it is copied, whichever way it goes).
  */
 #ifndef MAPPROF_COLLECTOR_HASH_H
 #define MAPPROF_COLLECTOR_HASH_H
@@ -22,16 +25,32 @@ uint64_t hash_bytes(const void *p, uint64_t n);
 struct hash_job;
 
 /*
- * Start hashing p[0..n) on helper threads and return a job to finish with
- * hash_finish(), or NULL when hashing there is not worth it (small buffer, no
- * helper): then call hash_bytes().  The bytes must stay unchanged until then.
+ * Start hashing p[0..n) on a helper thread and return a job to end with
+ * hash_finish() or hash_cancel(), or NULL when that is not worth it (small
+ * buffer, no helper): then call hash_bytes().  The bytes must stay readable
+ * and unchanged until the job ends.
  */
 struct hash_job *hash_start(const void *p, uint64_t n);
 
-/* Help finish the job on this thread, wait for it, free it, return the hash. */
+/* Hash what the helpers have not taken on this thread, wait, free the job, return the hash. */
 uint64_t hash_finish(struct hash_job *job);
 
-/* The hash of p[0..n), using helper threads for large buffers. */
+/* Stop the job without its hash: wait only for chunks in progress, free it. */
+void hash_cancel(struct hash_job *job);
+
+/* The hash of p[0..n), using a helper thread for large buffers. */
 uint64_t hash_parallel(const void *p, uint64_t n);
+
+/*
+ * Device memory the host can read.  collector_device_note() is called at
+ * device_initialize with the device's type string; the LLVM host-offload
+ * plugin ("generic-64bit") keeps "device" buffers in host memory; other
+ * devices' memory is never read.  The environment variable
+ * MAPPROF_DEVICE_MEMORY_HOST overrides the type: 1 declares every device's
+ * memory host-readable (APUs, unified shared memory), 0 none.
+ */
+void collector_device_note(int device_num, const char *type);
+/* Nonzero when the host may read device_num's memory. */
+int collector_device_host_addressable(int device_num);
 
 #endif

@@ -1,9 +1,17 @@
 /*
  * test_hash.c - the collector's content hash: plain XXH3-64 below one chunk,
  * the documented chunked hash above, and the same value whether computed on
- * one thread or split across helper threads.
+ * one thread or split across helper threads, while the buffer is being
+ * copied, with many jobs in flight from several threads, after a cancelled
+ * job and in a forked child.  Also which devices' memory counts as host
+ * memory.  Runs with three helpers (more than the cores of a small machine)
+ * unless MAPPROF_HASH_THREADS says otherwise.
  */
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "collector/hash.h"
@@ -96,11 +104,158 @@ static void test_many_jobs_in_flight(void)
 	}
 }
 
+static void test_sizes_around_thresholds(void)
+{
+	/* Inline below the job threshold, one job above; chunk edges either side. */
+	unsigned char *p = filled(3 * HASH_CHUNK_BYTES + 2, 4);
+	for (uint64_t base = HASH_CHUNK_BYTES; base <= 3 * HASH_CHUNK_BYTES; base += HASH_CHUNK_BYTES) {
+		for (int d = -2; d <= 2; d++) {
+			uint64_t n = base + d, want = reference(p, n);
+			CHECK(hash_bytes(p, n) == want);
+			CHECK(hash_parallel(p, n) == want);
+			struct hash_job *j = hash_start(p, n);
+			CHECK((j ? hash_finish(j) : hash_bytes(p, n)) == want);
+		}
+	}
+	free(p);
+}
+
+static void test_hashed_while_copied(void)
+{
+	/* The collector's use: start on the source, copy it, finish. */
+	size_t n = 8 * HASH_CHUNK_BYTES + 5;
+	unsigned char *src = filled(n, 5), *dst = malloc(n);
+	for (int r = 0; r < 20; r++) {
+		src[r * 4099] ^= (unsigned char)r;
+		uint64_t want = reference(src, n);
+		struct hash_job *j = hash_start(src, n);
+		memcpy(dst, src, n);
+		CHECK((j ? hash_finish(j) : hash_bytes(src, n)) == want);
+		CHECK(hash_parallel(dst, n) == want);
+	}
+	free(src);
+	free(dst);
+}
+
+static void test_more_jobs_than_the_pool(void)
+{
+	/* 40 jobs in flight (the static pool holds fewer), some cancelled. */
+	enum { JOBS = 40 };
+	size_t n = 2 * HASH_CHUNK_BYTES + 1;
+	unsigned char *p = filled(n + JOBS, 6);
+	struct hash_job *j[JOBS];
+	for (int i = 0; i < JOBS; i++)
+		j[i] = hash_start(p + i, n);
+	for (int i = 0; i < JOBS; i++) {
+		if (i % 3 == 0) {
+			if (j[i])
+				hash_cancel(j[i]);
+			continue;
+		}
+		CHECK((j[i] ? hash_finish(j[i]) : hash_bytes(p + i, n)) == reference(p + i, n));
+	}
+	/* Slots of finished and cancelled jobs are reused. */
+	for (int i = 0; i < JOBS; i++)
+		j[i] = hash_start(p + i, n);
+	for (int i = 0; i < JOBS; i++)
+		CHECK((j[i] ? hash_finish(j[i]) : hash_bytes(p + i, n)) == reference(p + i, n));
+	free(p);
+}
+
+struct owner_arg {
+	int seed;
+	int failures;
+};
+
+static void *owner_main(void *arg)
+{
+	struct owner_arg *a = arg;
+	size_t n = 3 * HASH_CHUNK_BYTES + (size_t)a->seed;
+	unsigned char *p = filled(n, (unsigned)a->seed);
+	uint64_t want = reference(p, n);
+	for (int r = 0; r < 30; r++) {
+		struct hash_job *j = hash_start(p, n);
+		uint64_t got = j ? hash_finish(j) : hash_bytes(p, n);
+		a->failures += got != want;
+	}
+	free(p);
+	return NULL;
+}
+
+static void test_owners_on_several_threads(void)
+{
+	/* nowait regions: jobs owned by several threads at once share the helpers. */
+	enum { OWNERS = 4 };
+	pthread_t t[OWNERS];
+	struct owner_arg a[OWNERS];
+	for (int i = 0; i < OWNERS; i++) {
+		a[i] = (struct owner_arg){ 20 + i, 0 };
+		CHECK(pthread_create(&t[i], NULL, owner_main, &a[i]) == 0);
+	}
+	for (int i = 0; i < OWNERS; i++) {
+		pthread_join(t[i], NULL);
+		CHECK_INT(a[i].failures, 0);
+	}
+}
+
+static void test_forked_child(void)
+{
+	/* A child forked while a job is in flight hashes on its own; the parent's job still ends. */
+	size_t n = 6 * HASH_CHUNK_BYTES + 9;
+	unsigned char *p = filled(n, 7);
+	uint64_t want = reference(p, n);
+	struct hash_job *j = hash_start(p, n);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct hash_job *k = hash_start(p, n);
+		int ok = (k ? hash_finish(k) : hash_bytes(p, n)) == want && hash_parallel(p, n) == want;
+		_exit(ok ? 0 : 1);
+	}
+	CHECK(pid > 0);
+	CHECK((j ? hash_finish(j) : hash_bytes(p, n)) == want);
+	int status = -1;
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	free(p);
+}
+
+static void test_device_memory(void)
+{
+	/* By type: the LLVM host plugin's "devices" are host memory, GPUs are not. */
+	unsetenv("MAPPROF_DEVICE_MEMORY_HOST");
+	collector_device_note(0, "generic-64bit");
+	collector_device_note(1, "sm_90");
+	collector_device_note(2, NULL);
+	collector_device_note(-1, "generic-64bit");
+	collector_device_note(100000, "generic-64bit");
+	CHECK(collector_device_host_addressable(0));
+	CHECK(!collector_device_host_addressable(1));
+	CHECK(!collector_device_host_addressable(2));
+	CHECK(!collector_device_host_addressable(3));  /* never initialised */
+	CHECK(!collector_device_host_addressable(-1));
+	CHECK(!collector_device_host_addressable(100000));
+	/* The environment overrides the type both ways. */
+	setenv("MAPPROF_DEVICE_MEMORY_HOST", "1", 1);
+	collector_device_note(1, "gfx942");
+	CHECK(collector_device_host_addressable(1));
+	setenv("MAPPROF_DEVICE_MEMORY_HOST", "0", 1);
+	collector_device_note(0, "generic-64bit");
+	CHECK(!collector_device_host_addressable(0));
+	unsetenv("MAPPROF_DEVICE_MEMORY_HOST");
+}
+
 int main(void)
 {
+	setenv("MAPPROF_HASH_THREADS", "3", 0);
 	RUN(test_small_is_plain_xxh3);
 	RUN(test_large_matches_definition);
 	RUN(test_content_not_address);
 	RUN(test_many_jobs_in_flight);
+	RUN(test_sizes_around_thresholds);
+	RUN(test_hashed_while_copied);
+	RUN(test_more_jobs_than_the_pool);
+	RUN(test_owners_on_several_threads);
+	RUN(test_forked_child);
+	RUN(test_device_memory);
 	return check_done();
 }
