@@ -9,6 +9,11 @@
  *
  * A thread's buffer is written when it ends; buffer_finish() (at the end of
  * the run) writes what is left in every live thread's buffer.
+ *
+ * Buffers and slots are mapped with mmap, never taken from malloc: an
+ * allocation on the program's heap moves where the runtime's own blocks land,
+ * and that alone made glibc return and fault in the host plugin's 8 MiB
+ * device buffers on every map of a transfer-heavy program.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -16,6 +21,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,20 +58,41 @@ static _Atomic uint64_t events_lost;
 
 static __thread struct tslot *my_slot;
 
+/* Slots come from mapped chunks (with mu held); they live as long as the process. */
+#define SLOTS_PER_CHUNK 256
+static struct tslot *slot_chunk;
+static int slot_chunk_used = SLOTS_PER_CHUNK;
+
+static struct tslot *slot_alloc(void)
+{
+	if (slot_chunk_used == SLOTS_PER_CHUNK) {
+		void *p = mmap(NULL, SLOTS_PER_CHUNK * sizeof(struct tslot), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		slot_chunk = p;
+		slot_chunk_used = 0;
+	}
+	return &slot_chunk[slot_chunk_used++];
+}
+
 static struct tslot *slot_new(void)
 {
-	struct tslot *s = calloc(1, sizeof(*s));
-	struct buf *b = malloc(sizeof(*b));
+	struct buf *b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct tslot *s;
 
-	if (!s || !b) {
-		free(s);
-		free(b);
+	if (b == MAP_FAILED)
+		return NULL;
+	pthread_mutex_lock(&mu);
+	s = slot_alloc();
+	if (!s) {
+		pthread_mutex_unlock(&mu);
+		munmap(b, sizeof(*b));
 		return NULL;
 	}
 	atomic_store_explicit(&b->n, 0, memory_order_relaxed);
 	s->cur = b;
 	s->tid = syscall(SYS_gettid);
-	pthread_mutex_lock(&mu);
 	s->id = next_thread_id++;
 	s->next = slots;
 	slots = s;
@@ -102,7 +129,7 @@ static void thread_exit(void *arg)
 	if (b && !atomic_load(&finished)) {
 		flush(b);
 		atomic_store_explicit(&s->cur, NULL, memory_order_relaxed);
-		free(b);
+		munmap(b, sizeof(*b));
 	}
 	pthread_mutex_unlock(&mu);
 }
