@@ -105,7 +105,7 @@ read -r _ nat_kb <"$out/t"
 rec_cmd_kb=$(/usr/bin/time -f %M "$mapprof" record -f -o "$out/m.db" -- "$B/bench/launch_heavy" "$regions" 2>&1 >/dev/null | tail -1)
 rec_kb=$(sqlite3 "$out/m.db" "SELECT peak_rss_kb FROM run")
 events=$(sqlite3 "$out/m.db" "SELECT (SELECT COUNT(*) FROM data_op_raw) + (SELECT COUNT(*) FROM kernel_raw) + (SELECT COUNT(*) FROM target_raw)")
-echo "peak RSS added by the collector ($events events): $(( (rec_kb - nat_kb) / 1024 )) MiB (native $((nat_kb / 1024)) MiB, recorded $((rec_kb / 1024)) MiB; the whole command $((rec_cmd_kb / 1024)) MiB)"
+echo "peak RSS added by the collector ($events events): $(( rec_kb - nat_kb )) KiB (native $((nat_kb / 1024)) MiB, recorded $((rec_kb / 1024)) MiB; the whole command $((rec_cmd_kb / 1024)) MiB)"
 
 # Report on a synthetic run of ten million events (9 per iteration).
 iters=${BENCH_ITERS:-1111111}
