@@ -122,10 +122,11 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	struct db *db = NULL;
 	struct ingest_result ing = { 0 };
 	int64_t t0;
+	int rc_finish;
 	int pfd[2], exec_errno = 0, wstatus = 0;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	struct run_end end = { 0, 0, 0, 0 };
+	struct run_end end = { 0, 0, 0, 0, NULL };
 	struct rusage ru;
 	struct record_counts counts;
 	ssize_t n;
@@ -235,11 +236,13 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		memset(&ing, 0, sizeof(ing));
 		error("%s", err);
 		hint("the events are kept in '%s'", spool);
-		free(err);
+		end.lost_why = err;  /* freed below */
 		err = NULL;
 		break;
 	}
-	if (db_finish_run(db, &end, &err) < 0) {
+	rc_finish = db_finish_run(db, &end, &err);
+	free((char *)end.lost_why);
+	if (rc_finish < 0) {
 		error("%s", err);
 		hint("the program may have removed or overwritten '%s'", output);
 		db_close(db);

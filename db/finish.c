@@ -164,6 +164,19 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 
 	if (db_exec(db, "BEGIN", err) < 0)
 		return -1;
+	if (end->lost_why) {
+		st = db_prepare(db, "INSERT OR IGNORE INTO run_raw (id, status, status_detail)"
+				" VALUES (1, 'incomplete', 'the events could not be expanded into the database: ' || ?)", err);
+		if (!st)
+			goto fail;
+		sqlite3_bind_text(st, 1, end->lost_why, -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE) {
+			db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
+			goto fail;
+		}
+	}
 	/* The collector never started: the program does not use OpenMP (or not this runtime). */
 	if (db_exec(db,
 		    "INSERT OR IGNORE INTO run_raw (id, status, status_detail) VALUES (1, 'no-collector',"

@@ -13,6 +13,7 @@ struct run_end {
 	int signal;         /* N, or 0 */
 	int64_t wall_ns;    /* start to exit as 'mapprof record' timed it */
 	int64_t peak_rss_kb;  /* ru_maxrss of the program */
+	const char *lost_why; /* the spool could not be expanded: why (or NULL) */
 };
 
 /*

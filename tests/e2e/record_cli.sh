@@ -202,3 +202,12 @@ assert_eq "$("$mapprof" record -f -o plug.db -- ./host "$dir/libplug.so" 2>err)"
 assert_eq "$(q plug.db 'SELECT COUNT(*) FROM kernels')" 1 "kernels of an RTLD_LOCAL library"
 [ "$(q plug.db "SELECT COUNT(*) FROM modules WHERE path LIKE '%libplug.so'")" -ge 1 ] ||
 	fail "the dlopen'ed library is missing from the module map"
+
+# A spool that cannot be expanded (here, overwritten by the program): record
+# says so, keeps the spool, and the run says why instead of "no collector".
+"$mapprof" record -f -o bad.db -- sh -c 'head -c 64 /dev/zero >"$MAPPROF_SPOOL"' >/dev/null 2>err
+grep -q "not a spool" err || fail "no word about the unreadable spool: $(cat err)"
+[ -e bad.db-spool ] || fail "the unreadable spool was not kept"
+assert_eq "$(q bad.db "SELECT status FROM run")" incomplete "status when the spool cannot be expanded"
+q bad.db "SELECT status_detail FROM run" | grep -q "could not be expanded" ||
+	fail "status_detail does not say why: $(q bad.db 'SELECT status_detail FROM run')"
