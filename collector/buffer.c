@@ -102,7 +102,7 @@ static struct tslot *slot_new(void)
 }
 
 /* Append b's records to the spool; with mu held.  A failed write stops recording. */
-static void flush(struct buf *b)
+static void write_buf(struct buf *b)
 {
 	uint32_t n = atomic_load_explicit(&b->n, memory_order_acquire);
 	if (!n)
@@ -112,7 +112,12 @@ static void flush(struct buf *b)
 		atomic_store(&running, 0);
 	}
 	atomic_store_explicit(&b->n, 0, memory_order_relaxed);
-	/* Libraries loaded and call sites seen since the last buffer. */
+}
+
+/* A buffer during the run, with the libraries loaded and call sites seen since the last one. */
+static void flush(struct buf *b)
+{
+	write_buf(b);
 	if (modules_changed())
 		modules_record();
 	interpose_flush();
@@ -209,7 +214,7 @@ void buffer_finish(void)
 	for (struct tslot *s = slots; s; s = s->next) {
 		struct buf *b = atomic_load_explicit(&s->cur, memory_order_relaxed);
 		if (b)
-			flush(b);
+			write_buf(b);
 		output_frame(SPOOL_THREAD, (int64_t)s->id, (int64_t)s->tid);
 	}
 	modules_record();
