@@ -58,16 +58,20 @@ INGEST_OBJS := \
 	$(B)/db/spool_pic.o \
 	$(B)/db/schema_pic.o
 
+# TLS descriptors (gnu2): the collector's thread-local state is read without
+# a call to __tls_get_addr on every event, and it still loads with dlopen.
+COLLECTOR_CFLAGS := -fPIC -fvisibility=hidden -mtls-dialect=gnu2
+
 $(B)/collector/%.o: collector/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden $(OMPT_INC) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(COLLECTOR_CFLAGS) $(OMPT_INC) -c $< -o $@
 
 # musttail (a guaranteed tail call) needs clang; see collector/interpose.c.
 $(B)/collector/interpose.o: collector/interpose.c
 	@mkdir -p $(@D)
 	@echo "  OMPCC   $<"
-	$(Q)$(OMPCC) $(filter-out -Wformat=2,$(CFLAGS)) -fPIC -fvisibility=hidden -c $< -o $@
+	$(Q)$(OMPCC) $(filter-out -Wformat=2,$(CFLAGS)) $(COLLECTOR_CFLAGS) -c $< -o $@
 
 $(B)/db/%_pic.o: db/%.c
 	@mkdir -p $(@D)

@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,20 +85,74 @@ static char *find_collector(void)
 	return path;
 }
 
-/* NAME=old<sep>add, or NAME=add. */
-static int append_env(const char *name, const char *add, const char *sep)
+/* "NAME=" + old + sep + add, or "NAME=" + add when NAME is unset or empty. */
+static char *env_entry(const char *name, const char *add, const char *sep)
 {
 	const char *old = getenv(name);
 	char *v;
-	int rc;
+
 	if (old && *old) {
-		if (asprintf(&v, "%s%s%s", old, sep, add) < 0)
-			return -1;
-		rc = setenv(name, v, 1);
-		free(v);
-		return rc;
+		if (asprintf(&v, "%s=%s%s%s", name, old, sep, add) < 0)
+			return NULL;
+	} else if (asprintf(&v, "%s=%s", name, add) < 0) {
+		return NULL;
 	}
-	return setenv(name, add, 1);
+	return v;
+}
+
+static int is_var(const char *entry, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
+		if (!strncmp(entry, names[i], len) && entry[len] == '=')
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The program's environment: ours, with the collector added.  Built before
+ * the program starts, so that starting it is a plain posix_spawn (no copy of
+ * this process's pages, whatever SQLite holds).  NULL when out of memory;
+ * free with free_env().
+ */
+static char **child_env(const char *output, const char *spool, const char *collector)
+{
+	static const char *const ours[] = { "MAPPROF_OUTPUT", "MAPPROF_SPOOL", "OMP_TOOL_LIBRARIES",
+					    "LD_PRELOAD" };
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 5, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!is_var(environ[i], ours, 4) && !(env[k++] = strdup(environ[i])))
+			goto oom;
+	if (asprintf(&env[k++], "MAPPROF_OUTPUT=%s", output) < 0 ||
+	    asprintf(&env[k++], "MAPPROF_SPOOL=%s", spool) < 0) {
+		env[k - 1] = NULL;
+		goto oom;
+	}
+	if (!(env[k++] = env_entry("OMP_TOOL_LIBRARIES", collector, ":")) ||
+	    !(env[k++] = env_entry("LD_PRELOAD", collector, ":")))
+		goto oom;
+	env[k] = NULL;
+	return env;
+oom:
+	for (size_t i = 0; env[i]; i++)
+		free(env[i]);
+	free(env);
+	return NULL;
+}
+
+static void free_env(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
 }
 
 static pid_t child_pid;
@@ -118,18 +173,17 @@ static void forward_signal(int sig)
 int record_program(const struct record_options *opt, int *status, char **db_path_out)
 {
 	char *output = opt->output ? strdup(opt->output) : record_default_output(opt->argv[0]);
-	char *abs_output = NULL, *collector = NULL, *err = NULL, *spool = NULL;
+	char *abs_output = NULL, *collector = NULL, *err = NULL, *spool = NULL, **env = NULL;
 	struct db *db = NULL;
 	struct ingest_result ing = { 0 };
 	int64_t t0;
 	int rc_finish;
-	int pfd[2], exec_errno = 0, wstatus = 0;
+	int spawn_errno, wstatus = 0;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
 	struct run_end end = { 0, 0, 0, 0, NULL };
 	struct rusage ru;
 	struct record_counts counts;
-	ssize_t n;
 
 	*status = EXIT_ERROR;
 	if (!output) {
@@ -156,41 +210,35 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	/* A spool left by an earlier run that was cut short belongs to the old file. */
 	unlink(spool);
 
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		error("cannot create a pipe: %s", strerror(errno));
+	env = child_env(abs_output ? abs_output : output, spool, collector);
+	if (!env) {
+		error("out of memory");
 		goto fail;
 	}
 	fflush(NULL);
 	t0 = mono_ns();
-	child_pid = fork();
-	if (child_pid < 0) {
-		error("cannot fork: %s", strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
-		goto fail;
+	spawn_errno = posix_spawnp(&child_pid, opt->argv[0], NULL, NULL, opt->argv, env);
+	if (spawn_errno) {
+		error("cannot run '%s': %s", opt->argv[0], strerror(spawn_errno));
+		if (spawn_errno == ENOENT && !strchr(opt->argv[0], '/'))
+			hint("not found in PATH; give a path like './%s'", opt->argv[0]);
+		db_close(db);
+		unlink(output);
+		unlink(spool);
+		*status = spawn_errno == ENOENT ? 127 : 126;
+		free(output);
+		free(abs_output);
+		free(collector);
+		free(spool);
+		free_env(env);
+		return -1;
 	}
-	if (child_pid == 0) {
-		close(pfd[0]);
-		setenv("MAPPROF_OUTPUT", abs_output ? abs_output : output, 1);
-		setenv("MAPPROF_SPOOL", spool, 1);
-		append_env("OMP_TOOL_LIBRARIES", collector, ":");
-		append_env("LD_PRELOAD", collector, ":");
-		execvp(opt->argv[0], opt->argv);
-		exec_errno = errno;
-		if (write(pfd[1], &exec_errno, sizeof(exec_errno)) < 0)
-			_exit(127);
-		_exit(exec_errno == ENOENT ? 127 : 126);
-	}
-	close(pfd[1]);
+	free_env(env);
 	/* Like system(): the terminal's ^C goes to the program; we wait for it to end. */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	sigaction(SIGTERM, &fwd, &old_term);
 	sigaction(SIGHUP, &fwd, &old_hup);
-	do
-		n = read(pfd[0], &exec_errno, sizeof(exec_errno));
-	while (n < 0 && errno == EINTR);
-	close(pfd[0]);
 	memset(&ru, 0, sizeof(ru));
 	while (wait4(child_pid, &wstatus, 0, &ru) < 0 && errno == EINTR)
 		;
@@ -201,20 +249,6 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 
-	if (n == sizeof(exec_errno)) {
-		error("cannot run '%s': %s", opt->argv[0], strerror(exec_errno));
-		if (exec_errno == ENOENT && !strchr(opt->argv[0], '/'))
-			hint("not found in PATH; give a path like './%s'", opt->argv[0]);
-		db_close(db);
-		unlink(output);
-		unlink(spool);
-		*status = exec_errno == ENOENT ? 127 : 126;
-		free(output);
-		free(abs_output);
-		free(collector);
-		free(spool);
-		return -1;
-	}
 	if (WIFEXITED(wstatus)) {
 		end.exit_status = WEXITSTATUS(wstatus);
 	} else if (WIFSIGNALED(wstatus)) {
