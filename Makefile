@@ -88,7 +88,7 @@ $(B)/libmapprof-collector.so: $(COLLECTOR_OBJS)
 
 $(B)/libmapprof-ingest.so: $(INGEST_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -o $@ $(SQLITE_LIBS)
+	$(Q)$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -o $@ $(SQLITE_LIBS) -lm
 
 # --- the schema and the report assets, embedded at build time ----------------
 # The schema's text, and an empty database holding it (db_create copies it).
@@ -154,6 +154,7 @@ REPORT_OBJS := \
 CLI_OBJS := \
 	$(B)/cli/main.o \
 	$(B)/cli/record.o \
+	$(B)/cli/drain.o \
 	$(B)/cli/util.o \
 	$(B)/cli/report.o \
 	$(B)/cli/run.o

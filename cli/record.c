@@ -26,10 +26,13 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/drain.h"
 #include "cli/record.h"
 #include "db/db.h"
 #include "db/finish.h"
 #include "db/ingest.h"
+#include "db/ring.h"
+#include "db/spool.h"
 
 #define COLLECTOR_NAME "libmapprof-collector.so"
 
@@ -116,23 +119,28 @@ static int is_var(const char *entry, const char *const *names, size_t n)
  * this process's pages, whatever SQLite holds).  NULL when out of memory;
  * free with free_env().
  */
-static char **child_env(const char *output, const char *spool, const char *collector)
+static char **child_env(const char *output, const char *spool, const char *collector,
+			const struct drain *d, int tsc)
 {
-	static const char *const ours[] = { "MAPPROF_OUTPUT", "MAPPROF_SPOOL", "OMP_TOOL_LIBRARIES",
+	static const char *const ours[] = { "MAPPROF_OUTPUT", "MAPPROF_SPOOL", "MAPPROF_SPOOL_FD",
+					    "MAPPROF_RING_FD", "MAPPROF_CLOCK", "OMP_TOOL_LIBRARIES",
 					    "LD_PRELOAD" };
-	size_t n = 0, k = 0;
+	size_t n = 0, k = 0, nours = sizeof(ours) / sizeof(ours[0]);
 	char **env;
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 5, sizeof(*env));
+	env = calloc(n + nours + 1, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (!is_var(environ[i], ours, 4) && !(env[k++] = strdup(environ[i])))
+		if (!is_var(environ[i], ours, nours) && !(env[k++] = strdup(environ[i])))
 			goto oom;
 	if (asprintf(&env[k++], "MAPPROF_OUTPUT=%s", output) < 0 ||
-	    asprintf(&env[k++], "MAPPROF_SPOOL=%s", spool) < 0) {
+	    asprintf(&env[k++], "MAPPROF_SPOOL=%s", spool) < 0 ||
+	    asprintf(&env[k++], "MAPPROF_SPOOL_FD=%d", drain_spool_fd(d)) < 0 ||
+	    asprintf(&env[k++], "MAPPROF_RING_FD=%d", drain_ring_fd(d)) < 0 ||
+	    asprintf(&env[k++], "MAPPROF_CLOCK=%s", tsc ? "tsc" : "monotonic") < 0) {
 		env[k - 1] = NULL;
 		goto oom;
 	}
@@ -174,6 +182,12 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 {
 	char *output = opt->output ? strdup(opt->output) : record_default_output(opt->argv[0]);
 	char *abs_output = NULL, *collector = NULL, *err = NULL, *spool = NULL, **env = NULL;
+	const char *chunks_env = getenv("MAPPROF_RING_CHUNKS");
+	unsigned nchunks = chunks_env && *chunks_env ? (unsigned)atoi(chunks_env) : RING_CHUNKS_DEFAULT;
+	struct drain *drain = NULL;
+	/* Event times from the timestamp counter, unless MAPPROF_CLOCK=monotonic. */
+	const char *clock_env = getenv("MAPPROF_CLOCK");
+	int tsc = clock_env && *clock_env ? !strcmp(clock_env, "tsc") : spool_tsc_usable();
 	struct db *db = NULL;
 	struct ingest_result ing = { 0 };
 	int64_t t0;
@@ -209,8 +223,13 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	}
 	/* A spool left by an earlier run that was cut short belongs to the old file. */
 	unlink(spool);
+	drain = drain_open(spool, nchunks, &err);
+	if (!drain) {
+		error("%s", err);
+		goto fail;
+	}
 
-	env = child_env(abs_output ? abs_output : output, spool, collector);
+	env = child_env(abs_output ? abs_output : output, spool, collector, drain, tsc);
 	if (!env) {
 		error("out of memory");
 		goto fail;
@@ -223,6 +242,8 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		if (spawn_errno == ENOENT && !strchr(opt->argv[0], '/'))
 			hint("not found in PATH; give a path like './%s'", opt->argv[0]);
 		db_close(db);
+		drain_close(drain, &err);
+		free(err);
 		unlink(output);
 		unlink(spool);
 		*status = spawn_errno == ENOENT ? 127 : 126;
@@ -240,9 +261,15 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	sigaction(SIGTERM, &fwd, &old_term);
 	sigaction(SIGHUP, &fwd, &old_hup);
 	memset(&ru, 0, sizeof(ru));
-	while (wait4(child_pid, &wstatus, 0, &ru) < 0 && errno == EINTR)
-		;
+	drain_wait(drain, child_pid, &wstatus, &ru);
 	end.wall_ns = mono_ns() - t0;
+	drain_final(drain, tsc);
+	if (drain_close(drain, &err) < 0) {
+		info("warning: %s: events were lost", err ? err : "out of memory");
+		free(err);
+		err = NULL;
+	}
+	drain = NULL;
 	end.peak_rss_kb = ru.ru_maxrss;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
@@ -314,6 +341,10 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	free(spool);
 	return 0;
 fail:
+	if (drain) {
+		drain_close(drain, &err);
+		unlink(spool);
+	}
 	if (db) {
 		db_close(db);
 		unlink(output);

@@ -2,10 +2,17 @@
  * buffer.c - per-thread event buffers.
  *
  * An OMPT callback fills one slot of its thread's buffer: no lock, no
- * allocation, no system call.  When the buffer is full the thread appends it
- * to the spool itself (one lock and one write() per BUF_RECS events) and
- * starts it over.  Memory is one buffer per thread that records, whatever
- * the run length.
+ * allocation, no system call.  Under 'mapprof record' the buffers are
+ * chunks of the ring shared with 'record' (db/ring.h): a full one is marked
+ * full and the thread takes a free one, and 'record' writes it to the spool
+ * on another core.  Without a ring, or when no chunk is free, the thread
+ * appends its full buffer to the spool itself (one lock and one write() per
+ * BUF_RECS events) and starts it over.  Memory is one buffer per thread that
+ * records plus the ring, whatever the run length.
+ *
+ * No thread is started here: a second thread makes glibc take the atomic
+ * path in every mutex and malloc of the program and its runtime, which cost
+ * a launch-heavy program more than writing its events did.
  *
  * A thread's buffer is written when it ends; buffer_finish() (at the end of
  * the run) writes what is left in every live thread's buffer.
@@ -26,17 +33,12 @@
 #include <unistd.h>
 
 #include "collector/collector.h"
+#include "db/ring.h"
 
-#define BUF_RECS 1024
+#define BUF_RECS RING_CHUNK_RECS
 
-/* The frame header sits right before the records: one write() per buffer. */
-struct buf {
-	_Atomic uint32_t n;
-	alignas(8) struct spool_frame frame;
-	struct rec recs[BUF_RECS];
-};
-_Static_assert(offsetof(struct buf, recs) == offsetof(struct buf, frame) + sizeof(struct spool_frame),
-	       "records must follow the frame header");
+/* A ring chunk, or a buffer of the thread's own with the same layout. */
+#define buf ring_chunk
 
 struct tslot {
 	struct tslot *next;
@@ -58,6 +60,58 @@ static _Atomic uint64_t events_lost;
 
 static __thread struct tslot *my_slot;
 
+/* The ring shared with 'mapprof record', or NULL. */
+static struct ring_header *ring;
+
+static int in_ring(const struct buf *b)
+{
+	return ring && (const void *)b > (const void *)ring &&
+	       (const char *)b < (const char *)ring + ring_bytes(ring->nchunks);
+}
+
+/*
+ * A free chunk of the ring, now this thread's; NULL when there is none.  The
+ * lowest free one: while 'record' keeps up, the same few chunks go round,
+ * their pages mapped and in cache, instead of the whole ring page-faulting in.
+ */
+static struct buf *ring_take(void)
+{
+	if (!ring)
+		return NULL;
+	for (uint32_t i = 0; i < ring->nchunks; i++) {
+		struct buf *c = ring_chunk_at(ring, i);
+		uint32_t free_state = RING_FREE;
+		if (atomic_load_explicit(&c->state, memory_order_relaxed) == RING_FREE &&
+		    atomic_compare_exchange_strong_explicit(&c->state, &free_state, RING_OWNED,
+							    memory_order_acquire, memory_order_relaxed)) {
+			atomic_store_explicit(&c->n, 0, memory_order_relaxed);
+			return c;
+		}
+	}
+	return NULL;
+}
+
+/* A buffer of this thread's own, outside the ring. */
+static struct buf *buf_map(void)
+{
+	struct buf *b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b == MAP_FAILED)
+		return NULL;
+	atomic_store_explicit(&b->n, 0, memory_order_relaxed);
+	atomic_store_explicit(&b->state, RING_OWNED, memory_order_relaxed);
+	return b;
+}
+
+/* Done with b (its records are written): back to the ring, or unmapped. */
+static void buf_release(struct buf *b)
+{
+	atomic_store_explicit(&b->n, 0, memory_order_relaxed);
+	if (in_ring(b))
+		atomic_store_explicit(&b->state, RING_FREE, memory_order_release);
+	else
+		munmap(b, sizeof(*b));
+}
+
 /* Slots come from mapped chunks (with mu held); they live as long as the process. */
 #define SLOTS_PER_CHUNK 256
 static struct tslot *slot_chunk;
@@ -78,19 +132,18 @@ static struct tslot *slot_alloc(void)
 
 static struct tslot *slot_new(void)
 {
-	struct buf *b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct buf *b = ring_take();
 	struct tslot *s;
 
-	if (b == MAP_FAILED)
+	if (!b && !(b = buf_map()))
 		return NULL;
 	pthread_mutex_lock(&mu);
 	s = slot_alloc();
 	if (!s) {
 		pthread_mutex_unlock(&mu);
-		munmap(b, sizeof(*b));
+		buf_release(b);
 		return NULL;
 	}
-	atomic_store_explicit(&b->n, 0, memory_order_relaxed);
 	s->cur = b;
 	s->tid = syscall(SYS_gettid);
 	s->id = next_thread_id++;
@@ -123,6 +176,40 @@ static void flush(struct buf *b)
 	interpose_flush();
 }
 
+/*
+ * The libraries loaded and call sites seen lately, written now (once in a
+ * while, with a full ring chunk) so that a killed program keeps them too.
+ */
+static void flush_frames(void)
+{
+	if (!modules_changed() && !interpose_pending())
+		return;
+	pthread_mutex_lock(&mu);
+	if (!atomic_load(&finished)) {
+		if (modules_changed())
+			modules_record();
+		interpose_flush();
+		output_sync();
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+/*
+ * Give s's full chunk b to 'record' and make a free chunk s's own.  0 when b
+ * is not a ring chunk or no chunk is free: the caller writes b itself.
+ */
+static int ring_swap(struct tslot *s, struct buf *b)
+{
+	struct buf *c;
+
+	if (!in_ring(b) || !(c = ring_take()))
+		return 0;
+	atomic_store_explicit(&b->state, RING_FULL, memory_order_release);
+	atomic_store_explicit(&s->cur, c, memory_order_relaxed);
+	flush_frames();
+	return 1;
+}
+
 /* A thread ends: its events go to the spool now, not at the end of the run. */
 static void thread_exit(void *arg)
 {
@@ -134,7 +221,7 @@ static void thread_exit(void *arg)
 	if (b && !atomic_load(&finished)) {
 		flush(b);
 		atomic_store_explicit(&s->cur, NULL, memory_order_relaxed);
-		munmap(b, sizeof(*b));
+		buf_release(b);
 	}
 	pthread_mutex_unlock(&mu);
 }
@@ -167,11 +254,15 @@ struct rec *buffer_slot(void)
 		goto lost;
 	n = atomic_load_explicit(&b->n, memory_order_relaxed);
 	if (n == BUF_RECS) {
-		pthread_mutex_lock(&mu);
-		/* Once finished, the buffer was written by finish: nothing more is recorded. */
-		if (!atomic_load(&finished))
-			flush(b);
-		pthread_mutex_unlock(&mu);
+		if (ring_swap(s, b)) {
+			b = atomic_load_explicit(&s->cur, memory_order_relaxed);
+		} else {
+			pthread_mutex_lock(&mu);
+			/* Once finished, the buffer was written by finish: nothing more is recorded. */
+			if (!atomic_load(&finished))
+				flush(b);
+			pthread_mutex_unlock(&mu);
+		}
 		if (!atomic_load_explicit(&running, memory_order_relaxed))
 			goto lost;
 		n = 0;
@@ -199,6 +290,7 @@ static void atfork_child(void)
 
 void buffer_start(void)
 {
+	ring = output_ring();
 	pthread_key_create(&exit_key, thread_exit);
 	pthread_atfork(NULL, NULL, atfork_child);
 	atomic_store(&started, 1);
@@ -213,8 +305,12 @@ void buffer_finish(void)
 	atomic_store(&running, 0);
 	for (struct tslot *s = slots; s; s = s->next) {
 		struct buf *b = atomic_load_explicit(&s->cur, memory_order_relaxed);
-		if (b)
+		if (b) {
 			write_buf(b);
+			/* Written: 'record' must not write it again. */
+			if (in_ring(b))
+				atomic_store_explicit(&b->state, RING_FREE, memory_order_release);
+		}
 		output_frame(SPOOL_THREAD, (int64_t)s->id, (int64_t)s->tid);
 	}
 	modules_record();
@@ -222,6 +318,7 @@ void buffer_finish(void)
 	if (output_failed())
 		output_frame(SPOOL_STATUS, "incomplete", "the spool could not be written during the "
 			     "run (disk full?): events were lost");
+	collector_clock_frame();
 	output_frame(SPOOL_END, now_ns() - collector_start_ns, (int64_t)atomic_load(&events_lost));
 	pthread_mutex_unlock(&mu);
 	output_close();

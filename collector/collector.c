@@ -27,6 +27,7 @@
 #define PENDING_MAX 8
 
 int64_t collector_start_ns;
+int collector_tsc;
 
 static _Atomic uint64_t next_seq = 1;
 static _Atomic uint64_t next_target_id = 1;
@@ -151,7 +152,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			p->map_index = interpose_map_index((uint64_t)dest_addr);
 		if (host_op_id)
 			*host_op_id = p->seq;
-		p->begin_ns = rel_ns();  /* last: the hash is not the operation's time */
+		p->begin_ns = event_time();  /* last: the hash is not the operation's time */
 		return;
 	}
 
@@ -162,7 +163,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			break;
 		}
 	}
-	int64_t end = rel_ns();
+	int64_t end = event_time();
 	if (p && p->job) {
 		p->hash = hash_finish(p->job);
 		p->job = NULL;
@@ -221,7 +222,7 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
 		tls.target_id = atomic_fetch_add_explicit(&next_target_id, 1, memory_order_relaxed);
 		tls.target_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
 		tls.target_device = device_num;
-		tls.target_begin_ns = rel_ns();
+		tls.target_begin_ns = event_time();
 		if (target_data)
 			target_data->value = tls.target_id;
 		return;
@@ -236,7 +237,7 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
 		r->seq = tls.target_seq;
 		r->target_id = tls.target_id;
 		r->begin_ns = tls.target_begin_ns;
-		r->end_ns = rel_ns();
+		r->end_ns = event_time();
 		r->codeptr = (uint64_t)codeptr_ra;
 		r->has_hash = 0;
 		r->map_index = -1;
@@ -258,7 +259,7 @@ static void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
 		tls.kernel_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
 		if (host_op_id)
 			*host_op_id = tls.kernel_seq;
-		tls.kernel_begin_ns = rel_ns();
+		tls.kernel_begin_ns = event_time();
 		return;
 	}
 	r = buffer_slot();
@@ -268,7 +269,7 @@ static void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
 		r->thread = buffer_thread_id();
 		r->seq = tls.kernel_seq;
 		r->begin_ns = tls.kernel_begin_ns;
-		r->end_ns = rel_ns();
+		r->end_ns = event_time();
 		r->target_id = tls.target_id ? tls.target_id : (target_data ? target_data->value : 0);
 		r->src_dev = r->dst_dev = tls.target_device;
 		r->teams = requested_num_teams;
@@ -347,6 +348,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 		output_close();
 		return 0;
 	}
+	collector_clock_frame();
 	modules_record();
 
 	set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
@@ -382,6 +384,31 @@ static void tool_finalize(ompt_data_t *tool_data)
 	buffer_finish();
 }
 
+void collector_clock_frame(void)
+{
+	int64_t ticks, ns;
+	if (!collector_tsc)
+		return;
+	spool_clock_pair(&ticks, &ns);
+	output_frame(SPOOL_CLOCK, ticks, ns);
+}
+
+/*
+ * The timestamp counter for event times?  'mapprof record' says so in
+ * MAPPROF_CLOCK ("tsc" or "monotonic"); loaded by hand, ask the kernel.
+ */
+static int use_tsc(void)
+{
+#if defined(__x86_64__)
+	const char *v = getenv("MAPPROF_CLOCK");
+	if (v && *v)
+		return !strcmp(v, "tsc");
+	return spool_tsc_usable();
+#else
+	return 0;
+#endif
+}
+
 /* Also at exit() and at unload, in case the runtime's finalize never comes. */
 static void at_exit(void)
 {
@@ -403,6 +430,7 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 	if (started++)
 		return NULL;
 	collector_start_ns = now_ns();
+	collector_tsc = use_tsc();
 	runtime_version = runtime ? strdup(runtime) : NULL;
 	atexit(at_exit);
 	return &result;

@@ -15,6 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "collector/hash.h"
 #include "db/spool.h"
@@ -29,11 +32,29 @@ static inline int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* "mapprof-collector: ..." on stderr. */
-void clog_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* Origin of all recorded times (CLOCK_MONOTONIC at tool start). */
 extern int64_t collector_start_ns;
+/* Nonzero: event times are timestamp counter ticks (the spool's CLOCK frames convert them). */
+extern int collector_tsc;
+
+/*
+ * An event's time: a timestamp counter read (about half the cost of
+ * clock_gettime here, and events read it twice), or ns since the start.
+ */
+static inline int64_t event_time(void)
+{
+#if defined(__x86_64__)
+	if (collector_tsc)
+		return (int64_t)__rdtsc();
+#endif
+	return now_ns() - collector_start_ns;
+}
+
+/* Append a CLOCK frame (when event times are ticks). */
+void collector_clock_frame(void);
+
+/* "mapprof-collector: ..." on stderr. */
+void clog_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --- output.c: the spool ---------------------------------------------------- */
 
@@ -47,6 +68,8 @@ int output_sync(void);
 int output_records(struct spool_frame *frame, size_t n);
 /* Nonzero after a write failed (recording stops). */
 int output_failed(void);
+/* The ring shared with 'mapprof record' (db/ring.h), or NULL. */
+struct ring_header *output_ring(void);
 /* Close the spool; loaded by hand, also build the database from it. */
 void output_close(void);
 
@@ -97,5 +120,7 @@ void sb_json_str(struct sbuf *b, const char *s, size_t n);
 int interpose_map_index(uint64_t addr);
 /* Write the source records seen so far that are not yet in the spool. */
 void interpose_flush(void);
+/* Nonzero when call sites wait to be written (cheap, no lock). */
+int interpose_pending(void);
 
 #endif

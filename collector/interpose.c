@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,7 @@ struct site {
 
 static pthread_mutex_t sites_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct site *sites;
+static atomic_int unwritten;  /* sites not yet in the spool */
 #define SEEN_SLOTS 64
 static __thread uint64_t seen[SEEN_SLOTS];
 
@@ -100,6 +102,7 @@ static void note_site(uint64_t codeptr, const char *entry, const ident_t *loc, i
 		s->names_json = json.p;
 		s->next = sites;
 		sites = s;
+		atomic_fetch_add_explicit(&unwritten, 1, memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&sites_mu);
 }
@@ -139,7 +142,13 @@ void interpose_flush(void)
 		output_frame(SPOOL_SOURCE, (int64_t)s->codeptr, s->entry, s->psource, s->names_json);
 		s->written = 1;
 	}
+	atomic_store_explicit(&unwritten, 0, memory_order_relaxed);
 	pthread_mutex_unlock(&sites_mu);
+}
+
+int interpose_pending(void)
+{
+	return atomic_load_explicit(&unwritten, memory_order_relaxed) != 0;
 }
 
 static int find_omptarget(struct dl_phdr_info *info, size_t size, void *arg)

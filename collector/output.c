@@ -6,8 +6,11 @@
  * MAPPROF_OUTPUT set), the collector spools to "OUTPUT-spool" and, at exit,
  * opens libmapprof-ingest.so (installed beside it) to build the database.
  *
- * The first process to create the spool (O_EXCL) owns it: a child, or a
- * second program of a recorded script, finds it taken and does not record.
+ * Under 'mapprof record' the spool is already open (MAPPROF_SPOOL_FD) and
+ * comes with the ring of event buffers (MAPPROF_RING_FD, db/ring.h); the
+ * first process to set the ring's owner records, so a child or a second
+ * program of a recorded script does not.  Loaded by hand, the first process
+ * to create the spool (O_EXCL) owns it.
  * Writes are serialised by one mutex, taken once per buffer of events and
  * for the rare other frames.  Those small frames (run, modules, devices, call
  * sites) are staged in memory and go out with the next buffer of events, at
@@ -20,6 +23,8 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +33,7 @@
 #include <unistd.h>
 
 #include "collector/collector.h"
+#include "db/ring.h"
 
 #define INGEST_LIB "libmapprof-ingest.so"
 
@@ -38,6 +44,7 @@ static char *spool_path;
 static char *by_hand_db;  /* set when there is no 'mapprof record' to expand the spool */
 static char staged[16384];
 static size_t nstaged;
+static struct ring_header *ring;
 
 /* Absolute, so a program that changes directory still writes beside it. */
 static char *absolute(const char *path)
@@ -104,13 +111,77 @@ static int locked_write(const void *p, size_t n)
 	return 0;
 }
 
+/* An inherited descriptor from the environment variable 'name', or -1. */
+static int env_fd(const char *name)
+{
+	const char *v = getenv(name);
+	char *end;
+	long fd;
+
+	if (!v || !*v)
+		return -1;
+	fd = strtol(v, &end, 10);
+	return *end || fd < 0 || fd > 1 << 20 ? -1 : (int)fd;
+}
+
+/*
+ * Under 'mapprof record': claim the ring 'record' made and write to the spool
+ * it opened.  0, or -1 (said why).
+ */
+static int open_from_record(int spool_fd, int ring_fd)
+{
+	struct ring_header *r;
+	struct stat st;
+	int64_t none = 0, me = (int64_t)getpid();
+
+	if (ring_fd < 0 || fstat(ring_fd, &st) < 0 || (size_t)st.st_size < sizeof(*r) ||
+	    (r = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd, 0)) ==
+		    MAP_FAILED) {
+		clog_msg("not recording process %ld: the descriptors 'mapprof record' passed are gone "
+			 "(another process of this run records)", (long)me);
+		return -1;
+	}
+	if (memcmp(r->magic, RING_MAGIC, sizeof(r->magic)) || r->chunk_size != sizeof(struct ring_chunk) ||
+	    ring_bytes(r->nchunks) != (size_t)st.st_size) {
+		clog_msg("not recording: the ring from 'mapprof record' is not this collector's "
+			 "(mixed mapprof versions?)");
+		munmap(r, (size_t)st.st_size);
+		return -1;
+	}
+	if (!atomic_compare_exchange_strong(&r->owner, &none, me)) {
+		clog_msg("not recording process %ld: '%s' already records process %ld", (long)me,
+			 getenv("MAPPROF_OUTPUT") ? getenv("MAPPROF_OUTPUT") : spool_path,
+			 (long)none);
+		munmap(r, (size_t)st.st_size);
+		close(ring_fd);
+		close(spool_fd);
+		return -1;
+	}
+	/* Ours now; the program's own children need neither descriptor. */
+	close(ring_fd);
+	fcntl(spool_fd, F_SETFD, FD_CLOEXEC);
+	ring = r;
+	out_fd = spool_fd;
+	return 0;
+}
+
+struct ring_header *output_ring(void)
+{
+	return ring;
+}
+
 int output_open(void)
 {
 	const char *spool = getenv("MAPPROF_SPOOL"), *db = getenv("MAPPROF_OUTPUT");
 	struct spool_header h = { SPOOL_MAGIC, SPOOL_VERSION, sizeof(struct rec), (int64_t)getpid() };
+	int spool_fd = env_fd("MAPPROF_SPOOL_FD");
 	char def[64];
 
-	if (spool && *spool) {
+	if (spool_fd >= 0) {
+		spool_path = absolute(spool && *spool ? spool : "spool");
+		if (!spool_path || open_from_record(spool_fd, env_fd("MAPPROF_RING_FD")) < 0)
+			goto fail;
+	} else if (spool && *spool) {
 		spool_path = absolute(spool);
 	} else {
 		if (!db || !*db) {
@@ -130,7 +201,8 @@ int output_open(void)
 		clog_msg("not recording: out of memory");
 		goto fail;
 	}
-	out_fd = open(spool_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out_fd < 0)
+		out_fd = open(spool_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (out_fd < 0) {
 		if (errno == EEXIST)
 			clog_msg("not recording process %ld: '%s' already records process %ld",
@@ -144,7 +216,8 @@ int output_open(void)
 		clog_msg("not recording: cannot write '%s': %s", spool_path, strerror(errno));
 		close(out_fd);
 		out_fd = -1;
-		unlink(spool_path);
+		if (!ring)
+			unlink(spool_path);
 		goto fail;
 	}
 	return 0;

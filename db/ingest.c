@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,13 +78,69 @@ static void feed(struct pairer *pr, struct ingest_result *res, const struct rec 
 	}
 }
 
+/*
+ * Event times as timestamp counter ticks (the spool has CLOCK frames) map to
+ * ns since the run's start through the first and last (ticks, ns) pairs.
+ */
+struct ticks_to_ns {
+	int on;
+	int64_t t0, n0;  /* ticks and ns (relative to the run's start) at the first pair */
+	double ns_per_tick;
+};
+
+/* Find the CLOCK frames and the run's start.  Malformed frames are left to the replay. */
+static void clock_scan(const unsigned char *p, size_t size, struct ticks_to_ns *tc)
+{
+	struct spool_field f[SPOOL_MAX_FIELDS];
+	int64_t start_ns = 0, t_first = 0, n_first = 0, t_last = 0, n_last = 0;
+	int pairs = 0;
+	size_t off = sizeof(struct spool_header);
+
+	memset(tc, 0, sizeof(*tc));
+	while (size - off >= sizeof(struct spool_frame)) {
+		struct spool_frame fr;
+		memcpy(&fr, p + off, sizeof(fr));
+		off += sizeof(fr);
+		if (size - off < fr.len)
+			break;
+		if (fr.type == SPOOL_CLOCK && spool_unpack(fr.type, p + off, fr.len, f) == 0 && f[0].i) {
+			if (!pairs++) {
+				t_first = f[0].i;
+				n_first = f[1].i;
+			}
+			t_last = f[0].i;
+			n_last = f[1].i;
+		} else if (fr.type == SPOOL_RUN && spool_unpack(fr.type, p + off, fr.len, f) == 0) {
+			start_ns = f[5].i;
+		}
+		off += fr.len;
+	}
+	/* One pair: the collector did not time with the counter (the ns are plain). */
+	if (pairs < 2 || t_last <= t_first || n_last <= n_first)
+		return;
+	tc->on = 1;
+	tc->t0 = t_first;
+	tc->n0 = n_first - start_ns;
+	tc->ns_per_tick = (double)(n_last - n_first) / (double)(t_last - t_first);
+}
+
+static int64_t to_ns(const struct ticks_to_ns *tc, int64_t ticks)
+{
+	return tc->n0 + (int64_t)llround((double)(ticks - tc->t0) * tc->ns_per_tick);
+}
+
 /* Walk the frames of a mapped spool. */
 static int replay_all(struct db_writer *w, struct pairer *pr, const unsigned char *p, size_t size,
 		      struct ingest_result *res, const char *path, char **err)
 {
 	struct spool_field f[SPOOL_MAX_FIELDS];
 	size_t off = sizeof(struct spool_header);
+	struct ticks_to_ns tc;
+	struct rec *conv = NULL;
+	size_t conv_cap = 0;
+	int rc = -1;
 
+	clock_scan(p, size, &tc);
 	while (off < size) {
 		struct spool_frame fr;
 		if (size - off < sizeof(fr)) {
@@ -98,29 +155,57 @@ static int replay_all(struct db_writer *w, struct pairer *pr, const unsigned cha
 		}
 		if (fr.type == SPOOL_RECORDS) {
 			size_t n = fr.len / sizeof(struct rec);
-			if (fr.len % sizeof(struct rec))
-				return db_fail(err, "corrupt spool '%s' at byte %zu", path, off);
+			if (fr.len % sizeof(struct rec)) {
+				db_fail(err, "corrupt spool '%s' at byte %zu", path, off);
+				goto out;
+			}
 			const struct rec *r = (const struct rec *)(const void *)(p + off);
+			if (tc.on) {
+				if (n > conv_cap) {
+					free(conv);
+					conv_cap = n;
+					if (!(conv = malloc(n * sizeof(*conv)))) {
+						db_fail(err, "out of memory");
+						goto out;
+					}
+				}
+				memcpy(conv, r, n * sizeof(*conv));
+				for (size_t i = 0; i < n; i++) {
+					conv[i].begin_ns = to_ns(&tc, conv[i].begin_ns);
+					conv[i].end_ns = to_ns(&tc, conv[i].end_ns);
+				}
+				r = conv;
+			}
 			if (dbw_records(w, r, n) < 0)
 				goto sql_error;
 			feed(pr, res, r, n);
 			res->records += n;
+		} else if (fr.type == SPOOL_CLOCK) {
+			/* Used above. */
 		} else {
 			if (spool_unpack(fr.type, p + off, fr.len, f) < 0) {
-				if (spool_frame_format(fr.type))
-					return db_fail(err, "corrupt spool '%s' at byte %zu", path, off);
+				if (spool_frame_format(fr.type)) {
+					db_fail(err, "corrupt spool '%s' at byte %zu", path, off);
+					goto out;
+				}
 			} else if (replay(w, fr.type, f) < 0) {
-				if (fr.type == SPOOL_RUN)
-					return db_fail(err, "the database already holds a recorded run");
+				if (fr.type == SPOOL_RUN) {
+					db_fail(err, "the database already holds a recorded run");
+					goto out;
+				}
 				goto sql_error;
 			}
 		}
 		res->frames++;
 		off += fr.len;
 	}
-	return 0;
+	rc = 0;
+	goto out;
 sql_error:
-	return db_fail(err, "cannot write the spool's events: %s", dbw_errmsg(w));
+	db_fail(err, "cannot write the spool's events: %s", dbw_errmsg(w));
+out:
+	free(conv);
+	return rc;
 }
 
 int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result *res, char **err)

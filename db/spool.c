@@ -2,8 +2,14 @@
  * spool.c - packing and unpacking spool frames (no SQLite here: the
  * collector links this file too).
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "db/spool.h"
 
@@ -18,6 +24,7 @@ static const char *const formats[SPOOL_FRAME_TYPES] = {
 	[SPOOL_THREAD] = "ii",
 	[SPOOL_IMAGE] = "isiii",
 	[SPOOL_SOURCE] = "isss",
+	[SPOOL_CLOCK] = "ii",
 };
 
 const char *spool_frame_format(uint32_t type)
@@ -100,4 +107,37 @@ int spool_unpack(uint32_t type, const void *p, size_t len, struct spool_field *o
 		off += (size_t)n + 1;
 	}
 	return off == len ? 0 : -1;
+}
+
+int spool_tsc_usable(void)
+{
+#if defined(__x86_64__)
+	char src[16] = "";
+	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		      O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, src, sizeof(src) - 1);
+	close(fd);
+	return n == 4 && !memcmp(src, "tsc\n", 4);
+#else
+	return 0;
+#endif
+}
+
+void spool_clock_pair(int64_t *ticks, int64_t *ns)
+{
+	struct timespec ts;
+#if defined(__x86_64__)
+	uint64_t t0 = __rdtsc(), t1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t1 = __rdtsc();
+	*ticks = (int64_t)(t0 + (t1 - t0) / 2);
+#else
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	*ticks = 0;
+#endif
+	*ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }

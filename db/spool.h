@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define SPOOL_MAGIC "MPSPOOL"  /* 8 bytes with its NUL */
-#define SPOOL_VERSION 1
+#define SPOOL_VERSION 2
 
 enum rec_type {
 	REC_DATA_OP = 1,
@@ -35,7 +35,11 @@ enum rec_type {
 	REC_TARGET,
 };
 
-/* One recorded event, as the collector buffers it.  Times are relative to run start. */
+/*
+ * One recorded event, as the collector buffers it.  Times are ns relative to
+ * run start; or, when the spool holds CLOCK frames, CPU timestamp counter
+ * ticks, which the ingest turns into ns through those frames.
+ */
 struct rec {
 	uint8_t type;        /* enum rec_type */
 	uint8_t kind;        /* data op: ompt_target_data_op_t; target: ompt_target_t */
@@ -80,6 +84,7 @@ enum spool_frame_type {
 	SPOOL_THREAD,       /* id, tid */
 	SPOOL_IMAGE,        /* device, file, host_addr, bytes, ns */
 	SPOOL_SOURCE,       /* codeptr, entry, psource, map_names_json */
+	SPOOL_CLOCK,        /* ticks, ns: the timestamp counter and CLOCK_MONOTONIC read together */
 	SPOOL_FRAME_TYPES
 };
 
@@ -104,5 +109,15 @@ size_t spool_vpack(void *buf, size_t cap, uint32_t type, va_list ap);
 
 /* Unpack payload p[0..len) by its type's format.  0, or -1 when malformed. */
 int spool_unpack(uint32_t type, const void *p, size_t len, struct spool_field *out);
+
+/*
+ * Nonzero when event times can be read from the CPU's timestamp counter:
+ * x86-64 and the kernel keeps CLOCK_MONOTONIC with it (clock source "tsc",
+ * so the counter is invariant and the same on every core).  Reads sysfs.
+ */
+int spool_tsc_usable(void);
+
+/* The timestamp counter and CLOCK_MONOTONIC (ns) read together, for a CLOCK frame. */
+void spool_clock_pair(int64_t *ticks, int64_t *ns);
 
 #endif

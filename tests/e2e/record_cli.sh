@@ -39,6 +39,63 @@ assert_eq "$(q r.db "SELECT COUNT(*) FROM data_ops WHERE op IN ('alloc','to_devi
 
 assert_eq "$(status "$mapprof" record -f -o r.db -- ./exit7 kill)" 137 "killed by SIGKILL"
 assert_eq "$(q r.db 'SELECT exit_signal, exit_status FROM run')" "9|137" "run row after SIGKILL"
+# The killed program's last events were still in the ring shared with record.
+assert_eq "$(q r.db "SELECT COUNT(*) FROM data_ops WHERE op IN ('alloc','to_device')")" 2 \
+	"events recorded before SIGKILL"
+assert_eq "$(q r.db 'SELECT COUNT(*) FROM kernels')" 1 "kernel recorded before SIGKILL"
+
+# Event times, whether read from the timestamp counter (the default where the
+# kernel's clock source is the TSC) or from clock_gettime: two target regions
+# 50 ms apart are recorded 50 ms apart, inside the run.
+cat >gap.c <<'C'
+#include <time.h>
+int main(void) {
+	double x = 0;
+	struct timespec ts = { 0, 50000000 };
+	#pragma omp target map(tofrom: x)
+	x += 1;
+	nanosleep(&ts, NULL);
+	#pragma omp target map(tofrom: x)
+	x += 1;
+	return x == 2 ? 0 : 1;
+}
+C
+clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu gap.c -o gap \
+	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build gap.c"
+for clock in tsc monotonic; do
+	MAPPROF_CLOCK=$clock "$mapprof" record -f -o gap.db -- ./gap 2>err >/dev/null ||
+		fail "record with MAPPROF_CLOCK=$clock: $(cat err)"
+	assert_eq "$(q gap.db "SELECT MAX(begin_ns) - MIN(end_ns) BETWEEN 50000000 AND 60000000 FROM targets")" 1 \
+		"50 ms between two regions with MAPPROF_CLOCK=$clock ($(q gap.db "SELECT MAX(begin_ns) - MIN(end_ns) FROM targets") ns)"
+	assert_eq "$(q gap.db "SELECT MIN(t.begin_ns) > 0 AND MAX(t.end_ns) < r.wall_ns FROM targets t, run r")" 1 \
+		"event times inside the run with MAPPROF_CLOCK=$clock"
+done
+
+# Many events, whatever the ring's size: 0 chunks (the collector writes every
+# buffer itself), 1 (full most of the time: it writes what does not fit),
+# and the default (record writes them).  Each region is alloc, to, from, delete.
+cat >loop.c <<'C'
+#include <stdlib.h>
+int main(int argc, char **argv) {
+	int n = atoi(argv[1]);
+	double x = 0;
+	for (int i = 0; i < n; i++) {
+		#pragma omp target map(tofrom: x)
+		x += 1;
+	}
+	return x == n ? 0 : 1;
+}
+C
+clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu loop.c -o loop \
+	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build loop.c"
+for chunks in 0 1 ""; do
+	MAPPROF_RING_CHUNKS=$chunks "$mapprof" record -f -o loop.db -- ./loop 3001 2>err >/dev/null ||
+		fail "record with MAPPROF_RING_CHUNKS='$chunks': $(cat err)"
+	assert_eq "$(q loop.db "SELECT COUNT(*), COUNT(DISTINCT seq) FROM data_ops")" "12004|12004" \
+		"data ops with MAPPROF_RING_CHUNKS='$chunks'"
+	assert_eq "$(q loop.db "SELECT COUNT(*), status FROM kernels, run")" "3001|complete" \
+		"kernels with MAPPROF_RING_CHUNKS='$chunks'"
+done
 
 # Refusals.
 assert_eq "$(status "$mapprof" record -o r.db -- ./exit7)" 3 "existing output without --force"

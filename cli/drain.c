@@ -1,0 +1,206 @@
+/*
+ * drain.c - 'mapprof record's side of the ring (db/ring.h).
+ *
+ * Before the program starts, record creates the spool and the ring and lets
+ * the program inherit both.  While the program runs, record waits for it
+ * and, every few milliseconds, appends the ring's full chunks to the spool
+ * and frees them: the kernel's copy of the records happens here, on another
+ * core, not in the program.  Once the program has ended, whatever is left in
+ * the ring is written too, including the partly filled chunks of a program
+ * that was killed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/drain.h"
+#include "db/ring.h"
+#include "db/spool.h"
+
+/* Polling interval while the program runs, adapted to how fast chunks fill. */
+#define POLL_MIN_MS 1
+#define POLL_MAX_MS 16
+
+struct drain {
+	int spool_fd;
+	int ring_fd;
+	struct ring_header *ring;
+	size_t ring_size;
+	int write_errno;             /* first failed write, or 0 */
+	uint64_t chunks;             /* chunks written by us */
+};
+
+struct drain *drain_open(const char *spool_path, unsigned nchunks, char **err)
+{
+	struct drain *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		*err = strdup("out of memory");
+		return NULL;
+	}
+	d->ring_fd = -1;
+	/* Inherited by the program (no O_CLOEXEC); appends, so its writes and ours never overlap. */
+	d->spool_fd = open(spool_path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
+	if (d->spool_fd < 0) {
+		if (asprintf(err, "cannot create '%s': %s", spool_path, strerror(errno)) < 0)
+			*err = NULL;
+		free(d);
+		return NULL;
+	}
+	/* Even without chunks (nchunks 0) the ring's header says who records. */
+	d->ring_size = ring_bytes(nchunks);
+	d->ring_fd = (int)syscall(SYS_memfd_create, "mapprof-ring", 0);
+	if (d->ring_fd < 0 || ftruncate(d->ring_fd, (off_t)d->ring_size) < 0 ||
+	    (d->ring = mmap(NULL, d->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, d->ring_fd, 0)) ==
+		    MAP_FAILED) {
+		if (asprintf(err, "cannot create the shared event buffers: %s", strerror(errno)) < 0)
+			*err = NULL;
+		if (d->ring_fd >= 0)
+			close(d->ring_fd);
+		close(d->spool_fd);
+		unlink(spool_path);
+		free(d);
+		return NULL;
+	}
+	memcpy(d->ring->magic, RING_MAGIC, sizeof(d->ring->magic));
+	d->ring->nchunks = nchunks;
+	d->ring->chunk_size = sizeof(struct ring_chunk);
+	return d;
+}
+
+int drain_spool_fd(const struct drain *d)
+{
+	return d->spool_fd;
+}
+
+int drain_ring_fd(const struct drain *d)
+{
+	return d->ring_fd;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p = (const char *)p + k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Write chunk c (in state DRAINING) to the spool and free it. */
+static void put(struct drain *d, struct ring_chunk *c)
+{
+	uint32_t n = atomic_load_explicit(&c->n, memory_order_acquire);
+
+	if (n > RING_CHUNK_RECS)
+		n = RING_CHUNK_RECS;
+	if (n && !d->write_errno) {
+		c->frame.type = SPOOL_RECORDS;
+		c->frame.len = (uint32_t)(n * sizeof(struct rec));
+		if (write_all(d->spool_fd, &c->frame, sizeof(c->frame) + c->frame.len) < 0)
+			d->write_errno = errno ? errno : EIO;
+		else
+			d->chunks++;
+	}
+	atomic_store_explicit(&c->n, 0, memory_order_relaxed);
+	atomic_store_explicit(&c->state, RING_FREE, memory_order_release);
+}
+
+/*
+ * Write the full chunks; at the end (the program is gone) also the chunks
+ * threads were still filling.  Returns how many were written.
+ */
+static unsigned drain_pass(struct drain *d, int final)
+{
+	unsigned written = 0;
+
+	for (uint32_t i = 0; i < d->ring->nchunks; i++) {
+		struct ring_chunk *c = ring_chunk_at(d->ring, i);
+		uint32_t st = atomic_load_explicit(&c->state, memory_order_acquire);
+		if (st == RING_FULL || (final && st == RING_OWNED)) {
+			atomic_store_explicit(&c->state, RING_DRAINING, memory_order_relaxed);
+			put(d, c);
+			written++;
+		}
+	}
+	return written;
+}
+
+int drain_wait(struct drain *d, pid_t pid, int *wstatus, struct rusage *ru)
+{
+	int pidfd = d->ring->nchunks ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+	int timeout = POLL_MAX_MS;  /* a short run ends before the first look */
+
+	if (pidfd >= 0) {
+		for (;;) {
+			struct pollfd pfd = { pidfd, POLLIN, 0 };
+			int rc = poll(&pfd, 1, timeout);
+			if (rc > 0)
+				break;  /* the program has ended */
+			if (rc < 0 && errno != EINTR)
+				break;
+			/* Busy ring: look again soon; quiet: less often. */
+			if (drain_pass(d, 0))
+				timeout = POLL_MIN_MS;
+			else if (timeout < POLL_MAX_MS)
+				timeout *= 2;
+		}
+		close(pidfd);
+	}
+	/* Without pidfd_open (Linux < 5.3) the collector writes whatever does not fit. */
+	for (;;) {
+		pid_t r = wait4(pid, wstatus, 0, ru);
+		if (r >= 0 || errno != EINTR)
+			return r < 0 ? -1 : 0;
+	}
+}
+
+void drain_final(struct drain *d, int clock_frame)
+{
+	drain_pass(d, 1);
+	/*
+	 * A last CLOCK frame: the collector writes one when it starts and one
+	 * when it finishes, but a killed program never finishes.
+	 */
+	if (clock_frame && atomic_load(&d->ring->owner) && !d->write_errno) {
+		unsigned char buf[64];
+		int64_t ticks, ns;
+		size_t n;
+		spool_clock_pair(&ticks, &ns);
+		n = spool_pack(buf, sizeof(buf), SPOOL_CLOCK, ticks, ns);
+		if (n <= sizeof(buf) && write_all(d->spool_fd, buf, n) < 0)
+			d->write_errno = errno ? errno : EIO;
+	}
+}
+
+int drain_close(struct drain *d, char **err)
+{
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	if (d->write_errno) {
+		if (asprintf(err, "cannot write the spool: %s", strerror(d->write_errno)) < 0)
+			*err = NULL;
+		rc = -1;
+	}
+	munmap(d->ring, d->ring_size);
+	close(d->ring_fd);
+	close(d->spool_fd);
+	free(d);
+	return rc;
+}
