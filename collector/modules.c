@@ -4,14 +4,14 @@
  * Each object's path, load bias, mapped range and GNU build-id go into the
  * spool, once.  Objects loaded later (dlopen) are picked up whenever the
  * loader's add/remove counters move: at every buffer of events written, at
- * every offload image load, and at the end of the run.
+ * every offload image load, and at the end of the run.  A walk that finds
+ * the counters where the last one left them stops at the first object.
  */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -54,29 +54,31 @@ struct walk {
 	unsigned long long adds, subs;
 };
 
-static void build_id_hex(const struct dl_phdr_info *info, char *out, size_t outsz)
+/*
+ * The first GNU build-id note in the PT_NOTE segment ph, as lower-case hex
+ * in out (at most 63 bytes of it); nonzero when found.
+ */
+static int build_id_hex(const struct dl_phdr_info *info, const ElfW(Phdr) *ph, char out[128])
 {
-	out[0] = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const char *p, *end;
-		if (ph->p_type != PT_NOTE)
-			continue;
-		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		end = p + ph->p_memsz;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-			const char *name = p + sizeof(*nh);
-			const unsigned char *desc = (const unsigned char *)name + ((nh->n_namesz + 3) & ~3u);
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4)) {
-				size_t k = 0;
-				for (unsigned j = 0; j < nh->n_descsz && k + 3 < outsz; j++)
-					k += snprintf(out + k, outsz - k, "%02x", desc[j]);
-				return;
+	static const char hex[] = "0123456789abcdef";
+	const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+
+	while (p + sizeof(ElfW(Nhdr)) <= end) {
+		const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+		const char *name = p + sizeof(*nh);
+		const unsigned char *desc = (const unsigned char *)name + ((nh->n_namesz + 3) & ~3u);
+		if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4)) {
+			unsigned n = nh->n_descsz < 63 ? nh->n_descsz : 63;
+			for (unsigned j = 0; j < n; j++) {
+				out[2 * j] = hex[desc[j] >> 4];
+				out[2 * j + 1] = hex[desc[j] & 15];
 			}
-			p = (const char *)desc + ((nh->n_descsz + 3) & ~3u);
+			out[2 * n] = 0;
+			return 1;
 		}
+		p = (const char *)desc + ((nh->n_descsz + 3) & ~3u);
 	}
+	return 0;
 }
 
 static int visit(struct dl_phdr_info *info, size_t size, void *arg)
@@ -85,8 +87,16 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 	char path[4096], build_id[128];
 	uint64_t low = UINT64_MAX, high = 0;
 	const char *name = info->dlpi_name;
+	int have_id = 0;
 	(void)size;
 
+	/*
+	 * Nothing loaded or unloaded since the last walk: every object is in the
+	 * spool (unless there are more than done[] holds: those are written again).
+	 */
+	if (wk->first && info->dlpi_adds == seen_adds && info->dlpi_subs == seen_subs &&
+	    ndone < DONE_MAX)
+		return 1;
 	wk->adds = info->dlpi_adds;
 	wk->subs = info->dlpi_subs;
 	if (seen_before(info->dlpi_addr, name)) {
@@ -103,8 +113,13 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 		name = path;
 	}
 	wk->first = 0;
+	build_id[0] = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_NOTE && !have_id) {
+			have_id = build_id_hex(info, ph, build_id);
+			continue;
+		}
 		if (ph->p_type != PT_LOAD)
 			continue;
 		uint64_t a = info->dlpi_addr + ph->p_vaddr;
@@ -115,7 +130,6 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (!high)
 		return 0;
-	build_id_hex(info, build_id, sizeof(build_id));
 	output_frame(SPOOL_MODULE, name, (int64_t)info->dlpi_addr, (int64_t)low, (int64_t)high,
 		     build_id[0] ? build_id : (const char *)NULL, now_ns() - collector_start_ns);
 	return 0;
@@ -123,8 +137,9 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 
 void modules_record(void)
 {
-	struct walk wk = { 1, 0, 0 };
+	struct walk wk;
 	pthread_mutex_lock(&modules_mu);
+	wk = (struct walk){ 1, seen_adds, seen_subs };
 	dl_iterate_phdr(visit, &wk);
 	seen_adds = wk.adds;
 	seen_subs = wk.subs;
