@@ -27,6 +27,11 @@ SQLITE_LIBS := $(shell pkg-config --libs sqlite3 2>/dev/null)
 XXH_LIBS   := $(shell pkg-config --libs libxxhash 2>/dev/null)
 REPORT_LIBS := $(shell pkg-config --libs sqlite3 jansson libdw libelf 2>/dev/null)
 CFLAGS     += $(PKG_CFLAGS)
+# XXH3 is compiled in once per SIMD width (collector/xxh3_simd.c) on x86-64.
+ifeq ($(shell uname -m),x86_64)
+CFLAGS     += -DMAPPROF_XXH3_X86
+XXH3_SIMD_OBJS := $(B)/collector/xxh3_avx2.o $(B)/collector/xxh3_avx512.o
+endif
 OMPT_INC   := -idirafter $(LLVM_DIR)/lib/clang/19/include
 
 ifeq ($(V),1)
@@ -46,6 +51,7 @@ COLLECTOR_OBJS := \
 	$(B)/collector/hash.o \
 	$(B)/collector/interpose.o \
 	$(B)/collector/output.o \
+	$(XXH3_SIMD_OBJS) \
 	$(B)/db/spool_pic.o
 
 # Builds the database from the spool of a collector loaded by hand (opened at
@@ -67,6 +73,16 @@ $(B)/collector/%.o: collector/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(COLLECTOR_CFLAGS) $(OMPT_INC) -c $< -o $@
 
+$(B)/collector/xxh3_avx2.o: collector/xxh3_simd.c
+	@mkdir -p $(@D)
+	@echo "  CC      $< (avx2)"
+	$(Q)$(CC) $(CFLAGS) $(COLLECTOR_CFLAGS) -mavx2 -DXXH3_SIMD_NAME=mapprof_xxh3_avx2 -c $< -o $@
+
+$(B)/collector/xxh3_avx512.o: collector/xxh3_simd.c
+	@mkdir -p $(@D)
+	@echo "  CC      $< (avx512)"
+	$(Q)$(CC) $(CFLAGS) $(COLLECTOR_CFLAGS) -mavx512f -DXXH3_SIMD_NAME=mapprof_xxh3_avx512 -c $< -o $@
+
 # musttail (a guaranteed tail call) needs clang; see collector/interpose.c.
 $(B)/collector/interpose.o: collector/interpose.c
 	@mkdir -p $(@D)
@@ -84,7 +100,7 @@ $(B)/db/schema_pic.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db
 
 $(B)/libmapprof-collector.so: $(COLLECTOR_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -o $@ $(XXH_LIBS) -ldl -lpthread
+	$(Q)$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -o $@ -ldl -lpthread
 
 $(B)/libmapprof-ingest.so: $(INGEST_OBJS)
 	@echo "  LD      $@"
@@ -207,10 +223,10 @@ $(B)/tests/test_%: tests/unit/test_%.c $(REPORT_OBJS) $(DB_OBJS) tests/unit/chec
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(REPORT_OBJS) $(DB_OBJS) -o $@ $(REPORT_LIBS) -lm
 
 # The collector's hash, tested alone (it is not in the report objects).
-$(B)/tests/test_hash: tests/unit/test_hash.c collector/hash.c collector/hash.h tests/unit/check.h tests/unit/check_db.h
+$(B)/tests/test_hash: tests/unit/test_hash.c collector/hash.c collector/hash.h tests/unit/check.h tests/unit/check_db.h $(XXH3_SIMD_OBJS)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< collector/hash.c -o $@ $(XXH_LIBS) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< collector/hash.c $(XXH3_SIMD_OBJS) -o $@ $(XXH_LIBS) -lpthread
 
 # Independent OMPT tracer used by the end-to-end tests to cross-check the collector.
 $(B)/tests/libtracer.so: tests/tracer/tracer.c
@@ -273,10 +289,10 @@ $(B)/bench/%: bench/%.c
 	@echo "  OMPCC   $<"
 	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) -O2 $< -o $@
 
-$(B)/bench/hash_bench: bench/hash_bench.c collector/hash.c
+$(B)/bench/hash_bench: bench/hash_bench.c collector/hash.c $(XXH3_SIMD_OBJS)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) -O2 $^ -o $@ $(XXH_LIBS)
+	$(Q)$(CC) $(CFLAGS) -O2 $^ -o $@ -lpthread
 
 $(B)/bench/timeit: bench/timeit.c
 	@mkdir -p $(@D)

@@ -39,6 +39,20 @@ struct drain {
 	uint64_t chunks;             /* chunks written by us */
 };
 
+static int write_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p = (const char *)p + k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 struct drain *drain_open(const char *spool_path, unsigned nchunks, char **err)
 {
 	struct drain *d = calloc(1, sizeof(*d));
@@ -53,6 +67,20 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, char **err)
 	if (d->spool_fd < 0) {
 		if (asprintf(err, "cannot create '%s': %s", spool_path, strerror(errno)) < 0)
 			*err = NULL;
+		free(d);
+		return NULL;
+	}
+	/*
+	 * The spool's header, written here rather than in the program; its pid
+	 * stays 0 (the ring's owner says who records).  A spool that ends
+	 * after its header was never claimed.
+	 */
+	struct spool_header h = { SPOOL_MAGIC, SPOOL_VERSION, sizeof(struct rec), 0 };
+	if (write_all(d->spool_fd, &h, sizeof(h)) < 0) {
+		if (asprintf(err, "cannot write '%s': %s", spool_path, strerror(errno)) < 0)
+			*err = NULL;
+		close(d->spool_fd);
+		unlink(spool_path);
 		free(d);
 		return NULL;
 	}
@@ -85,20 +113,6 @@ int drain_spool_fd(const struct drain *d)
 int drain_ring_fd(const struct drain *d)
 {
 	return d->ring_fd;
-}
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p = (const char *)p + k;
-		n -= (size_t)k;
-	}
-	return 0;
 }
 
 /* Write chunk c (in state DRAINING) to the spool and free it. */

@@ -2,8 +2,10 @@
  * hash.c - content hashes (see hash.h for the definition) and the helper
  * threads that compute them while the runtime copies.
  *
- * XXH3-64 through libxxhash's runtime-dispatched entry points, which take the
- * widest SIMD path the CPU has (AVX-512, AVX2, SSE2).
+ * XXH3-64 from libxxhash's header, compiled in: inputs up to 240 bytes take
+ * its scalar path inline, longer ones the widest SIMD build the CPU has
+ * (AVX-512, AVX2: xxh3_simd.c; SSE2 otherwise), chosen from what glibc
+ * already learned of the CPU at start-up (no cpuid, which traps in a VM).
  *
  * Helpers: a few threads (one per core beyond the first, at most 3), started
  * at the first large transfer, that take chunks of queued jobs, oldest job
@@ -27,7 +29,6 @@
  * than hashing does.
  */
 #define _GNU_SOURCE
-#define XXH_STATIC_LINKING_ONLY
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -35,10 +36,52 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(MAPPROF_XXH3_X86)
+#include <sys/platform/x86.h>
+#endif
+
+#define XXH_INLINE_ALL
 #include <xxhash.h>
-#include <xxh_x86dispatch.h>
 
 #include "collector/hash.h"
+
+#if defined(MAPPROF_XXH3_X86)
+uint64_t mapprof_xxh3_avx2(const void *p, size_t n);
+uint64_t mapprof_xxh3_avx512(const void *p, size_t n);
+#endif
+
+static uint64_t xxh3_sse2(const void *p, size_t n)
+{
+	return XXH3_64bits(p, n);
+}
+
+static uint64_t (*xxh3_wide)(const void *, size_t) = xxh3_sse2;
+
+__attribute__((constructor)) static void xxh3_pick(void)
+{
+#if defined(MAPPROF_XXH3_X86)
+	if (CPU_FEATURE_ACTIVE(AVX512F))
+		xxh3_wide = mapprof_xxh3_avx512;
+	else if (CPU_FEATURE_ACTIVE(AVX2))
+		xxh3_wide = mapprof_xxh3_avx2;
+#endif
+}
+
+/*
+ * Feed a chunk hash to the streaming state.  Not inlined: inlined, gcc 12
+ * follows the header's long-input branches with an 8-byte object and warns
+ * (-Warray-bounds) about code that never runs.
+ */
+__attribute__((noinline)) static void xxh3_update(XXH3_state_t *st, const void *p, size_t n)
+{
+	XXH3_64bits_update(st, p, n);
+}
+
+/* XXH3-64 of p[0..n). */
+static inline uint64_t xxh3(const void *p, size_t n)
+{
+	return n <= 240 ? XXH3_64bits(p, n) : xxh3_wide(p, n);
+}
 
 #define MAX_HELPERS 3
 /* Smallest job worth a helper: below it, hashing inline costs less than the hand-off. */
@@ -95,7 +138,7 @@ static void work_on(struct hash_job *j)
 {
 	uint32_t i;
 	while ((i = atomic_fetch_add_explicit(&j->next_chunk, 1, memory_order_relaxed)) < j->nchunks)
-		j->chunk_hash[i] = XXH3_64bits_dispatch(j->p + (uint64_t)i * HASH_CHUNK_BYTES,
+		j->chunk_hash[i] = xxh3(j->p + (uint64_t)i * HASH_CHUNK_BYTES,
 							 chunk_len(j, i));
 }
 
@@ -309,7 +352,7 @@ static uint64_t combine(const uint64_t *h, uint32_t nchunks, uint64_t n)
 {
 	if (n < HASH_CHUNK_BYTES)
 		return h[0];
-	return XXH3_64bits_withSeed_dispatch(h, nchunks * sizeof(uint64_t), n);
+	return XXH3_64bits_withSeed(h, nchunks * sizeof(uint64_t), n);
 }
 
 uint64_t hash_bytes(const void *p, uint64_t n)
@@ -318,14 +361,14 @@ uint64_t hash_bytes(const void *p, uint64_t n)
 	XXH3_state_t st;
 
 	if (n < HASH_CHUNK_BYTES)
-		return XXH3_64bits_dispatch(p, (size_t)n);
+		return xxh3(p, (size_t)n);
 	/* Streaming over the chunk hashes equals hashing them in one array. */
 	XXH3_INITSTATE(&st);
 	XXH3_64bits_reset_withSeed(&st, n);
 	for (uint64_t off = 0; off < n; off += HASH_CHUNK_BYTES) {
-		uint64_t h = XXH3_64bits_dispatch(b + off, n - off < HASH_CHUNK_BYTES ? n - off
+		uint64_t h = xxh3(b + off, n - off < HASH_CHUNK_BYTES ? n - off
 											: HASH_CHUNK_BYTES);
-		XXH3_64bits_update_dispatch(&st, &h, sizeof(h));
+		xxh3_update(&st, &h, sizeof(h));
 	}
 	return XXH3_64bits_digest(&st);
 }

@@ -212,7 +212,8 @@ int output_open(void)
 			clog_msg("not recording: cannot create '%s': %s", spool_path, strerror(errno));
 		goto fail;
 	}
-	if (write(out_fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
+	/* 'mapprof record' wrote the header of the spool it handed over. */
+	if (!ring && write(out_fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
 		clog_msg("not recording: cannot write '%s': %s", spool_path, strerror(errno));
 		close(out_fd);
 		out_fd = -1;

@@ -228,8 +228,11 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 		db_fail(err, "cannot read '%s': %s", spool_path, strerror(errno));
 		goto out;
 	}
-	if ((size_t)st.st_size < sizeof(h)) {
-		/* Claimed but killed before the header was written: an empty run. */
+	if ((size_t)st.st_size <= sizeof(h)) {
+		/*
+		 * Nothing after the header: no process claimed the spool 'mapprof
+		 * record' made, or one claimed it and was killed at once.
+		 */
 		rc = 1;
 		goto out;
 	}

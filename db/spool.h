@@ -64,7 +64,7 @@ struct spool_header {
 	char magic[8];
 	uint32_t version;
 	uint32_t rec_size;   /* sizeof(struct rec) of the writer */
-	int64_t pid;         /* the process that claimed the spool */
+	int64_t pid;         /* the process that claimed the spool; 0 when mapprof record wrote it */
 };
 
 struct spool_frame {
