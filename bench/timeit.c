@@ -4,17 +4,22 @@
  * usage: timeit OUTFILE PROGRAM [ARGS...]
  *
  * The native side of 'make bench': it times the program exactly as
- * 'mapprof record' does (monotonic clock from just before fork to wait4's
- * return; ru_maxrss from wait4), so the two are compared like for like.
+ * 'mapprof record' does (monotonic clock from just before posix_spawn to
+ * wait4's return; ru_maxrss from wait4), so the two are compared like for
+ * like.
  */
 #define _GNU_SOURCE
+#include <spawn.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static int64_t mono_ns(void)
 {
@@ -27,7 +32,7 @@ int main(int argc, char **argv)
 {
 	struct rusage ru;
 	int64_t t0, t1;
-	int status;
+	int status, rc;
 	pid_t pid;
 	FILE *f;
 
@@ -37,15 +42,10 @@ int main(int argc, char **argv)
 	}
 	fflush(NULL);
 	t0 = mono_ns();
-	pid = fork();
-	if (pid < 0) {
-		perror("timeit: fork");
-		return 2;
-	}
-	if (pid == 0) {
-		execvp(argv[2], argv + 2);
-		perror("timeit: exec");
-		_exit(127);
+	rc = posix_spawnp(&pid, argv[2], NULL, NULL, argv + 2, environ);
+	if (rc) {
+		fprintf(stderr, "timeit: cannot run '%s': %s\n", argv[2], strerror(rc));
+		return 127;
 	}
 	if (wait4(pid, &status, 0, &ru) < 0) {
 		perror("timeit: wait4");
