@@ -58,7 +58,8 @@ static atomic_int running;
 static atomic_int finished;
 static _Atomic uint64_t events_lost;
 
-static __thread struct tslot *my_slot;
+__thread struct thread_state *collector_thread __attribute__((tls_model("initial-exec")));
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
 /* The ring shared with 'mapprof record', or NULL. */
 static struct ring_header *ring;
@@ -150,7 +151,6 @@ static struct tslot *slot_new(void)
 	s->next = slots;
 	slots = s;
 	pthread_mutex_unlock(&mu);
-	pthread_setspecific(exit_key, s);
 	return s;
 }
 
@@ -213,17 +213,39 @@ static int ring_swap(struct tslot *s, struct buf *b)
 /* A thread ends: its events go to the spool now, not at the end of the run. */
 static void thread_exit(void *arg)
 {
-	struct tslot *s = arg;
+	struct thread_state *t = arg;
+	struct tslot *s = t->slot;
 	struct buf *b;
 
-	pthread_mutex_lock(&mu);
-	b = atomic_load_explicit(&s->cur, memory_order_relaxed);
-	if (b && !atomic_load(&finished)) {
-		flush(b);
-		atomic_store_explicit(&s->cur, NULL, memory_order_relaxed);
-		buf_release(b);
+	if (s) {
+		pthread_mutex_lock(&mu);
+		b = atomic_load_explicit(&s->cur, memory_order_relaxed);
+		if (b && !atomic_load(&finished)) {
+			flush(b);
+			atomic_store_explicit(&s->cur, NULL, memory_order_relaxed);
+			buf_release(b);
+		}
+		pthread_mutex_unlock(&mu);
 	}
-	pthread_mutex_unlock(&mu);
+	collector_thread = NULL;
+	munmap(t, sizeof(*t));
+}
+
+static void exit_key_create(void)
+{
+	pthread_key_create(&exit_key, thread_exit);
+}
+
+struct thread_state *thread_state_new(void)
+{
+	struct thread_state *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	pthread_once(&exit_key_once, exit_key_create);
+	pthread_setspecific(exit_key, t);
+	collector_thread = t;
+	return t;
 }
 
 int buffer_recording(void)
@@ -231,21 +253,21 @@ int buffer_recording(void)
 	return atomic_load_explicit(&running, memory_order_relaxed);
 }
 
-int buffer_thread_id(void)
+int buffer_thread_id(const struct thread_state *t)
 {
-	return my_slot ? my_slot->id : -1;
+	return t->slot ? t->slot->id : -1;
 }
 
-struct rec *buffer_slot(void)
+struct rec *buffer_slot(struct thread_state *t)
 {
-	struct tslot *s = my_slot;
+	struct tslot *s = t->slot;
 	struct buf *b;
 	uint32_t n;
 
 	if (!atomic_load_explicit(&running, memory_order_relaxed))
 		goto lost;
 	if (!s) {
-		s = my_slot = slot_new();
+		s = t->slot = slot_new();
 		if (!s)
 			goto lost;
 	}
@@ -273,9 +295,9 @@ lost:
 	return NULL;
 }
 
-void buffer_commit(void)
+void buffer_commit(struct thread_state *t)
 {
-	struct buf *b = atomic_load_explicit(&my_slot->cur, memory_order_relaxed);
+	struct buf *b = atomic_load_explicit(&t->slot->cur, memory_order_relaxed);
 	uint32_t n = atomic_load_explicit(&b->n, memory_order_relaxed);
 	/* Release: the finishing thread reads the record only after seeing n. */
 	atomic_store_explicit(&b->n, n + 1, memory_order_release);
@@ -291,7 +313,7 @@ static void atfork_child(void)
 void buffer_start(void)
 {
 	ring = output_ring();
-	pthread_key_create(&exit_key, thread_exit);
+	pthread_once(&exit_key_once, exit_key_create);
 	pthread_atfork(NULL, NULL, atfork_child);
 	atomic_store(&started, 1);
 	atomic_store(&running, 1);

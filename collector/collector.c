@@ -24,8 +24,6 @@
 
 #include "collector/collector.h"
 
-#define PENDING_MAX 8
-
 int64_t collector_start_ns;
 int collector_tsc;
 
@@ -35,25 +33,6 @@ static ompt_set_callback_t set_callback;
 static atomic_int host_device = -1;  /* learned from the runtime at the first data op */
 static const char *runtime_version;
 
-struct pending {
-	uint64_t seq;
-	int64_t begin_ns;
-	uint64_t hash;
-	struct hash_job *job;  /* the source being hashed while it is copied */
-	int has_hash;
-	int map_index;
-};
-
-static __thread struct {
-	struct pending ops[PENDING_MAX];
-	int nops;
-	uint64_t target_id;
-	uint64_t target_seq;
-	int64_t target_begin_ns;
-	int target_device;
-	uint64_t kernel_seq;
-	int64_t kernel_begin_ns;
-} tls;
 
 void clog_msg(const char *fmt, ...)
 {
@@ -119,21 +98,22 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		       void *dest_addr, int dest_device_num, size_t bytes, const void *codeptr_ra)
 {
 	struct pending *p = NULL;
+	struct thread_state *t;
 	struct rec *r;
 	(void)target_task_data;
 	(void)target_data;
 
-	if (!buffer_recording())
+	if (!buffer_recording() || !(t = thread_state()))
 		return;  /* finished, or a forked child */
 	if (endpoint == ompt_scope_begin) {
-		if (tls.nops == PENDING_MAX) {
+		if (t->nops == PENDING_MAX) {
 			/* Begins without ends: forget them, but first let go of their sources. */
-			for (int i = 0; i < tls.nops; i++)
-				if (tls.ops[i].job)
-					hash_cancel(tls.ops[i].job);
-			tls.nops = 0;
+			for (int i = 0; i < t->nops; i++)
+				if (t->ops[i].job)
+					hash_cancel(t->ops[i].job);
+			t->nops = 0;
 		}
-		p = &tls.ops[tls.nops++];
+		p = &t->ops[t->nops++];
 		p->seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
 		p->has_hash = 0;
 		p->job = NULL;
@@ -147,9 +127,9 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		}
 		if (is_transfer_to(optype) || optype == ompt_target_data_alloc ||
 		    optype == ompt_target_data_alloc_async)
-			p->map_index = interpose_map_index((uint64_t)src_addr);
+			p->map_index = interpose_map_index(t, (uint64_t)src_addr);
 		else if (is_transfer_from(optype))
-			p->map_index = interpose_map_index((uint64_t)dest_addr);
+			p->map_index = interpose_map_index(t, (uint64_t)dest_addr);
 		if (host_op_id)
 			*host_op_id = p->seq;
 		p->begin_ns = event_time();  /* last: the hash is not the operation's time */
@@ -157,9 +137,9 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 	}
 
 	/* End: find the begin half. */
-	for (int i = tls.nops - 1; i >= 0; i--) {
-		if (!host_op_id || tls.ops[i].seq == *host_op_id) {
-			p = &tls.ops[i];
+	for (int i = t->nops - 1; i >= 0; i--) {
+		if (!host_op_id || t->ops[i].seq == *host_op_id) {
+			p = &t->ops[i];
 			break;
 		}
 	}
@@ -168,11 +148,11 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		p->hash = hash_finish(p->job);
 		p->job = NULL;
 	}
-	r = buffer_slot();
+	r = buffer_slot(t);
 	if (r) {
 		r->type = REC_DATA_OP;
 		r->kind = (uint8_t)optype;
-		r->thread = buffer_thread_id();
+		r->thread = buffer_thread_id(t);
 		r->src_dev = src_device_num;
 		r->dst_dev = dest_device_num;
 		r->src_addr = (uint64_t)src_addr;
@@ -180,7 +160,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		r->bytes = bytes;
 		r->end_ns = end;
 		r->codeptr = (uint64_t)codeptr_ra;
-		r->target_id = tls.target_id;
+		r->target_id = t->target_id;
 		r->teams = 0;
 		if (p) {
 			r->seq = p->seq;
@@ -200,11 +180,11 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			r->hash = hash_parallel(dest_addr, bytes);
 			r->has_hash = 1;
 		}
-		buffer_commit();
+		buffer_commit(t);
 	}
 	if (p) {
 		/* Drop the pending entry (it is usually the last one). */
-		*p = tls.ops[--tls.nops];
+		*p = t->ops[--t->nops];
 	}
 }
 
@@ -212,71 +192,73 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
 		      ompt_data_t *task_data, ompt_data_t *target_task_data,
 		      ompt_data_t *target_data, const void *codeptr_ra)
 {
+	struct thread_state *t;
 	struct rec *r;
 	(void)task_data;
 	(void)target_task_data;
 
-	if (!buffer_recording())
+	if (!buffer_recording() || !(t = thread_state()))
 		return;
 	if (endpoint == ompt_scope_begin) {
-		tls.target_id = atomic_fetch_add_explicit(&next_target_id, 1, memory_order_relaxed);
-		tls.target_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
-		tls.target_device = device_num;
-		tls.target_begin_ns = event_time();
+		t->target_id = atomic_fetch_add_explicit(&next_target_id, 1, memory_order_relaxed);
+		t->target_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+		t->target_device = device_num;
+		t->target_begin_ns = event_time();
 		if (target_data)
-			target_data->value = tls.target_id;
+			target_data->value = t->target_id;
 		return;
 	}
-	r = buffer_slot();
+	r = buffer_slot(t);
 	if (r) {
 		r->type = REC_TARGET;
 		r->kind = (uint8_t)kind;
-		r->thread = buffer_thread_id();
+		r->thread = buffer_thread_id(t);
 		r->src_dev = device_num;
 		r->dst_dev = device_num;
-		r->seq = tls.target_seq;
-		r->target_id = tls.target_id;
-		r->begin_ns = tls.target_begin_ns;
+		r->seq = t->target_seq;
+		r->target_id = t->target_id;
+		r->begin_ns = t->target_begin_ns;
 		r->end_ns = event_time();
 		r->codeptr = (uint64_t)codeptr_ra;
 		r->has_hash = 0;
 		r->map_index = -1;
 		r->src_addr = r->dst_addr = r->bytes = r->hash = 0;
 		r->teams = 0;
-		buffer_commit();
+		buffer_commit(t);
 	}
-	tls.target_id = 0;
+	t->target_id = 0;
 }
 
 static void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
 		      ompt_id_t *host_op_id, unsigned int requested_num_teams)
 {
+	struct thread_state *t;
 	struct rec *r;
 
-	if (!buffer_recording())
+	if (!buffer_recording() || !(t = thread_state()))
 		return;
 	if (endpoint == ompt_scope_begin) {
-		tls.kernel_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+		t->kernel_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
 		if (host_op_id)
-			*host_op_id = tls.kernel_seq;
-		tls.kernel_begin_ns = event_time();
+			*host_op_id = t->kernel_seq;
+		t->kernel_begin_ns = event_time();
 		return;
 	}
-	r = buffer_slot();
+	r = buffer_slot(t);
 	if (r) {
 		r->type = REC_KERNEL;
 		r->kind = 0;
-		r->thread = buffer_thread_id();
-		r->seq = tls.kernel_seq;
-		r->begin_ns = tls.kernel_begin_ns;
+		r->thread = buffer_thread_id(t);
+		r->seq = t->kernel_seq;
+		r->begin_ns = t->kernel_begin_ns;
 		r->end_ns = event_time();
-		r->target_id = tls.target_id ? tls.target_id : (target_data ? target_data->value : 0);
-		r->src_dev = r->dst_dev = tls.target_device;
+		r->target_id = t->target_id ? t->target_id : (target_data ? target_data->value : 0);
+		r->src_dev = r->dst_dev = t->target_device;
 		r->teams = requested_num_teams;
 		r->has_hash = 0;
 		r->map_index = -1;
 		r->src_addr = r->dst_addr = r->bytes = r->hash = r->codeptr = 0;
-		buffer_commit();
+		buffer_commit(t);
 	}
 }
 

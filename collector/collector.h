@@ -56,6 +56,56 @@ void collector_clock_frame(void);
 /* "mapprof-collector: ..." on stderr. */
 void clog_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* --- per-thread state (buffer.c) ------------------------------------------ */
+
+#define PENDING_MAX 8       /* data operations begun and not yet ended, per thread */
+#define MAP_ENTRIES_MAX 64  /* map entries of the offload call in progress */
+#define SEEN_SLOTS 64       /* call sites this thread noted lately */
+
+/* A data operation between its begin and end callbacks. */
+struct pending {
+	uint64_t seq;
+	int64_t begin_ns;
+	uint64_t hash;
+	struct hash_job *job;  /* the source being hashed while it is copied */
+	int has_hash;
+	int map_index;
+};
+
+struct tslot;
+
+/*
+ * All a thread keeps, in one block mapped at its first event and reached
+ * through a single initial-exec TLS pointer: a callback reads it with one
+ * load, where a TLS descriptor call per variable cost a few ns each, and the
+ * collector's static TLS is 8 bytes, which a dlopen always finds room for.
+ */
+struct thread_state {
+	/* collector.c: the open target construct, kernel and data operations */
+	struct pending ops[PENDING_MAX];
+	int nops;
+	int target_device;
+	uint64_t target_id, target_seq, kernel_seq;
+	int64_t target_begin_ns, kernel_begin_ns;
+	/* buffer.c: this thread's buffer */
+	struct tslot *slot;
+	/* interpose.c: the offload call in progress, call sites seen */
+	uint64_t call_codeptr;
+	int call_n;
+	uint64_t call_begin[MAP_ENTRIES_MAX], call_bytes[MAP_ENTRIES_MAX];
+	uint64_t seen[SEEN_SLOTS];
+};
+
+extern __thread struct thread_state *collector_thread __attribute__((tls_model("initial-exec")));
+/* Map this thread's state (at its first event); NULL if that fails. */
+struct thread_state *thread_state_new(void);
+
+static inline struct thread_state *thread_state(void)
+{
+	struct thread_state *t = collector_thread;
+	return __builtin_expect(t != NULL, 1) ? t : thread_state_new();
+}
+
 /* --- output.c: the spool ---------------------------------------------------- */
 
 /* Claim the spool.  0, or -1: this process does not record (said why on stderr). */
@@ -81,12 +131,12 @@ void buffer_start(void);
  * A record slot in this thread's buffer, to fill and then commit with
  * buffer_commit().  NULL when recording has stopped (the event is counted lost).
  */
-struct rec *buffer_slot(void);
-void buffer_commit(void);
+struct rec *buffer_slot(struct thread_state *t);
+void buffer_commit(struct thread_state *t);
 /* Nonzero while events are recorded (cheap: callbacks test it first). */
 int buffer_recording(void);
 /* This thread's small id (assigned on its first event). */
-int buffer_thread_id(void);
+int buffer_thread_id(const struct thread_state *t);
 /* Write what is left, the end of the run, and close the spool.  Idempotent. */
 void buffer_finish(void);
 
@@ -117,7 +167,7 @@ void sb_json_str(struct sbuf *b, const char *s, size_t n);
  * The map entry of the offload call in progress on this thread that covers
  * host address 'addr', or -1.
  */
-int interpose_map_index(uint64_t addr);
+int interpose_map_index(const struct thread_state *t, uint64_t addr);
 /* Write the source records seen so far that are not yet in the spool. */
 void interpose_flush(void);
 /* Nonzero when call sites wait to be written (cheap, no lock). */

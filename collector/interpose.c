@@ -30,7 +30,6 @@
 #include "collector/collector.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define MAX_ENTRIES 64
 
 typedef struct {
 	int32_t reserved_1, flags, reserved_2, reserved_3;
@@ -49,12 +48,6 @@ typedef struct {
 	void **mappers;
 } kernel_args_t;
 
-static __thread struct {
-	uint64_t codeptr;
-	int n;
-	uint64_t begin[MAX_ENTRIES];
-	uint64_t bytes[MAX_ENTRIES];
-} cur;
 
 struct site {
 	struct site *next;
@@ -68,18 +61,16 @@ struct site {
 static pthread_mutex_t sites_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct site *sites;
 static atomic_int unwritten;  /* sites not yet in the spool */
-#define SEEN_SLOTS 64
-static __thread uint64_t seen[SEEN_SLOTS];
 
-static void note_site(uint64_t codeptr, const char *entry, const ident_t *loc, int n, void **names)
+static void note_site(struct thread_state *t, uint64_t codeptr, const char *entry, const ident_t *loc, int n, void **names)
 {
 	unsigned slot = (unsigned)(codeptr >> 2) % SEEN_SLOTS;
 	struct site *s;
 	struct sbuf json = { 0 };
 
-	if (seen[slot] == codeptr)
+	if (t->seen[slot] == codeptr)
 		return;
-	seen[slot] = codeptr;
+	t->seen[slot] = codeptr;
 	pthread_mutex_lock(&sites_mu);
 	for (s = sites; s; s = s->next)
 		if (s->codeptr == codeptr)
@@ -110,26 +101,26 @@ static void note_site(uint64_t codeptr, const char *entry, const ident_t *loc, i
 static void note_call(uint64_t codeptr, const char *entry, const ident_t *loc, int n,
 		      void **ptrs, const int64_t *sizes, void **names)
 {
-	if (!buffer_recording())
+	struct thread_state *t;
+
+	if (!buffer_recording() || !(t = thread_state()))
 		return;
-	cur.codeptr = codeptr;
-	cur.n = n < MAX_ENTRIES ? n : MAX_ENTRIES;
-	for (int i = 0; i < cur.n; i++) {
-		cur.begin[i] = ptrs ? (uint64_t)ptrs[i] : 0;
-		cur.bytes[i] = sizes ? (uint64_t)sizes[i] : 0;
+	t->call_codeptr = codeptr;
+	t->call_n = n < MAP_ENTRIES_MAX ? n : MAP_ENTRIES_MAX;
+	for (int i = 0; i < t->call_n; i++) {
+		t->call_begin[i] = ptrs ? (uint64_t)ptrs[i] : 0;
+		t->call_bytes[i] = sizes ? (uint64_t)sizes[i] : 0;
 	}
-	note_site(codeptr, entry, loc, n, names);
+	note_site(t, codeptr, entry, loc, n, names);
 }
 
-int interpose_map_index(uint64_t addr)
+int interpose_map_index(const struct thread_state *t, uint64_t addr)
 {
 	int best = -1;
-	if (!cur.n)
-		return -1;
-	for (int i = 0; i < cur.n; i++) {
-		if (cur.begin[i] == addr)
+	for (int i = 0; i < t->call_n; i++) {
+		if (t->call_begin[i] == addr)
 			return i;
-		if (best < 0 && addr > cur.begin[i] && addr < cur.begin[i] + cur.bytes[i])
+		if (best < 0 && addr > t->call_begin[i] && addr < t->call_begin[i] + t->call_bytes[i])
 			best = i;
 	}
 	return best;
