@@ -113,6 +113,13 @@ static int is_var(const char *entry, const char *const *names, size_t n)
 	return 0;
 }
 
+static void free_env(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
 /*
  * The program's environment: ours, with the collector added.  Built before
  * the program starts, so that starting it is a plain posix_spawn (no copy of
@@ -150,17 +157,8 @@ static char **child_env(const char *output, const char *spool, const char *colle
 	env[k] = NULL;
 	return env;
 oom:
-	for (size_t i = 0; env[i]; i++)
-		free(env[i]);
-	free(env);
+	free_env(env);
 	return NULL;
-}
-
-static void free_env(char **env)
-{
-	for (size_t i = 0; env && env[i]; i++)
-		free(env[i]);
-	free(env);
 }
 
 static pid_t child_pid;
