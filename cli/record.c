@@ -181,7 +181,9 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	char *output = opt->output ? strdup(opt->output) : record_default_output(opt->argv[0]);
 	char *abs_output = NULL, *collector = NULL, *err = NULL, *spool = NULL, **env = NULL;
 	const char *chunks_env = getenv("MAPPROF_RING_CHUNKS");
-	unsigned nchunks = chunks_env && *chunks_env ? (unsigned)atoi(chunks_env) : RING_CHUNKS_DEFAULT;
+	char *chunks_end = NULL;
+	long chunks = chunks_env && *chunks_env ? strtol(chunks_env, &chunks_end, 10) : RING_CHUNKS_DEFAULT;
+	unsigned nchunks;
 	struct drain *drain = NULL;
 	/* Event times from the timestamp counter, unless MAPPROF_CLOCK=monotonic. */
 	const char *clock_env = getenv("MAPPROF_CLOCK");
@@ -198,6 +200,12 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	struct record_counts counts;
 
 	*status = EXIT_ERROR;
+	if ((chunks_end && *chunks_end) || chunks < 0 || chunks > 4096) {
+		error("MAPPROF_RING_CHUNKS must be a number from 0 to 4096, not '%s'", chunks_env);
+		free(output);
+		return -1;
+	}
+	nchunks = (unsigned)chunks;
 	if (!output) {
 		error("out of memory");
 		return -1;

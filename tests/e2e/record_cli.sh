@@ -88,6 +88,8 @@ int main(int argc, char **argv) {
 C
 clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu loop.c -o loop \
 	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build loop.c"
+assert_eq "$(MAPPROF_RING_CHUNKS=-1 status "$mapprof" record -f -o loop.db -- ./loop 1)" 3 "a bad MAPPROF_RING_CHUNKS"
+grep -q "MAPPROF_RING_CHUNKS must be" err || fail "no message for a bad MAPPROF_RING_CHUNKS: $(cat err)"
 for chunks in 0 1 ""; do
 	MAPPROF_RING_CHUNKS=$chunks "$mapprof" record -f -o loop.db -- ./loop 3001 2>err >/dev/null ||
 		fail "record with MAPPROF_RING_CHUNKS='$chunks': $(cat err)"
