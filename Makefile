@@ -50,6 +50,7 @@ COLLECTOR_OBJS := \
 	$(B)/collector/runinfo.o \
 	$(B)/collector/hash.o \
 	$(B)/collector/interpose.o \
+	$(B)/collector/got.o \
 	$(B)/collector/output.o \
 	$(XXH3_SIMD_OBJS) \
 	$(B)/db/spool_pic.o
@@ -98,9 +99,11 @@ $(B)/db/schema_pic.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db
 	@mkdir -p $(@D)
 	$(Q)$(CC) -fPIC -c $(B)/gen/schema.S -o $@
 
+# nodelete: the program's GOT slots point into the collector (collector/got.c),
+# so it must stay mapped even if the runtime closes its tool library.
 $(B)/libmapprof-collector.so: $(COLLECTOR_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -o $@ -ldl -lpthread
+	$(Q)$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete $(LDFLAGS) $^ -o $@ -ldl -lpthread
 
 $(B)/libmapprof-ingest.so: $(INGEST_OBJS)
 	@echo "  LD      $@"

@@ -3,8 +3,9 @@
  *
  * The database is created here, before the program starts, so a path that
  * cannot be written fails fast.  The program then runs with the collector in
- * OMP_TOOL_LIBRARIES (and LD_PRELOAD, to capture clang's source records),
- * with its stdin/stdout/stderr untouched.  The collector writes a spool
+ * OMP_TOOL_LIBRARIES (the collector also redirects the program's offload
+ * calls to capture clang's source records, collector/got.c), with its
+ * stdin/stdout/stderr untouched.  The collector writes a spool
  * ("DB-spool"); once the program has ended, this process expands it into the
  * database and completes it: how the program ended, deletes paired with
  * allocations.  None of that work is charged to the program.
@@ -53,8 +54,8 @@ static const char record_usage[] =
 	"database could not be created.\n"
 	"\n"
 	"Environment: the collector is loaded through OMP_TOOL_LIBRARIES (appended to\n"
-	"any value already set) and LD_PRELOAD.  MAPPROF_COLLECTOR overrides the\n"
-	"collector library's path.\n";
+	"any value already set).  MAPPROF_COLLECTOR overrides the collector library's\n"
+	"path.\n";
 
 char *record_default_output(const char *program)
 {
@@ -130,8 +131,7 @@ static char **child_env(const char *output, const char *spool, const char *colle
 			const struct drain *d, int tsc)
 {
 	static const char *const ours[] = { "MAPPROF_OUTPUT", "MAPPROF_SPOOL", "MAPPROF_SPOOL_FD",
-					    "MAPPROF_RING_FD", "MAPPROF_CLOCK", "OMP_TOOL_LIBRARIES",
-					    "LD_PRELOAD" };
+					    "MAPPROF_RING_FD", "MAPPROF_CLOCK", "OMP_TOOL_LIBRARIES" };
 	size_t n = 0, k = 0, nours = sizeof(ours) / sizeof(ours[0]);
 	char **env;
 
@@ -151,8 +151,7 @@ static char **child_env(const char *output, const char *spool, const char *colle
 		env[k - 1] = NULL;
 		goto oom;
 	}
-	if (!(env[k++] = env_entry("OMP_TOOL_LIBRARIES", collector, ":")) ||
-	    !(env[k++] = env_entry("LD_PRELOAD", collector, ":")))
+	if (!(env[k++] = env_entry("OMP_TOOL_LIBRARIES", collector, ":")))
 		goto oom;
 	env[k] = NULL;
 	return env;

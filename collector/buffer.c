@@ -54,7 +54,7 @@ static int next_thread_id;
 static pthread_key_t exit_key;
 
 static atomic_int started;
-static atomic_int running;
+atomic_int buffer_running;
 static atomic_int finished;
 static _Atomic uint64_t events_lost;
 
@@ -162,7 +162,7 @@ static void write_buf(struct buf *b)
 		return;
 	if (output_records(&b->frame, n) < 0) {
 		atomic_fetch_add(&events_lost, n);
-		atomic_store(&running, 0);
+		atomic_store(&buffer_running, 0);
 	}
 	atomic_store_explicit(&b->n, 0, memory_order_relaxed);
 }
@@ -186,8 +186,10 @@ static void flush_frames(void)
 		return;
 	pthread_mutex_lock(&mu);
 	if (!atomic_load(&finished)) {
-		if (modules_changed())
+		if (modules_changed()) {
+			interpose_install();
 			modules_record();
+		}
 		interpose_flush();
 		output_sync();
 	}
@@ -248,28 +250,19 @@ struct thread_state *thread_state_new(void)
 	return t;
 }
 
-int buffer_recording(void)
-{
-	return atomic_load_explicit(&running, memory_order_relaxed);
-}
-
-int buffer_thread_id(const struct thread_state *t)
-{
-	return t->slot ? t->slot->id : -1;
-}
-
-struct rec *buffer_slot(struct thread_state *t)
+struct rec *buffer_slot_slow(struct thread_state *t)
 {
 	struct tslot *s = t->slot;
 	struct buf *b;
 	uint32_t n;
 
-	if (!atomic_load_explicit(&running, memory_order_relaxed))
+	if (!atomic_load_explicit(&buffer_running, memory_order_relaxed))
 		goto lost;
 	if (!s) {
 		s = t->slot = slot_new();
 		if (!s)
 			goto lost;
+		t->thread_id = s->id;
 	}
 	b = atomic_load_explicit(&s->cur, memory_order_relaxed);
 	if (!b)
@@ -285,28 +278,21 @@ struct rec *buffer_slot(struct thread_state *t)
 				flush(b);
 			pthread_mutex_unlock(&mu);
 		}
-		if (!atomic_load_explicit(&running, memory_order_relaxed))
+		if (!atomic_load_explicit(&buffer_running, memory_order_relaxed))
 			goto lost;
 		n = 0;
 	}
+	t->chunk = b;
 	return &b->recs[n];
 lost:
 	atomic_fetch_add_explicit(&events_lost, 1, memory_order_relaxed);
 	return NULL;
 }
 
-void buffer_commit(struct thread_state *t)
-{
-	struct buf *b = atomic_load_explicit(&t->slot->cur, memory_order_relaxed);
-	uint32_t n = atomic_load_explicit(&b->n, memory_order_relaxed);
-	/* Release: the finishing thread reads the record only after seeing n. */
-	atomic_store_explicit(&b->n, n + 1, memory_order_release);
-}
-
 /* A forked child must not write into its parent's spool. */
 static void atfork_child(void)
 {
-	atomic_store(&running, 0);
+	atomic_store(&buffer_running, 0);
 	atomic_store(&finished, 1);
 }
 
@@ -316,7 +302,7 @@ void buffer_start(void)
 	pthread_once(&exit_key_once, exit_key_create);
 	pthread_atfork(NULL, NULL, atfork_child);
 	atomic_store(&started, 1);
-	atomic_store(&running, 1);
+	atomic_store(&buffer_running, 1);
 }
 
 void buffer_finish(void)
@@ -324,7 +310,7 @@ void buffer_finish(void)
 	if (!atomic_load(&started) || atomic_exchange(&finished, 1))
 		return;
 	pthread_mutex_lock(&mu);
-	atomic_store(&running, 0);
+	atomic_store(&buffer_running, 0);
 	for (struct tslot *s = slots; s; s = s->next) {
 		struct buf *b = atomic_load_explicit(&s->cur, memory_order_relaxed);
 		if (b) {

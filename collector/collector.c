@@ -114,7 +114,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			t->nops = 0;
 		}
 		p = &t->ops[t->nops++];
-		p->seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+		p->seq = counter_next(&next_seq);
 		p->has_hash = 0;
 		p->job = NULL;
 		p->map_index = -1;
@@ -169,7 +169,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			r->hash = p->hash;
 			r->map_index = (int8_t)(p->map_index < 128 ? p->map_index : -1);
 		} else {
-			r->seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+			r->seq = counter_next(&next_seq);
 			r->begin_ns = end;
 			r->has_hash = 0;
 			r->hash = 0;
@@ -200,8 +200,8 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
 	if (!buffer_recording() || !(t = thread_state()))
 		return;
 	if (endpoint == ompt_scope_begin) {
-		t->target_id = atomic_fetch_add_explicit(&next_target_id, 1, memory_order_relaxed);
-		t->target_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+		t->target_id = counter_next(&next_target_id);
+		t->target_seq = counter_next(&next_seq);
 		t->target_device = device_num;
 		t->target_begin_ns = event_time();
 		if (target_data)
@@ -238,7 +238,7 @@ static void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
 	if (!buffer_recording() || !(t = thread_state()))
 		return;
 	if (endpoint == ompt_scope_begin) {
-		t->kernel_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+		t->kernel_seq = counter_next(&next_seq);
 		if (host_op_id)
 			*host_op_id = t->kernel_seq;
 		t->kernel_begin_ns = event_time();
@@ -294,8 +294,10 @@ static void on_device_load(int device_num, const char *filename, int64_t offset_
 	output_frame(SPOOL_IMAGE, (int64_t)device_num, filename, (int64_t)(uint64_t)host_addr,
 		     (int64_t)bytes, rel_ns());
 	/* An offload image usually arrives with a newly loaded library. */
-	if (modules_changed())
+	if (modules_changed()) {
+		interpose_install();
 		modules_record();
+	}
 }
 
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
@@ -332,6 +334,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 	}
 	collector_clock_frame();
 	modules_record();
+	interpose_install();
 
 	set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
 	for (size_t i = 0; set_callback && i < sizeof(cbs) / sizeof(cbs[0]); i++) {

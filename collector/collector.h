@@ -12,14 +12,17 @@
 #ifndef MAPPROF_COLLECTOR_H
 #define MAPPROF_COLLECTOR_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/single_threaded.h>
 #include <time.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
 
 #include "collector/hash.h"
+#include "db/ring.h"
 #include "db/spool.h"
 
 #define COLLECTOR_HIDDEN __attribute__((visibility("hidden")))
@@ -33,9 +36,9 @@ static inline int64_t now_ns(void)
 }
 
 /* Origin of all recorded times (CLOCK_MONOTONIC at tool start). */
-extern int64_t collector_start_ns;
+extern int64_t collector_start_ns COLLECTOR_HIDDEN;
 /* Nonzero: event times are timestamp counter ticks (the spool's CLOCK frames convert them). */
-extern int collector_tsc;
+extern int collector_tsc COLLECTOR_HIDDEN;
 
 /*
  * An event's time: a timestamp counter read (about half the cost of
@@ -87,8 +90,10 @@ struct thread_state {
 	int target_device;
 	uint64_t target_id, target_seq, kernel_seq;
 	int64_t target_begin_ns, kernel_begin_ns;
-	/* buffer.c: this thread's buffer */
+	/* buffer.c: this thread's buffer (the current chunk, a copy of slot->cur) */
 	struct tslot *slot;
+	struct ring_chunk *chunk;
+	int thread_id;
 	/* interpose.c: the offload call in progress, call sites seen */
 	uint64_t call_codeptr;
 	int call_n;
@@ -127,16 +132,64 @@ void output_close(void);
 
 /* Start recording. */
 void buffer_start(void);
+
+extern atomic_int buffer_running COLLECTOR_HIDDEN;
+
+/* Nonzero while events are recorded (cheap: callbacks test it first). */
+static inline int buffer_recording(void)
+{
+	return atomic_load_explicit(&buffer_running, memory_order_relaxed);
+}
+
+/* buffer_slot() when the thread has no buffer yet or its buffer is full. */
+struct rec *buffer_slot_slow(struct thread_state *t);
+
 /*
  * A record slot in this thread's buffer, to fill and then commit with
  * buffer_commit().  NULL when recording has stopped (the event is counted lost).
+ * Inline: a callback pays a load, a compare and an address.
  */
-struct rec *buffer_slot(struct thread_state *t);
-void buffer_commit(struct thread_state *t);
-/* Nonzero while events are recorded (cheap: callbacks test it first). */
-int buffer_recording(void);
-/* This thread's small id (assigned on its first event). */
-int buffer_thread_id(const struct thread_state *t);
+static inline struct rec *buffer_slot(struct thread_state *t)
+{
+	struct ring_chunk *b = t->chunk;
+	if (__builtin_expect(b != NULL, 1) && buffer_recording()) {
+		uint32_t n = atomic_load_explicit(&b->n, memory_order_relaxed);
+		if (__builtin_expect(n < RING_CHUNK_RECS, 1))
+			return &b->recs[n];
+	}
+	return buffer_slot_slow(t);
+}
+
+static inline void buffer_commit(struct thread_state *t)
+{
+	struct ring_chunk *b = t->chunk;
+	uint32_t n = atomic_load_explicit(&b->n, memory_order_relaxed);
+	/* Release: the finishing thread reads the record only after seeing n. */
+	atomic_store_explicit(&b->n, n + 1, memory_order_release);
+}
+
+/* This thread's small id (assigned with its buffer; valid once buffer_slot() gave a slot). */
+static inline int buffer_thread_id(const struct thread_state *t)
+{
+	return t->thread_id;
+}
+
+/*
+ * The next value of a process-wide counter.  While the process has one
+ * thread (glibc's __libc_single_threaded) no other thread can race us, and a
+ * plain increment saves the locked add (about 8 ns here; a launch-heavy
+ * program takes seven per target region).  It turns false before a second
+ * thread starts and stays false.
+ */
+static inline uint64_t counter_next(_Atomic uint64_t *c)
+{
+	if (__libc_single_threaded) {
+		uint64_t v = atomic_load_explicit(c, memory_order_relaxed);
+		atomic_store_explicit(c, v + 1, memory_order_relaxed);
+		return v;
+	}
+	return atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+}
 /* Write what is left, the end of the run, and close the spool.  Idempotent. */
 void buffer_finish(void);
 
@@ -168,9 +221,29 @@ void sb_json_str(struct sbuf *b, const char *s, size_t n);
  * host address 'addr', or -1.
  */
 int interpose_map_index(const struct thread_state *t, uint64_t addr);
+/*
+ * Send the offload calls of the objects that link libomptarget (and were
+ * loaded since the last call) to our entry points.  Cheap when nothing was
+ * loaded.
+ */
+void interpose_install(void);
 /* Write the source records seen so far that are not yet in the spool. */
 void interpose_flush(void);
 /* Nonzero when call sites wait to be written (cheap, no lock). */
 int interpose_pending(void);
+
+/* --- got.c ------------------------------------------------------------------ */
+
+struct got_target {
+	const char *name;
+	void *fn;
+};
+
+/*
+ * In every object loaded since the last call that depends on a library whose
+ * name contains 'needed', point the GOT slots of the named functions at
+ * ours.  The number of slots changed, or -1 on a target without support.
+ */
+int got_redirect(const struct got_target *targets, size_t n, const char *needed);
 
 #endif

@@ -4,9 +4,12 @@
  * Built with -g, clang hands every offload call an ident_t whose psource reads
  * ";file;function;line;column;;" and, per map entry, a name record
  * ";a[0:N];file;line;column;;".  DWARF cannot give the directive line of a
- * target construct (clang 19 marks the launch sequence with line 0), so when
- * 'mapprof record' preloads this library we define the entry points, note
- * the records, and jump to the runtime's own function.
+ * target construct (clang 19 marks the launch sequence with line 0), so we
+ * define the entry points, note the records, and jump to the runtime's own
+ * function.  The program's calls reach ours because interpose_install()
+ * points the GOT slots of every object that links libomptarget at them
+ * (got.c); preloading the collector (LD_PRELOAD) works too, but makes every
+ * symbol lookup of the program's start-up look in it first.
  *
  * The jump is a guaranteed tail call (musttail), so the runtime sees the
  * program's return address, exactly as without us: codeptr_ra in the OMPT
@@ -153,24 +156,42 @@ static int find_omptarget(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /*
- * The runtime's own entry point.  Usually the next definition in the global
- * scope; when libomptarget was loaded privately (dlopen with RTLD_LOCAL, as
- * by a Python extension) it is found through the loaded-object list.
+ * The runtime's own entry point, 'ours' being our definition of it.  Usually
+ * the definition in the global scope; when that is ours (the collector was
+ * preloaded) or there is none (libomptarget was loaded privately, with
+ * dlopen RTLD_LOCAL, as by a Python extension), libomptarget's own.
  */
-static void *real(const char *name)
+static void *real(const char *name, void *ours)
 {
-	void *fn = dlsym(RTLD_NEXT, name), *lib = NULL;
-	if (!fn) {
+	void *fn = dlsym(RTLD_DEFAULT, name), *lib = NULL;
+	if (!fn || fn == ours) {
+		fn = NULL;
 		dl_iterate_phdr(find_omptarget, &lib);
 		if (lib)
 			fn = dlsym(lib, name);
 	}
-	if (!fn)
+	if (!fn || fn == ours) {
 		clog_msg("cannot find '%s' in the OpenMP runtime", name);
+		fn = NULL;
+	}
 	return fn;
 }
 
 #define RA() ((uint64_t)__builtin_return_address(0))
+
+/*
+ * mp_NAME: our NAME under a hidden alias.  Within this library NAME itself
+ * binds through the global scope, where libomptarget's definition comes
+ * first when the runtime loaded us with dlopen.
+ */
+#define OURS(name) extern __typeof(name) mp_##name __attribute__((alias(#name), visibility("hidden")))
+EXPORT int __tgt_target_kernel(ident_t *loc, int64_t device, int32_t teams, int32_t threads,
+			       void *host_ptr, kernel_args_t *args);
+OURS(__tgt_target_kernel);
+EXPORT int __tgt_target_kernel_nowait(ident_t *loc, int64_t device, int32_t teams,
+				      int32_t threads, void *host_ptr, kernel_args_t *args,
+				      int32_t ndeps, void *deps, int32_t nnoalias, void *noalias);
+OURS(__tgt_target_kernel_nowait);
 
 /* --- kernels ----------------------------------------------------------------- */
 
@@ -183,7 +204,7 @@ EXPORT int __tgt_target_kernel(ident_t *loc, int64_t device, int32_t teams, int3
 {
 	static kernel_fn fn;
 	if (!fn)
-		fn = (kernel_fn)real("__tgt_target_kernel");
+		fn = (kernel_fn)real("__tgt_target_kernel", (void *)mp___tgt_target_kernel);
 	if (!fn)
 		return -1;  /* offload failed: the program runs the region on the host */
 	if (args)
@@ -198,7 +219,8 @@ EXPORT int __tgt_target_kernel_nowait(ident_t *loc, int64_t device, int32_t team
 {
 	static kernel_nowait_fn fn;
 	if (!fn)
-		fn = (kernel_nowait_fn)real("__tgt_target_kernel_nowait");
+		fn = (kernel_nowait_fn)real("__tgt_target_kernel_nowait",
+					     (void *)mp___tgt_target_kernel_nowait);
 	if (!fn)
 		return -1;
 	if (args)
@@ -216,12 +238,15 @@ typedef void (*mapper_nowait_fn)(ident_t *, int64_t, int32_t, void **, void **, 
 				 int64_t *, void **, void **, int32_t, void *, int32_t, void *);
 
 #define MAPPER(name)                                                                          \
+	EXPORT void name(ident_t *, int64_t, int32_t, void **, void **, int64_t *, int64_t *,  \
+			 void **, void **);                                                    \
+	OURS(name);                                                                            \
 	EXPORT void name(ident_t *loc, int64_t device, int32_t n, void **bases, void **ptrs,   \
 			 int64_t *sizes, int64_t *types, void **names, void **mappers)         \
 	{                                                                                      \
 		static mapper_fn fn;                                                           \
 		if (!fn)                                                                       \
-			fn = (mapper_fn)real(#name);                                           \
+			fn = (mapper_fn)real(#name, (void *)mp_##name);                   \
 		if (!fn)                                                                       \
 			return;                                                                \
 		note_call(RA(), #name, loc, n, ptrs, sizes, names);                            \
@@ -230,13 +255,16 @@ typedef void (*mapper_nowait_fn)(ident_t *, int64_t, int32_t, void **, void **, 
 	}
 
 #define MAPPER_NOWAIT(name)                                                                   \
+	EXPORT void name(ident_t *, int64_t, int32_t, void **, void **, int64_t *, int64_t *,  \
+			 void **, void **, int32_t, void *, int32_t, void *);                  \
+	OURS(name);                                                                            \
 	EXPORT void name(ident_t *loc, int64_t device, int32_t n, void **bases, void **ptrs,   \
 			 int64_t *sizes, int64_t *types, void **names, void **mappers,         \
 			 int32_t ndeps, void *deps, int32_t nnoalias, void *noalias)           \
 	{                                                                                      \
 		static mapper_nowait_fn fn;                                                    \
 		if (!fn)                                                                       \
-			fn = (mapper_nowait_fn)real(#name);                                    \
+			fn = (mapper_nowait_fn)real(#name, (void *)mp_##name);            \
 		if (!fn)                                                                       \
 			return;                                                                \
 		note_call(RA(), #name, loc, n, ptrs, sizes, names);                            \
@@ -251,3 +279,20 @@ MAPPER(__tgt_target_data_update_mapper)
 MAPPER_NOWAIT(__tgt_target_data_begin_nowait_mapper)
 MAPPER_NOWAIT(__tgt_target_data_end_nowait_mapper)
 MAPPER_NOWAIT(__tgt_target_data_update_nowait_mapper)
+
+#define TARGET(name) { #name, (void *)mp_##name }
+static const struct got_target targets[] = {
+	TARGET(__tgt_target_kernel),
+	TARGET(__tgt_target_kernel_nowait),
+	TARGET(__tgt_target_data_begin_mapper),
+	TARGET(__tgt_target_data_end_mapper),
+	TARGET(__tgt_target_data_update_mapper),
+	TARGET(__tgt_target_data_begin_nowait_mapper),
+	TARGET(__tgt_target_data_end_nowait_mapper),
+	TARGET(__tgt_target_data_update_nowait_mapper),
+};
+
+void interpose_install(void)
+{
+	got_redirect(targets, sizeof(targets) / sizeof(targets[0]), "libomptarget");
+}
