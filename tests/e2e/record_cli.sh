@@ -261,6 +261,38 @@ assert_eq "$("$mapprof" record -f -o plug.db -- ./host "$dir/libplug.so" 2>err)"
 assert_eq "$(q plug.db 'SELECT COUNT(*) FROM kernels')" 1 "kernels of an RTLD_LOCAL library"
 [ "$(q plug.db "SELECT COUNT(*) FROM modules WHERE path LIKE '%libplug.so'")" -ge 1 ] ||
 	fail "the dlopen'ed library is missing from the module map"
+# No LD_PRELOAD: the library's offload calls reach the collector through its
+# GOT, patched when it was loaded (here, while the runtime started the tool).
+assert_eq "$(q plug.db "SELECT COUNT(*) FROM source_raw WHERE psource LIKE ';plug.c;plug;2;%'")" 1 \
+	"the source record of the RTLD_LOCAL library's target construct"
+
+# An offload library loaded after the tool started: its GOT is patched when
+# its image reaches the device, during its first offload call, so from the
+# second call on its calls carry their source records.
+cat >late.c <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+	double x = 1;
+	#pragma omp target map(tofrom: x)
+	x += 1;
+	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	if (!h) { fprintf(stderr, "%s\n", dlerror()); return 1; }
+	double (*plug)(double) = (double (*)(double))dlsym(h, "plug");
+	double y = plug(21);
+	printf("%g\n", plug(y) + x);
+	return 0;
+}
+C
+clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g late.c -o late -ldl \
+	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build late.c"
+assert_eq "$("$mapprof" record -f -o late.db -- ./late "$dir/libplug.so" 2>err)" 86 \
+	"a program that loads an offload library after its first target region: $(cat err)"
+assert_eq "$(q late.db 'SELECT COUNT(*) FROM kernels')" 3 "kernels of the program and the late library"
+assert_eq "$(q late.db "SELECT COUNT(*) FROM source_raw WHERE psource LIKE ';plug.c;plug;2;%'")" 1 \
+	"the source record of the late library's target construct"
+assert_eq "$(q late.db "SELECT COUNT(*) FROM source_raw WHERE psource LIKE ';late.c;main;5;%'")" 1 \
+	"the source record of the program's own target construct"
 
 # A spool that cannot be expanded (here, overwritten by the program): record
 # says so, keeps the spool, and the run says why instead of "no collector".
