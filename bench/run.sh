@@ -3,7 +3,7 @@
 #
 # Every sample plus a transfer-heavy and a launch-heavy microbenchmark run
 # natively and under 'mapprof record', alternating, N times each
-# (BENCH_RUNS, default 5).  Per program: median native and recorded wall
+# (BENCH_RUNS, default 11).  Per program: median native and recorded wall
 # time and their ratio; then the geometric mean of the ratios.  Ratios of
 # runs on the same machine in the same session, not absolute times.
 set -euo pipefail
@@ -14,7 +14,7 @@ B=${1:-build}
 # look 20% *faster* recorded than native.  A fixed threshold on both sides
 # measures the collector, not the allocator.
 export GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.mmap_threshold=67108864}
-N=${BENCH_RUNS:-5}
+N=${BENCH_RUNS:-11}
 mapprof=$B/mapprof
 out=$(mktemp -d "${TMPDIR:-/tmp}/mapprof-bench.XXXXXX")
 trap 'rm -rf "$out"' EXIT
@@ -30,18 +30,33 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 # for 'mapprof record' including creating the database before and expanding
 # the spool after the program.
 time_runs() {
-	local nat=() rec=() natc=() recc=() t0 i w
+	local nat=() rec=() natc=() recc=() i
 	for ((i = 0; i < N; i++)); do
-		"$B/bench/timeit" "$out/t" "$@" >/dev/null
-		read -r w _ <"$out/t"; nat+=("$w")
-		t0=$(now); "$mapprof" record -f -o "$out/run.db" -- "$@" >/dev/null 2>"$out/err" ||
-			{ cat "$out/err" >&2; exit 1; }
-		recc+=($(( $(now) - t0 )))
-		rec+=("$(sqlite3 "$out/run.db" 'SELECT wall_ns FROM run')")
-		t0=$(now); "$@" >/dev/null; natc+=($(( $(now) - t0 )))
+		# ABBA: which side runs first alternates, so that what a run inherits
+		# from the one before it (caches, an idle or busy core) falls on both.
+		if ((i % 2 == 0)); then
+			run_native "$@"; run_recorded "$@"
+		else
+			run_recorded "$@"; run_native "$@"
+		fi
 	done
 	echo "$(printf '%s\n' "${nat[@]}" | median) $(printf '%s\n' "${rec[@]}" | median)" \
 		"$(printf '%s\n' "${natc[@]}" | median) $(printf '%s\n' "${recc[@]}" | median)"
+}
+# One native run of each kind: the program alone (bench/timeit), then the command from the shell.
+run_native() {
+	local w t0
+	"$B/bench/timeit" "$out/t" "$@" >/dev/null
+	read -r w _ <"$out/t"; nat+=("$w")
+	t0=$(now); "$@" >/dev/null; natc+=($(( $(now) - t0 )))
+}
+# One recorded run: the command's time from the shell, the program's from run.wall_ns.
+run_recorded() {
+	local t0
+	t0=$(now); "$mapprof" record -f -o "$out/run.db" -- "$@" >/dev/null 2>"$out/err" ||
+		{ cat "$out/err" >&2; exit 1; }
+	recc+=($(( $(now) - t0 )))
+	rec+=("$(sqlite3 "$out/run.db" 'SELECT wall_ns FROM run')")
 }
 
 echo "mapprof bench: $(nproc) cores, $(uname -r), $N runs each, $(date -u +%Y-%m-%dT%H:%MZ), GLIBC_TUNABLES=$GLIBC_TUNABLES"
