@@ -17,7 +17,7 @@
 #define _GNU_SOURCE
 #include <elf.h>
 #include <link.h>
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -49,12 +49,16 @@ static uintptr_t dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) v)
 	return v < info->dlpi_addr ? info->dlpi_addr + v : v;
 }
 
-/* Write fn into the slot at addr; relro: [lo, hi) is the object's RELRO range. */
+/*
+ * Write fn into the slot at addr.  [lo, hi) is the object's RELRO range,
+ * rounded down at both ends as the loader does when it makes it read-only
+ * (a partial last page stays writable).
+ */
 static int write_slot(uintptr_t addr, void *fn, uintptr_t lo, uintptr_t hi)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	uintptr_t start = addr & ~(uintptr_t)(page - 1);
-	int ro = addr >= lo && addr < hi;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = addr & ~(page - 1);
+	int ro = addr >= (lo & ~(page - 1)) && addr < (hi & ~(page - 1));
 
 	if (*(void **)addr == fn)
 		return 0;
@@ -171,17 +175,22 @@ static int peek_adds(struct dl_phdr_info *info, size_t size, void *arg)
 
 int got_redirect(const struct got_target *targets, size_t n, const char *needed)
 {
-	static _Atomic unsigned long long walked_adds = (unsigned long long)-1;
+	/* One walk at a time: two would race between making a page writable and read-only again. */
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static unsigned long long walked_adds = (unsigned long long)-1;
 	unsigned long long adds = 0;
 	struct got_walk w = { targets, n, needed, 0 };
 
 #ifndef R_JUMP_SLOT
 	return -1;
 #endif
+	pthread_mutex_lock(&mu);
 	/* Nothing loaded since the last walk: nothing new to redirect. */
 	dl_iterate_phdr(peek_adds, &adds);
-	if (atomic_exchange(&walked_adds, adds) == adds)
-		return 0;
-	dl_iterate_phdr(visit, &w);
+	if (adds != walked_adds) {
+		dl_iterate_phdr(visit, &w);
+		walked_adds = adds;
+	}
+	pthread_mutex_unlock(&mu);
 	return w.patched;
 }

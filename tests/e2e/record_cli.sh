@@ -266,6 +266,19 @@ assert_eq "$(q plug.db 'SELECT COUNT(*) FROM kernels')" 1 "kernels of an RTLD_LO
 assert_eq "$(q plug.db "SELECT COUNT(*) FROM source_raw WHERE psource LIKE ';plug.c;plug;2;%'")" 1 \
 	"the source record of the RTLD_LOCAL library's target construct"
 
+# Linked with -z now and RELRO: the GOT slots are read-only by the time the
+# tool starts; the collector makes the page writable for its write only.
+clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -O1 -Wl,-z,now -Wl,-z,relro \
+	"$MAPPROF_SRC/samples/round_trip.c" -o bindnow -Wl,-rpath,/usr/lib/llvm-19/lib \
+	-L/usr/lib/llvm-19/lib || fail "cannot build round_trip with -z now"
+readelf -d bindnow | grep -q BIND_NOW || readelf -d bindnow | grep -q 'Flags:.*NOW' ||
+	fail "bindnow was not linked with -z now"
+"$mapprof" record -f -o bindnow.db -- ./bindnow >bindnow.out 2>err ||
+	fail "a program linked with -z now fails under record: $(cat err)"
+./bindnow | cmp -s - bindnow.out || fail "a program linked with -z now prints otherwise under record"
+[ "$(q bindnow.db "SELECT COUNT(*) FROM source_raw WHERE psource LIKE ';%round_trip.c;%'")" -ge 1 ] ||
+	fail "no source records from a program linked with -z now"
+
 # An offload library loaded after the tool started: its GOT is patched when
 # its image reaches the device, during its first offload call, so from the
 # second call on its calls carry their source records.
