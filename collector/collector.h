@@ -199,6 +199,8 @@ void buffer_finish(void);
 void modules_record(void);
 /* Nonzero when objects were loaded or unloaded since the last modules_record(). */
 int modules_changed(void);
+/* The loader's count of objects loaded so far (it only grows). */
+unsigned long long modules_loaded(void);
 
 /* --- runinfo.c ------------------------------------------------------------ */
 

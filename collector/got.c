@@ -166,19 +166,12 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-static int peek_adds(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	*(unsigned long long *)arg = info->dlpi_adds;
-	return 1;
-}
-
 int got_redirect(const struct got_target *targets, size_t n, const char *needed)
 {
 	/* One walk at a time: two would race between making a page writable and read-only again. */
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	static unsigned long long walked_adds = (unsigned long long)-1;
-	unsigned long long adds = 0;
+	unsigned long long adds;
 	struct got_walk w = { targets, n, needed, 0 };
 
 #ifndef R_JUMP_SLOT
@@ -186,7 +179,7 @@ int got_redirect(const struct got_target *targets, size_t n, const char *needed)
 #endif
 	pthread_mutex_lock(&mu);
 	/* Nothing loaded since the last walk: nothing new to redirect. */
-	dl_iterate_phdr(peek_adds, &adds);
+	adds = modules_loaded();
 	if (adds != walked_adds) {
 		dl_iterate_phdr(visit, &w);
 		walked_adds = adds;

@@ -155,6 +155,13 @@ static int peek(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;  /* the counters are the same in every entry: stop at the first */
 }
 
+unsigned long long modules_loaded(void)
+{
+	unsigned long long v[2] = { 0, 0 };
+	dl_iterate_phdr(peek, v);
+	return v[0];
+}
+
 int modules_changed(void)
 {
 	unsigned long long v[2] = { 0, 0 };
