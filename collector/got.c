@@ -9,7 +9,8 @@
  * anyone else: a preloaded library sits first in the loader's search list,
  * so every symbol the program and its libraries bind (about a hundred
  * thousand for an OpenMP offload program, most of them in libLLVM) is first
- * looked for in it.  That lookup was 2 % of a small program's run time.
+ * looked for in it: 1.9 M of the 32.6 M instructions a 12 ms sample ran
+ * (callgrind).
  *
  * Slots in the RELRO segment are made writable for the write and read-only
  * again.  Only 64-bit objects with RELA relocations (x86-64, AArch64).
