@@ -243,7 +243,7 @@ check:
 	$(Q)$(MAKE) --no-print-directory deps test-deps
 	$(Q)$(MAKE) --no-print-directory test
 
-test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so
+test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/bootstrap
 	$(Q)tests/run.sh $(B)
 
 # --- setup, demo, bench ------------------------------------------------------
@@ -302,7 +302,12 @@ $(B)/bench/timeit: bench/timeit.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -O2 $< -o $@
 
-bench: all samples $(BENCH_PROGS) $(B)/bench/hash_bench $(B)/bench/timeit
+$(B)/bench/bootstrap: bench/bootstrap.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -O2 $< -o $@ -lm
+
+bench: all samples $(BENCH_PROGS) $(B)/bench/hash_bench $(B)/bench/timeit $(B)/bench/bootstrap
 	$(Q)bench/run.sh $(B)
 
 install: all
@@ -320,7 +325,7 @@ help:
 	@echo "make samples  build the sample offload programs (OFFLOAD_TARGET=$(OFFLOAD_TARGET))"
 	@echo "make check    install what the tests need, build and run every test"
 	@echo "make test     build and run every test (no installs)"
-	@echo "make bench    measure what recording costs (BENCH_RUNS=5)"
+	@echo "make bench    measure what recording costs (BENCH_RUNS=31)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
 
 .PHONY: all samples check test test-deps deps demo bench install clean help

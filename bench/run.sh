@@ -3,9 +3,10 @@
 #
 # Every sample plus a transfer-heavy and a launch-heavy microbenchmark run
 # natively and under 'mapprof record', alternating, N times each
-# (BENCH_RUNS, default 11).  Per program: median native and recorded wall
-# time and their ratio; then the geometric mean of the ratios.  Ratios of
-# runs on the same machine in the same session, not absolute times.
+# (BENCH_RUNS, default 31).  Per program: median native and recorded wall
+# time and their ratio; then the geometric mean of the ratios, with a 95%
+# bootstrap interval over the runs (bench/bootstrap.c).  Ratios of runs on
+# the same machine in the same session, not absolute times.
 set -euo pipefail
 B=${1:-build}
 # glibc's dynamic mmap threshold decides whether the runtime's per-map device
@@ -14,23 +15,28 @@ B=${1:-build}
 # look 20% *faster* recorded than native.  A fixed threshold on both sides
 # measures the collector, not the allocator.
 export GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.mmap_threshold=67108864}
-N=${BENCH_RUNS:-11}
+N=${BENCH_RUNS:-31}
 mapprof=$B/mapprof
 out=$(mktemp -d "${TMPDIR:-/tmp}/mapprof-bench.XXXXXX")
 trap 'rm -rf "$out"' EXIT
+# Every iteration's times, kept after the bench for a second look.
+runs=$B/bench/runs.txt
+: >"$runs"
 
 now() { date +%s%N; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# time_runs ARGS...: runs the program natively and recorded, alternating, N
-# times, and prints medians "native_ns recorded_ns native_cmd_ns recorded_cmd_ns".
+# time_runs NAME ARGS...: runs the program natively and recorded, alternating,
+# N times, and prints medians "native_ns recorded_ns native_cmd_ns recorded_cmd_ns".
+# Each iteration's "NAME native_ns recorded_ns" goes to $runs (for the interval).
 # native_ns/recorded_ns: the program alone, start to exit, timed the same way
 # on both sides (bench/timeit natively; 'mapprof record' stores its own
 # measurement in run.wall_ns).  *_cmd_ns: the whole command from the shell,
 # for 'mapprof record' including creating the database before and expanding
 # the spool after the program.
 time_runs() {
-	local nat=() rec=() natc=() recc=() i
+	local name=$1 nat=() rec=() natc=() recc=() i
+	shift
 	for ((i = 0; i < N; i++)); do
 		# ABBA: which side runs first alternates, so that what a run inherits
 		# from the one before it (caches, an idle or busy core) falls on both.
@@ -39,6 +45,7 @@ time_runs() {
 		else
 			run_recorded "$@"; run_native "$@"
 		fi
+		echo "$name ${nat[i]} ${rec[i]}" >>"$runs"
 	done
 	echo "$(printf '%s\n' "${nat[@]}" | median) $(printf '%s\n' "${rec[@]}" | median)" \
 		"$(printf '%s\n' "${natc[@]}" | median) $(printf '%s\n' "${recc[@]}" | median)"
@@ -78,23 +85,27 @@ geomean() { awk '{ s += log($1); n++ } END { printf "%.3f", exp(s / n) }'; }
 for prog in "$B"/samples/*; do
 	[ -f "$prog" ] && [ -x "$prog" ] || continue
 	case $prog in *.so) continue ;; esac
-	read -r nat rec natc recc < <(time_runs "$prog")
+	read -r nat rec natc recc < <(time_runs "$(basename "$prog")" "$prog")
 	row "$(basename "$prog")" "$nat" "$rec" "$natc" "$recc"
 	ratios+=("$ratio")
 	cratios+=("$cratio")
 done
-read -r nat rec natc recc < <(time_runs "$B/bench/launch_heavy")
+read -r nat rec natc recc < <(time_runs launch_heavy "$B/bench/launch_heavy")
 row launch_heavy "$nat" "$rec" "$natc" "$recc"
 ratios+=("$ratio")
 cratios+=("$cratio")
 geo=$(printf '%s\n' "${ratios[@]}" | geomean)
 cgeo=$(printf '%s\n' "${cratios[@]}" | geomean)
-read -r nat rec natc recc < <(time_runs "$B/bench/transfer_heavy")
+interval=$("$B/bench/bootstrap" <"$runs")
+read -r nat rec natc recc < <(time_runs transfer_heavy "$B/bench/transfer_heavy")
 row transfer_heavy "$nat" "$rec" "$natc" "$recc"
 echo
-echo "geometric mean slowdown of the program (samples + launch_heavy): $geo"
+echo "geometric mean slowdown of the program (samples + launch_heavy): $geo (95% bootstrap interval ${interval/ /-})"
 echo "transfer_heavy slowdown of the program: $ratio"
 echo "geometric mean slowdown of the whole 'mapprof record' command: $cgeo (transfer_heavy $cratio)"
+echo
+
+echo "every run's times: $runs"
 echo
 
 "$B/bench/hash_bench" 2>/dev/null
@@ -106,7 +117,7 @@ events_run() {
 	sqlite3 "$out/ev.db" "SELECT (SELECT COUNT(*) FROM data_op_raw) + (SELECT COUNT(*) FROM kernel_raw) + (SELECT COUNT(*) FROM target_raw)"
 }
 regions=20000
-read -r nat rec natc recc < <(time_runs "$B/bench/launch_heavy" "$regions")
+read -r nat rec natc recc < <(time_runs "launch_heavy_$regions" "$B/bench/launch_heavy" "$regions")
 events=$(events_run "$regions")
 echo "collector cost per event in the program (launch_heavy, $events events, 8-byte transfers): $(( (rec - nat) / events )) ns"
 echo "expanding the spool after the program, per event (whole command minus program, minus native): $(( (recc - natc - (rec - nat)) / events )) ns"
