@@ -23,7 +23,9 @@ trap 'rm -rf "$out"' EXIT
 runs=$B/bench/runs.txt
 : >"$runs"
 
-now() { date +%s%N; }
+# Microseconds since the epoch into variable $1, from bash itself: no
+# process (not even a subshell) between runs.
+stamp() { local t=${EPOCHREALTIME/[.,]/}; printf -v "$1" '%d' "$((10#$t))"; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # time_runs NAME ARGS...: runs the program natively and recorded, alternating,
@@ -31,9 +33,13 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 # Each iteration's "NAME native_ns recorded_ns" goes to $runs (for the interval).
 # native_ns/recorded_ns: the program alone, start to exit, timed the same way
 # on both sides (bench/timeit natively; 'mapprof record' stores its own
-# measurement in run.wall_ns).  *_cmd_ns: the whole command from the shell,
-# for 'mapprof record' including creating the database before and expanding
-# the spool after the program.
+# measurement in run.wall_ns).  *_cmd_ns: the whole command from the shell:
+# bench/timeit, or 'mapprof record' including creating the database before
+# and expanding the spool after the program.
+#
+# Nothing else runs between the timed runs: an iteration is one native and
+# one recorded run (no extra run from the shell, no sqlite3, no date), and
+# the databases are read after the loop.
 time_runs() {
 	local name=$1 nat=() rec=() natc=() recc=() i
 	shift
@@ -41,29 +47,37 @@ time_runs() {
 		# ABBA: which side runs first alternates, so that what a run inherits
 		# from the one before it (caches, an idle or busy core) falls on both.
 		if ((i % 2 == 0)); then
-			run_native "$@"; run_recorded "$@"
+			run_native "$@"; run_recorded "$i" "$@"
 		else
-			run_recorded "$@"; run_native "$@"
+			run_recorded "$i" "$@"; run_native "$@"
 		fi
+	done
+	for ((i = 0; i < N; i++)); do
+		rec+=("$(sqlite3 "$out/run-$i.db" 'SELECT wall_ns FROM run')")
+		rm -f "$out/run-$i.db"
 		echo "$name ${nat[i]} ${rec[i]}" >>"$runs"
 	done
 	echo "$(printf '%s\n' "${nat[@]}" | median) $(printf '%s\n' "${rec[@]}" | median)" \
 		"$(printf '%s\n' "${natc[@]}" | median) $(printf '%s\n' "${recc[@]}" | median)"
 }
-# One native run of each kind: the program alone (bench/timeit), then the command from the shell.
+# One native run: the program's time from bench/timeit, the command's from the shell.
 run_native() {
-	local w t0
+	local w t0 t1
+	stamp t0
 	"$B/bench/timeit" "$out/t" "$@" >/dev/null
+	stamp t1
+	natc+=($(( (t1 - t0) * 1000 )))
 	read -r w _ <"$out/t"; nat+=("$w")
-	t0=$(now); "$@" >/dev/null; natc+=($(( $(now) - t0 )))
 }
-# One recorded run: the command's time from the shell, the program's from run.wall_ns.
+# run_recorded I ARGS...: one recorded run into run-I.db; the command's time from the shell.
 run_recorded() {
-	local t0
-	t0=$(now); "$mapprof" record -f -o "$out/run.db" -- "$@" >/dev/null 2>"$out/err" ||
+	local i=$1 t0 t1
+	shift
+	stamp t0
+	"$mapprof" record -f -o "$out/run-$i.db" -- "$@" >/dev/null 2>"$out/err" ||
 		{ cat "$out/err" >&2; exit 1; }
-	recc+=($(( $(now) - t0 )))
-	rec+=("$(sqlite3 "$out/run.db" 'SELECT wall_ns FROM run')")
+	stamp t1
+	recc+=($(( (t1 - t0) * 1000 )))
 }
 
 echo "mapprof bench: $(nproc) cores, $(uname -r), $N runs each, $(date -u +%Y-%m-%dT%H:%MZ), GLIBC_TUNABLES=$GLIBC_TUNABLES"
