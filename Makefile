@@ -302,12 +302,19 @@ $(B)/bench/timeit: bench/timeit.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -O2 $< -o $@
 
+# What the runtime costs with a tool that records nothing (the bench's floor).
+$(B)/bench/libempty-tool.so: bench/empty_tool.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< -o $@
+
 $(B)/bench/bootstrap: bench/bootstrap.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -O2 $< -o $@ -lm
 
-bench: all samples $(BENCH_PROGS) $(B)/bench/hash_bench $(B)/bench/timeit $(B)/bench/bootstrap
+bench: all samples $(BENCH_PROGS) $(B)/bench/hash_bench $(B)/bench/timeit $(B)/bench/bootstrap \
+	$(B)/bench/libempty-tool.so
 	$(Q)bench/run.sh $(B)
 
 install: all

@@ -55,7 +55,7 @@ time_runs() {
 	for ((i = 0; i < N; i++)); do
 		rec+=("$(sqlite3 "$out/run-$i.db" 'SELECT wall_ns FROM run')")
 		rm -f "$out/run-$i.db"
-		echo "$name ${nat[i]} ${rec[i]}" >>"$runs"
+		echo "$name ${nat[i]} ${rec[i]}" >>"${runs_to:-$runs}"
 	done
 	echo "$(printf '%s\n' "${nat[@]}" | median) $(printf '%s\n' "${rec[@]}" | median)" \
 		"$(printf '%s\n' "${natc[@]}" | median) $(printf '%s\n' "${recc[@]}" | median)"
@@ -74,7 +74,8 @@ run_recorded() {
 	local i=$1 t0 t1
 	shift
 	stamp t0
-	"$mapprof" record -f -o "$out/run-$i.db" -- "$@" >/dev/null 2>"$out/err" ||
+	MAPPROF_COLLECTOR=${tool:-${MAPPROF_COLLECTOR:-}} \
+		"$mapprof" record -f -o "$out/run-$i.db" -- "$@" >/dev/null 2>"$out/err" ||
 		{ cat "$out/err" >&2; exit 1; }
 	stamp t1
 	recc+=($(( (t1 - t0) * 1000 )))
@@ -120,6 +121,25 @@ echo "geometric mean slowdown of the whole 'mapprof record' command: $cgeo (tran
 echo
 
 echo "every run's times: $runs"
+echo
+
+# The floor: the same runs with a tool that asks for the same callbacks and
+# records nothing (bench/empty_tool.c), under 'mapprof record'.  What the
+# runtime's OMPT paths and being started by 'record' cost; the collector's
+# own share is the difference.
+floor_runs=$out/floor-runs
+floor=()
+for prog in "$B"/samples/* "$B/bench/launch_heavy"; do
+	[ -f "$prog" ] && [ -x "$prog" ] || continue
+	case $prog in *.so) continue ;; esac
+	read -r nat rec _ < <(tool=$B/bench/libempty-tool.so runs_to=$floor_runs \
+		time_runs "$(basename "$prog")" "$prog")
+	floor+=("$(awk -v a="$rec" -v b="$nat" 'BEGIN { printf "%.3f", a / b }')")
+	[ "$(basename "$prog")" != launch_heavy ] || floor_launch=${floor[-1]}
+done
+echo "the same with an OMPT tool that records nothing (the floor): geometric mean" \
+	"$(printf '%s\n' "${floor[@]}" | geomean) (95% bootstrap interval" \
+	"$("$B/bench/bootstrap" <"$floor_runs" | tr ' ' -)), launch_heavy $floor_launch"
 echo
 
 "$B/bench/hash_bench" 2>/dev/null
