@@ -30,7 +30,8 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 # time_runs NAME ARGS...: runs the program natively and recorded, alternating,
 # N times, and prints medians "native_ns recorded_ns native_cmd_ns recorded_cmd_ns".
-# Each iteration's "NAME native_ns recorded_ns" goes to $runs (for the interval).
+# Each iteration's "NAME native_ns recorded_ns" goes to $runs_to, or $runs
+# (for the interval).  With $tool set, it is the collector 'record' loads.
 # native_ns/recorded_ns: the program alone, start to exit, timed the same way
 # on both sides (bench/timeit natively; 'mapprof record' stores its own
 # measurement in run.wall_ns).  *_cmd_ns: the whole command from the shell:
@@ -89,33 +90,37 @@ printf '%-20s %10s %12s %9s   %11s %11s %9s\n' program native_ms recorded_ms slo
 ratios=()
 cratios=()
 ms() { awk -v v="$1" 'BEGIN { printf "%.2f", v / 1e6 }'; }
+ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 # row NAME NATIVE RECORDED NATIVE_CMD RECORDED_CMD: a table row; the ratios go to $ratio, $cratio.
 row() {
-	ratio=$(awk -v a="$3" -v b="$2" 'BEGIN { printf "%.3f", a / b }')
-	cratio=$(awk -v a="$5" -v b="$4" 'BEGIN { printf "%.3f", a / b }')
+	ratio=$(ratio_of "$3" "$2")
+	cratio=$(ratio_of "$5" "$4")
 	printf '%-20s %10s %12s %9s   %11s %11s %9s\n' "$1" "$(ms "$2")" "$(ms "$3")" "$ratio" \
 		"$(ms "$4")" "$(ms "$5")" "$cratio"
 }
 geomean() { awk '{ s += log($1); n++ } END { printf "%.3f", exp(s / n) }'; }
-for prog in "$B"/samples/*; do
+# interval RUNS_FILE: the 95% bootstrap interval of its geometric mean, "LOW-HIGH".
+interval() { "$B/bench/bootstrap" <"$1" | tr ' ' -; }
+# The programs of the geometric mean: every sample, then launch_heavy.
+progs=()
+for prog in "$B"/samples/* "$B/bench/launch_heavy"; do
 	[ -f "$prog" ] && [ -x "$prog" ] || continue
 	case $prog in *.so) continue ;; esac
+	progs+=("$prog")
+done
+for prog in "${progs[@]}"; do
 	read -r nat rec natc recc < <(time_runs "$(basename "$prog")" "$prog")
 	row "$(basename "$prog")" "$nat" "$rec" "$natc" "$recc"
 	ratios+=("$ratio")
 	cratios+=("$cratio")
 done
-read -r nat rec natc recc < <(time_runs launch_heavy "$B/bench/launch_heavy")
-row launch_heavy "$nat" "$rec" "$natc" "$recc"
-ratios+=("$ratio")
-cratios+=("$cratio")
 geo=$(printf '%s\n' "${ratios[@]}" | geomean)
 cgeo=$(printf '%s\n' "${cratios[@]}" | geomean)
-interval=$("$B/bench/bootstrap" <"$runs")
+geo_interval=$(interval "$runs")
 read -r nat rec natc recc < <(time_runs transfer_heavy "$B/bench/transfer_heavy")
 row transfer_heavy "$nat" "$rec" "$natc" "$recc"
 echo
-echo "geometric mean slowdown of the program (samples + launch_heavy): $geo (95% bootstrap interval ${interval/ /-})"
+echo "geometric mean slowdown of the program (samples + launch_heavy): $geo (95% bootstrap interval $geo_interval)"
 echo "transfer_heavy slowdown of the program: $ratio"
 echo "geometric mean slowdown of the whole 'mapprof record' command: $cgeo (transfer_heavy $cratio)"
 echo
@@ -129,17 +134,14 @@ echo
 # own share is the difference.
 floor_runs=$out/floor-runs
 floor=()
-for prog in "$B"/samples/* "$B/bench/launch_heavy"; do
-	[ -f "$prog" ] && [ -x "$prog" ] || continue
-	case $prog in *.so) continue ;; esac
+for prog in "${progs[@]}"; do
 	read -r nat rec _ < <(tool=$B/bench/libempty-tool.so runs_to=$floor_runs \
 		time_runs "$(basename "$prog")" "$prog")
-	floor+=("$(awk -v a="$rec" -v b="$nat" 'BEGIN { printf "%.3f", a / b }')")
-	[ "$(basename "$prog")" != launch_heavy ] || floor_launch=${floor[-1]}
+	floor+=("$(ratio_of "$rec" "$nat")")
 done
 echo "the same with an OMPT tool that records nothing (the floor): geometric mean" \
-	"$(printf '%s\n' "${floor[@]}" | geomean) (95% bootstrap interval" \
-	"$("$B/bench/bootstrap" <"$floor_runs" | tr ' ' -)), launch_heavy $floor_launch"
+	"$(printf '%s\n' "${floor[@]}" | geomean) (95% bootstrap interval $(interval "$floor_runs"))," \
+	"launch_heavy ${floor[-1]}"
 echo
 
 "$B/bench/hash_bench" 2>/dev/null
