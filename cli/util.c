@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 
+__attribute__((format(printf, 2, 0)))
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "mapprof: %s", prefix);

@@ -19,8 +19,8 @@ enum {
 static const char *const sql[ST_COUNT] = {
 	[ST_LOCATION] = "SELECT function, file, line, column, origin, note FROM location WHERE codeptr = ?",
 	[ST_SNIPPET] = "SELECT first_line, text FROM snippet WHERE file = ? AND line = ?",
-	[ST_VARIABLE] = "SELECT variable, decl_file, decl_line, variable_origin FROM data_op_sources"
-			" WHERE seq = ? AND variable_origin IS NOT NULL",
+	[ST_VARIABLE] = ("SELECT variable, decl_file, decl_line, variable_origin FROM data_op_sources"
+			 " WHERE seq = ? AND variable_origin IS NOT NULL"),
 	[ST_DATA_OP] = "SELECT op, begin_ns, end_ns, bytes, src_device, dest_device FROM data_ops WHERE seq = ?",
 	[ST_KERNEL] = "SELECT 'kernel', begin_ns, end_ns, 0, NULL, device FROM kernels WHERE seq = ?",
 };
