@@ -237,43 +237,45 @@ $(B)/tests/libtracer.so: tests/tracer/tracer.c
 	@echo "  CC      $<"
 	$(Q)$(CC) -O2 -g -fPIC -shared $(OMPT_INC) $< -o $@ $(XXH_LIBS)
 
-# 'make check' sets up what the tests need (Debian packages, the browser-test
-# tools), then builds and runs every test.  'make test' only builds and runs.
+# 'make check' sets up what the tests need (Debian packages), then builds and
+# runs every test.  'make test' only builds and runs.  The test scripts take
+# the compilers and paths from here (exported below).
 check:
 	$(Q)$(MAKE) --no-print-directory deps test-deps
 	$(Q)$(MAKE) --no-print-directory test
 
 test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/bootstrap
-	$(Q)tests/run.sh $(B)
+	$(Q)CC='$(CC)' OMPCC='$(OMPCC)' LLVM_DIR='$(LLVM_DIR)' OFFLOAD_TARGET='$(OFFLOAD_TARGET)' \
+	  PYTHON='$(PYTHON)' CI='$(CI)' tests/run.sh $(B)
+
+# Every other C program of the project (unit tests, tracer, bench tools):
+# what tests/e2e/build_warnings.sh compiles with each compiler.
+build-tools: $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/hash_bench $(B)/bench/timeit \
+	$(B)/bench/bootstrap $(B)/bench/libempty-tool.so
 
 # --- setup, demo, bench ------------------------------------------------------
-DEB_PKGS := clang-19 libomp-19-dev libdw-dev libelf-dev libxxhash-dev libsqlite3-dev sqlite3 \
-	libjansson-dev pkg-config
+# What the build needs (a fresh Debian 12 has no C compiler and no make).
+# clang-tools-19 holds clang's offload linker (clang-linker-wrapper).
+DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 libomp-19-dev libdw-dev libelf-dev \
+	libxxhash-dev libsqlite3-dev sqlite3 libjansson-dev pkg-config
+
+# What the tests add: Debian's Chromium driven by Debian's Selenium (the
+# browser test), python3 (the detectors' fuzz oracle), jq (the golden tests).
+TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium jq
+# The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
+PYTHON ?= /usr/bin/python3
 
 deps:
-	$(Q)missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
-	  grep -q 'install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:" $$missing; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	else echo "deps: all installed"; fi
-
-# Chromium (Debian's) and Node.js for the report's browser test; jq for the golden tests.
-TEST_DEB_PKGS := chromium nodejs npm jq
+	$(Q)scripts/install-deps.sh deps $(DEB_PKGS)
 
 test-deps:
-	$(Q)missing=$$(for p in $(TEST_DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
-	  grep -q 'install ok installed' || echo $$p; done); \
-	if command -v node >/dev/null && command -v npm >/dev/null; then \
-	  missing=$$(echo $$missing | tr ' ' '\n' | grep -v -x -e nodejs -e npm); fi; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:" $$missing; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	else echo "test-deps: all installed"; fi
-	$(Q)if [ -f tests/browser/package.json ] && [ ! -d tests/browser/node_modules ]; then \
-	  cd tests/browser && npm ci --no-audit --no-fund --loglevel=error; fi
+	$(Q)scripts/install-deps.sh test-deps $(TEST_DEB_PKGS)
+
+# The README's set-up lines, as written, in a new minbase Debian 12 root
+# (needs root, debootstrap and the Debian mirror; FRESH_ARGS=--worktree tests
+# uncommitted changes too).  See tests/fresh/fresh_debian.sh.
+fresh-check:
+	$(Q)tests/fresh/fresh_debian.sh $(FRESH_ARGS)
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all $(B)/samples/round_trip
@@ -330,12 +332,13 @@ help:
 	@echo "make          build build/mapprof and the collector libraries"
 	@echo "make demo     deps + build + record a bundled sample"
 	@echo "make samples  build the sample offload programs (OFFLOAD_TARGET=$(OFFLOAD_TARGET))"
-	@echo "make check    install what the tests need, build and run every test"
+	@echo "make check    install what the tests need, build and run every test (CI=true: a skip fails)"
 	@echo "make test     build and run every test (no installs)"
+	@echo "make fresh-check  the README's set-up lines in a new minbase Debian 12 root (root, debootstrap)"
 	@echo "make bench    measure what recording costs (BENCH_RUNS=31)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
 
-.PHONY: all samples check test test-deps deps demo bench install clean help
+.PHONY: all samples check test test-deps deps demo bench install clean help build-tools fresh-check
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
