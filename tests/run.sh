@@ -1,19 +1,37 @@
 #!/usr/bin/env bash
 # Runs every test: the unit-test binaries in BUILD/tests/test_* and the
-# end-to-end scripts tests/e2e/*.sh.  Each is one test case for the summary;
-# the output of a failing one is shown.  Ends with 'N passed, N failed'.
+# end-to-end scripts tests/e2e/*.sh and tests/browser/*.sh.  Each is one test
+# case for the summary; the output of a failing one is shown.
+#
+# A test that cannot run here exits 77 after printing 'SKIP: REASON'; it is
+# shown as SKIP with that reason and counted apart, never as passed.  With
+# CI=true a skip is a failure: 'make check' installs every test's
+# dependencies, so a skip there means an install step is missing.
+# Ends with 'N passed, N failed, N skipped'; exits 1 if any test failed.
 set -u
 B=${1:-build}
 export MAPPROF_BUILD=$(cd "$B" && pwd)
 export MAPPROF_SRC=$(cd "$(dirname "$0")/.." && pwd)
-pass=0 fail=0 failed=()
+pass=0 fail=0 skip=0 failed=() skipped=()
 run_one() {
-	local name=$1; shift
-	local log; log=$(mktemp)
-	if "$@" >"$log" 2>&1; then
+	local name=$1 rc=0 log reason
+	shift
+	log=$(mktemp)
+	"$@" >"$log" 2>&1 || rc=$?
+	if [ "$rc" -eq 0 ]; then
 		pass=$((pass + 1)); echo "PASS $name"
+	elif [ "$rc" -eq 77 ]; then
+		reason=$(sed -n 's/^SKIP: *//p' "$log" | tail -n 1)
+		reason=${reason:-the test gave no reason}
+		if [ "${CI:-}" = true ]; then
+			fail=$((fail + 1)); failed+=("$name")
+			echo "FAIL $name: skipped under CI=true ($reason)"
+		else
+			skip=$((skip + 1)); skipped+=("$name")
+			echo "SKIP $name: $reason"
+		fi
 	else
-		fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name"; sed 's/^/    /' "$log"
+		fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $rc)"; sed 's/^/    /' "$log"
 	fi
 	rm -f "$log"
 }
@@ -28,5 +46,6 @@ for t in "$MAPPROF_SRC"/tests/e2e/*.sh "$MAPPROF_SRC"/tests/browser/*.sh; do
 done
 echo
 [ ${#failed[@]} -eq 0 ] || echo "failed: ${failed[*]}"
-echo "$pass passed, $fail failed"
+[ ${#skipped[@]} -eq 0 ] || echo "skipped: ${skipped[*]}"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -7,11 +7,11 @@
 . "$(dirname "$0")/lib.sh"
 
 bin=${MAPPROF_BIN:-$MAPPROF_BUILD/mapprof}
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 0; }
+command -v "$PYTHON" >/dev/null || skip "no Python interpreter '$PYTHON' (apt-get install python3)"
 dir=$(tmpdir)
 for seed in $(seq 1 "${FUZZ_SEEDS:-60}"); do
-	python3 "$MAPPROF_SRC/tests/fuzz/gen.py" "$seed" "$dir/f.db" || fail "gen.py failed (seed $seed)"
-	want=$(python3 "$MAPPROF_SRC/tests/fuzz/oracle.py" "$dir/f.db") || fail "oracle failed (seed $seed)"
+	"$PYTHON" "$MAPPROF_SRC/tests/fuzz/gen.py" "$seed" "$dir/f.db" || fail "gen.py failed (seed $seed)"
+	want=$("$PYTHON" "$MAPPROF_SRC/tests/fuzz/oracle.py" "$dir/f.db") || fail "oracle failed (seed $seed)"
 	"$bin" report -q --no-json --no-html "$dir/f.db" 2>/dev/null || fail "report failed (seed $seed)"
 	got=$(q "$dir/f.db" "SELECT group_concat(kind || '=' || occurrences, ' ') FROM
 		(SELECT kind, occurrences FROM finding_summary WHERE kind != 'all' ORDER BY

@@ -25,8 +25,7 @@ int main(int argc, char **argv) {
 	return argc > 1 && !strcmp(argv[1], "ret") ? 5 : 0;
 }
 C
-clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g exit7.c -o exit7 \
-	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build the test program"
+ompcc -g exit7.c -o exit7 || fail "cannot build the test program"
 
 status() { local rc=0; "$@" >/dev/null 2>"$dir/err" || rc=$?; echo "$rc"; }
 
@@ -60,8 +59,7 @@ int main(void) {
 	return x == 2 ? 0 : 1;
 }
 C
-clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu gap.c -o gap \
-	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build gap.c"
+ompcc gap.c -o gap || fail "cannot build gap.c"
 for clock in tsc monotonic; do
 	MAPPROF_CLOCK=$clock "$mapprof" record -f -o gap.db -- ./gap 2>err >/dev/null ||
 		fail "record with MAPPROF_CLOCK=$clock: $(cat err)"
@@ -86,8 +84,7 @@ int main(int argc, char **argv) {
 	return x == n ? 0 : 1;
 }
 C
-clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu loop.c -o loop \
-	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build loop.c"
+ompcc loop.c -o loop || fail "cannot build loop.c"
 assert_eq "$(MAPPROF_RING_CHUNKS=-1 status "$mapprof" record -f -o loop.db -- ./loop 1)" 3 "a bad MAPPROF_RING_CHUNKS"
 grep -q "MAPPROF_RING_CHUNKS must be" err || fail "no message for a bad MAPPROF_RING_CHUNKS: $(cat err)"
 for chunks in 0 1 ""; do
@@ -144,8 +141,7 @@ int main(void) {
 	return 0;
 }
 C
-clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g big.c -o big \
-	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build big.c"
+ompcc -g big.c -o big || fail "cannot build big.c"
 "$mapprof" record -f -o big.db -- ./big >/dev/null 2>&1 || fail "record big"
 assert_eq "$(q big.db "SELECT COUNT(DISTINCT hash) FROM data_ops WHERE op IN ('to_device','from_device')")" 3 \
 	"distinct contents of a, b before and b after"
@@ -184,7 +180,7 @@ int main(void) { int s = 0;
 	s += 1;
 	printf("%d\n", s > 0); return 0; }
 C
-clang-19 -fopenmp par.c -o par -Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build par.c"
+ompcc_host par.c -o par || fail "cannot build par.c"
 "$mapprof" record -f -o par.db -- ./par >/dev/null 2>err || fail "record par"
 grep -q "nothing was offloaded" err || fail "no note that nothing was offloaded: $(cat err)"
 assert_eq "$(q par.db "SELECT status FROM run")" complete "status of a run without offload"
@@ -217,8 +213,7 @@ int main(void) {
 	return 0;
 }
 C
-clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g threads.c -o threads -lpthread \
-	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build threads.c"
+ompcc -g threads.c -o threads -lpthread || fail "cannot build threads.c"
 timeout 120 "$mapprof" record -f -o threads.db -- ./threads >/dev/null 2>err || fail "record threads: $? $(cat err)"
 assert_eq "$(q threads.db 'SELECT COUNT(*) FROM kernels')" 160 "kernels of 160 threads"
 assert_eq "$(q threads.db 'SELECT events_lost FROM run')" 0 "events lost with 160 threads"
@@ -253,9 +248,8 @@ int main(int argc, char **argv) {
 	return 0;
 }
 C
-clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -fPIC -shared plug.c -o libplug.so \
-	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build plug.c"
-cc host.c -o host -ldl || fail "cannot build host.c"
+ompcc -g -fPIC -shared plug.c -o libplug.so || fail "cannot build plug.c"
+"${CC:-cc}" host.c -o host -ldl || fail "cannot build host.c"
 assert_eq "$("$mapprof" record -f -o plug.db -- ./host "$dir/libplug.so" 2>err)" 42 \
 	"a program whose offload library is loaded RTLD_LOCAL: $(cat err)"
 assert_eq "$(q plug.db 'SELECT COUNT(*) FROM kernels')" 1 "kernels of an RTLD_LOCAL library"
@@ -268,9 +262,8 @@ assert_eq "$(q plug.db "SELECT COUNT(*) FROM source_raw WHERE psource LIKE ';plu
 
 # Linked with -z now and RELRO: the GOT slots are read-only by the time the
 # tool starts; the collector makes the page writable for its write only.
-clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -O1 -Wl,-z,now -Wl,-z,relro \
-	"$MAPPROF_SRC/samples/round_trip.c" -o bindnow -Wl,-rpath,/usr/lib/llvm-19/lib \
-	-L/usr/lib/llvm-19/lib || fail "cannot build round_trip with -z now"
+ompcc -g -O1 -Wl,-z,now -Wl,-z,relro \
+	"$MAPPROF_SRC/samples/round_trip.c" -o bindnow || fail "cannot build round_trip with -z now"
 readelf -d bindnow | grep -q BIND_NOW || readelf -d bindnow | grep -q 'Flags:.*NOW' ||
 	fail "bindnow was not linked with -z now"
 "$mapprof" record -f -o bindnow.db -- ./bindnow >bindnow.out 2>err ||
@@ -297,8 +290,7 @@ int main(int argc, char **argv) {
 	return 0;
 }
 C
-clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g late.c -o late -ldl \
-	-Wl,-rpath,/usr/lib/llvm-19/lib -L/usr/lib/llvm-19/lib || fail "cannot build late.c"
+ompcc -g late.c -o late -ldl || fail "cannot build late.c"
 assert_eq "$("$mapprof" record -f -o late.db -- ./late "$dir/libplug.so" 2>err)" 86 \
 	"a program that loads an offload library after its first target region: $(cat err)"
 assert_eq "$(q late.db 'SELECT COUNT(*) FROM kernels')" 3 "kernels of the program and the late library"
