@@ -147,7 +147,7 @@ DB_OBJS := \
 # BEGIN report objects (report/ and its detectors)
 REPORT_OBJS := \
 	$(B)/report/event.o \
-	$(B)/report/hmap.o \
+	$(B)/lib/hmap.o \
 	$(B)/report/detect.o \
 	$(B)/report/detect_duplicate.o \
 	$(B)/report/detect_round_trip.o \

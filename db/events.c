@@ -15,7 +15,7 @@
 
 #include "db/db_internal.h"
 #include "db/events.h"
-#include "report/hmap.h"
+#include "lib/hmap.h"
 
 struct event_stream {
 	struct db *db;

@@ -9,7 +9,7 @@
 
 #include "db/db_internal.h"
 #include "db/locations.h"
-#include "report/hmap.h"
+#include "lib/hmap.h"
 #include "report/snippet.h"
 #include "report/symbolize.h"
 

@@ -5,7 +5,7 @@
 #define MAPPROF_REPORT_DETECT_INTERNAL_H
 
 #include "report/detect.h"
-#include "report/hmap.h"
+#include "lib/hmap.h"
 
 /* Kernels seen so far on one device, in stream order. */
 struct dev_stat {

@@ -30,7 +30,7 @@
 
 #include "db/events.h"
 #include "report/detect.h"
-#include "report/hmap.h"
+#include "lib/hmap.h"
 
 #define FINDING_MAX_LOCATIONS 8
 
