@@ -146,7 +146,6 @@ DB_OBJS := \
 
 # BEGIN report objects (report/ and its detectors)
 REPORT_OBJS := \
-	$(B)/report/event.o \
 	$(B)/lib/hmap.o \
 	$(B)/report/detect.o \
 	$(B)/report/detect_duplicate.o \

@@ -2,7 +2,7 @@
  * detect.h - the five inefficient data mapping patterns, found in one pass
  * over a recorded run.
  *
- * Input: events (report/event.h) in the order  ORDER BY begin_ns, seq  over
+ * Input: events (db/events.h) in the order  ORDER BY begin_ns, seq  over
  * data operations and kernels merged (db/events.h streams them so); feeding
  * them out of that order is an error.  Output: "occurrences", handed one at a
  * time to a callback as soon as they are certain.  An occurrence is the unit
@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/event.h"
+#include "db/events.h"
 
 enum finding_kind {
 	FINDING_DUPLICATE_TRANSFER,
