@@ -154,6 +154,7 @@ REPORT_OBJS := \
 	$(B)/report/detect_unused_transfer.o \
 	$(B)/report/totals.o \
 	$(B)/report/findings.o \
+	$(B)/report/findings_store.o \
 	$(B)/report/json.o \
 	$(B)/report/summary.o \
 	$(B)/report/report.o \
