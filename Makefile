@@ -164,6 +164,7 @@ REPORT_OBJS := \
 	$(B)/report/dwarfline.o \
 	$(B)/report/snippet.o \
 	$(B)/db/locations.o \
+	$(B)/report/attribute.o \
 	$(B)/db/attribution.o \
 	$(B)/report/html.o \
 	$(B)/db/timeline.o \

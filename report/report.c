@@ -10,7 +10,7 @@
 #include "db/attribution.h"
 #include "db/db.h"
 #include "db/finish.h"
-#include "db/locations.h"
+#include "report/attribute.h"
 #include "report/detect.h"
 #include "report/findings_store.h"
 #include "report/html.h"
@@ -132,7 +132,7 @@ int report_run(const struct report_options *opt, char **err)
 	if (writable) {
 		char *msg = NULL;
 		struct symbolizer *sym = symbolizer_new(db, &msg);
-		if (!sym || locations_update(db, sym, NULL, &msg) < 0) {
+		if (!sym || attribute_run(db, sym, NULL, &msg) < 0) {
 			fprintf(stderr, "mapprof: warning: no source attribution: %s\n",
 				msg ? msg : "out of memory");
 			free(msg);
