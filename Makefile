@@ -147,6 +147,8 @@ DB_OBJS := \
 # BEGIN report objects (report/ and its detectors)
 REPORT_OBJS := \
 	$(B)/lib/hmap.o \
+	$(B)/report/occurrence.o \
+	$(B)/report/detect_common.o \
 	$(B)/report/detect.o \
 	$(B)/report/detect_duplicate.o \
 	$(B)/report/detect_round_trip.o \
