@@ -376,3 +376,9 @@ bench-report: all
 
 .PHONY: golden-update bench-report
 # END report targets
+
+# The includes point one way (README.md, "Architecture"); also run by 'make test'.
+layers:
+	$(Q)bash tests/e2e/layers.sh && echo "layers: every include points the right way"
+
+.PHONY: layers
