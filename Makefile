@@ -123,10 +123,28 @@ $(B)/gen/schema.S: db/schema.sql $(B)/gen/empty.db
 	@mkdir -p $(@D)
 	$(Q)printf '\t.section .rodata\n\t.global mapprof_schema_sql\n\t.hidden mapprof_schema_sql\nmapprof_schema_sql:\n\t.incbin "db/schema.sql"\n\t.byte 0\n\t.balign 8\n\t.global mapprof_empty_db\n\t.hidden mapprof_empty_db\nmapprof_empty_db:\n\t.incbin "$(B)/gen/empty.db"\n\t.global mapprof_empty_db_end\n\t.hidden mapprof_empty_db_end\nmapprof_empty_db_end:\n\t.section .note.GNU-stack,"",@progbits\n' > $@
 
+# The page's script, one file per concern under static/js/, joined in this
+# order into one script (the page stays one self-contained file).  The first
+# file opens the script's function and the last closes it.
+REPORT_JS := \
+	static/js/prelude.js \
+	static/js/helpers.js \
+	static/js/data.js \
+	static/js/header.js \
+	static/js/filters.js \
+	static/js/table.js \
+	static/js/detail.js \
+	static/js/timeline.js \
+	static/js/main.js
+
+$(B)/gen/report.js: $(REPORT_JS) Makefile
+	@mkdir -p $(@D)
+	$(Q)cat $(REPORT_JS) > $@
+
 ASSETS := \
 	templates/report.html \
 	static/report.css \
-	static/report.js
+	$(B)/gen/report.js
 
 $(B)/gen/assets.S: $(ASSETS) Makefile
 	@mkdir -p $(@D)
@@ -146,8 +164,9 @@ DB_OBJS := \
 
 # BEGIN report objects (report/ and its detectors)
 REPORT_OBJS := \
-	$(B)/report/event.o \
-	$(B)/report/hmap.o \
+	$(B)/lib/hmap.o \
+	$(B)/report/occurrence.o \
+	$(B)/report/detect_common.o \
 	$(B)/report/detect.o \
 	$(B)/report/detect_duplicate.o \
 	$(B)/report/detect_round_trip.o \
@@ -155,6 +174,7 @@ REPORT_OBJS := \
 	$(B)/report/detect_unused_transfer.o \
 	$(B)/report/totals.o \
 	$(B)/report/findings.o \
+	$(B)/report/findings_store.o \
 	$(B)/report/json.o \
 	$(B)/report/summary.o \
 	$(B)/report/report.o \
@@ -164,6 +184,7 @@ REPORT_OBJS := \
 	$(B)/report/dwarfline.o \
 	$(B)/report/snippet.o \
 	$(B)/db/locations.o \
+	$(B)/report/attribute.o \
 	$(B)/db/attribution.o \
 	$(B)/report/html.o \
 	$(B)/db/timeline.o \
@@ -358,3 +379,9 @@ bench-report: all
 
 .PHONY: golden-update bench-report
 # END report targets
+
+# The includes point one way (README.md, "Architecture"); also run by 'make test'.
+layers:
+	$(Q)bash tests/e2e/layers.sh && echo "layers: every include points the right way"
+
+.PHONY: layers

@@ -1,5 +1,6 @@
 /*
- * events.c - stream a run's events in detector order; read the run's facts.
+ * events.c - stream a run's events in detector order; read the run's facts;
+ * name the event kinds.
  *
  * Up to three statements: data operations, kernels (with their construct's
  * code pointer) and, in seq mode, delete/alloc pairs, merged row by row.  The
@@ -15,7 +16,7 @@
 
 #include "db/db_internal.h"
 #include "db/events.h"
-#include "report/hmap.h"
+#include "lib/hmap.h"
 
 struct event_stream {
 	struct db *db;
@@ -431,4 +432,13 @@ void run_info_release(struct run_info *run)
 		free(run->devices[i].type);
 	free(run->devices);
 	memset(run, 0, sizeof(*run));
+}
+
+const char *ev_kind_name(enum ev_kind kind)
+{
+	static const char *const names[EV_KIND_COUNT] = {
+		"alloc", "to_device", "from_device", "delete", "associate", "disassociate",
+		"kernel",
+	};
+	return (unsigned)kind < EV_KIND_COUNT ? names[kind] : "unknown";
 }

@@ -1,17 +1,15 @@
 /*
- * locations.c - reading what the symbolizer needs and storing what it found.
+ * locations.c - the rows the symbolizer reads, and the attribution tables'
+ * writer (see locations.h).
  */
 #define _GNU_SOURCE
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db/db_internal.h"
 #include "db/locations.h"
-#include "report/hmap.h"
-#include "report/snippet.h"
-#include "report/symbolize.h"
+#include "lib/hmap.h"
 
 #define SECTION_BEGIN "-- BEGIN report: attribution tables"
 #define SECTION_END "-- END report: attribution tables"
@@ -253,123 +251,7 @@ int locations_ensure_tables(struct db *db, char **err)
 	return rc;
 }
 
-/* --- locations_update ------------------------------------------------------- */
-
-struct update {
-	struct db *db;
-	struct symbolizer *s;
-	char *cwd;
-	sqlite3_stmt *ins_loc, *ins_snip, *ins_var, *comp_dir;
-	struct locations_stats stats;
-	char **err;
-};
-
-static void bind_text(sqlite3_stmt *st, int idx, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, idx);
-}
-
-static int step_done(struct update *u, sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE)
-		return db_fail(u->err, "cannot store attributions in '%s': %s", u->db->path,
-			       sqlite3_errmsg(u->db->sql));
-	return 0;
-}
-
-/* Store the lines around file:line when the file is readable here. */
-static int store_snippet(struct update *u, const char *file, int line, const char *comp_dir)
-{
-	const char *dirs[2] = { u->cwd, comp_dir };
-	char *path, *text;
-	int first = 0;
-
-	if (!file || line <= 0)
-		return 0;
-	path = snippet_resolve(file, dirs, 2);
-	text = path ? snippet_read(path, line, SNIPPET_CONTEXT, &first) : NULL;
-	free(path);
-	if (!text)
-		return 0;
-	bind_text(u->ins_snip, 1, file);
-	sqlite3_bind_int(u->ins_snip, 2, line);
-	sqlite3_bind_int(u->ins_snip, 3, first);
-	bind_text(u->ins_snip, 4, text);
-	free(text);
-	if (step_done(u, u->ins_snip) < 0)
-		return -1;
-	u->stats.snippets += (size_t)sqlite3_changes(u->db->sql);
-	return 0;
-}
-
-/* The inline chain as JSON text (malloc'ed), NULL when there is none. */
-static char *chain_json(const struct location *loc)
-{
-	json_t *arr;
-	char *text;
-	if (!loc->n_inlined)
-		return NULL;
-	arr = json_array();
-	for (size_t i = 0; arr && i < loc->n_inlined; i++) {
-		const struct inline_frame *f = &loc->inlined[i];
-		json_t *o = json_object();
-		json_object_set_new(o, "function", f->function ? json_string(f->function) : json_null());
-		json_object_set_new(o, "file", f->file ? json_string(f->file) : json_null());
-		json_object_set_new(o, "line", json_integer(f->line));
-		json_object_set_new(o, "column", json_integer(f->column));
-		json_array_append_new(arr, o);
-	}
-	text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
-	json_decref(arr);
-	return text;
-}
-
-static int store_location(struct update *u, uint64_t codeptr)
-{
-	const char *dirs[2];
-	struct location loc;
-	sqlite3_stmt *st = u->ins_loc;
-	char *chain, *path;
-	int rc;
-
-	if (symbolize_code(u->s, codeptr, &loc) < 0)
-		return db_fail(u->err, "out of memory");
-	dirs[0] = u->cwd;
-	dirs[1] = loc.comp_dir;
-	chain = chain_json(&loc);
-	path = loc.line > 0 ? snippet_resolve(loc.file, dirs, 2) : NULL;
-	sqlite3_bind_int64(st, 1, (int64_t)codeptr);
-	bind_text(st, 2, loc.module);
-	db_bind_opt_int64(st, 3, loc.module != NULL, (int64_t)loc.offset);
-	bind_text(st, 4, loc.function);
-	bind_text(st, 5, loc.file);
-	sqlite3_bind_int(st, 6, loc.line);
-	sqlite3_bind_int(st, 7, loc.column);
-	bind_text(st, 8, sym_origin_name(loc.origin));
-	bind_text(st, 9, chain);
-	bind_text(st, 10, loc.comp_dir);
-	bind_text(st, 11, path);
-	bind_text(st, 12, loc.note);
-	rc = step_done(u, st);
-	if (rc == 0)
-		rc = store_snippet(u, loc.file, loc.line, loc.comp_dir);
-	u->stats.codeptrs++;
-	u->stats.by_origin[loc.origin]++;
-	if (loc.flags & LOC_NEED_DEBUG)
-		u->stats.need_debug++;
-	if (loc.flags & LOC_BUILD_ID_DIFFER)
-		u->stats.build_id_differ++;
-	free(chain);
-	free(path);
-	location_release(&loc);
-	return rc;
-}
+/* --- the variable keys ----------------------------------------------------- */
 
 /*
  * What one pass over data_op_raw gathers: each distinct variable key of an
@@ -407,7 +289,8 @@ static int add_key(struct op_keys *k, int64_t codeptr, int64_t map_index, int64_
 	return hmap_put(&k->keys, key, NULL) ? 0 : -1;
 }
 
-static int host_of_delete(struct update *u, sqlite3_stmt *st, int64_t seq, int64_t *host_addr)
+static int host_of_delete(struct db *db, sqlite3_stmt *st, int64_t seq, int64_t *host_addr,
+			  char **err)
 {
 	int rc;
 
@@ -416,7 +299,7 @@ static int host_of_delete(struct update *u, sqlite3_stmt *st, int64_t seq, int64
 	*host_addr = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(u->err, "cannot read '%s': %s", u->db->path, sqlite3_errmsg(u->db->sql));
+		return db_fail(err, "cannot read '%s': %s", db->path, sqlite3_errmsg(db->sql));
 	return 0;
 }
 
@@ -427,10 +310,10 @@ static int host_of_delete(struct update *u, sqlite3_stmt *st, int64_t seq, int64
  * only), which that allocation's row adds; a delete with one has its own map
  * entry and its allocation's host address, looked up by seq (rare).
  */
-static int read_op_keys(struct update *u, struct op_keys *k)
+static int read_op_keys(struct db *db, struct op_keys *k, char **err)
 {
-	sqlite3_stmt *st = db_prepare(u->db, op_keys_sql, u->err);
-	sqlite3_stmt *del = st ? db_prepare(u->db, delete_host_sql, u->err) : NULL;
+	sqlite3_stmt *st = db_prepare(db, op_keys_sql, err);
+	sqlite3_stmt *del = st ? db_prepare(db, delete_host_sql, err) : NULL;
 	int64_t last[3] = { 0, 0, 0 }, last_codeptr = 0;
 	int have_last = 0, have_codeptr = 0, rc = SQLITE_DONE;
 
@@ -462,7 +345,7 @@ static int read_op_keys(struct update *u, struct op_keys *k)
 		case 4: case 20:
 			if (!has_map_index)
 				continue;
-			if (host_of_delete(u, del, sqlite3_column_int64(st, 0), &host) < 0) {
+			if (host_of_delete(db, del, sqlite3_column_int64(st, 0), &host, err) < 0) {
 				sqlite3_finalize(st);
 				sqlite3_finalize(del);
 				return -1;
@@ -481,196 +364,203 @@ static int read_op_keys(struct update *u, struct op_keys *k)
 	sqlite3_finalize(st);
 	sqlite3_finalize(del);
 	if (rc == SQLITE_ROW)
-		return db_fail(u->err, "out of memory");
+		return db_fail(err, "out of memory");
 	if (rc != SQLITE_DONE)
-		return db_fail(u->err, "cannot read '%s': %s", u->db->path, sqlite3_errmsg(u->db->sql));
+		return db_fail(err, "cannot read '%s': %s", db->path, sqlite3_errmsg(db->sql));
 	return 0;
 }
 
-static int cmp_i64_pair(const void *a, const void *b)
+/* The keys of the map as rows (malloc'ed).  -1 when out of memory. */
+static int key_rows(const struct hmap *m, struct op_key_row **rows, size_t *n)
 {
-	const int64_t *x = a, *y = b;
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	const int64_t *x = a, *y = b;
-	return (*x > *y) - (*x < *y);
-}
-
-/*
- * Every distinct code pointer of the run, as locations_read_codeptrs() reads
- * them: the data operations', gathered in k, and the constructs'.
- */
-static int all_codeptrs(struct update *u, struct op_keys *k, struct codeptr_row **rows, size_t *n)
-{
-	if (scan_codeptrs(u->db, "SELECT codeptr, kind FROM target_raw", &k->codeptrs, u->err) < 0)
-		return -1;
-	if (codeptr_rows(&k->codeptrs, rows, n) < 0)
-		return db_fail(u->err, "out of memory");
-	return 0;
-}
-
-/* Insert a variable row for one key (map entry, or host address when codeptr is 0). */
-static int store_variable(struct update *u, const struct variable *v, int64_t codeptr,
-			  int map_index, int64_t host_addr)
-{
-	sqlite3_stmt *st = u->ins_var;
-
-	db_bind_opt_int64(st, 1, codeptr != 0, codeptr);
-	db_bind_opt_int64(st, 2, map_index >= 0, map_index);
-	db_bind_opt_int64(st, 3, host_addr != 0, host_addr);
-	bind_text(st, 4, v->name);
-	bind_text(st, 5, v->decl_file);
-	db_bind_opt_int64(st, 6, v->decl_line > 0, v->decl_line);
-	db_bind_opt_int64(st, 7, v->decl_line > 0, v->decl_column);
-	bind_text(st, 8, sym_origin_name(v->origin));
-	if (step_done(u, st) < 0)
-		return -1;
-	u->stats.variables++;
-	if (v->origin == ORIGIN_IDENT && v->decl_file) {
-		char *comp_dir = NULL;
-		int rc;
-		sqlite3_bind_int64(u->comp_dir, 1, codeptr);
-		if (sqlite3_step(u->comp_dir) == SQLITE_ROW)
-			comp_dir = column_str(u->comp_dir, 0);
-		sqlite3_reset(u->comp_dir);
-		rc = store_snippet(u, v->decl_file, v->decl_line, comp_dir);
-		free(comp_dir);
-		return rc;
-	}
-	return 0;
-}
-
-/*
- * Name the map entries that have a source record, then the host addresses
- * of the operations whose entry has none: one variable row per key, in key
- * order, for data_op_sources to pick per operation.
- */
-static int store_variables(struct update *u, const struct op_keys *k)
-{
-	int64_t *pairs = malloc((k->keys.count ? k->keys.count : 1) * 2 * sizeof(*pairs));
-	int64_t *hosts = malloc((k->keys.count ? k->keys.count : 1) * sizeof(*hosts));
-	struct hmap named;
+	struct op_key_row *r = malloc((m->count ? m->count : 1) * sizeof(*r));
 	const uint64_t *key;
 	void *val;
-	size_t np = 0, nh = 0, pos = 0;
-	int rc = -1;
+	size_t count = 0;
 
-	hmap_init(&named, 2, 0);
-	if (!pairs || !hosts) {
-		db_fail(u->err, "out of memory");
-		goto out;
-	}
-	while (hmap_next(&k->keys, &pos, &key, &val))
-		if (key[0] && (int64_t)key[1] >= 0) {
-			pairs[2 * np] = (int64_t)key[0];
-			pairs[2 * np++ + 1] = (int64_t)key[1];
-		}
-	qsort(pairs, np, 2 * sizeof(*pairs), cmp_i64_pair);
-	for (size_t i = 0; i < np; i++) {
-		struct variable v;
-		int r = 0;
-		if (i && !cmp_i64_pair(&pairs[2 * i], &pairs[2 * i - 2]))
-			continue;
-		if (symbolize_variable(u->s, (uint64_t)pairs[2 * i], (int)pairs[2 * i + 1], 0, &v) < 0) {
-			db_fail(u->err, "out of memory");
-			goto out;
-		}
-		if (v.origin == ORIGIN_IDENT) {
-			r = store_variable(u, &v, pairs[2 * i], (int)pairs[2 * i + 1], 0);
-			if (r == 0 && !hmap_put(&named, (const uint64_t *)&pairs[2 * i], NULL))
-				r = db_fail(u->err, "out of memory");
-		}
-		variable_release(&v);
-		if (r < 0)
-			goto out;
-	}
-	pos = 0;
-	while (hmap_next(&k->keys, &pos, &key, &val))
-		if (key[2] && !hmap_get(&named, key))
-			hosts[nh++] = (int64_t)key[2];
-	qsort(hosts, nh, sizeof(*hosts), cmp_i64);
-	for (size_t i = 0; i < nh; i++) {
-		struct variable v;
-		int r;
-		if (i && hosts[i] == hosts[i - 1])
-			continue;
-		if (symbolize_variable(u->s, 0, -1, (uint64_t)hosts[i], &v) < 0) {
-			db_fail(u->err, "out of memory");
-			goto out;
-		}
-		r = store_variable(u, &v, 0, -1, hosts[i]);
-		variable_release(&v);
-		if (r < 0)
-			goto out;
-	}
-	rc = 0;
-out:
-	hmap_release(&named);
-	free(pairs);
-	free(hosts);
-	return rc;
+	*rows = r;
+	*n = 0;
+	if (!r)
+		return -1;
+	for (size_t pos = 0; hmap_next(m, &pos, &key, &val); count++)
+		r[count] = (struct op_key_row){ (int64_t)key[0], (int64_t)key[1], (int64_t)key[2] };
+	*n = count;
+	return 0;
 }
 
-static int prepare_all(struct update *u)
+int locations_read_keys(struct db *db, struct op_key_row **keys, size_t *nkeys,
+			struct codeptr_row **codeptrs, size_t *ncodeptrs, char **err)
 {
-	u->ins_loc = db_prepare(u->db, "INSERT INTO location (codeptr, module, offset, function, file, "
-				"line, column, origin, inline_chain, comp_dir, source_path, note) "
-				"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", u->err);
-	u->ins_snip = u->ins_loc ? db_prepare(u->db, "INSERT OR IGNORE INTO snippet (file, line, "
-					      "first_line, text) VALUES (?, ?, ?, ?)", u->err) : NULL;
-	u->ins_var = u->ins_snip ? db_prepare(u->db, "INSERT INTO variable (codeptr, map_index, "
-					      "host_addr, name, decl_file, decl_line, decl_column, "
-					      "origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", u->err) : NULL;
-	u->comp_dir = u->ins_var ? db_prepare(u->db, "SELECT comp_dir FROM location WHERE codeptr = ?",
-					      u->err) : NULL;
-	return u->comp_dir ? 0 : -1;
-}
-
-int locations_update(struct db *db, struct symbolizer *s, struct locations_stats *stats, char **err)
-{
-	struct update u = { .db = db, .s = s, .err = err };
-	struct op_keys keys;
-	struct codeptr_row *codeptrs = NULL;
-	size_t n = 0;
+	struct op_keys k;
 	int rc = -1;
 
-	if (locations_ensure_tables(db, err) < 0)
-		return -1;
-	if (db_exec(db, "BEGIN", err) < 0)
-		return -1;
-	op_keys_init(&keys);
-	u.cwd = locations_run_cwd(db);
-	if (db_exec(db, "DELETE FROM location; DELETE FROM snippet; DELETE FROM variable;", err) < 0 ||
-	    prepare_all(&u) < 0 || read_op_keys(&u, &keys) < 0)
+	*keys = NULL;
+	*nkeys = 0;
+	*codeptrs = NULL;
+	*ncodeptrs = 0;
+	op_keys_init(&k);
+	if (read_op_keys(db, &k, err) < 0 ||
+	    scan_codeptrs(db, "SELECT codeptr, kind FROM target_raw", &k.codeptrs, err) < 0)
 		goto out;
-	if (all_codeptrs(&u, &keys, &codeptrs, &n) < 0)
-		goto out;
-	if (symbolizer_set_codeptrs(s, codeptrs, n) < 0) {
+	if (codeptr_rows(&k.codeptrs, codeptrs, ncodeptrs) < 0 || key_rows(&k.keys, keys, nkeys) < 0) {
+		free(*codeptrs);
+		*codeptrs = NULL;
+		*ncodeptrs = 0;
 		db_fail(err, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (store_location(&u, codeptrs[i].codeptr) < 0)
-			goto out;
-	rc = store_variables(&u, &keys);
+	rc = 0;
 out:
-	sqlite3_finalize(u.ins_loc);
-	sqlite3_finalize(u.ins_snip);
-	sqlite3_finalize(u.ins_var);
-	sqlite3_finalize(u.comp_dir);
-	free(u.cwd);
-	free(codeptrs);
-	op_keys_release(&keys);
-	if (rc == 0 && db_exec(db, "COMMIT", err) < 0)
-		rc = -1;
-	if (rc < 0)
-		db_rollback(db);
-	else if (stats)
-		*stats = u.stats;
+	op_keys_release(&k);
 	return rc;
+}
+
+/* --- the writer ------------------------------------------------------------- */
+
+struct locations_writer {
+	struct db *db;
+	sqlite3_stmt *ins_loc, *ins_snip, *ins_var, *comp_dir;
+	int done;                       /* committed */
+};
+
+static void bind_text(sqlite3_stmt *st, int idx, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, idx);
+}
+
+static int step_done(struct locations_writer *w, sqlite3_stmt *st, char **err)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(err, "cannot store attributions in '%s': %s", w->db->path,
+			       sqlite3_errmsg(w->db->sql));
+	return 0;
+}
+
+static int prepare_all(struct locations_writer *w, char **err)
+{
+	w->ins_loc = db_prepare(w->db, "INSERT INTO location (codeptr, module, offset, function, file, "
+				"line, column, origin, inline_chain, comp_dir, source_path, note) "
+				"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", err);
+	w->ins_snip = w->ins_loc ? db_prepare(w->db, "INSERT OR IGNORE INTO snippet (file, line, "
+					      "first_line, text) VALUES (?, ?, ?, ?)", err) : NULL;
+	w->ins_var = w->ins_snip ? db_prepare(w->db, "INSERT INTO variable (codeptr, map_index, "
+					      "host_addr, name, decl_file, decl_line, decl_column, "
+					      "origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", err) : NULL;
+	w->comp_dir = w->ins_var ? db_prepare(w->db, "SELECT comp_dir FROM location WHERE codeptr = ?",
+					      err) : NULL;
+	return w->comp_dir ? 0 : -1;
+}
+
+struct locations_writer *locations_writer_open(struct db *db, char **err)
+{
+	struct locations_writer *w;
+
+	if (locations_ensure_tables(db, err) < 0)
+		return NULL;
+	if (db_exec(db, "BEGIN", err) < 0)
+		return NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		db_fail(err, "out of memory");
+		db_rollback(db);
+		return NULL;
+	}
+	w->db = db;
+	if (db_exec(db, "DELETE FROM location; DELETE FROM snippet; DELETE FROM variable;", err) < 0 ||
+	    prepare_all(w, err) < 0) {
+		locations_writer_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void locations_writer_free(struct locations_writer *w)
+{
+	if (!w)
+		return;
+	sqlite3_finalize(w->ins_loc);
+	sqlite3_finalize(w->ins_snip);
+	sqlite3_finalize(w->ins_var);
+	sqlite3_finalize(w->comp_dir);
+	if (!w->done)
+		db_rollback(w->db);
+	free(w);
+}
+
+int locations_writer_location(struct locations_writer *w, const struct location_row *r,
+			      char **err)
+{
+	sqlite3_stmt *st = w->ins_loc;
+
+	sqlite3_bind_int64(st, 1, (int64_t)r->codeptr);
+	bind_text(st, 2, r->module);
+	db_bind_opt_int64(st, 3, r->module != NULL, (int64_t)r->offset);
+	bind_text(st, 4, r->function);
+	bind_text(st, 5, r->file);
+	sqlite3_bind_int(st, 6, r->line);
+	sqlite3_bind_int(st, 7, r->column);
+	bind_text(st, 8, r->origin);
+	bind_text(st, 9, r->inline_chain);
+	bind_text(st, 10, r->comp_dir);
+	bind_text(st, 11, r->source_path);
+	bind_text(st, 12, r->note);
+	return step_done(w, st, err);
+}
+
+int locations_writer_snippet(struct locations_writer *w, const char *file, int line,
+			     int first_line, const char *text, char **err)
+{
+	bind_text(w->ins_snip, 1, file);
+	sqlite3_bind_int(w->ins_snip, 2, line);
+	sqlite3_bind_int(w->ins_snip, 3, first_line);
+	bind_text(w->ins_snip, 4, text);
+	if (step_done(w, w->ins_snip, err) < 0)
+		return -1;
+	return sqlite3_changes(w->db->sql) > 0;
+}
+
+int locations_writer_variable(struct locations_writer *w, const struct variable_row *r,
+			      char **err)
+{
+	sqlite3_stmt *st = w->ins_var;
+
+	db_bind_opt_int64(st, 1, r->codeptr != 0, r->codeptr);
+	db_bind_opt_int64(st, 2, r->map_index >= 0, r->map_index);
+	db_bind_opt_int64(st, 3, r->host_addr != 0, r->host_addr);
+	bind_text(st, 4, r->name);
+	bind_text(st, 5, r->decl_file);
+	db_bind_opt_int64(st, 6, r->decl_line > 0, r->decl_line);
+	db_bind_opt_int64(st, 7, r->decl_line > 0, r->decl_column);
+	bind_text(st, 8, r->origin);
+	return step_done(w, st, err);
+}
+
+char *locations_writer_comp_dir(struct locations_writer *w, int64_t codeptr)
+{
+	char *comp_dir = NULL;
+
+	sqlite3_bind_int64(w->comp_dir, 1, codeptr);
+	if (sqlite3_step(w->comp_dir) == SQLITE_ROW)
+		comp_dir = column_str(w->comp_dir, 0);
+	sqlite3_reset(w->comp_dir);
+	return comp_dir;
+}
+
+int locations_writer_commit(struct locations_writer *w, char **err)
+{
+	sqlite3_finalize(w->ins_loc);
+	sqlite3_finalize(w->ins_snip);
+	sqlite3_finalize(w->ins_var);
+	sqlite3_finalize(w->comp_dir);
+	w->ins_loc = w->ins_snip = w->ins_var = w->comp_dir = NULL;
+	if (db_exec(w->db, "COMMIT", err) < 0)
+		return -1;
+	w->done = 1;
+	return 0;
 }

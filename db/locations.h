@@ -1,18 +1,20 @@
 /*
- * locations.h - the attribution tables: where each recorded code pointer is
- * in the source, which variable each data operation moved, and the source
- * snippets around those lines (so a report is readable on another machine).
+ * locations.h - the rows of the attribution tables: where each recorded code
+ * pointer is in the source, which variable each data operation moved, and the
+ * source snippets around those lines (so a report is readable on another
+ * machine); and the rows of the recording that finding them needs.
  *
- * 'mapprof report' calls locations_update() once per run of it: it replaces
- * the tables 'location', 'snippet' and 'variable' (schema.sql, section
- * "report: attribution tables"), so running it twice gives the same
- * database.  Variables are stored once per key (a call site's map entry, or
- * a host address), never per operation: the view 'data_op_sources' picks
- * each operation's when it is read.  It and 'target_sources' are the SQL
- * face of it (docs/attribution.md).
+ * Plain readers and writers of rows: what goes into the rows is decided by
+ * report/ (report/attribute.c drives the symbolizer and the snippets).  A
+ * struct locations_writer holds one transaction that replaces the tables
+ * 'location', 'snippet' and 'variable' (schema.sql, section "report:
+ * attribution tables"), so reporting twice gives the same database.
+ * Variables are stored once per key (a call site's map entry, or a host
+ * address), never per operation: the view 'data_op_sources' picks each
+ * operation's when it is read.  It and 'target_sources' are the SQL face of
+ * it (docs/attribution.md).
  *
- * Also here: the readers the symbolizer needs (report/ does not include
- * <sqlite3.h>).
+ * report/ does not include <sqlite3.h>: the symbolizer reads through here.
  */
 #ifndef MAPPROF_DB_LOCATIONS_H
 #define MAPPROF_DB_LOCATIONS_H
@@ -21,7 +23,7 @@
 #include <stdint.h>
 
 struct db;
-struct symbolizer;
+struct locations_writer;
 
 /* A row of module_raw.  Strings are owned by the row. */
 struct module_row {
@@ -65,27 +67,84 @@ char *locations_run_cwd(struct db *db);
 /* Create the attribution tables and views if the database lacks them. */
 int locations_ensure_tables(struct db *db, char **err);
 
-/* What locations_update() found, for a terminal summary. */
-struct locations_stats {
-	size_t codeptrs;            /* distinct code pointers symbolized */
-	size_t by_origin[4];        /* indexed by enum sym_origin */
-	size_t need_debug;          /* locations flagged LOC_NEED_DEBUG */
-	size_t build_id_differ;     /* locations in modules changed since the run */
-	size_t variables;           /* distinct variables named */
-	size_t snippets;            /* snippets stored */
+/*
+ * A distinct variable key of the run's data operations, as the view
+ * data_op_sources resolves an operation to one.
+ */
+struct op_key_row {
+	int64_t codeptr;    /* 0: none */
+	int64_t map_index;  /* -1: none */
+	int64_t host_addr;  /* 0: none */
 };
 
 /*
- * Symbolize every distinct code pointer of the run (data operations and
- * target constructs; the pass that finds them hands them to the symbolizer,
- * which would otherwise read them again), name the variable of every key a
- * data operation resolves to (see data_op_sources in schema.sql), store
- * snippets of the source lines found readable (relative paths resolved
- * against run.cwd, then the DWARF compilation directory), replacing what a
- * previous call stored.  One transaction.  'stats' may be NULL.
- * Returns 0, or -1 with *err set (the database is then unchanged).
+ * One pass over data_op_raw (and one over target_raw): every distinct
+ * variable key of a data operation (malloc'ed, in no particular order) and
+ * every distinct code pointer of the run (malloc'ed, as
+ * locations_read_codeptrs() reads them).  A delete without a map index has
+ * its allocation's key, which that allocation's row gives; a delete with one
+ * has its own map entry and its allocation's host address.  0, or -1 with
+ * *err set.
  */
-int locations_update(struct db *db, struct symbolizer *s, struct locations_stats *stats,
-		     char **err);
+int locations_read_keys(struct db *db, struct op_key_row **keys, size_t *nkeys,
+			struct codeptr_row **codeptrs, size_t *ncodeptrs, char **err);
+
+/* A row of 'location'.  Strings borrowed for the call; NULL: NULL. */
+struct location_row {
+	uint64_t codeptr;
+	const char *module;       /* NULL: offset is NULL too */
+	uint64_t offset;
+	const char *function;
+	const char *file;
+	int line;
+	int column;
+	const char *origin;
+	const char *inline_chain; /* JSON array text */
+	const char *comp_dir;
+	const char *source_path;
+	const char *note;
+};
+
+/* A row of 'variable'.  Strings borrowed for the call; NULL: NULL. */
+struct variable_row {
+	int64_t codeptr;          /* 0: NULL */
+	int64_t map_index;        /* < 0: NULL */
+	int64_t host_addr;        /* 0: NULL */
+	const char *name;
+	const char *decl_file;
+	int decl_line;            /* <= 0: line and column are NULL */
+	int decl_column;
+	const char *origin;
+};
+
+/*
+ * Start replacing the attribution tables: creates them when missing, begins
+ * a transaction and deletes what a previous report stored.  NULL with *err
+ * set (the database unchanged).
+ */
+struct locations_writer *locations_writer_open(struct db *db, char **err);
+
+/* Add a row.  0, or -1 with *err set: then only locations_writer_free() is left. */
+int locations_writer_location(struct locations_writer *w, const struct location_row *r,
+			      char **err);
+int locations_writer_variable(struct locations_writer *w, const struct variable_row *r,
+			      char **err);
+
+/*
+ * Add the snippet of file:line (lines from first_line on, joined by '\n')
+ * unless one is stored already.  1 when added, 0 when it was there, -1 with
+ * *err set.
+ */
+int locations_writer_snippet(struct locations_writer *w, const char *file, int line,
+			     int first_line, const char *text, char **err);
+
+/* comp_dir of the location row of 'codeptr' added before (malloc'ed), or NULL. */
+char *locations_writer_comp_dir(struct locations_writer *w, int64_t codeptr);
+
+/* Commit.  0, or -1 with *err set (nothing stored). */
+int locations_writer_commit(struct locations_writer *w, char **err);
+
+/* Roll back what was not committed and free.  Accepts NULL. */
+void locations_writer_free(struct locations_writer *w);
 
 #endif

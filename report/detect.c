@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/detect_internal.h"
+#include "report/detect.h"
+#include "report/detect_alloc.h"
+#include "report/detect_duplicate.h"
+#include "report/detect_round_trip.h"
+#include "report/detect_unused_transfer.h"
 
 struct detect {
 	struct detect_config cfg;
@@ -19,66 +23,6 @@ struct detect {
 	struct alloc_detector alloc;
 	struct ut_detector ut;
 };
-
-static const char *const kind_names[FINDING_KIND_COUNT] = {
-	"duplicate_transfer", "round_trip", "repeated_alloc", "unused_alloc", "unused_transfer",
-};
-
-static const char *const flavour_names[FLAVOUR_COUNT] = {
-	"", "same_data", "same_content", "host_device_host", "device_host_device",
-	"device_device", "overwritten", "after_last_kernel",
-};
-
-static const char *const role_names[ROLE_COUNT] = {
-	"transfer", "send", "return", "alloc", "delete",
-};
-
-const char *finding_kind_name(enum finding_kind kind)
-{
-	return (unsigned)kind < FINDING_KIND_COUNT ? kind_names[kind] : "unknown";
-}
-
-const char *flavour_name(enum flavour flavour)
-{
-	return (unsigned)flavour < FLAVOUR_COUNT ? flavour_names[flavour] : "unknown";
-}
-
-const char *op_role_name(enum op_role role)
-{
-	return (unsigned)role < ROLE_COUNT ? role_names[role] : "unknown";
-}
-
-struct dev_stat *ctx_device(struct detect_ctx *ctx, int device)
-{
-	for (size_t i = 0; i < ctx->ndevs; i++)
-		if (ctx->devs[i].device == device)
-			return &ctx->devs[i];
-	if (ctx->ndevs == ctx->devs_cap) {
-		size_t ncap = ctx->devs_cap ? 2 * ctx->devs_cap : 8;
-		struct dev_stat *v = realloc(ctx->devs, ncap * sizeof(*v));
-		if (!v)
-			return NULL;
-		ctx->devs = v;
-		ctx->devs_cap = ncap;
-	}
-	ctx->devs[ctx->ndevs] = (struct dev_stat){ device, 0, -1 };
-	return &ctx->devs[ctx->ndevs++];
-}
-
-int ctx_emit(struct detect_ctx *ctx, const struct occurrence *occ)
-{
-	if (ctx->fn(ctx->arg, occ)) {
-		ctx->why = "stopped by the findings callback";
-		return -1;
-	}
-	return 0;
-}
-
-int ctx_oom(struct detect_ctx *ctx)
-{
-	ctx->why = "out of memory";
-	return -1;
-}
 
 static int enabled(const struct detect *d, enum finding_kind kind)
 {

@@ -26,7 +26,7 @@
  */
 #include <stdlib.h>
 
-#include "report/detect_internal.h"
+#include "report/detect_alloc.h"
 
 enum { LIVE_REPEATED = 1, LIVE_USED = 2 };
 

@@ -19,7 +19,7 @@
  * still travelled twice, but keeping it may cost memory.  Hash collisions
  * are assumed away (64-bit XXH3 and equal size).
  */
-#include "report/detect_internal.h"
+#include "report/detect_duplicate.h"
 
 /*
  * One per distinct content received: millions on a long run, so the flag

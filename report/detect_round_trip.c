@@ -22,7 +22,7 @@
  * Known false positives: a kernel may have read and rewritten the same
  * values (the content is unchanged, yet the device did work on it).
  */
-#include "report/detect_internal.h"
+#include "report/detect_round_trip.h"
 
 enum { RT_HAS_HASH = 1, RT_PAIRED = 2 };
 

@@ -22,7 +22,7 @@
  * at the same address does not count as overwriting (it would not replace
  * all of X), so those cases are reported only if no kernel ran afterwards.
  */
-#include "report/detect_internal.h"
+#include "report/detect_unused_transfer.h"
 
 struct ut_latest {
 	int64_t seq, begin_ns, end_ns;

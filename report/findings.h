@@ -29,8 +29,8 @@
 #include <stdint.h>
 
 #include "db/events.h"
-#include "report/detect.h"
-#include "report/hmap.h"
+#include "lib/hmap.h"
+#include "report/occurrence.h"
 
 #define FINDING_MAX_LOCATIONS 8
 

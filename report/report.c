@@ -9,10 +9,10 @@
 
 #include "db/attribution.h"
 #include "db/db.h"
-#include "db/findings.h"
 #include "db/finish.h"
-#include "db/locations.h"
+#include "report/attribute.h"
 #include "report/detect.h"
+#include "report/findings_store.h"
 #include "report/html.h"
 #include "report/json.h"
 #include "report/report.h"
@@ -132,7 +132,7 @@ int report_run(const struct report_options *opt, char **err)
 	if (writable) {
 		char *msg = NULL;
 		struct symbolizer *sym = symbolizer_new(db, &msg);
-		if (!sym || locations_update(db, sym, NULL, &msg) < 0) {
+		if (!sym || attribute_run(db, sym, NULL, &msg) < 0) {
 			fprintf(stderr, "mapprof: warning: no source attribution: %s\n",
 				msg ? msg : "out of memory");
 			free(msg);
@@ -143,7 +143,7 @@ int report_run(const struct report_options *opt, char **err)
 
 	if (writable) {
 		char *msg = NULL;
-		if (db_findings_store(db, &a.findings, &msg) < 0) {
+		if (findings_store(db, &a.findings, &msg) < 0) {
 			fprintf(stderr, "mapprof: warning: %s\n", msg ? msg : "cannot store findings");
 			free(msg);
 		} else {

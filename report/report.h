@@ -6,9 +6,9 @@
  * The stages: db_read_run() and the event stream (db/events.h) feed the
  * detectors (report/detect.h) and the run totals (report/totals.h); the
  * occurrences are grouped into findings (report/findings.h), stored
- * (db/findings.h), rendered as JSON (report/json.h, the document every other
- * output is built from), as a terminal summary (report/summary.h) and as
- * HTML (report/html.h).
+ * (report/findings_store.h, as the rows of db/findings.h), rendered as JSON
+ * (report/json.h, the document every other output is built from), as a
+ * terminal summary (report/summary.h) and as HTML (report/html.h).
  */
 #ifndef MAPPROF_REPORT_REPORT_H
 #define MAPPROF_REPORT_REPORT_H

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/event.h"
+#include "db/events.h"
 
 /* A running union of intervals that arrive in order of their begin. */
 struct busy {

@@ -11,7 +11,7 @@
 #include "tests/unit/check_db.h"
 #include "db/db.h"
 #include "db/events.h"
-#include "db/findings.h"
+#include "report/findings_store.h"
 #include "report/json.h"
 #include "report/report.h"
 
@@ -95,8 +95,8 @@ static void test_analysis_store_idempotent(void)
 	CHECK_INT(a.findings.kinds[FINDING_ROUND_TRIP].occurrences, 1);
 	CHECK_INT(a.findings.kinds[FINDING_REPEATED_ALLOC].occurrences, 1);
 	CHECK_INT(a.findings.kinds[FINDING_DUPLICATE_TRANSFER].occurrences, 0);
-	CHECK_INT(db_findings_store(db, &a.findings, &err), 0);
-	CHECK_INT(db_findings_store(db, &a.findings, &err), 0);   /* again: replaced */
+	CHECK_INT(findings_store(db, &a.findings, &err), 0);
+	CHECK_INT(findings_store(db, &a.findings, &err), 0);   /* again: replaced */
 
 	doc = report_json(&a);
 	json_t *run = json_object_get(doc, "run");
@@ -155,7 +155,7 @@ static void test_fallback_to_sorted(void)
 	 * in order (finding, then operations by begin time), the last row (the
 	 * transfer after the last kernel, the last finding) last.
 	 */
-	CHECK_INT(db_findings_store(db, &a.findings, &err), 0);
+	CHECK_INT(findings_store(db, &a.findings, &err), 0);
 	check_exec(db, "CREATE TEMP TABLE e AS SELECT r.rowid AS id, r.finding, r.seq, d.begin_ns"
 		 " FROM finding_event_raw r JOIN data_op_raw d ON d.seq = r.seq;"
 		 "SELECT CASE WHEN (SELECT COUNT(*) FROM e) = 40001"
@@ -179,7 +179,7 @@ static void test_empty_run(void)
 	CHECK_INT(a.totals.events, 0);
 	CHECK_INT(a.findings.n, 0);
 	CHECK_INT(a.duration_ns, 0);
-	CHECK_INT(db_findings_store(db, &a.findings, &err), 0);
+	CHECK_INT(findings_store(db, &a.findings, &err), 0);
 	analysis_release(&a);
 	db_close(db);
 	unlink(path);

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "db/locations.h"
+#include "report/attribute.h"
 #include "report/snippet.h"
 #include "report/symbolize.h"
 #include "tests/unit/check.h"
@@ -514,9 +514,9 @@ static char *query(const char *sql)
 	return out;
 }
 
-static void test_locations_update(void)
+static void test_attribute_run(void)
 {
-	struct locations_stats st;
+	struct attribute_stats st;
 	char *err = NULL, *got, want[4096];
 	int target = mark_line("target"), enter = mark_line("enter"), exit_line = mark_line("exit");
 	int scratch_decl = mark_line("scratch_decl");
@@ -558,7 +558,7 @@ static void test_locations_update(void)
 	if (!sym)
 		return;
 	for (int pass = 0; pass < 2; pass++) {
-		CHECK_INT(locations_update(db, sym, &st, &err), 0);
+		CHECK_INT(attribute_run(db, sym, &st, &err), 0);
 		if (err)
 			fprintf(stderr, "%s\n", err);
 		CHECK_INT(st.codeptrs, 4);
@@ -627,7 +627,7 @@ int main(void)
 	RUN(test_no_debug);
 	RUN(test_unusable_modules);
 	RUN(test_snippet);
-	RUN(test_locations_update);
+	RUN(test_attribute_run);
 	symbolizer_free(sym);
 	db_close(db);
 	if (!check_failures) {

@@ -1,7 +1,10 @@
 /*
  * hmap.h - an open-addressing hash map with fixed-size keys and values.
  *
- * The detectors keep bounded state keyed by content, buffer or allocation
+ * lib/ holds generic containers that every stage may use: it includes
+ * nothing of collector/, db/, report/ or cli/.
+ *
+ * The detectors (and db/'s event stream and attribution readers) keep bounded state keyed by content, buffer or allocation
  * (never by event), and millions of entries must stay cheap: a slot is one
  * array element holding a 64-bit hash, the key words and the value bytes,
  * with no per-entry allocation.  Keys are arrays of 'key_words' uint64_t
@@ -11,8 +14,8 @@
  * Pointers to values stay valid until the next hmap_put() or hmap_del() on
  * the same map (either may move slots).
  */
-#ifndef MAPPROF_REPORT_HMAP_H
-#define MAPPROF_REPORT_HMAP_H
+#ifndef MAPPROF_LIB_HMAP_H
+#define MAPPROF_LIB_HMAP_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "report/hmap.h"
+#include "lib/hmap.h"
 
 /* The hash word of a slot; 0 marks an empty slot, so hashes are never 0. */
 static uint64_t hash_key(const uint64_t *key, size_t words)

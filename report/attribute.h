@@ -1,0 +1,41 @@
+/*
+ * attribute.h - the attribution stage of 'mapprof report': every recorded
+ * code pointer symbolized (report/symbolize.h, report/dwarfline.h), the
+ * variable of every data operation named, the source lines around them read
+ * (report/snippet.h), and all of it stored as the rows of db/locations.h for
+ * the outputs to read back (db/attribution.h).
+ *
+ * Run once per report: it replaces what a previous run stored, so running
+ * report twice gives the same database (docs/attribution.md).
+ */
+#ifndef MAPPROF_REPORT_ATTRIBUTE_H
+#define MAPPROF_REPORT_ATTRIBUTE_H
+
+#include <stddef.h>
+
+struct db;
+struct symbolizer;
+
+/* What attribute_run() found, for a terminal summary. */
+struct attribute_stats {
+	size_t codeptrs;            /* distinct code pointers symbolized */
+	size_t by_origin[4];        /* indexed by enum sym_origin */
+	size_t need_debug;          /* locations flagged LOC_NEED_DEBUG */
+	size_t build_id_differ;     /* locations in modules changed since the run */
+	size_t variables;           /* distinct variables named */
+	size_t snippets;            /* snippets stored */
+};
+
+/*
+ * Symbolize every distinct code pointer of the run (data operations and
+ * target constructs; the pass that finds them hands them to the symbolizer,
+ * which would otherwise read them again), name the variable of every key a
+ * data operation resolves to (see data_op_sources in schema.sql), store
+ * snippets of the source lines found readable (relative paths resolved
+ * against run.cwd, then the DWARF compilation directory), replacing what a
+ * previous call stored.  One transaction.  'stats' may be NULL.
+ * Returns 0, or -1 with *err set (the database is then unchanged).
+ */
+int attribute_run(struct db *db, struct symbolizer *s, struct attribute_stats *stats, char **err);
+
+#endif

@@ -1,0 +1,50 @@
+  /* ---------- data ---------- */
+
+  var D;
+  try {
+    D = JSON.parse($('mapprof-data').textContent);
+  } catch (e) {
+    D = null;
+  }
+  if (!isObj(D)) {
+    add(clear($('app')), h('p', 'notice', 'This report holds no readable data.'));
+    return;
+  }
+  var run = obj(D.run), summary = obj(D.summary);
+  var hostDevice = has(run.host_device) ? run.host_device : null;
+  var runNs = num(run.duration_ns) || num(summary.duration_ns);
+
+  function locText(l) {
+    l = obj(l);
+    if (l.file) return str(l.file) + (has(l.line) && l.line > 0 ? ':' + l.line : '');
+    if (l['function']) return str(l['function']) + '()';
+    if (l.module) return basename(l.module) + (l.offset ? '+' + str(l.offset) : '');
+    if (l.codeptr) return str(l.codeptr);
+    return 'unknown location';
+  }
+  function varText(v) { v = obj(v); return str(v.name); }
+
+  var records = arr(D.findings).filter(isObj).map(function (f, i) {
+    var locs = arr(f.locations).filter(isObj), v = obj(f.variable);
+    var r = {
+      f: f, idx: i,
+      id: str(f.id) || 'F' + (i + 1),
+      kind: str(f.kind),
+      locs: locs,
+      loc: locs.length ? locText(locs[0]) : 'unknown location',
+      fn: locs.length ? str(locs[0]['function']) : '',
+      variable: varText(v),
+      occ: num(f.occurrences) || arr(f.events).length,
+      bytes: num(f.bytes),
+      savings: num(f.savings_ns),
+      events: arr(f.events).filter(isObj)
+    };
+    r.search = [r.id, r.kind, kindInfo(r.kind).label, r.variable].concat(locs.map(function (l) {
+      return [locText(l), str(l['function']), str(l.module)].join(' ');
+    })).join(' ').toLowerCase();
+    return r;
+  });
+  var byId = new Map();
+  records.forEach(function (r) { byId.set(r.id, r); });
+  var maxSavings = records.reduce(function (m, r) { return Math.max(m, r.savings); }, 0);
+

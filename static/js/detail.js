@@ -1,0 +1,213 @@
+  /* ---------- finding detail ---------- */
+
+  function code(text) { return h('code', null, text); }
+
+  function devicesOf(r) {
+    var d = arr(r.f.devices).filter(has);
+    if (!d.length) r.events.forEach(function (e) { var x = evDevice(e); if (has(x) && d.indexOf(x) < 0) d.push(x); });
+    return d;
+  }
+  function devList(d) {
+    if (!d.length) return 'the device';
+    return (d.length === 1 ? 'device ' : 'devices ') + d.join(', ');
+  }
+
+  /* "What happened", in words, as DOM nodes. */
+  function whatHappened(r) {
+    var p = h('p', 'd-what'), v = r.variable ? code(r.variable) : 'Mapped data';
+    var n = r.occ, b = fmtBytes(r.bytes), devs = devList(devicesOf(r));
+    switch (r.kind) {
+      case 'duplicate_transfer':
+        add(p, v, ' was sent to ' + devs + ' ' + plural(n, 'more time') +
+          ' with content the device already held (' + b + ' moved for nothing).');
+        break;
+      case 'round_trip':
+        add(p, v, ' came back unchanged: ' + plural(n, 'transfer') + ' returned data to the side that ' +
+          'had sent it (' + b + ')' + (r.f.flavour === 'same_host_data' ? ', into the same host memory it came from.'
+            : r.f.flavour === 'identical_content' ? ', with content identical to what was sent.' : '.'));
+        break;
+      case 'repeated_alloc':
+        add(p, v, ' was allocated and freed on ' + devs + ' ' + plural(n, 'more time') +
+          ' than needed (' + b + ' in total).');
+        break;
+      case 'unused_alloc':
+        add(p, v, ' was allocated on ' + devs + ' (' + plural(n, 'time') + ', ' + b +
+          ') but no kernel ran on it while it was mapped.');
+        break;
+      case 'unused_transfer':
+        add(p, v, ' was sent to ' + devs + ' ' + plural(n, 'time') + ' (' + b + ') but no kernel read it: ' +
+          'it was overwritten first or arrived after the last kernel.');
+        break;
+      default:
+        add(p, kindInfo(r.kind).about || 'A data mapping pattern that costs time.', ' (' + plural(n, 'occurrence') + ', ' + b + ').');
+    }
+    if (r.savings > 0)
+      add(p, ' Fixing it saves about ', h('strong', null, fmtDur(r.savings)),
+        runNs ? ' (' + fmtPct(r.savings, runNs) + ' of the run).' : '.');
+    return p;
+  }
+
+  /* A generic way to fix each kind, naming the directive's line. */
+  function fixHint(r) {
+    var at = r.locs.length ? r.locs.map(locText).join(', ') : 'the directive';
+    var v = r.variable || 'the data', p = h('p', 'advice generic');
+    add(p, h('span', 'lead', 'Typical fix: '));
+    switch (r.kind) {
+      case 'duplicate_transfer':
+        add(p, 'Keep ', code(v), ' on the device instead of sending it again at ', code(at),
+          ': map it once with ', code('#pragma omp target data map(to: ' + v + ')'),
+          ' around the loop (or ', code('target enter data'), ') and use ',
+          code('target update to(' + v + ')'), ' only after the host changes it.');
+        break;
+      case 'round_trip':
+        add(p, 'At ', code(at), ', the data comes back unchanged: map ', code(v),
+          ' with ', code('map(to: ...)'), ' instead of ', code('map(tofrom: ...)'),
+          ', or copy back only when the host needs it with ', code('target update from(' + v + ')'), '.');
+        break;
+      case 'repeated_alloc':
+        add(p, 'Allocate ', code(v), ' once: put ', code('#pragma omp target enter data map(alloc: ' + v + ')'),
+          ' before the loop that reaches ', code(at), ' and ', code('target exit data map(delete: ' + v + ')'),
+          ' after it; the construct at ', code(at), ' then finds it present.');
+        break;
+      case 'unused_alloc':
+        add(p, 'No kernel uses ', code(v), ' while it is mapped: remove it from the map clause at ', code(at), '.');
+        break;
+      case 'unused_transfer':
+        add(p, 'The copy of ', code(v), ' made at ', code(at), ' is never read on the device: drop it from ',
+          code('map(to: ...)'), ' there, or use ', code('map(alloc: ...)'), ' if the device only writes it.');
+        break;
+      default:
+        return null;
+    }
+    return p;
+  }
+
+  function snippet(l) {
+    var s = obj(l.snippet), lines = arr(s.lines), first = num(s.first_line) || 1;
+    if (!lines.length) return null;
+    var pre = h('pre', 'code'), line = num(l.line);
+    lines.forEach(function (t, i) {
+      var n = first + i, rowEl = h('div', 'ln-row' + (n === line ? ' hl' : ''));
+      rowEl.dataset.line = String(n);
+      add(rowEl, h('span', 'ln', n), h('span', 'src', str(t) || ' '));
+      pre.appendChild(rowEl);
+    });
+    return pre;
+  }
+
+  function locationBlock(l) {
+    var d = h('div', 'loc'), head = h('div', 'loc-head');
+    var where = locText(l) + (l.file && has(l.column) && l.column > 0 && has(l.line) && l.line > 0 ? ':' + l.column : '');
+    add(head, pathNodes(h('span', 'where'), where));
+    if (l['function']) add(head, h('span', 'src', 'in ' + str(l['function']) + '()'));
+    if (l.origin) add(head, h('span', 'src', 'from ' + (ORIGINS[l.origin] || str(l.origin))));
+    add(d, head);
+    var sn = snippet(l);
+    if (sn) add(d, sn);
+    else {
+      var p = h('p', 'nosrc');
+      if (l.file) add(p, 'Source not available in this report (the file was not readable when it was made).');
+      else add(p, 'No line information' + (l.module ? ' for ' : ''), l.module ? code(basename(l.module) + (l.offset ? '+' + str(l.offset) : '')) : '',
+        '. Rebuild the program with ', code('-g'), ' to see the directive\'s file and line.');
+      add(d, p);
+    }
+    return d;
+  }
+
+  function evDevice(e) {
+    switch (e.op) {
+      case 'to_device': case 'alloc': return e.dest_device;
+      case 'from_device': case 'delete': return e.src_device;
+      default: return has(e.dest_device) && e.dest_device !== hostDevice ? e.dest_device : e.src_device;
+    }
+  }
+  function direction(e) {
+    function side(d) { return d === hostDevice ? 'host' : devName(d); }
+    switch (e.op) {
+      case 'to_device': return 'host \u2192 ' + devName(e.dest_device);
+      case 'from_device': return devName(e.src_device) + ' \u2192 host';
+      case 'alloc': return 'on ' + devName(e.dest_device);
+      case 'delete': return 'on ' + devName(e.src_device);
+      default: return side(e.src_device) + ' \u2192 ' + side(e.dest_device);
+    }
+  }
+  var OPS = { to_device: 'copy to device', from_device: 'copy from device', alloc: 'allocate', 'delete': 'free' };
+
+  function occurrences(r) {
+    var sec = h('section', 'd-sec');
+    add(sec, h('h3', null, 'Occurrences (' + fmtInt(r.occ) + ')'));
+    if (!r.events.length) { add(sec, h('p', 'occ-note', 'The report lists no individual events for this finding.')); return sec; }
+    var t = h('table', 'occ'), head = h('tr');
+    ['#', 'At', 'Operation', 'Where', 'Bytes', 'Took'].forEach(function (c, i) {
+      add(head, h('th', i >= 4 ? 'r' : '', c));
+    });
+    add(t, add(h('thead'), head));
+    var body = h('tbody');
+    r.events.slice(0, OCC_LIMIT).forEach(function (e, i) {
+      var tr = h('tr');
+      add(tr, h('td', null, i + 1), h('td', null, has(e.begin_ns) ? fmtAt(e.begin_ns, runNs) : '\u2014'),
+        h('td', null, OPS[e.op] || str(e.op)), h('td', null, direction(e)),
+        h('td', 'r', fmtBytes(e.bytes)),
+        h('td', 'r', has(e.begin_ns) && has(e.end_ns) ? fmtDur(e.end_ns - e.begin_ns) : '\u2014'));
+      body.appendChild(tr);
+    });
+    add(t, body);
+    add(sec, t);
+    if (r.events.length > OCC_LIMIT)
+      add(sec, h('p', 'occ-note', 'Showing the first ' + OCC_LIMIT + ' of ' + fmtInt(r.events.length) + ' events.'));
+    else if (r.occ > r.events.length)
+      add(sec, h('p', 'occ-note', 'The report lists ' + fmtInt(r.events.length) + ' of the ' + fmtInt(r.occ) + ' occurrences.'));
+    return sec;
+  }
+
+  function renderDetail(r) {
+    $('detail-empty').hidden = true;
+    var d = clear($('detail-body'));
+    d.hidden = false;
+    var f = r.f, v = obj(f.variable);
+
+    var head = h('div', 'd-head'), title = h('div', 'd-title');
+    add(title, h('span', 'd-id', r.id), badge(r.kind), pathNodes(h('span', 'd-loc'), r.loc));
+    add(head, title, whatHappened(r));
+    var stats = h('dl', 'd-stats');
+    function stat(k, val) { add(stats, add(h('div'), h('dt', null, k), h('dd', null, val))); }
+    stat('Est. saving', fmtDur(r.savings));
+    stat('Occurrences', fmtInt(r.occ));
+    stat('Bytes', fmtBytes(r.bytes));
+    stat('Devices', devicesOf(r).join(', ') || '\u2014');
+    add(head, stats);
+    add(d, head);
+
+    var fix = h('section', 'd-sec');
+    add(fix, h('h3', null, 'How to fix'));
+    if (f.advice) add(fix, h('p', 'advice', str(f.advice)));
+    var hint = fixHint(r);
+    if (hint) add(fix, hint);
+    if (f.advice || hint) add(d, fix);
+
+    var src = h('section', 'd-sec');
+    add(src, h('h3', null, r.locs.length > 1 ? 'Source (' + r.locs.length + ' directives)' : 'Source'));
+    if (!r.locs.length) add(src, h('p', 'nosrc', 'No code location was recorded for this finding.'));
+    r.locs.forEach(function (l) { add(src, locationBlock(l)); });
+    add(d, src);
+
+    if (v.name || v.decl_file) {
+      var vs = h('section', 'd-sec'), p = h('p', null);
+      add(vs, h('h3', null, 'Variable'));
+      add(p, code(str(v.name) || '(unnamed)'));
+      if (v.decl_file) add(p, ' declared at ', code(str(v.decl_file) + (has(v.decl_line) ? ':' + v.decl_line : '')));
+      if (v.origin) add(p, h('span', 'muted', ' \u00b7 name from ' + ({ 'map-name': 'the map clause', symbol: 'the symbol table', address: 'its address' }[v.origin] || str(v.origin))));
+      add(vs, p);
+      add(d, vs);
+    }
+
+    var occ = occurrences(r);
+    var actions = h('div', 'd-actions'), show = h('button', null, 'Show on timeline');
+    show.type = 'button';
+    show.addEventListener('click', function () { timeline.zoomToMarks(); $('sec-timeline').scrollIntoView(); });
+    add(actions, show);
+    add(occ, actions);
+    add(d, occ);
+    $('detail').scrollTop = 0;
+  }
+
