@@ -277,7 +277,10 @@ build-tools: $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/hash_bench $(B)/be
 # --- setup, demo, bench ------------------------------------------------------
 # What the build needs (a fresh Debian 12 has no C compiler and no make).
 # clang-tools-19 holds clang's offload linker (clang-linker-wrapper).
-DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 libomp-19-dev libdw-dev libelf-dev \
+# llvm-19-dev holds /usr/lib/llvm-19/lib/libLLVM.so.19.1: without it,
+# libomptarget loads libLLVM from /usr/lib/x86_64-linux-gnu, cannot open
+# libomp.so from there, and no OMPT target event is ever delivered.
+DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev libdw-dev libelf-dev \
 	libxxhash-dev libsqlite3-dev sqlite3 libjansson-dev pkg-config
 
 # What the tests add: Debian's Chromium driven by Debian's Selenium (the

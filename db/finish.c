@@ -203,7 +203,20 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 		db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
 		goto fail;
 	}
+	/* Offload calls were seen (the collector's entry-point records) but no
+	 * OMPT target event came: the runtime's OMPT link is broken, not the
+	 * program.  LLVM's libomptarget attaches to libomp's OMPT interface by
+	 * opening "libomp.so" from libLLVM's directory, which fails where that
+	 * is the system library directory (Debian without llvm-N-dev). */
 	if (db_exec(db,
+		    "UPDATE run_raw SET status = 'incomplete', status_detail = 'the program called the"
+		    " offload entry points, but the OpenMP runtime delivered no target event: libomptarget"
+		    " did not attach to the OMPT interface of libomp (it opens libomp.so from the directory"
+		    " of libLLVM; on Debian and Ubuntu install llvm-<version>-dev, or run with"
+		    " LD_LIBRARY_PATH naming the directory of libomp.so)' WHERE id = 1 AND status = 'complete'"
+		    " AND NOT EXISTS (SELECT 1 FROM target_raw) AND NOT EXISTS (SELECT 1 FROM data_op_raw)"
+		    " AND EXISTS (SELECT 1 FROM source_raw)", err) < 0 ||
+	    db_exec(db,
 		    "UPDATE run_raw SET status_detail = 'the program ran no target construct: nothing was"
 		    " offloaded (was it built with -fopenmp-targets=...?)' WHERE id = 1 AND status = 'complete'"
 		    " AND NOT EXISTS (SELECT 1 FROM target_raw) AND NOT EXISTS (SELECT 1 FROM data_op_raw)",

@@ -307,3 +307,22 @@ grep -q "not a spool" err || fail "no word about the unreadable spool: $(cat err
 assert_eq "$(q bad.db "SELECT status FROM run")" incomplete "status when the spool cannot be expanded"
 q bad.db "SELECT status_detail FROM run" | grep -q "could not be expanded" ||
 	fail "status_detail does not say why: $(q bad.db 'SELECT status_detail FROM run')"
+
+# A runtime whose libomptarget cannot attach to libomp's OMPT interface (it
+# opens libomp.so from libLLVM's directory; here libomptarget and libomp
+# are copies in a directory of their own, as on a Debian without
+# llvm-19-dev): the program offloads, the collector sees its offload calls
+# but no target event.  The run is incomplete and says why, not "nothing
+# was offloaded".
+mkdir rt
+cp -L "$LLVM_DIR"/lib/libomptarget.so.[0-9]* "$LLVM_DIR"/lib/libomp.so.5 rt/ ||
+	fail "cannot copy the OpenMP runtime"
+"$OMPCC" -fopenmp -fopenmp-targets="$OFFLOAD_TARGET" -g "$MAPPROF_SRC/samples/round_trip.c" \
+	-o noompt -L"$LLVM_DIR/lib" -Wl,-rpath,"$dir/rt" || fail "cannot build noompt"
+"$mapprof" record -f -o noompt.db -- ./noompt >/dev/null 2>err || fail "record noompt: $(cat err)"
+assert_eq "$(q noompt.db "SELECT status, (SELECT COUNT(*) FROM data_ops) FROM run")" "incomplete|0" \
+	"status of a run whose runtime delivered no target event"
+grep -q "delivered no target event" err || fail "record does not say the runtime delivered no event: $(cat err)"
+grep -q "nothing was offloaded" err && fail "record blames the program: $(cat err)"
+q noompt.db "SELECT status_detail FROM run" | grep -q "llvm-<version>-dev" ||
+	fail "status_detail does not say what to install: $(q noompt.db 'SELECT status_detail FROM run')"
