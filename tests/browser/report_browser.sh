@@ -1,40 +1,36 @@
 #!/usr/bin/env bash
 # report_browser.sh - report.html in a real browser: Debian's headless
-# Chromium driven by playwright-core (tests/browser/check_report.mjs), no
-# browser download.  Opens the pages tests/unit/test_html.c writes into
-# $MAPPROF_BUILD/test-output/ (a report shaped like the round_trip sample's,
-# one full of hostile strings, one with 10 000 findings over 100 000 events)
-# and, once 'mapprof report --html' exists, a real recording of a sample.
-# Screenshots: $MAPPROF_BUILD/test-output/report-*.png.
+# Chromium driven through chromedriver by Debian's python3-selenium
+# (tests/browser/check_report.py), nothing downloaded.  First proves the
+# checker can fail (its selftest page does everything the checks forbid), then
+# opens the pages tests/unit/test_html.c writes into $MAPPROF_BUILD/test-output/
+# (a report shaped like the round_trip sample's, one full of hostile strings,
+# one with 10 000 findings over 100 000 events) and, once 'mapprof report
+# --html' exists, a real recording of a sample and one of a program whose path
+# and arguments are hostile.  Screenshots: $MAPPROF_BUILD/test-output/report-*.png.
 #
-# Needs /usr/bin/chromium (apt-get install chromium) and Node.js >= 20 with
-# npm (the machine image's; Debian 12's own nodejs is 18); installs
-# playwright-core into tests/browser/node_modules with 'npm ci' when missing.  Outside CI it skips when Chromium is absent;
-# with CI=true it fails instead.
+# Needs, on Debian 12:
+#   apt-get install --no-install-recommends chromium chromium-driver python3-selenium
+# CHROMIUM, CHROMEDRIVER and PYTHON name other binaries (defaults
+# /usr/bin/chromium, /usr/bin/chromedriver, /usr/bin/python3: the python3 first
+# on PATH may lack selenium).  When one is missing it prints 'SKIP: REASON'
+# and exits 77; tests/run.sh decides whether a skip is allowed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 B=${MAPPROF_BUILD:?MAPPROF_BUILD must name the build directory}
 out=$B/test-output
-chromium=${CHROMIUM:-/usr/bin/chromium}
-export CHROMIUM=$chromium
+export CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
+python=${PYTHON:-/usr/bin/python3}
 
-missing() {
-	if [ "${CI:-}" = true ]; then
-		echo "error: $1 is missing; CI must install it ($2)"
-		exit 1
-	fi
-	echo "SKIP: $1 is missing ($2); report.html was not tested in a browser"
-	exit 0
+skip() {
+	echo "SKIP: $1 (apt-get install --no-install-recommends $2); report.html was not tested in a browser"
+	exit 77
 }
-[ -x "$chromium" ] || missing "$chromium" "apt-get install chromium"
-command -v node >/dev/null || missing node "apt-get install nodejs npm"
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-[ "$node_major" -ge 20 ] || missing "node >= 20 (found $(node --version))" "playwright-core needs Node.js 20"
-
-if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
-	command -v npm >/dev/null || missing npm "apt-get install npm"
-	(cd "$here" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
-fi
+[ -x "$CHROMIUM" ] || skip "$CHROMIUM is missing" chromium
+[ -x "$CHROMEDRIVER" ] || skip "$CHROMEDRIVER is missing" chromium-driver
+command -v "$python" >/dev/null || skip "$python is missing" python3
+"$python" -c 'import selenium' 2>/dev/null || skip "$python cannot import selenium" python3-selenium
 
 mkdir -p "$out"
 if [ ! -f "$out/fixture-report.html" ] || [ ! -f "$out/xss-report.html" ] || [ ! -f "$out/big-report.html" ]; then
@@ -45,8 +41,9 @@ fi
 status=0
 run() {
 	echo "== $*"
-	node "$here/check_report.mjs" "$@" || status=1
+	"$python" "$here/check_report.py" "$@" || status=1
 }
+run selftest "$out"
 run sample "$out/fixture-report.html" "$out" \
 	--expect round_trip:samples/round_trip.c:35:a \
 	--expect round_trip:samples/round_trip.c:43:b \

@@ -1,0 +1,786 @@
+#!/usr/bin/env python3
+# check_report.py - open a mapprof report.html in the system Chromium (through
+# chromedriver and Debian's python3-selenium) and check it the way a developer
+# would use it.
+#
+#   python3 check_report.py MODE REPORT.html OUTDIR [--expect KIND:FILE:LINE:VAR]... [--require-lines]
+#   python3 check_report.py selftest OUTDIR
+#
+# MODE is one of
+#   sample   the findings in the page's data appear in the table with their
+#            file:line and variable; clicking one shows its snippet with the
+#            directive line highlighted; sorting and the kind filter work; the
+#            timeline highlights the selected finding
+#   xss      a report full of hostile strings: they show as text, nothing runs
+#   hostile  a real recording of a program whose path and arguments are hostile
+#   big      10 000 findings over 100 000 events: loads and reacts quickly
+#   selftest writes OUTDIR/selftest.html, a page that logs a console error and
+#            a warning, throws, opens an alert and a confirm, and loads a remote
+#            and a data: image; passes only if each of them is reported, which
+#            shows the checks below can fail
+# In every mode: no console error or warning, no page error, no dialog, and no
+# request other than the page itself.  A screenshot goes to
+# OUTDIR/report-MODE.png (the whole page; the viewport in 'big' mode).
+# Prints one line per check and ends with 'N passed, N failed'; exits 1 when a
+# check failed, 2 on a usage error.
+#
+# Environment: CHROMIUM (default /usr/bin/chromium), CHROMEDRIVER (default
+# /usr/bin/chromedriver).  Python 3.11, the standard library and selenium 4.8
+# (Debian 12: apt-get install chromium chromium-driver python3-selenium).
+
+import base64
+import functools
+import json
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+
+from selenium import webdriver
+from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException,
+                                        NoAlertPresentException, NoSuchElementException,
+                                        StaleElementReferenceException, UnexpectedAlertPresentException)
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+MODES = ('sample', 'xss', 'hostile', 'big')
+USAGE = ('usage: check_report.py sample|xss|big|hostile REPORT.html OUTDIR [--expect KIND:FILE:LINE:VAR]... '
+         '[--require-lines]\n       check_report.py selftest OUTDIR')
+VIEWPORT = (1440, 1000)
+ACTION_TIMEOUT = 30     # seconds; playwright's default for click, selectOption, fill, waitForFunction
+NO_DETAIL = object()
+UNDEFINED = object()
+
+# Hostile strings may hold lone surrogates: print them escaped rather than die.
+sys.stdout.reconfigure(errors='backslashreplace', line_buffering=True)
+
+passed = failed = 0
+
+
+def check(cond, what, detail=NO_DETAIL):
+    global passed, failed
+    if cond:
+        passed += 1
+        print(f'ok   {what}')
+    else:
+        failed += 1
+        print(f'FAIL {what}' + ('' if detail is NO_DETAIL else f': {js_str(detail)}'))
+
+
+def js_str(x):
+    """String(x) for the JSON values the checks turn into text (and print)."""
+    if isinstance(x, bool):
+        return 'true' if x else 'false'
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    if x is None:
+        return 'null'
+    return str(x)
+
+
+def to_json(x):
+    """JSON.stringify(x), compact."""
+    return json.dumps(x, ensure_ascii=False, separators=(',', ':'))
+
+
+def is_num(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def is_pos(x):
+    """x > 0 for a JSON value, the way JavaScript compares (undefined > 0 is false)."""
+    return is_num(x) and x > 0
+
+
+# ---------------------------------------------------------------------------
+# The browser: Chromium through chromedriver, with what the page does recorded.
+
+class Browser:
+    def __init__(self):
+        chromium = os.environ.get('CHROMIUM') or '/usr/bin/chromium'
+        chromedriver = os.environ.get('CHROMEDRIVER') or '/usr/bin/chromedriver'
+        for p in (chromium, chromedriver):
+            # Selenium would go looking for a driver to download when its path does not work.
+            if not (os.path.isfile(p) and os.access(p, os.X_OK)):
+                raise RuntimeError(f'{p} is not an executable file')
+        self.profile = tempfile.mkdtemp(prefix='mapprof-chromium-')
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = chromium
+        for a in ('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+                  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+                  '--disable-dev-shm-usage', f'--user-data-dir={self.profile}',
+                  f'--window-size={VIEWPORT[0]},{VIEWPORT[1]}'):
+            opts.add_argument(a)
+        opts.set_capability('goog:loggingPrefs', {'browser': 'ALL', 'performance': 'ALL'})
+        # Leave dialogs open: _call() records and dismisses them itself.
+        opts.set_capability('unhandledPromptBehavior', 'ignore')
+        self.console, self.requests, self.dialogs, self.dismissed = [], [], [], []
+        self.page_url = self.nav_start = None
+        try:
+            self.driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=opts)
+        except BaseException:
+            shutil.rmtree(self.profile, ignore_errors=True)
+            raise
+        # The viewport itself is 1440x1000, as the playwright version's was (the
+        # window size alone leaves room for browser chrome even when headless).
+        self.driver.execute_cdp_cmd('Emulation.setDeviceMetricsOverride', {
+            'width': VIEWPORT[0], 'height': VIEWPORT[1], 'deviceScaleFactor': 1, 'mobile': False})
+
+    def quit(self):
+        try:
+            self.driver.quit()
+        finally:
+            shutil.rmtree(self.profile, ignore_errors=True)
+
+    # Every command goes through _call: a dialog the page opened makes
+    # chromedriver refuse commands ('unexpected alert open'); record its text,
+    # dismiss it (as the playwright version's dialog handler did) and retry.
+    def _call(self, fn, *args):
+        for _ in range(20):
+            try:
+                return fn(*args)
+            except UnexpectedAlertPresentException:
+                self.dismiss_dialogs()
+        return fn(*args)
+
+    def dismiss_dialogs(self):
+        while True:
+            try:
+                alert = self.driver.switch_to.alert
+                text = alert.text
+                alert.dismiss()
+            except NoAlertPresentException:
+                break
+            self.dismissed.append(text)
+
+    def goto(self, url):
+        """Load url, counting only what happens from then on (not the start page)."""
+        self._call(self.driver.get, 'about:blank')
+        self.drain_logs(record=False)
+        self.page_url = url
+        self.nav_start = time.monotonic()
+        self._call(self.driver.get, url)
+
+    def drain_logs(self, record=True):
+        """Move chromedriver's browser and performance logs into console, requests and dialogs."""
+        browser = self._call(self.driver.get_log, 'browser')
+        perf = self._call(self.driver.get_log, 'performance')
+        if not record:
+            return
+        for e in browser:
+            if e.get('level') == 'SEVERE':
+                kind = 'pageerror' if e.get('source') == 'javascript' else 'error'
+                self.console.append(f'{kind}: {e.get("message")}')
+            elif e.get('level') == 'WARNING':
+                self.console.append(f'warning: {e.get("message")}')
+        for e in perf:
+            msg = json.loads(e['message'])['message']
+            params = msg.get('params', {})
+            if msg.get('method') == 'Network.requestWillBeSent':
+                url = params.get('request', {}).get('url', '')
+                if url.split('#')[0] != self.page_url:
+                    self.requests.append(url)
+            elif msg.get('method') == 'Page.javascriptDialogOpening':
+                self.dialogs.append(f'{params.get("type")}: {params.get("message")}')
+
+    def finish(self):
+        """Dismiss any dialog still open and collect what the logs hold."""
+        self.dismiss_dialogs()
+        self.drain_logs()
+        # Dialogs are seen in the performance log; one seen only when dismissed counts too.
+        logged = [d.split(': ', 1)[-1] for d in self.dialogs]
+        for text in self.dismissed:
+            if text in logged:
+                logged.remove(text)
+            else:
+                self.dialogs.append(f'dialog: {text}')
+
+    # -- page access --
+
+    def js(self, script, *args):
+        return self._call(self.driver.execute_script, script, *args)
+
+    def next_frame(self):
+        """Wait for the next animation frame and the task after it."""
+        self._call(self.driver.execute_async_script,
+                   'const done = arguments[arguments.length - 1];'
+                   'requestAnimationFrame(() => setTimeout(done, 0));')
+
+    def wait_for(self, script, *args, timeout=ACTION_TIMEOUT, what=None):
+        """page.waitForFunction: until script returns something truthy."""
+        WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(
+            lambda d: self.js(script, *args), what or f'waiting for: {script}')
+
+    def find(self, selector):
+        return self._call(self.driver.find_element, By.CSS_SELECTOR, selector)
+
+    def find_all(self, selector):
+        return self._call(self.driver.find_elements, By.CSS_SELECTOR, selector)
+
+    def text(self, selector):
+        """page.$eval(selector, e => e.textContent); fails when nothing matches."""
+        r = self.js('const e = document.querySelector(arguments[0]); return e ? [e.textContent] : null;', selector)
+        if r is None:
+            raise LookupError(f'no element matches {selector}')
+        return r[0]
+
+    def scroll_into_view(self, el):
+        """Scroll el to the middle of the viewport, at once, if it is not wholly in view
+        (the page asks for smooth scrolling, which would move elements under the mouse)."""
+        self.js('const e = arguments[0], r = e.getBoundingClientRect();'
+                'if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth)'
+                "  e.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});", el)
+
+    def box(self, el):
+        """element.boundingBox(): {x, y, width, height} in the viewport."""
+        return self.js('const r = arguments[0].getBoundingClientRect();'
+                       'return {x: r.x, y: r.y, width: r.width, height: r.height};', el)
+
+    def click(self, locate, what=None):
+        """page.click: wait for the element to be there, visible and enabled,
+        bring it into view and click it, retrying while something covers it.
+        locate is a CSS selector or a function returning the element."""
+        if isinstance(locate, str):
+            selector = what = locate
+            locate = lambda: self.find(selector)   # noqa: E731
+
+        def attempt(_):
+            el = locate()
+            if el is None or not self._call(el.is_displayed) or not self._call(el.is_enabled):
+                return False
+            self.scroll_into_view(el)
+            self._call(el.click)
+            return True
+        WebDriverWait(self.driver, ACTION_TIMEOUT, poll_frequency=0.05,
+                      ignored_exceptions=(NoSuchElementException, StaleElementReferenceException,
+                                          ElementClickInterceptedException, ElementNotInteractableException)
+                      ).until(attempt, f'cannot click {what}')
+
+    def select_option(self, selector, value):
+        """page.selectOption(selector, value): an option whose value or label is value."""
+        sel = self._call(Select, self.find(selector))
+        try:
+            self._call(sel.select_by_value, value)
+        except NoSuchElementException:
+            self._call(sel.select_by_visible_text, value)
+
+    def fill(self, selector, text):
+        """page.fill: replace the field's text with real key presses, so that
+        the page's 'input' listener runs (element.clear() sends no 'input')."""
+        el = self.find(selector)
+        self._call(el.send_keys, Keys.CONTROL, 'a')
+        self._call(el.send_keys, text if text else Keys.BACKSPACE)
+
+    def mouse(self, el, steps):
+        """Mouse actions on el at points given from its top left corner, as
+        ('move', x, y[, n]), ('down',) or ('up',); a move of n steps goes there
+        in n even moves, like playwright's mouse.move(..., {steps: n})."""
+        r = self.box(el)
+        cx, cy = r['width'] / 2, r['height'] / 2      # selenium 4 offsets are from the centre
+        chain = ActionChains(self.driver, duration=0)
+        at = None
+        for s in steps:
+            if s[0] == 'move':
+                x, y = s[1], s[2]
+                n = s[3] if len(s) > 3 else 1
+                x0, y0 = at if at else (x, y)
+                for i in range(1, n + 1):
+                    px, py = x0 + (x - x0) * i / n, y0 + (y - y0) * i / n
+                    chain.move_to_element_with_offset(el, round(px - cx), round(py - cy))
+                at = (x, y)
+            elif s[0] == 'down':
+                chain.click_and_hold()
+            elif s[0] == 'up':
+                chain.release()
+        self._call(chain.perform)
+
+    def screenshot(self, path, full_page):
+        params = {'format': 'png'}
+        if full_page:
+            size = self._call(self.driver.execute_cdp_cmd, 'Page.getLayoutMetrics', {})['cssContentSize']
+            params.update(captureBeyondViewport=True,
+                          clip={'x': 0, 'y': 0, 'width': size['width'], 'height': size['height'], 'scale': 1})
+        shot = self._call(self.driver.execute_cdp_cmd, 'Page.captureScreenshot', params)
+        pathlib.Path(path).write_bytes(base64.b64decode(shot['data']))
+
+
+# ---------------------------------------------------------------------------
+# Helpers over the page and the report's data.
+
+def loc_text(l):
+    if not l:
+        return 'unknown location'
+    if l.get('file'):
+        return js_str(l['file']) + (':' + js_str(l['line']) if is_pos(l.get('line')) else '')
+    return None
+
+
+def first_loc(f):
+    locs = f.get('locations') or []
+    return locs[0] if isinstance(locs, list) and locs else None
+
+
+def var_name(f):
+    v = f.get('variable')
+    return v.get('name') if isinstance(v, dict) else None
+
+
+ROW_JS = ('const id = arguments[0];'
+          "const tr = [...document.querySelectorAll('#findings-body tr')].find((t) => t.dataset.id === id);")
+
+
+def row_ids(b):
+    return b.js("return [...document.querySelectorAll('#findings-body tr')].map((t) => t.dataset.id);")
+
+
+def row_text(b, fid, cls):
+    r = b.js(ROW_JS + 'const td = tr && tr.querySelector("td." + arguments[1]); return td ? [td.textContent] : null;',
+             fid, cls)
+    if r is None:
+        raise LookupError(f'no row {fid} with a td.{cls}')
+    return r[0]
+
+
+KIND_LABEL = {'duplicate_transfer': 'Duplicate transfer', 'round_trip': 'Round trip',
+              'repeated_alloc': 'Repeated allocation', 'unused_alloc': 'Unused allocation',
+              'unused_transfer': 'Unused transfer'}
+
+
+def kind_label(f):
+    return KIND_LABEL.get(f.get('kind')) or f.get('kind')
+
+
+def collation(b, labels):
+    """The browser's localeCompare over these labels, as a table (the page sorts with it)."""
+    table = b.js('const l = arguments[0]; return l.map((a) => l.map((c) => a.localeCompare(c)));', labels)
+    return {(a, c): table[i][j] for i, a in enumerate(labels) for j, c in enumerate(labels)}
+
+
+def expected_order(b, findings, key, direction):
+    """The order the page should show for a sort key and direction (-1 = descending)."""
+    field = {'bytes': 'bytes', 'occurrences': 'occurrences'}.get(key, 'savings_ns')
+    if key == 'kind':
+        cmp_label = collation(b, list(dict.fromkeys(kind_label(f) for f in findings)))
+
+    def cmp(x, y):
+        (i, fa), (j, fb) = x, y
+        if key == 'kind':
+            d = cmp_label[(kind_label(fa), kind_label(fb))]
+        else:
+            d = (fa.get(field) or 0) - (fb.get(field) or 0)
+        d *= direction
+        if not d and key == 'kind':
+            d = (fb.get('savings_ns') or 0) - (fa.get('savings_ns') or 0)
+        return d or i - j
+    return [f['id'] for _, f in sorted(enumerate(findings), key=functools.cmp_to_key(cmp))]
+
+
+def click_sort(b, key):
+    b.click(f'th button.sort[data-sort="{key}"]')
+    return b.js('return document.querySelector(arguments[0]).parentNode.getAttribute("aria-sort");',
+                f'th button.sort[data-sort="{key}"]')
+
+
+def select_finding(b, fid):
+    fid = str(fid)
+    b.click(lambda: b.js(ROW_JS + 'return tr ? tr.querySelector("td.c-kind") : null;', fid), f'the row of {fid}')
+    b.wait_for("const d = document.querySelector('#detail-body .d-id'); return d && d.textContent === arguments[0];",
+               fid, timeout=5, what=f'the detail of {fid}')
+
+
+def xss_flag(b):
+    """window.__xss, or None while it is undefined."""
+    return b.js('return window.__xss === undefined ? null : [String(window.__xss)];')
+
+
+def timeline_canvas(b):
+    els = b.find_all('#timeline canvas')
+    return els[0] if els else None
+
+
+# ---------------------------------------------------------------------------
+# The modes.
+
+def sample_checks(b, data, findings, expects, require_lines):
+    check(len(findings) > 0, 'the report has findings', len(findings))
+    shown = findings[:50]
+    ids = row_ids(b)
+    check(len(ids) == len(shown), f'the table shows {len(shown)} findings', len(ids))
+    by_id = {f['id']: f for f in findings}
+
+    # Every finding: directive file:line and variable, as in the data.
+    for f in shown:
+        l = first_loc(f)
+        want = loc_text(l)
+        loc = row_text(b, f['id'], 'c-loc')
+        v = row_text(b, f['id'], 'c-var')
+        if want:
+            check(want in loc, f'{f["id"]} shows {want}', loc)
+        if require_lines:
+            check(bool(l and l.get('file') and is_pos(l.get('line'))), f'{f["id"]} names a file:line',
+                  NO_DETAIL if l is None else to_json(l))
+        vname = var_name(f)
+        if vname:
+            check(v == vname, f'{f["id"]} shows variable {vname}', v)
+        if require_lines:
+            check(bool(vname), f'{f["id"]} names its variable')
+    for e in expects:
+        parts = e.split(':')
+        kind, file, line = (parts + [None] * 3)[:3]
+        vname = ':'.join(parts[3:])
+        match = [x for x in findings if x.get('kind') == kind
+                 and any(isinstance(l, dict) and l.get('file') == file and js_str(l.get('line')) == line
+                         for l in (x.get('locations') or []))
+                 and (not vname or var_name(x) == vname)]
+        f = match[0] if match else None
+        check(f is not None, f'a {kind} finding at {file}:{line} on {vname or "any variable"}')
+        if f:
+            loc = row_text(b, f['id'], 'c-loc')
+            check(f'{file}:{line}' in loc, f'its row reads {file}:{line}', loc)
+
+    # Clicking a finding shows its source with the directive line highlighted.
+    for f in shown[:6]:
+        fid = f['id']
+        select_finding(b, fid)
+        sel = b.js("return [...document.querySelectorAll('#findings-body tr.selected')].map((x) => x.dataset.id);")
+        check(len(sel) == 1 and sel[0] == fid, f'{fid}: its row is selected', ','.join(sel))
+        l = first_loc(f)
+        if not l:
+            continue
+        head = b.text('#detail-body .d-loc')
+        if loc_text(l):
+            check(head == loc_text(l), f'{fid}: detail names {loc_text(l)}', head)
+        sn = l.get('snippet')
+        if isinstance(sn, dict) and isinstance(sn.get('lines'), list) and sn['lines'] and is_pos(l.get('line')):
+            hl = b.js("const loc = document.querySelector('#detail-body .loc');"
+                      "if (!loc) return null;"
+                      "return [...loc.querySelectorAll('.code .ln-row.hl')]"
+                      "  .map((r) => ({line: r.dataset.line, text: r.querySelector('.src').textContent}));")
+            if hl is None:
+                raise LookupError('no element matches #detail-body .loc')
+            # l.snippet.lines[l.line - l.snippet.first_line], undefined when out of range
+            idx = l['line'] - sn['first_line'] if is_num(sn.get('first_line')) else None
+            in_range = idx is not None and idx == int(idx) and 0 <= idx < len(sn['lines'])
+            want_text = sn['lines'][int(idx)] if in_range else UNDEFINED
+            check(len(hl) == 1 and hl[0]['line'] == js_str(l['line']),
+                  f'{fid}: snippet highlights line {js_str(l["line"])}', to_json(hl))
+            if len(hl) == 1 and want_text is not UNDEFINED:
+                check(hl[0]['text'] == (want_text or ' '), f'{fid}: highlighted line is the directive', hl[0]['text'])
+        detail = b.text('#detail-body')
+        if var_name(f):
+            check(var_name(f) in detail, f'{fid}: detail names the variable')
+        occ_rows = b.js("return document.querySelectorAll('#detail-body table.occ tbody tr').length;")
+        check(occ_rows == min(200, len(f.get('events') or [])), f'{fid}: lists its occurrences', occ_rows)
+        if f.get('advice'):
+            check(js_str(f['advice']) in detail, f'{fid}: shows its advice')
+        tl = data.get('timeline')
+        if isinstance(tl, dict) and tl.get('devices') and f.get('events'):
+            marked = b.js("return document.querySelectorAll('.tl-label.marked').length;")
+            check(marked > 0, f'{fid}: timeline highlights its occurrences', marked)
+
+    # Sorting.
+    for key, first in (('bytes', 'descending'), ('occurrences', 'descending'), ('kind', 'ascending'),
+                       ('savings', 'descending')):
+        direction = click_sort(b, key)
+        if direction != first:
+            direction = click_sort(b, key)   # savings starts selected: the first click flips it
+        check(direction == first, f'sort by {key}: header says {first}', direction)
+        want = expected_order(b, findings, key, -1 if first == 'descending' else 1)[:50]
+        got = row_ids(b)
+        check(got == want, f'sort by {key} {first}', ','.join(got))
+        direction = click_sort(b, key)
+        want = expected_order(b, findings, key, -1 if direction == 'descending' else 1)[:50]
+        got = row_ids(b)
+        check(direction != first and got == want, f'sort by {key} {js_str(direction)}', ','.join(got))
+
+    # Kind filter, from the select and from the chips.
+    kinds = list(dict.fromkeys(f.get('kind') for f in findings))
+    for k in kinds:
+        b.select_option('#filter-kind', k)
+        ids = row_ids(b)
+        want = [f['id'] for f in findings if f.get('kind') == k]
+        check(len(ids) == min(50, len(want)) and all(i in want for i in ids), f'filter by kind {k}', ','.join(ids))
+    b.select_option('#filter-kind', '')
+    check(len(row_ids(b)) == len(shown), 'filter back to all kinds')
+    if kinds:
+        b.click(f'#kind-chips button[data-kind="{kinds[0]}"]')
+        ids = row_ids(b)
+        check(len(ids) > 0 and all(by_id[i].get('kind') == kinds[0] for i in ids), f'chip filters to {kinds[0]}')
+        b.click(f'#kind-chips button[data-kind="{kinds[0]}"]')
+        check(len(row_ids(b)) == len(shown), 'chip clicked again clears the filter')
+
+    # Header.
+    cmd = b.text('#run-command')
+    argv = (data.get('run') or {}).get('command') or []
+    if argv:
+        check(argv[-1] in cmd, 'the header shows the command line', cmd)
+    kpis = b.js("return [...document.querySelectorAll('.kpi .label')].map((x) => x.textContent);")
+    check('Estimated savings' in kpis and 'Predicted speedup' in kpis, 'the header shows savings and speedup',
+          ','.join(kpis))
+
+    # Leave the table sorted by savings, the top finding selected, for the screenshot.
+    if click_sort(b, 'savings') != 'descending':
+        click_sort(b, 'savings')
+    if findings:
+        select_finding(b, expected_order(b, findings, 'savings', -1)[0])
+        b.js('window.scrollTo(0, 0);')
+
+
+def xss_checks(b, data, findings):
+    flag = xss_flag(b)
+    check(flag is None, 'no injected script ran (window.__xss unset)', flag and flag[0])
+    injected = b.js("return [...document.querySelectorAll('img, svg, iframe, object, embed, b, i')]"
+                    "  .map((x) => x.outerHTML);")
+    check(len(injected) == 0, 'no element was created from the data', ' '.join(injected))
+    scripts = b.js("return document.querySelectorAll('script').length;")
+    check(scripts == 2, 'the page has only its own two scripts', scripts)
+
+    cmd = b.text('#run-command')
+    check('</script><img src=x onerror=' in cmd, 'hostile command line shows as text', cmd)
+    argv = data['run']['command']
+    top = b.text('#top-program')
+    check(top == ' '.join(argv), 'top bar shows the command verbatim', top)
+
+    f = findings[0]
+    v = row_text(b, f['id'], 'c-var')
+    check(v == f['variable']['name'], 'hostile variable name shows as text', v)
+    loc = row_text(b, f['id'], 'c-loc')
+    check(f['locations'][0]['file'] in loc, 'hostile file name shows as text', loc)
+    select_finding(b, f['id'])
+    code = b.js("return [...document.querySelectorAll('#detail-body .code .src')].map((x) => x.textContent);")
+    lines = f['locations'][0]['snippet']['lines']
+    check(len(code) == len(lines) and code[1:2] == lines[1:2], 'hostile source lines show as text', to_json(code))
+    detail = b.text('#detail-body')
+    check(f['advice'] in detail, 'hostile advice shows as text')
+    try:
+        dev_title = b.text('.tl-dev-title')
+    except LookupError:
+        dev_title = ''
+    check('<img' in dev_title, 'hostile device type shows as text', dev_title)
+
+    # The finding with a hostile id and an unknown, hostile kind.
+    g = findings[1]
+    select_finding(b, g['id'])
+    check(b.js('return decodeURIComponent(location.hash.slice(1));') == g['id'],
+          'hostile id round-trips through the URL fragment')
+    badge = b.text('#detail-body .badge')
+    check(badge == g['kind'], 'unknown kind shows as text', badge)
+    # Hover the timeline: the tooltip is built from data too.
+    cv = timeline_canvas(b)
+    if cv:
+        b.scroll_into_view(cv)
+        r = b.box(cv)
+        b.mouse(cv, [('move', r['width'] / 2, 12)])
+    flag2 = xss_flag(b)
+    check(flag2 is None, 'still nothing ran after interacting', flag2 and flag2[0])
+
+
+def hostile_checks(b, data, findings):
+    argv = (data.get('run') or {}).get('command') or []
+    check(any('<script>' in a for a in argv) and any('"' in a for a in argv),
+          'the recorded command line holds <script> and a double quote', to_json(argv))
+    cmd = b.text('#run-command')
+    check(all(a in cmd for a in argv), 'every argument shows verbatim as text', cmd)
+    injected = b.js("return [...document.querySelectorAll('img, svg, iframe, object, embed')].map((x) => x.outerHTML);")
+    check(len(injected) == 0, "no element was created from the program's strings", ' '.join(injected))
+    if findings:
+        select_finding(b, findings[0]['id'])
+    flag = xss_flag(b)
+    check(flag is None, "nothing from the program's path or arguments ran", flag and flag[0])
+
+
+def big_checks(b, data, findings, load_ms):
+    check(len(findings) == 10000, 'the report has 10 000 findings', len(findings))
+    devices = (data.get('timeline') or {}).get('devices') or []
+    events = sum((lane.get('count') or 0) for d in devices for lane in (d.get('lanes') or {}).values())
+    check(events >= 100000, 'the timeline covers 100 000+ events', events)
+    check(load_ms < 8000, 'the page is ready within 8 s', f'{load_ms} ms')
+    nodes = b.js("return document.getElementsByTagName('*').length;")
+    check(nodes < 6000, 'the DOM stays small (rows are paginated, the timeline is drawn)', nodes)
+    check(len(row_ids(b)) == 50, 'one page of 50 rows')
+    info = b.text('#page-info')
+    check(info == '1\u201350 of 10,000', 'pager says 1-50 of 10,000', info)
+    by_id = {f['id']: f for f in findings}
+
+    def timed(what, fn, limit_ms):
+        t = time.monotonic()
+        fn()
+        b.next_frame()
+        ms = round((time.monotonic() - t) * 1000)
+        check(ms < limit_ms, f'{what} within {limit_ms} ms', f'{ms} ms')
+
+    timed('sort by bytes', lambda: click_sort(b, 'bytes'), 1500)
+    want = expected_order(b, findings, 'bytes', -1)[:50]
+    check(row_ids(b) == want, 'sorted by bytes')
+    timed('filter by kind', lambda: b.select_option('#filter-kind', 'round_trip'), 1500)
+    cnt = b.text('#findings-count')
+    check(cnt == '2,000 of 10,000', 'kind filter counts 2,000', cnt)
+    timed('next page', lambda: b.click('#page-next'), 1500)
+    check(b.text('#page-info').startswith('51'), 'second page')
+    fid = row_ids(b)[3]
+    timed('open a finding', lambda: select_finding(b, fid), 1500)
+    b.fill('#filter-text', 'kernel_007.c')
+    b.wait_for("return document.getElementById('findings-count').textContent.includes(' of ');")
+    time.sleep(0.3)
+    ids = row_ids(b)
+    check(len(ids) > 0 and all('kernel_007.c' in by_id[i]['locations'][0]['file'] for i in ids),
+          'search by file name', len(ids))
+    b.fill('#filter-text', '')
+    b.select_option('#filter-kind', '')
+
+    # Timeline: zoom by dragging, hover for a tooltip, zoom to the finding.
+    cv = timeline_canvas(b)
+    check(cv is not None, 'the timeline is drawn')
+    if cv:
+        b.scroll_into_view(cv)
+        time.sleep(0.6)   # let any smooth scroll the page started finish before taking coordinates
+        w = b.box(cv)['width']
+        timed('zoom by dragging', lambda: b.mouse(cv, [('move', w * 0.3, 10), ('down',),
+                                                        ('move', w * 0.35, 10, 5), ('up',)]), 1500)
+        check(not b.js("return document.querySelector('#tl-reset').disabled;"), 'zoomed in (reset enabled)')
+        w = b.box(cv)['width']
+        b.mouse(cv, [('move', w * 0.5, 30), ('move', w * 0.5 + 2, 31)])
+        check(b.js("const t = document.querySelector('#tl-tip'); return !t.hidden && t.textContent.length > 0;"),
+              'hovering shows a tooltip')
+        timed('zoom to the finding', lambda: b.click('#tl-zoom-finding'), 1500)
+
+
+def run_report(b, mode, html_path, out_dir, expects, require_lines):
+    b.goto(pathlib.Path(os.path.abspath(html_path)).as_uri())
+    b.wait_for('return document.querySelector(\'html[data-ready="true"]\') !== null;', timeout=20,
+               what='html[data-ready="true"]')
+    load_ms = round((time.monotonic() - b.nav_start) * 1000)
+    print(f'     page ready in {load_ms} ms')
+    data = json.loads(b.js("return document.getElementById('mapprof-data').textContent;"))
+    # report.json ids are integers; the page shows and keys them as text.
+    raw = data.get('findings') if isinstance(data.get('findings'), list) else []
+    findings = [dict(f, id=f'F{i + 1}' if 'id' not in f else js_str(f['id'])) for i, f in enumerate(raw)]
+
+    if mode == 'sample':
+        sample_checks(b, data, findings, expects, require_lines)
+    elif mode == 'xss':
+        xss_checks(b, data, findings)
+    elif mode == 'big':
+        big_checks(b, data, findings, load_ms)
+    elif mode == 'hostile':
+        hostile_checks(b, data, findings)
+
+    os.makedirs(out_dir, exist_ok=True)
+    shot = os.path.join(out_dir, f'report-{mode}.png')
+    b.screenshot(shot, full_page=mode != 'big')
+    print(f'     screenshot: {shot}')
+
+
+# ---------------------------------------------------------------------------
+# selftest: a page that does everything the checks forbid.
+
+SELFTEST_PAGE = '''<!doctype html>
+<html><head><meta charset="utf-8"><title>check_report.py selftest</title></head>
+<body>
+<p><button id="go" type="button">confirm</button></p>
+<img src="http://example.invalid/x.png" alt="">
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==" alt="">
+<script>
+console.error('selftest: console.error');
+console.warn('selftest: console.warn');
+setTimeout(function () { throw new Error('selftest: uncaught'); }, 0);
+document.getElementById('go').addEventListener('click', function () { confirm('selftest: confirm'); });
+alert('selftest: alert');
+document.documentElement.dataset.ready = 'true';
+</script>
+</body></html>
+'''
+
+
+def run_selftest(b, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    page = os.path.join(out_dir, 'selftest.html')
+    pathlib.Path(page).write_text(SELFTEST_PAGE, encoding='utf-8')
+    b.goto(pathlib.Path(os.path.abspath(page)).as_uri())
+    b.wait_for('return document.querySelector(\'html[data-ready="true"]\') !== null;', timeout=20)
+    b.click('#go')
+    b.js('return 1;')
+    time.sleep(0.3)     # the uncaught exception comes from a timer
+    b.finish()
+
+    for what, prefix, text, where in (
+            ('console.error', 'error: ', 'selftest: console.error', b.console),
+            ('console.warn', 'warning: ', 'selftest: console.warn', b.console),
+            ('an uncaught exception', 'pageerror: ', 'selftest: uncaught', b.console),
+            ('an alert', 'alert: ', 'selftest: alert', b.dialogs),
+            ('a confirm', 'confirm: ', 'selftest: confirm', b.dialogs)):
+        check(any(x.startswith(prefix) and text in x for x in where), f'the checker reports {what}',
+              ' | '.join(where) or 'nothing')
+    for url in ('http://example.invalid/x.png', 'data:image/gif;base64,'):
+        check(any(x.startswith(url) for x in b.requests), f'the checker reports a request for {url}',
+              ' '.join(b.requests) or 'nothing')
+    check(not any(x.split('#')[0] == b.page_url for x in b.requests), 'the page itself is not a foreign request',
+          ' '.join(b.requests))
+
+
+# ---------------------------------------------------------------------------
+
+def parse_args(argv):
+    if argv[:1] == ['selftest']:
+        if len(argv) != 2:
+            usage()
+        return 'selftest', None, argv[1], [], False
+    if len(argv) < 3 or argv[0] not in MODES:
+        usage()
+    mode, html_path, out_dir, rest = argv[0], argv[1], argv[2], argv[3:]
+    expects, require_lines = [], False
+    i = 0
+    while i < len(rest):
+        if rest[i] == '--expect' and i + 1 < len(rest):
+            expects.append(rest[i + 1])
+            i += 1
+        elif rest[i] == '--require-lines':
+            require_lines = True
+        else:
+            print(f"unknown argument '{rest[i]}'", file=sys.stderr)
+            sys.exit(2)
+        i += 1
+    return mode, html_path, out_dir, expects, require_lines
+
+
+def usage():
+    print(USAGE, file=sys.stderr)
+    sys.exit(2)
+
+
+def main():
+    mode, html_path, out_dir, expects, require_lines = parse_args(sys.argv[1:])
+    try:
+        b = Browser()
+    except Exception as e:
+        check(False, 'the browser started', f'{type(e).__name__}: {str(e).strip()}')
+        print(f'{passed} passed, {failed} failed')
+        return 1
+    try:
+        if mode == 'selftest':
+            run_selftest(b, out_dir)
+        else:
+            try:
+                run_report(b, mode, html_path, out_dir, expects, require_lines)
+            except Exception:
+                check(False, 'the checks ran to the end', traceback.format_exc().rstrip())
+            b.finish()
+            check(not b.console, 'no console errors or warnings', ' | '.join(b.console))
+            check(not b.requests, 'no network request attempted', ' '.join(b.requests))
+            check(not b.dialogs, 'no dialog opened', ' | '.join(b.dialogs))
+    except Exception:
+        check(False, 'the checks ran to the end', traceback.format_exc().rstrip())
+    finally:
+        b.quit()
+    print(f'{passed} passed, {failed} failed')
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
