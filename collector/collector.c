@@ -34,20 +34,6 @@ static atomic_int host_device = -1;  /* learned from the runtime at the first da
 static const char *runtime_version;
 
 
-void clog_msg(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int n;
-
-	n = snprintf(line, sizeof(line), "mapprof-collector: ");
-	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
-	va_end(ap);
-	strcat(line, "\n");
-	fputs(line, stderr);
-}
-
 static int64_t rel_ns(void)
 {
 	return now_ns() - collector_start_ns;

@@ -22,6 +22,7 @@
 #endif
 
 #include "collector/hash.h"
+#include "collector/text.h"
 #include "db/ring.h"
 #include "db/spool.h"
 
@@ -55,9 +56,6 @@ static inline int64_t event_time(void)
 
 /* Append a CLOCK frame (when event times are ticks). */
 void collector_clock_frame(void);
-
-/* "mapprof-collector: ..." on stderr. */
-void clog_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --- per-thread state (buffer.c) ------------------------------------------ */
 
@@ -206,15 +204,6 @@ unsigned long long modules_loaded(void);
 
 /* Write run metadata (command line, cwd, pid, host, time, environment). */
 int runinfo_record(const char *runtime_version);
-
-/* A growing string (runinfo.c).  p is malloc'ed and NUL-terminated. */
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-void sb_put(struct sbuf *b, const char *s, size_t n);
-/* Append s[0..n) as a JSON string literal. */
-void sb_json_str(struct sbuf *b, const char *s, size_t n);
 
 /* --- interpose.c ----------------------------------------------------------- */
 
