@@ -17,7 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/collector.h"
+#include "collector/output.h"
+#include "collector/runinfo.h"
+#include "collector/state.h"
+#include "collector/text.h"
 
 extern char **environ;
 
