@@ -52,6 +52,8 @@ COLLECTOR_OBJS := \
 	$(B)/collector/interpose.o \
 	$(B)/collector/got.o \
 	$(B)/collector/output.o \
+	$(B)/collector/state.o \
+	$(B)/collector/text.o \
 	$(XXH3_SIMD_OBJS) \
 	$(B)/db/spool_pic.o
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "collector/collector.h"
+#include "collector/hash.h"
 
 static double secs(void)
 {

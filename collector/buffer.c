@@ -32,7 +32,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "collector/collector.h"
+#include "collector/buffer.h"
+#include "collector/output.h"
+#include "collector/state.h"
 #include "db/ring.h"
 
 #define BUF_RECS RING_CHUNK_RECS
@@ -54,6 +56,7 @@ static int next_thread_id;
 static pthread_key_t exit_key;
 
 static atomic_int started;
+static struct buffer_hooks hooks;  /* set once by buffer_start() */
 atomic_int buffer_running;
 static atomic_int finished;
 static _Atomic uint64_t events_lost;
@@ -171,9 +174,7 @@ static void write_buf(struct buf *b)
 static void flush(struct buf *b)
 {
 	write_buf(b);
-	if (modules_changed())
-		modules_record();
-	interpose_flush();
+	hooks.frames_write(BUFFER_WRITTEN);
 }
 
 /*
@@ -182,15 +183,11 @@ static void flush(struct buf *b)
  */
 static void flush_frames(void)
 {
-	if (!modules_changed() && !interpose_pending())
+	if (!hooks.frames_waiting())
 		return;
 	pthread_mutex_lock(&mu);
 	if (!atomic_load(&finished)) {
-		if (modules_changed()) {
-			interpose_install();
-			modules_record();
-		}
-		interpose_flush();
+		hooks.frames_write(BUFFER_SWAPPED);
 		output_sync();
 	}
 	pthread_mutex_unlock(&mu);
@@ -296,8 +293,9 @@ static void atfork_child(void)
 	atomic_store(&finished, 1);
 }
 
-void buffer_start(void)
+void buffer_start(const struct buffer_hooks *h)
 {
+	hooks = *h;
 	ring = output_ring();
 	pthread_once(&exit_key_once, exit_key_create);
 	pthread_atfork(NULL, NULL, atfork_child);
@@ -321,12 +319,12 @@ void buffer_finish(void)
 		}
 		output_frame(SPOOL_THREAD, (int64_t)s->id, (int64_t)s->tid);
 	}
-	modules_record();
-	interpose_flush();
+	hooks.frames_write(BUFFER_END);
 	if (output_failed())
 		output_frame(SPOOL_STATUS, "incomplete", "the spool could not be written during the "
 			     "run (disk full?): events were lost");
-	collector_clock_frame();
+	if (collector_tsc)
+		output_clock_frame();
 	output_frame(SPOOL_END, now_ns() - collector_start_ns, (int64_t)atomic_load(&events_lost));
 	pthread_mutex_unlock(&mu);
 	output_close();

@@ -15,17 +15,20 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <omp-tools.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "collector/collector.h"
-
-int64_t collector_start_ns;
-int collector_tsc;
+#include "collector/buffer.h"
+#include "collector/hash.h"
+#include "collector/interpose.h"
+#include "collector/modules.h"
+#include "collector/output.h"
+#include "collector/runinfo.h"
+#include "collector/state.h"
+#include "collector/text.h"
 
 static _Atomic uint64_t next_seq = 1;
 static _Atomic uint64_t next_target_id = 1;
@@ -33,20 +36,6 @@ static ompt_set_callback_t set_callback;
 static atomic_int host_device = -1;  /* learned from the runtime at the first data op */
 static const char *runtime_version;
 
-
-void clog_msg(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int n;
-
-	n = snprintf(line, sizeof(line), "mapprof-collector: ");
-	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
-	va_end(ap);
-	strcat(line, "\n");
-	fputs(line, stderr);
-}
 
 static int64_t rel_ns(void)
 {
@@ -300,6 +289,31 @@ static void on_device_load(int device_num, const char *filename, int64_t offset_
 	}
 }
 
+/*
+ * The frames buffer.c writes with a buffer of events but cannot know: the
+ * libraries loaded and the call sites seen since the last buffer.  buffer.c
+ * sits below modules.c and interpose.c, so it reaches them through these.
+ */
+static int side_frames_waiting(void)
+{
+	return modules_changed() || interpose_pending();
+}
+
+static void side_frames_write(enum buffer_moment when)
+{
+	if (when == BUFFER_END) {
+		modules_record();  /* the last chance: no cheap test first */
+	} else if (modules_changed()) {
+		/* At a swap, a library loaded since also gets its offload calls sent to us. */
+		if (when == BUFFER_SWAPPED)
+			interpose_install();
+		modules_record();
+	}
+	interpose_flush();
+}
+
+static const struct buffer_hooks hooks = { side_frames_waiting, side_frames_write };
+
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
 			   ompt_data_t *tool_data)
 {
@@ -332,7 +346,8 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 		output_close();
 		return 0;
 	}
-	collector_clock_frame();
+	if (collector_tsc)
+		output_clock_frame();
 	modules_record();
 	interpose_install();
 
@@ -357,7 +372,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 		output_close();
 		return 0;  /* stay out of the program's way */
 	}
-	buffer_start();
+	buffer_start(&hooks);
 	/* The run and its modules reach the spool now, in case the program is killed. */
 	output_sync();
 	return 1;
@@ -367,31 +382,6 @@ static void tool_finalize(ompt_data_t *tool_data)
 {
 	(void)tool_data;
 	buffer_finish();
-}
-
-void collector_clock_frame(void)
-{
-	int64_t ticks, ns;
-	if (!collector_tsc)
-		return;
-	spool_clock_pair(&ticks, &ns);
-	output_frame(SPOOL_CLOCK, ticks, ns);
-}
-
-/*
- * The timestamp counter for event times?  'mapprof record' says so in
- * MAPPROF_CLOCK ("tsc" or "monotonic"); loaded by hand, ask the kernel.
- */
-static int use_tsc(void)
-{
-#if defined(__x86_64__)
-	const char *v = getenv("MAPPROF_CLOCK");
-	if (v && *v)
-		return !strcmp(v, "tsc");
-	return spool_tsc_usable();
-#else
-	return 0;
-#endif
 }
 
 /* Also at exit() and at unload, in case the runtime's finalize never comes. */
@@ -414,8 +404,7 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 
 	if (started++)
 		return NULL;
-	collector_start_ns = now_ns();
-	collector_tsc = use_tsc();
+	state_clock_start();
 	runtime_version = runtime ? strdup(runtime) : NULL;
 	atexit(at_exit);
 	return &result;

@@ -24,7 +24,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "collector/collector.h"
+#include "collector/got.h"
+#include "collector/modules.h"
 
 #if defined(__x86_64__)
 #define R_JUMP_SLOT R_X86_64_JUMP_SLOT

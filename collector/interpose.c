@@ -30,7 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/collector.h"
+#include "collector/buffer.h"
+#include "collector/got.h"
+#include "collector/interpose.h"
+#include "collector/output.h"
+#include "collector/state.h"
+#include "collector/text.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

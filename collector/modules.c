@@ -15,7 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector/collector.h"
+#include "collector/modules.h"
+#include "collector/output.h"
+#include "collector/state.h"
 
 static unsigned long long seen_adds = (unsigned long long)-1, seen_subs;
 

@@ -32,8 +32,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector/collector.h"
+#include "collector/output.h"
+#include "collector/text.h"
 #include "db/ring.h"
+#include "db/spool.h"
 
 #define INGEST_LIB "libmapprof-ingest.so"
 
@@ -262,6 +264,13 @@ int output_frame(uint32_t type, ...)
 	if (buf != small)
 		free(buf);
 	return rc;
+}
+
+int output_clock_frame(void)
+{
+	int64_t ticks, ns;
+	spool_clock_pair(&ticks, &ns);
+	return output_frame(SPOOL_CLOCK, ticks, ns);
 }
 
 int output_sync(void)

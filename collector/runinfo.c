@@ -17,54 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/collector.h"
+#include "collector/output.h"
+#include "collector/runinfo.h"
+#include "collector/state.h"
+#include "collector/text.h"
 
 extern char **environ;
-
-/* The escaped form of byte c inside a JSON string (at most 6 bytes), and its length. */
-static size_t json_escape(unsigned char c, char esc[8])
-{
-	static const char hex[] = "0123456789abcdef";
-
-	if (c == '"' || c == '\\') {
-		esc[0] = '\\';
-		esc[1] = (char)c;
-		return 2;
-	}
-	if (c < 0x20) {
-		memcpy(esc, "\\u00", 4);
-		esc[4] = hex[c >> 4];
-		esc[5] = hex[c & 15];
-		return 6;
-	}
-	esc[0] = (char)c;
-	return 1;
-}
-
-void sb_put(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t ncap = (b->len + n + 1) * 2;
-		char *np = realloc(b->p, ncap);
-		if (!np)
-			return;
-		b->p = np;
-		b->cap = ncap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
-}
-
-void sb_json_str(struct sbuf *b, const char *s, size_t n)
-{
-	char esc[8];
-
-	sb_put(b, "\"", 1);
-	for (size_t i = 0; i < n; i++)
-		sb_put(b, esc, json_escape((unsigned char)s[i], esc));
-	sb_put(b, "\"", 1);
-}
 
 /*
  * A growing string off the program's heap: it starts in the caller's

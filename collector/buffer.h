@@ -1,0 +1,100 @@
+/*
+ * buffer.h - per-thread event buffers: where a callback puts its record.
+ *
+ * A callback asks for a slot with buffer_slot(), fills it and commits it
+ * with buffer_commit().  Both are inline and, while the thread's buffer has
+ * room, call nothing: a load, a compare and an address.  A full buffer goes
+ * to the spool (output.h) on buffer.c's slow path, once per RING_CHUNK_RECS
+ * events.  buffer.c calls only output.c and the leaves; what the files above
+ * it add to a buffer written (libraries loaded, call sites seen) comes
+ * through the hooks given to buffer_start().
+ */
+#ifndef MAPPROF_COLLECTOR_BUFFER_H
+#define MAPPROF_COLLECTOR_BUFFER_H
+
+#include <stdatomic.h>
+
+#include "collector/state.h"
+#include "db/ring.h"
+#include "db/spool.h"
+
+/* When buffer.c asks the files above it for the frames that go with the events. */
+enum buffer_moment {
+	BUFFER_WRITTEN,  /* a thread wrote its own buffer (it was full, or the thread ended) */
+	BUFFER_SWAPPED,  /* a full ring chunk went to 'mapprof record' */
+	BUFFER_END,      /* the end of the run, before its last frames */
+};
+
+/*
+ * Frames that are not buffer.c's to know but must reach the spool with the
+ * events around them, so that a killed program keeps them too.  Called on
+ * the slow paths only (once per buffer, never per event).
+ */
+struct buffer_hooks {
+	/* Nonzero when frames wait to be written (cheap, no lock): asked before a swap takes the lock. */
+	int (*frames_waiting)(void);
+	/* Append them to the spool (output_frame()); called with buffer.c's lock held. */
+	void (*frames_write)(enum buffer_moment when);
+};
+
+/* Start recording; 'hooks' is copied. */
+void buffer_start(const struct buffer_hooks *hooks);
+/*
+ * Write what is left in every thread's buffer, the end of the run, and close
+ * the spool.  Idempotent; a no-op when recording never started.
+ */
+void buffer_finish(void);
+
+extern atomic_int buffer_running COLLECTOR_HIDDEN;
+
+/* Nonzero while events are recorded (cheap: callbacks test it first). */
+static inline int buffer_recording(void)
+{
+	return atomic_load_explicit(&buffer_running, memory_order_relaxed);
+}
+
+extern __thread struct thread_state *collector_thread __attribute__((tls_model("initial-exec")));
+/* Map this thread's state (at its first event); NULL if that fails. */
+struct thread_state *thread_state_new(void);
+
+/* This thread's state block (state.h), mapped at its first call; NULL if that failed. */
+static inline struct thread_state *thread_state(void)
+{
+	struct thread_state *t = collector_thread;
+	return __builtin_expect(t != NULL, 1) ? t : thread_state_new();
+}
+
+/* buffer_slot() when the thread has no buffer yet or its buffer is full. */
+struct rec *buffer_slot_slow(struct thread_state *t);
+
+/*
+ * A record slot in this thread's buffer, to fill and then commit with
+ * buffer_commit().  NULL when recording has stopped (the event is counted lost).
+ * Inline: a callback pays a load, a compare and an address.
+ */
+static inline struct rec *buffer_slot(struct thread_state *t)
+{
+	struct ring_chunk *b = t->chunk;
+	if (__builtin_expect(b != NULL, 1) && buffer_recording()) {
+		uint32_t n = atomic_load_explicit(&b->n, memory_order_relaxed);
+		if (__builtin_expect(n < RING_CHUNK_RECS, 1))
+			return &b->recs[n];
+	}
+	return buffer_slot_slow(t);
+}
+
+static inline void buffer_commit(struct thread_state *t)
+{
+	struct ring_chunk *b = t->chunk;
+	uint32_t n = atomic_load_explicit(&b->n, memory_order_relaxed);
+	/* Release: the finishing thread reads the record only after seeing n. */
+	atomic_store_explicit(&b->n, n + 1, memory_order_release);
+}
+
+/* This thread's small id (assigned with its buffer; valid once buffer_slot() gave a slot). */
+static inline int buffer_thread_id(const struct thread_state *t)
+{
+	return t->thread_id;
+}
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * interpose.h - our offload entry points: the source records clang passes
+ * them (directive line, mapped variables' names), noted per call site and
+ * per thread.  Beside the callbacks, above buffer.c: the callbacks ask it
+ * which map entry a data operation moved, and hand its call sites to the
+ * spool with each buffer written.
+ */
+#ifndef MAPPROF_COLLECTOR_INTERPOSE_H
+#define MAPPROF_COLLECTOR_INTERPOSE_H
+
+#include <stdint.h>
+
+#include "collector/state.h"
+
+/*
+ * The map entry of the offload call in progress on this thread that covers
+ * host address 'addr', or -1.
+ */
+int interpose_map_index(const struct thread_state *t, uint64_t addr);
+/*
+ * Send the offload calls of the objects that link libomptarget (and were
+ * loaded since the last call) to our entry points.  Cheap when nothing was
+ * loaded.
+ */
+void interpose_install(void);
+/* Write the source records seen so far that are not yet in the spool. */
+void interpose_flush(void);
+/* Nonzero when call sites wait to be written (cheap, no lock). */
+int interpose_pending(void);
+
+#endif

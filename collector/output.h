@@ -1,0 +1,35 @@
+/*
+ * output.h - the spool file the collector's events go to (db/spool.h).
+ *
+ * The bottom of the collector's line above the leaves: every file that
+ * writes frames calls it, and it calls only text.h and db/.  Frames are
+ * serialised by one lock; small ones are staged and go out with the next
+ * buffer of events or at output_sync().
+ */
+#ifndef MAPPROF_COLLECTOR_OUTPUT_H
+#define MAPPROF_COLLECTOR_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/ring.h"
+#include "db/spool.h"
+
+/* Claim the spool.  0, or -1: this process does not record (said why on stderr). */
+int output_open(void);
+/* Append a frame; its fields as spool_frame_format(type) says (int64_t, const char *). */
+int output_frame(uint32_t type, ...);
+/* Append a CLOCK frame: a timestamp counter reading and CLOCK_MONOTONIC, taken together. */
+int output_clock_frame(void);
+/* Write the staged frames out now.  0 or -1. */
+int output_sync(void);
+/* Append the n records that follow 'frame' in memory (and the staged frames).  0 or -1. */
+int output_records(struct spool_frame *frame, size_t n);
+/* Nonzero after a write failed (recording stops). */
+int output_failed(void);
+/* The ring shared with 'mapprof record' (db/ring.h), or NULL; borrowed for the process's life. */
+struct ring_header *output_ring(void);
+/* Close the spool; loaded by hand, also build the database from it. */
+void output_close(void);
+
+#endif

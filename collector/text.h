@@ -1,0 +1,30 @@
+/*
+ * text.h - the collector's words: its one-line messages on stderr and the
+ * JSON strings it builds for the spool.
+ *
+ * A leaf: every file of the collector may use it, and it uses none of them.
+ * Messages go to stderr only ("mapprof-collector: ..."), never to stdout,
+ * which is the program's.
+ */
+#ifndef MAPPROF_COLLECTOR_TEXT_H
+#define MAPPROF_COLLECTOR_TEXT_H
+
+#include <stddef.h>
+
+/* "mapprof-collector: ..." on stderr, as one write. */
+void clog_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growing string.  p is malloc'ed, NUL-terminated, and the caller's to free. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+/* Append s[0..n); on a failed growth the string stays as it was. */
+void sb_put(struct sbuf *b, const char *s, size_t n);
+/* Append s[0..n) as a JSON string literal. */
+void sb_json_str(struct sbuf *b, const char *s, size_t n);
+
+/* The escaped form of byte c inside a JSON string (at most 6 bytes) in esc; its length. */
+size_t json_escape(unsigned char c, char esc[8]);
+
+#endif
