@@ -154,7 +154,8 @@ echo "   $summary"
 # --- a user without sudo -----------------------------------------------------------
 say "a user without sudo"
 in_root useradd -m tester
-in_root runuser -u tester -- git clone -q /src /home/tester/mapprof
+in_root git clone -q /src /home/tester/mapprof
+in_root chown -R tester: /home/tester/mapprof
 out=$(in_root runuser -u tester -- make -C /home/tester/mapprof --no-print-directory deps 2>&1) ||
 	die "make deps as a user, all installed: $out"
 grep -q 'all installed' <<<"$out" || die "make deps as a user: '$out'"
