@@ -82,6 +82,19 @@ int cmd_run(int argc, char **argv)
 	}
 	ropt.output = db;
 	ropt.argv = argv + optind;
+	/* Refuse reports that would overwrite the database before the program runs. */
+	recorded = db ? strdup(db) : record_default_output(ropt.argv[0]);
+	if (!recorded) {
+		free(db);
+		return error("out of memory");
+	}
+	rstatus = report_cli_check(&rc, recorded);
+	free(recorded);
+	recorded = NULL;
+	if (rstatus) {
+		free(db);
+		return rstatus;
+	}
 	if (record_program(&ropt, &status, &recorded) < 0) {
 		free(db);
 		return status;
