@@ -14,7 +14,7 @@
 #include "report/report.h"
 
 static const char report_usage[] =
-	"usage: mapprof report [--json PATH|-] [--html PATH] [--no-json] [--no-html] [-q] DB\n"
+	"usage: mapprof report [--json PATH|-] [--html PATH|-] [--no-json] [--no-html] [-q] DB\n"
 	"\n"
 	"Find the inefficient data mapping patterns in the run recorded in DB\n"
 	"(duplicate transfers, round trips, repeated and unused allocations, unused\n"
@@ -24,15 +24,22 @@ static const char report_usage[] =
 	"\n"
 	"  --json PATH     write report.json to PATH ('-': standard output; default:\n"
 	"                  report.json in DB's directory)\n"
-	"  --html PATH     write report.html to PATH (default: report.html in DB's directory)\n"
+	"  --html PATH     write report.html to PATH ('-': standard output; default:\n"
+	"                  report.html in DB's directory)\n"
 	"  --no-json       write no JSON\n"
 	"  --no-html       write no HTML\n"
 	"  --top N         list N findings in the summary (default 5)\n"
 	"  -q, --quiet     print no summary\n"
 	"  -h, --help      show this help\n"
 	"\n"
+	"A regular file (or a symlink's regular target) is replaced only once its\n"
+	"report is complete; a device, a FIFO or standard output is written in place.\n"
+	"With a report on standard output the summary goes to stderr.  Refused: an\n"
+	"output that is DB (or its journal), two outputs that are the same file.\n"
+	"\n"
 	"Running it again replaces the stored findings.  Exit status: 0, 2 on usage\n"
-	"errors, 3 when DB cannot be read or a report cannot be written.\n";
+	"errors (refused outputs included), 3 when DB cannot be read or a report\n"
+	"cannot be written.\n";
 
 char *report_beside(const char *db_path, const char *name)
 {
