@@ -26,6 +26,52 @@ int outfile_is_stdout(const char *path)
 }
 
 /*
+ * The descriptor N when 'path' leads (through symlinks) to /proc/self/fd/N:
+ * /dev/stdout, /dev/stderr, /dev/fd/N, a symlink to one.  Opening those
+ * anew would give a file at offset 0 (truncated, or overwritten from its
+ * start) or, renamed over, replace what the shell opened with '>>'; the
+ * already open descriptor is what the user meant.  -1 when not one.
+ */
+static int proc_fd(const char *path)
+{
+	char self[64], *cur = strdup(path), *dir = NULL, *real = NULL, *base, *end;
+	char link[4096];
+	int n = -1;
+
+	snprintf(self, sizeof(self), "/proc/%d/fd", (int)getpid());
+	for (int hop = 0; cur && hop < 16; hop++) {
+		struct stat st;
+		ssize_t k;
+
+		dir = strdup(cur);
+		real = dir ? realpath(dirname(dir), NULL) : NULL;
+		base = strrchr(cur, '/') ? strrchr(cur, '/') + 1 : cur;
+		if (real && !strcmp(real, self) && *base) {
+			long v = strtol(base, &end, 10);
+			if (!*end && v >= 0 && v < 1 << 20)
+				n = (int)v;
+			break;
+		}
+		if (!real || lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode) ||
+		    (k = readlink(cur, link, sizeof(link) - 1)) <= 0)
+			break;
+		link[k] = 0;
+		free(cur);
+		if (link[0] == '/')
+			cur = strdup(link);
+		else if (asprintf(&cur, "%s/%s", real, link) < 0)
+			cur = NULL;
+		free(dir);
+		free(real);
+		dir = real = NULL;
+	}
+	free(cur);
+	free(dir);
+	free(real);
+	return n;
+}
+
+/*
  * The mode a file created now gets.  umask() can only be read by setting
  * it: it is set back at once (mapprof writes its outputs from one thread).
  */
@@ -93,12 +139,27 @@ int outfile_open(struct outfile *o, const char *path)
 {
 	struct stat st;
 	char *real;
-	int rc;
+	int rc, fd;
 
 	memset(o, 0, sizeof(*o));
 	if (outfile_is_stdout(path)) {
 		o->f = stdout;
 		o->is_stdout = 1;
+		return 0;
+	}
+	fd = proc_fd(path);
+	if (fd >= 0) {
+		/* An open descriptor (/dev/stderr, /dev/fd/3): write to it as it is. */
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			return -1;
+		o->f = fdopen(fd, "w");
+		if (!o->f) {
+			int saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
 		return 0;
 	}
 	if (lstat(path, &st) < 0)

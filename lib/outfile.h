@@ -9,6 +9,9 @@
  *
  *   "-", or a path that is this process's standard output (same device and
  *   inode as descriptor 1)        -> stdout, the stdio stream
+ *   /dev/stderr, /dev/fd/N, /proc/self/fd/N, a symlink to one
+ *                                 -> a duplicate of descriptor N, written at
+ *                                    its offset (a shell's '>>' appends)
  *   no such file, a regular file  -> a temporary file in the same directory,
  *                                    renamed over the path when complete
  *   a symlink to a regular file   -> the same, beside and over the symlink's

@@ -114,6 +114,24 @@ assert_eq "$rc" 0 "report --json LINK-TO-STDOUT (a file): $(cat "$dir/err")"
 [ -L stdout-link ] || fail "report --json LINK-TO-STDOUT (a file) replaced the symlink"
 valid_json redirected.json "JSON through a symlink to /proc/self/fd/1 (stdout a file)"
 
+# An open descriptor (/dev/fd/N, /dev/stderr) is written where it is: after
+# what a shell's '>>' kept, never over it.
+echo before >fd3.json
+rc=0
+"$mapprof" report -q --no-html --json /dev/fd/3 run.db 3>>fd3.json 2>"$dir/err" || rc=$?
+assert_eq "$rc" 0 "report --json /dev/fd/3: $(cat "$dir/err")"
+assert_eq "$(head -n 1 fd3.json)" before "the first line of a file opened with '>>'"
+tail -n +2 fd3.json >fd3-tail.json
+valid_json fd3-tail.json "the JSON after 'before'"
+echo before >stderr.log
+ln -s /dev/stderr stderr-link
+rc=0
+"$mapprof" report -q --no-html --json stderr-link run.db 2>>stderr.log || rc=$?
+assert_eq "$rc" 0 "report --json LINK-TO-STDERR"
+[ -L stderr-link ] || fail "report --json LINK-TO-STDERR replaced the symlink"
+assert_eq "$(head -n 1 stderr.log)" before "the first line of stderr opened with '>>'"
+grep -q '"format": "mapprof-report"' stderr.log || fail "no JSON on stderr: $(head -c 300 stderr.log)"
+
 # --- a symlink to a regular file: the target gets the report --------------------
 mkdir target
 echo old >target/report.json
@@ -154,7 +172,7 @@ for args in "--json same/run.db" "--html same/run.db" "--json ./same/../same/run
 	assert_eq "$rc" 2 "report $args same/run.db"
 	grep -q '^mapprof: error: .*database' "$dir/err" || fail "report $args: said $(cat "$dir/err")"
 	cmp -s before.db same/run.db || fail "report $args same/run.db changed the database"
-	[ ! -s "$dir/out" ] || fail "report $args same/run.db printed: $(cat "$dir/out")"
+	[ ! -s "$dir/out" ] || fail "report $args same/run.db printed: $(head -c 300 "$dir/out")"
 	[ -L same/sym.db ] || fail "report $args same/run.db replaced the symlink"
 	assert_eq "$(cd same && ls | tr '\n' ' ')" "hard.db run.db sym.db " "files after report $args"
 done
@@ -171,7 +189,7 @@ for args in "--json two/x --html two/x" "--json two/new --html ./two/new" \
 	rc=$(run_rc "$mapprof" report $args two/run.db)
 	assert_eq "$rc" 2 "report $args"
 	grep -q '^mapprof: error: .*same file' "$dir/err" || fail "report $args: said $(cat "$dir/err")"
-	[ ! -s "$dir/out" ] || fail "report $args printed: $(cat "$dir/out")"
+	[ ! -s "$dir/out" ] || fail "report $args printed: $(head -c 300 "$dir/out")"
 	[ ! -s two/x ] && [ ! -e two/new ] || fail "report $args wrote an output"
 done
 [ -p fifo ] || fail "the FIFO is gone"
