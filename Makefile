@@ -167,6 +167,7 @@ DB_OBJS := \
 # BEGIN report objects (report/ and its detectors)
 REPORT_OBJS := \
 	$(B)/lib/hmap.o \
+	$(B)/lib/outfile.o \
 	$(B)/report/occurrence.o \
 	$(B)/report/detect_common.o \
 	$(B)/report/detect.o \

@@ -10,10 +10,11 @@
 
 #include "cli/cli.h"
 #include "cli/report_cli.h"
+#include "lib/outfile.h"
 #include "report/report.h"
 
 static const char report_usage[] =
-	"usage: mapprof report [--json PATH|-] [--html PATH] [--no-json] [--no-html] [-q] DB\n"
+	"usage: mapprof report [--json PATH|-] [--html PATH|-] [--no-json] [--no-html] [-q] DB\n"
 	"\n"
 	"Find the inefficient data mapping patterns in the run recorded in DB\n"
 	"(duplicate transfers, round trips, repeated and unused allocations, unused\n"
@@ -23,15 +24,22 @@ static const char report_usage[] =
 	"\n"
 	"  --json PATH     write report.json to PATH ('-': standard output; default:\n"
 	"                  report.json in DB's directory)\n"
-	"  --html PATH     write report.html to PATH (default: report.html in DB's directory)\n"
+	"  --html PATH     write report.html to PATH ('-': standard output; default:\n"
+	"                  report.html in DB's directory)\n"
 	"  --no-json       write no JSON\n"
 	"  --no-html       write no HTML\n"
 	"  --top N         list N findings in the summary (default 5)\n"
 	"  -q, --quiet     print no summary\n"
 	"  -h, --help      show this help\n"
 	"\n"
+	"A regular file (or a symlink's regular target) is replaced only once its\n"
+	"report is complete; a device, a FIFO or standard output is written in place.\n"
+	"With a report on standard output the summary goes to stderr.  Refused: an\n"
+	"output that is DB (or its journal), two outputs that are the same file.\n"
+	"\n"
 	"Running it again replaces the stored findings.  Exit status: 0, 2 on usage\n"
-	"errors, 3 when DB cannot be read or a report cannot be written.\n";
+	"errors (refused outputs included), 3 when DB cannot be read or a report\n"
+	"cannot be written.\n";
 
 char *report_beside(const char *db_path, const char *name)
 {
@@ -70,28 +78,95 @@ int report_parse_option(int c, const char *arg, struct report_cli *rc)
 	}
 }
 
+/* The JSON and HTML paths 'rc' asks for (malloc'ed; NULL for none).  -1 when out of memory. */
+static int output_paths(const struct report_cli *rc, const char *db_path, char **json, char **html)
+{
+	*json = *html = NULL;
+	if (!rc->no_json && !(*json = rc->json ? strdup(rc->json) : report_beside(db_path, "report.json")))
+		return -1;
+	if (!rc->no_html && !(*html = rc->html ? strdup(rc->html) : report_beside(db_path, "report.html"))) {
+		free(*json);
+		*json = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The files of a database an output must not be: SQLite's beside it, record's spool. */
+static const char *const db_files[] = { "", "-journal", "-wal", "-shm", "-spool" };
+
+/* 1 when 'out' is the database 'db' or one of its files (said on stderr). */
+static int output_is_db(const char *opt, const char *out, const char *db)
+{
+	char *real = realpath(db, NULL), *file = NULL;
+	const char *bases[2] = { db, real };
+	int hit = 0;
+
+	for (size_t b = 0; b < 2 && !hit && bases[b]; b++) {
+		for (size_t i = 0; i < sizeof(db_files) / sizeof(db_files[0]) && !hit; i++) {
+			if (asprintf(&file, "%s%s", bases[b], db_files[i]) < 0)
+				break;
+			if (outfile_same(out, file)) {
+				hit = 1;
+				if (!*db_files[i])
+					error("%s '%s' is the database '%s'", opt, out, db);
+				else
+					error("%s '%s' is '%s', a file of the database '%s'", opt, out, file, db);
+				hint("write the report to another file, or none with --no-%s", opt + 2);
+			}
+			free(file);
+			file = NULL;
+		}
+	}
+	free(real);
+	return hit;
+}
+
+int report_cli_check(const struct report_cli *rc, const char *db_path)
+{
+	char *json, *html;
+	int status = 0;
+
+	if (output_paths(rc, db_path, &json, &html) < 0)
+		return error("out of memory");
+	if ((json && output_is_db("--json", json, db_path)) ||
+	    (html && output_is_db("--html", html, db_path))) {
+		status = EXIT_USAGE;
+	} else if (json && html && outfile_same(json, html)) {
+		error("--json '%s' and --html '%s' are the same file", json, html);
+		hint("write them to two files, or leave one out with --no-json or --no-html");
+		status = EXIT_USAGE;
+	}
+	free(json);
+	free(html);
+	return status;
+}
+
 int report_cli_run(const struct report_cli *rc, const char *db_path)
 {
 	struct report_options opt = { 0 };
 	char *json = NULL, *html = NULL, *err = NULL;
-	int status = 0;
+	int status;
 
+	status = report_cli_check(rc, db_path);
+	if (status)
+		return status;
+	if (output_paths(rc, db_path, &json, &html) < 0)
+		return error("out of memory");
 	opt.db_path = db_path;
 	opt.quiet = rc->quiet;
 	opt.top = rc->top;
-	if (!rc->no_json)
-		opt.json_path = rc->json ? rc->json : (json = report_beside(db_path, "report.json"));
-	if (!rc->no_html)
-		opt.html_path = rc->html ? rc->html : (html = report_beside(db_path, "report.html"));
+	opt.json_path = json;
+	opt.html_path = html;
 	if (report_run(&opt, &err) < 0) {
 		status = error("%s", err ? err : "report failed");
 		if (err && strstr(err, "not a mapprof database"))
 			hint("was it written by 'mapprof record'?");
 	} else {
-		if (opt.json_path && strcmp(opt.json_path, "-"))
-			info("wrote '%s'", opt.json_path);
-		if (opt.html_path && strcmp(opt.html_path, "-"))
-			info("wrote '%s'", opt.html_path);
+		if (json && !outfile_is_stdout(json))
+			info("wrote '%s'", json);
+		if (html && !outfile_is_stdout(html))
+			info("wrote '%s'", html);
 	}
 	free(err);
 	free(json);

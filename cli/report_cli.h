@@ -22,7 +22,16 @@ struct report_cli {
 /* Take one parsed option into *rc; -1 when it is not one of these (or bad). */
 int report_parse_option(int c, const char *arg, struct report_cli *rc);
 
-/* Report on db_path with these options; prints errors; returns an exit status. */
+/*
+ * Refuse outputs that would destroy: one that is the database db_path (or
+ * its journal, WAL or spool), or two that are the same file (by device and
+ * inode; "-" is standard output).  Says why on stderr; returns 0 or
+ * EXIT_USAGE.  Reads nothing but the file system: call it before any work.
+ */
+int report_cli_check(const struct report_cli *rc, const char *db_path);
+
+/* Report on db_path with these options (checked first, as above); prints
+ * errors; returns an exit status. */
 int report_cli_run(const struct report_cli *rc, const char *db_path);
 
 /* "<dirname of db_path>/<name>", malloc'ed. */

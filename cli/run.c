@@ -21,13 +21,15 @@ static const char run_usage[] =
 	"  -o, --output BASE   the database: BASE if it ends in '.db', else BASE.mapprof.db\n"
 	"                      (default: PROGRAM's name + .mapprof.db in the current\n"
 	"                      directory); the reports go to the same directory\n"
-	"  -f, --force         overwrite the database if it exists\n"
-	"  --json PATH|-, --html PATH, --no-json, --no-html, --top N, -q\n"
-	"                      as for 'mapprof report'\n"
+	"  -f, --force         overwrite the database if it exists (a regular file only)\n"
+	"  --json PATH|-, --html PATH|-, --no-json, --no-html, --top N, -q\n"
+	"                      as for 'mapprof report' (outputs that are the database\n"
+	"                      or the same file are refused before the program runs)\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"Exit status: the program's own (128+N if killed by signal N); 127/126 if it\n"
-	"could not be started; 3 if the program succeeded but the report failed.\n";
+	"could not be started; 2 on usage errors; 3 if the database could not be\n"
+	"created, or the program succeeded but the report failed.\n";
 
 static char *db_for_base(const char *base)
 {
@@ -82,6 +84,19 @@ int cmd_run(int argc, char **argv)
 	}
 	ropt.output = db;
 	ropt.argv = argv + optind;
+	/* Refuse reports that would overwrite the database before the program runs. */
+	recorded = db ? strdup(db) : record_default_output(ropt.argv[0]);
+	if (!recorded) {
+		free(db);
+		return error("out of memory");
+	}
+	rstatus = report_cli_check(&rc, recorded);
+	free(recorded);
+	recorded = NULL;
+	if (rstatus) {
+		free(db);
+		return rstatus;
+	}
 	if (record_program(&ropt, &status, &recorded) < 0) {
 		free(db);
 		return status;

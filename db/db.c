@@ -93,12 +93,16 @@ struct db *db_create(const char *path, int force, char **err)
 	char *msg = NULL;
 
 	if (stat(path, &st) == 0) {
-		if (!force) {
-			db_fail(err, "'%s' already exists (use --force to overwrite it)", path);
+		/* Never unlink a device, a FIFO or a directory to put a database there. */
+		if (!S_ISREG(st.st_mode)) {
+			db_fail(err, "'%s' is not a regular file (%s): a database must be one", path,
+				S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device"
+				: S_ISBLK(st.st_mode) ? "a block device" : S_ISFIFO(st.st_mode) ? "a FIFO"
+				: S_ISSOCK(st.st_mode) ? "a socket" : "of another kind");
 			return NULL;
 		}
-		if (S_ISDIR(st.st_mode)) {
-			db_fail(err, "'%s' is a directory", path);
+		if (!force) {
+			db_fail(err, "'%s' already exists (use --force to overwrite it)", path);
 			return NULL;
 		}
 		if (unlink(path) < 0) {

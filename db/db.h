@@ -20,7 +20,9 @@ struct db;
 
 /*
  * Create a new database at 'path' holding the schema.  Refuses an existing
- * file unless 'force' (then it is replaced).  Returns the open database.
+ * file unless 'force' (then it is replaced), and always refuses a path that
+ * is not a regular file (a device, a FIFO, a directory: never unlinked).
+ * Returns the open database.
  */
 struct db *db_create(const char *path, int force, char **err);
 

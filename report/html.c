@@ -19,6 +19,7 @@
 
 #include "db/attribution.h"
 #include "db/timeline.h"
+#include "lib/outfile.h"
 #include "report/html.h"
 
 #ifndef MAPPROF_VERSION
@@ -301,9 +302,8 @@ static int write_page(FILE *f, json_t *data, char **err)
 
 int html_write(const char *path, json_t *report, struct db *db, char **err)
 {
+	struct outfile o;
 	json_t *data;
-	char *tmp = NULL;
-	FILE *f;
 	int rc;
 
 	if (!json_is_object(report))
@@ -311,33 +311,33 @@ int html_write(const char *path, json_t *report, struct db *db, char **err)
 	data = page_data(report, db, err);
 	if (!data)
 		return -1;
-	if (!strcmp(path, "-")) {
-		rc = write_page(stdout, data, err);
-		if (fflush(stdout) != 0 && rc == 0)
-			rc = fail(err, "cannot write the report to standard output: %s", strerror(errno));
-		json_decref(data);
-		return rc;
+	if (outfile_open(&o, path) < 0) {
+		rc = -1;
+		goto cannot;
 	}
-	if (asprintf(&tmp, "%s.tmp", path) < 0) {
-		json_decref(data);
-		return fail(err, "out of memory");
-	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		rc = fail(err, "cannot write '%s': %s", path, strerror(errno));
+	errno = 0;
+	rc = write_page(o.f, data, err);
+	if (rc < 0) {
+		outfile_discard(&o);  /* *err says why */
 		goto out;
 	}
-	rc = write_page(f, data, err);
-	if (ferror(f) && rc == 0)
-		rc = fail(err, "cannot write '%s': %s", path, strerror(errno));
-	if (fclose(f) != 0 && rc == 0)
-		rc = fail(err, "cannot write '%s': %s", path, strerror(errno));
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = fail(err, "cannot write '%s': %s", path, strerror(errno));
-	if (rc < 0)
-		unlink(tmp);
+	if (ferror(o.f)) {
+		if (!errno)
+			errno = EIO;
+		outfile_discard(&o);
+		rc = -1;
+		goto cannot;
+	}
+	rc = outfile_commit(&o);
+cannot:
+	if (rc < 0) {
+		const char *why = strerror(errno);
+		if (outfile_is_stdout(path))
+			fail(err, "cannot write the report to standard output: %s", why);
+		else
+			fail(err, "cannot write '%s': %s", path, why);
+	}
 out:
-	free(tmp);
 	json_decref(data);
 	return rc;
 }

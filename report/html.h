@@ -24,8 +24,9 @@ struct db;
  * Write the page for 'report' (the report.json document; borrowed, not
  * modified) to 'path' ("-" = stdout).  When 'db' is not NULL the page also
  * gets the timeline of that database (db/timeline.h), with the events listed
- * in the findings' "events" arrays marked for highlighting.  The file is
- * written to 'path.tmp' and renamed, so a failure leaves no half page.
+ * in the findings' "events" arrays marked for highlighting.  Written as
+ * lib/outfile.h says: a regular file through a temporary file renamed over
+ * it, so a failure leaves no half page; a device or FIFO in place.
  * Returns 0, or -1 with *err set to a malloc'ed message (when err).
  */
 int html_write(const char *path, json_t *report, struct db *db, char **err);

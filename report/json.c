@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "db/attribution.h"
+#include "lib/outfile.h"
 #include "report/json.h"
 
 const char *finding_advice(enum finding_kind kind, enum flavour flavour)
@@ -256,39 +257,28 @@ json_t *report_json(const struct analysis *a)
 int report_json_write(json_t *doc, const char *path, char **err)
 {
 	const size_t flags = JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10);
-	char *tmp = NULL;
-	FILE *f;
+	struct outfile o;
+	const char *why;
+	int bad;
 
-	if (!strcmp(path, "-")) {
-		if (json_dumpf(doc, stdout, flags) < 0 || fputc('\n', stdout) == EOF || fflush(stdout)) {
-			if (err)
-				*err = strdup("cannot write the JSON report to standard output");
-			return -1;
-		}
-		return 0;
+	if (outfile_open(&o, path) < 0)
+		goto fail;
+	errno = 0;
+	bad = json_dumpf(doc, o.f, flags) < 0 || fputc('\n', o.f) == EOF;
+	if (bad) {
+		if (!errno)
+			errno = EIO;
+		outfile_discard(&o);
+		goto fail;
 	}
-	if (asprintf(&tmp, "%s.tmp", path) < 0)
-		return -1;
-	f = fopen(tmp, "w");
-	if (f) {
-		int bad = json_dumpf(doc, f, flags) < 0 || fputc('\n', f) == EOF;
-		if (fclose(f) || bad)
-			f = NULL;
-	}
-	if (!f) {
-		if (err && asprintf(err, "cannot write '%s': %s", path, strerror(errno)) < 0)
-			*err = NULL;
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) < 0) {
-		if (err && asprintf(err, "cannot write '%s': %s", path, strerror(errno)) < 0)
-			*err = NULL;
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
+	if (outfile_commit(&o) < 0)
+		goto fail;
 	return 0;
+fail:
+	why = strerror(errno);
+	if (err && (outfile_is_stdout(path)
+		    ? asprintf(err, "cannot write the JSON report to standard output: %s", why)
+		    : asprintf(err, "cannot write '%s': %s", path, why)) < 0)
+		*err = NULL;
+	return -1;
 }

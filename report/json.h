@@ -23,7 +23,9 @@
 /* The document; NULL when out of memory.  The caller owns (decrefs) it. */
 json_t *report_json(const struct analysis *a);
 
-/* Write 'doc' to 'path' ("-" = stdout), via 'path.tmp' + rename.  0, or -1 with *err. */
+/* Write 'doc' to 'path' ("-" = stdout) as lib/outfile.h says (a regular file
+ * through a temporary file and a rename, a device or FIFO in place).
+ * 0, or -1 with *err. */
 int report_json_write(json_t *doc, const char *path, char **err);
 
 /* One sentence of advice for a finding of this kind and flavour (static). */

@@ -10,6 +10,7 @@
 #include "db/attribution.h"
 #include "db/db.h"
 #include "db/finish.h"
+#include "lib/outfile.h"
 #include "report/attribute.h"
 #include "report/detect.h"
 #include "report/findings_store.h"
@@ -154,7 +155,9 @@ int report_run(const struct report_options *opt, char **err)
 			opt->db_path);
 	}
 	if (!opt->quiet) {
-		FILE *out = opt->json_path && !strcmp(opt->json_path, "-") ? stderr : stdout;
+		/* A report on standard output keeps it to itself. */
+		FILE *out = outfile_is_stdout(opt->json_path) || outfile_is_stdout(opt->html_path)
+			    ? stderr : stdout;
 		summary_print(out, &a, opt->top > 0 ? opt->top : 5);
 		fflush(out);
 	}

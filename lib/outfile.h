@@ -1,0 +1,67 @@
+/*
+ * outfile.h - writing an output file without destroying what the path names.
+ *
+ * A report goes wherever the user points it: a new file, an old report, a
+ * terminal, /dev/null, a FIFO, a symlink to /proc/self/fd/1.  Writing to a
+ * temporary file and renaming it over the path keeps an old report whole
+ * when the write fails, but renamed over a device or a FIFO it replaces
+ * that with a regular file (as root, /dev/null).  So:
+ *
+ *   "-", or a path that is this process's standard output (same device and
+ *   inode as descriptor 1)        -> stdout, the stdio stream
+ *   /dev/stderr, /dev/fd/N, /proc/self/fd/N, a symlink to one
+ *                                 -> a duplicate of descriptor N, written at
+ *                                    its offset (a shell's '>>' appends)
+ *   no such file, a regular file  -> a temporary file in the same directory,
+ *                                    renamed over the path when complete
+ *   a symlink to a regular file   -> the same, beside and over the symlink's
+ *                                    target: the symlink stays
+ *   anything else: a device, a FIFO, a socket, a dangling symlink
+ *                                 -> opened and written in place
+ *
+ * Nothing is ever unlinked or renamed over except a regular file.  A new
+ * file gets mode 0666 less the umask; a replaced one keeps its permission
+ * bits.  No fsync: a report is rewritten from its database when lost.
+ *
+ * lib/ includes nothing of the stages; errors are returned in errno.
+ */
+#ifndef MAPPROF_LIB_OUTFILE_H
+#define MAPPROF_LIB_OUTFILE_H
+
+#include <stdio.h>
+
+struct outfile {
+	FILE *f;        /* write here; NULL when not open */
+	char *tmp;      /* the temporary file, or NULL when written in place */
+	char *dest;     /* what 'tmp' is renamed over (symlinks resolved) */
+	int is_stdout;  /* f is stdout: flushed, never closed */
+};
+
+/*
+ * Open 'path' for writing as above.  0, or -1 with errno set (nothing is
+ * left open or created).  A FIFO blocks until it has a reader.
+ */
+int outfile_open(struct outfile *o, const char *path);
+
+/*
+ * Finish: flush and close, then rename the temporary file over its
+ * destination.  0, or -1 with errno set: the temporary file is removed and
+ * the destination left as it was.  Either way 'o' is released.
+ */
+int outfile_commit(struct outfile *o);
+
+/* Give up: close and remove the temporary file.  Accepts a zeroed or
+ * already released 'o'; keeps errno. */
+void outfile_discard(struct outfile *o);
+
+/* 1 when 'path' is "-" or names this process's standard output. */
+int outfile_is_stdout(const char *path);
+
+/*
+ * 1 when paths 'a' and 'b' name the same file: both exist with the same
+ * device and inode (after following symlinks; "-" is standard output), or
+ * neither exists and both name the same entry of the same directory.
+ */
+int outfile_same(const char *a, const char *b);
+
+#endif
