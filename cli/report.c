@@ -13,7 +13,8 @@
 #include "report/report.h"
 
 static const char report_usage[] =
-	"usage: mapprof report [--json PATH|-] [--html PATH] [--no-json] [--no-html] [-q] DB\n"
+	"usage: mapprof report [--json PATH|-] [--html PATH] [--no-json] [--no-html]\n"
+	"                      [--no-source] [-q] DB\n"
 	"\n"
 	"Find the inefficient data mapping patterns in the run recorded in DB\n"
 	"(duplicate transfers, round trips, repeated and unused allocations, unused\n"
@@ -26,6 +27,9 @@ static const char report_usage[] =
 	"  --html PATH     write report.html to PATH (default: report.html in DB's directory)\n"
 	"  --no-json       write no JSON\n"
 	"  --no-html       write no HTML\n"
+	"  --no-source     quote no source lines in the database and the reports (by\n"
+	"                  default the lines around each location are copied from the\n"
+	"                  program's source files named by its debug information)\n"
 	"  --top N         list N findings in the summary (default 5)\n"
 	"  -q, --quiet     print no summary\n"
 	"  -h, --help      show this help\n"
@@ -65,6 +69,9 @@ int report_parse_option(int c, const char *arg, struct report_cli *rc)
 	case 'q':
 		rc->quiet = 1;
 		return 0;
+	case 'S':
+		rc->no_source = 1;
+		return 0;
 	default:
 		return -1;
 	}
@@ -79,6 +86,7 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 	opt.db_path = db_path;
 	opt.quiet = rc->quiet;
 	opt.top = rc->top;
+	opt.no_source = rc->no_source;
 	if (!rc->no_json)
 		opt.json_path = rc->json ? rc->json : (json = report_beside(db_path, "report.json"));
 	if (!rc->no_html)

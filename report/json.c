@@ -70,6 +70,9 @@ static json_t *place(const struct analysis *a, uint64_t addr)
 	json_object_set_new(o, "module", mod ? json_string(mod) : json_null());
 	json_object_set_new(o, "offset", mod ? hex(off) : json_null());
 	if (a->attr && addr && (src = attribution_location(a->attr, addr))) {
+		/* A read-only database may hold snippets from an earlier report. */
+		if (a->no_source)
+			json_object_del(src, "snippet");
 		json_object_update(o, src);
 		json_decref(src);
 	}
