@@ -440,7 +440,7 @@ int db_read_run(struct db *db, struct run_info *run, char **err)
 			if (v >= 0 && v <= DB_VALUE_MAX)
 				run->duration_ns = v;
 			else
-				run->damaged_run++;
+				run->damaged_run = 1;
 		}
 		if (sqlite3_column_type(st, 6) == SQLITE_INTEGER) {
 			int64_t v = sqlite3_column_int64(st, 6);
@@ -448,7 +448,7 @@ int db_read_run(struct db *db, struct run_info *run, char **err)
 				run->has_host_device = 1;
 				run->host_device = (int)v;
 			} else {
-				run->damaged_run++;
+				run->damaged_run = 1;
 			}
 		}
 		run->events_lost = sqlite3_column_int64(st, 7);

@@ -131,7 +131,7 @@ struct run_info {
 	size_t ndevices;
 	struct damaged damaged_ops;      /* data_op_raw */
 	struct damaged damaged_kernels;  /* kernel_raw */
-	int64_t damaged_run;  /* run_raw: end_ns or host_device out of range (ignored) */
+	int64_t damaged_run;  /* run_raw: 1 when its end_ns or host_device is out of range (ignored) */
 };
 
 /*

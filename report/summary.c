@@ -158,8 +158,8 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 	print_damaged(out, "data_op_raw", &a->run.damaged_ops);
 	print_damaged(out, "kernel_raw", &a->run.damaged_kernels);
 	if (a->run.damaged_run)
-		fprintf(out, "mapprof: warning: run_raw holds a duration or host device out of range: "
-			"ignored\n");
+		fprintf(out, "mapprof: warning: 1 damaged row in run_raw ignored: %" PRId64
+			" with a duration or host device out of range\n", a->run.damaged_run);
 	fprintf(out, "mapprof: %" PRIu64 " events in %s; transfers busy %s, allocations busy %s\n",
 		a->totals.events, format_ns(d, sizeof(d), a->duration_ns),
 		format_ns(t, sizeof(t), busy_ns(&a->totals.transfer)),
