@@ -163,7 +163,7 @@ rc=$(report "$dir/fifo.db" "$dir/fifo")
 [ "$rc" = 0 ] || bad fifo-module "report exited $rc (124: it hung on the FIFO): $(tail -n 2 "$dir/fifo.out")"
 
 # Source records naming a file that is not a source of the program.
-[ -r /etc/passwd ] && grep -q '^root:' /etc/passwd || fail "no /etc/passwd to try"
+[ -r /etc/passwd ] && grep -q '^root:x:0:0' /etc/passwd || fail "no /etc/passwd to try"
 rel=$(realpath --relative-to="$(q "$dir/round_trip.db" "SELECT cwd FROM run_raw")" /etc/passwd)
 for path in /etc/passwd "$rel"; do
 	case=passwd-$( [ "${path#/}" = "$path" ] && echo relative || echo absolute)
@@ -172,9 +172,9 @@ for path in /etc/passwd "$rel"; do
 		map_names = '[\";a;$path;2;1;;\", \";b;$path;3;1;;\"]'"
 	rc=$(report "$dir/$case.db" "$dir/$case")
 	[ "$rc" = 0 ] || bad "$case" "report exited $rc"
-	grep -q '^root:' "$dir/$case.json" "$dir/$case.html" "$dir/$case.out" &&
+	grep -q 'root:x:0:0' "$dir/$case.json" "$dir/$case.html" "$dir/$case.out" &&
 		bad "$case" "the report quotes /etc/passwd (named by the source record as '$path')"
-	[ "$(q "$dir/$case.db" "SELECT count(*) FROM snippet WHERE text LIKE '%root:%'")" = 0 ] ||
+	[ "$(q "$dir/$case.db" "SELECT count(*) FROM snippet WHERE text LIKE '%root:x:0:0%'")" = 0 ] ||
 		bad "$case" "the snippet table holds /etc/passwd"
 done
 
