@@ -186,6 +186,7 @@ REPORT_OBJS := \
 	$(B)/report/symbolize.o \
 	$(B)/report/dwarfline.o \
 	$(B)/report/snippet.o \
+	$(B)/report/safefile.o \
 	$(B)/db/locations.o \
 	$(B)/report/attribute.o \
 	$(B)/db/attribution.o \

@@ -14,7 +14,8 @@
 #include "report/report.h"
 
 static const char report_usage[] =
-	"usage: mapprof report [--json PATH|-] [--html PATH|-] [--no-json] [--no-html] [-q] DB\n"
+	"usage: mapprof report [--json PATH|-] [--html PATH|-] [--no-json] [--no-html]\n"
+	"                      [--no-source] [-q] DB\n"
 	"\n"
 	"Find the inefficient data mapping patterns in the run recorded in DB\n"
 	"(duplicate transfers, round trips, repeated and unused allocations, unused\n"
@@ -28,6 +29,9 @@ static const char report_usage[] =
 	"                  report.html in DB's directory)\n"
 	"  --no-json       write no JSON\n"
 	"  --no-html       write no HTML\n"
+	"  --no-source     quote no source lines in the database and the reports (by\n"
+	"                  default the lines around each location are copied from the\n"
+	"                  program's source files named by its debug information)\n"
 	"  --top N         list N findings in the summary (default 5)\n"
 	"  -q, --quiet     print no summary\n"
 	"  -h, --help      show this help\n"
@@ -72,6 +76,9 @@ int report_parse_option(int c, const char *arg, struct report_cli *rc)
 		return rc->top > 0 ? 0 : -1;
 	case 'q':
 		rc->quiet = 1;
+		return 0;
+	case 'S':
+		rc->no_source = 1;
 		return 0;
 	default:
 		return -1;
@@ -156,6 +163,7 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 	opt.db_path = db_path;
 	opt.quiet = rc->quiet;
 	opt.top = rc->top;
+	opt.no_source = rc->no_source;
 	opt.json_path = json;
 	opt.html_path = html;
 	if (report_run(&opt, &err) < 0) {

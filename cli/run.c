@@ -22,7 +22,7 @@ static const char run_usage[] =
 	"                      (default: PROGRAM's name + .mapprof.db in the current\n"
 	"                      directory); the reports go to the same directory\n"
 	"  -f, --force         overwrite the database if it exists (a regular file only)\n"
-	"  --json PATH|-, --html PATH|-, --no-json, --no-html, --top N, -q\n"
+	"  --json PATH|-, --html PATH|-, --no-json, --no-html, --no-source, --top N, -q\n"
 	"                      as for 'mapprof report' (outputs that are the database\n"
 	"                      or the same file are refused before the program runs)\n"
 	"  -h, --help          show this help\n"

@@ -9,6 +9,10 @@
  * seconds at ten million events.  The values are the same as the views'.
  * The size and host address of the allocation a delete frees come from a
  * map of the allocations seen but not yet freed, not from a join.
+ *
+ * Damaged rows (db/sound.h) are left out by the statements themselves: the
+ * stream holds only rows whose times, sizes and devices the detectors can
+ * do arithmetic on.  db_read_run() counts what was left out.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -16,6 +20,7 @@
 
 #include "db/db_internal.h"
 #include "db/events.h"
+#include "db/sound.h"
 #include "lib/hmap.h"
 
 struct event_stream {
@@ -35,22 +40,20 @@ struct event_stream {
 
 #define OP_COLUMNS \
 	"d.seq, d.kind, d.thread, d.src_dev, d.dst_dev, d.src_addr, d.dst_addr, d.bytes," \
-	" d.begin_ns, d.begin_ns + COALESCE(d.dur_ns, 0), d.hash, d.codeptr, d.target_id"
+	" d.begin_ns, d.begin_ns + d.dur_ns, d.hash, d.codeptr, d.target_id"
 
 static const char ops_by_seq_sql[] =
-	"SELECT " OP_COLUMNS " FROM data_op_raw d ORDER BY d.seq";
+	"SELECT " OP_COLUMNS " FROM data_op_raw d WHERE " OP_SOUND("d") " ORDER BY d.seq";
 static const char ops_sorted_sql[] =
 	"SELECT " OP_COLUMNS ","
 	" (SELECT p.alloc_seq FROM delete_pair_raw p WHERE d.kind IN (4, 20) AND p.delete_seq = d.seq)"
-	" FROM data_op_raw d ORDER BY d.begin_ns, d.seq";
-static const char kernels_by_seq_sql[] =
-	"SELECT k.seq, k.thread, k.device, k.begin_ns, k.begin_ns + COALESCE(k.dur_ns, 0),"
-	" t.codeptr, k.target_id FROM kernel_raw k LEFT JOIN target_raw t ON t.id = k.target_id"
-	" ORDER BY k.seq";
-static const char kernels_sorted_sql[] =
-	"SELECT k.seq, k.thread, k.device, k.begin_ns, k.begin_ns + COALESCE(k.dur_ns, 0),"
-	" t.codeptr, k.target_id FROM kernel_raw k LEFT JOIN target_raw t ON t.id = k.target_id"
-	" ORDER BY k.begin_ns, k.seq";
+	" FROM data_op_raw d WHERE " OP_SOUND("d") " ORDER BY d.begin_ns, d.seq";
+#define KERNEL_SELECT \
+	"SELECT k.seq, k.thread, k.device, k.begin_ns, k.begin_ns + k.dur_ns," \
+	" t.codeptr, k.target_id FROM kernel_raw k LEFT JOIN target_raw t ON t.id = k.target_id" \
+	" WHERE " KERNEL_SOUND("k")
+static const char kernels_by_seq_sql[] = KERNEL_SELECT " ORDER BY k.seq";
+static const char kernels_sorted_sql[] = KERNEL_SELECT " ORDER BY k.begin_ns, k.seq";
 static const char pairs_sql[] =
 	"SELECT delete_seq, alloc_seq FROM delete_pair_raw ORDER BY delete_seq";
 
@@ -373,6 +376,46 @@ static int read_devices(struct db *db, struct run_info *run, char **err)
 	return 0;
 }
 
+/* Count the damaged rows of one table, per reason: "SELECT total, r1, r2, ...". */
+static int count_damaged(struct db *db, const char *sql, int64_t *v, int n, char **err)
+{
+	sqlite3_stmt *st = db_prepare(db, sql, err);
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	for (int i = 0; rc == SQLITE_ROW && i < n; i++)
+		v[i] = sqlite3_column_int64(st, i);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return db_fail(err, "cannot count damaged rows in '%s': %s", db->path, sqlite3_errmsg(db->sql));
+	return 0;
+}
+
+#define COUNT_IF(cond) "COALESCE(SUM((" cond ") IS 1), 0)"
+
+static int read_damaged(struct db *db, struct run_info *run, char **err)
+{
+	static const char ops_sql[] =
+		"SELECT " COUNT_IF("NOT " OP_SOUND("d")) ", " COUNT_IF(OP_BAD_NULL("d")) ","
+		" " COUNT_IF(OP_BAD_KIND("d")) ", " COUNT_IF(OP_BAD_DEVICE("d")) ","
+		" " COUNT_IF(OP_BAD_BYTES("d")) ", " COUNT_IF(BAD_TIME("d")) " FROM data_op_raw d";
+	static const char kernels_sql[] =
+		"SELECT " COUNT_IF("NOT " KERNEL_SOUND("k")) ", " COUNT_IF(KERNEL_BAD_NULL("k")) ","
+		" 0, " COUNT_IF(KERNEL_BAD_DEVICE("k")) ", 0, " COUNT_IF(BAD_TIME("k")) " FROM kernel_raw k";
+	struct damaged *d[2] = { &run->damaged_ops, &run->damaged_kernels };
+	const char *sql[2] = { ops_sql, kernels_sql };
+
+	for (int i = 0; i < 2; i++) {
+		int64_t v[6] = { 0 };
+		if (count_damaged(db, sql[i], v, 6, err) < 0)
+			return -1;
+		*d[i] = (struct damaged){ v[0], v[1], v[2], v[3], v[4], v[5] };
+	}
+	return 0;
+}
+
 int db_read_run(struct db *db, struct run_info *run, char **err)
 {
 	sqlite3_stmt *st;
@@ -392,11 +435,25 @@ int db_read_run(struct db *db, struct run_info *run, char **err)
 		run->has_exit_status = sqlite3_column_type(st, 3) != SQLITE_NULL;
 		run->exit_status = sqlite3_column_int(st, 3);
 		run->exit_signal = sqlite3_column_int(st, 4);
-		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
-			run->duration_ns = sqlite3_column_int64(st, 5);
-		run->has_host_device = sqlite3_column_type(st, 6) != SQLITE_NULL;
-		run->host_device = sqlite3_column_int(st, 6);
+		if (sqlite3_column_type(st, 5) == SQLITE_INTEGER) {
+			int64_t v = sqlite3_column_int64(st, 5);
+			if (v >= 0 && v <= DB_VALUE_MAX)
+				run->duration_ns = v;
+			else
+				run->damaged_run = 1;
+		}
+		if (sqlite3_column_type(st, 6) == SQLITE_INTEGER) {
+			int64_t v = sqlite3_column_int64(st, 6);
+			if (v >= DB_DEVICE_MIN && v <= DB_DEVICE_MAX) {
+				run->has_host_device = 1;
+				run->host_device = (int)v;
+			} else {
+				run->damaged_run = 1;
+			}
+		}
 		run->events_lost = sqlite3_column_int64(st, 7);
+		if (run->events_lost < 0)
+			run->events_lost = 0;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -404,7 +461,8 @@ int db_read_run(struct db *db, struct run_info *run, char **err)
 	if (!run->has_host_device) {
 		/* The host is the source of a transfer to a device, the destination of one from it. */
 		st = db_prepare(db, "SELECT CASE WHEN kind IN (2, 18) THEN src_dev ELSE dst_dev END"
-				    " FROM data_op_raw WHERE kind IN (2, 3, 18, 19) ORDER BY seq LIMIT 1", err);
+				    " FROM data_op_raw d WHERE kind IN (2, 3, 18, 19) AND " OP_SOUND("d")
+				    " ORDER BY seq LIMIT 1", err);
 		if (!st)
 			return -1;
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
@@ -413,7 +471,8 @@ int db_read_run(struct db *db, struct run_info *run, char **err)
 		}
 		sqlite3_finalize(st);
 	}
-	if (read_modules(db, run, err) < 0 || read_devices(db, run, err) < 0)
+	if (read_damaged(db, run, err) < 0 || read_modules(db, run, err) < 0 ||
+	    read_devices(db, run, err) < 0)
 		return -1;
 	return 0;
 }

@@ -99,6 +99,20 @@ struct run_device {
 	char *type;            /* NULL when unknown */
 };
 
+/*
+ * Rows of one table left out of the stream because they break what the
+ * schema means (db/sound.h, docs/database.md "Damaged rows").  A row can
+ * have several reasons; rows counts it once.
+ */
+struct damaged {
+	int64_t rows;
+	int64_t null;      /* NULL where a value is needed */
+	int64_t kind;      /* unknown op code */
+	int64_t device;    /* device number out of range */
+	int64_t bytes;     /* negative or implausible size */
+	int64_t time;      /* begin or duration out of range, end before begin */
+};
+
 /* The run as recorded (run_raw, device_raw, module_raw).  Strings malloc'ed. */
 struct run_info {
 	char *command;         /* JSON array text of argv, or NULL */
@@ -115,12 +129,16 @@ struct run_info {
 	size_t nmodules;
 	struct run_device *devices;   /* by number */
 	size_t ndevices;
+	struct damaged damaged_ops;      /* data_op_raw */
+	struct damaged damaged_kernels;  /* kernel_raw */
+	int64_t damaged_run;  /* run_raw: 1 when its end_ns or host_device is out of range (ignored) */
 };
 
 /*
  * Read the run.  When run_raw.host_device is NULL, the host is taken from
  * the first transfer (its source when it goes to a device, else its
- * destination).  Returns 0, or -1 with *err set.  Release with
+ * destination).  Counts the damaged rows; a duration or host device out of
+ * range is taken as unknown.  Returns 0, or -1 with *err set.  Release with
  * run_info_release() either way.
  */
 int db_read_run(struct db *db, struct run_info *run, char **err);

@@ -6,13 +6,20 @@
  * is spread over the bins an interval covers with a difference array, so a
  * long interval costs O(1) and the whole build is O(events + devices * bins),
  * plus one sort of the allocation endpoints for the mapped-bytes peaks.
+ *
+ * The queries read the raw tables and leave out damaged rows (db/sound.h):
+ * every time is then in [0, DB_VALUE_MAX], so spans and bin arithmetic stay
+ * far from overflow; the sums that grow with the number of events saturate
+ * (lib/sat.h), and the number of bins is capped whatever the span.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
 #include "db/db_internal.h"
+#include "db/sound.h"
 #include "db/timeline.h"
+#include "lib/sat.h"
 
 enum lane { LANE_KERNELS, LANE_TO, LANE_FROM, LANE_ALLOC_OPS, LANE_MAPPED, LANE_COUNT };
 
@@ -148,7 +155,7 @@ static int mapped_peaks(const struct ivs *all, int device, int64_t t0, int64_t w
 		int64_t bin_end = t0 + (int64_t)(i + 1) * w;
 		int64_t peak = live;
 		while (k < n && ep[k].t < bin_end) {
-			live += ep[k++].delta;
+			live = sat_add_i64(live, ep[k++].delta);
 			if (live > peak)
 				peak = live;
 		}
@@ -168,22 +175,22 @@ static void bins_add(struct bins *b, const struct iv *x, int64_t t0, int64_t w, 
 	if (i0 >= nbins)
 		i0 = nbins - 1;
 	b->total_count++;
-	b->total_busy += re - rb;
-	b->total_bytes += x->bytes;
+	b->total_busy = sat_add_i64(b->total_busy, re - rb);
+	b->total_bytes = sat_add_i64(b->total_bytes, x->bytes);
 	b->count[i0]++;
 	if (x->lane != LANE_MAPPED)
-		b->bytes[i0] += x->bytes;
+		b->bytes[i0] = sat_add_i64(b->bytes[i0], x->bytes);
 	if (re <= rb)
 		return;
 	i1 = (re - 1) / w;
 	if (i1 >= nbins)
 		i1 = nbins - 1;
 	if (i0 == i1) {
-		b->busy[i0] += re - rb;
+		b->busy[i0] = sat_add_i64(b->busy[i0], re - rb);
 		return;
 	}
-	b->busy[i0] += (i0 + 1) * w - rb;
-	b->busy[i1] += re - i1 * w;
+	b->busy[i0] = sat_add_i64(b->busy[i0], (i0 + 1) * w - rb);
+	b->busy[i1] = sat_add_i64(b->busy[i1], re - i1 * w);
 	if (i1 > i0 + 1) {
 		b->diff[i0 + 1]++;
 		b->diff[i1]--;
@@ -198,7 +205,7 @@ static json_t *lane_json(struct bins *b, const struct ivs *all, int device, enum
 
 	for (int i = 0; i < nbins; i++) {
 		full += b->diff[i];
-		b->busy[i] += full * w;
+		b->busy[i] = sat_add_i64(b->busy[i], sat_mul_i64(full, w));
 		if (!b->busy[i] && !b->count[i] && !b->bytes[i])
 			continue;
 		json_array_append_new(arr, json_pack("[iIII]", i, (json_int_t)b->busy[i],
@@ -259,20 +266,32 @@ static json_t *device_types(struct db *db)
 	return types;
 }
 
-/* Each query yields (seq, seq2, device, lane, begin_ns, end_ns, bytes). */
-#define Q_KERNELS "SELECT seq, NULL, device, 0, begin_ns, end_ns, 0 FROM kernels"
+/*
+ * Each query yields (seq, seq2, device, lane, begin_ns, end_ns, bytes): the
+ * values of the views kernels, data_ops and allocations, over sound rows only.
+ */
+#define Q_KERNELS \
+	"SELECT k.seq, NULL, k.device, 0, k.begin_ns, k.begin_ns + k.dur_ns, 0" \
+	" FROM kernel_raw k WHERE " KERNEL_SOUND("k")
 #define Q_DATA_OPS \
-	"SELECT seq, NULL, CASE WHEN op IN ('to_device', 'alloc') THEN dest_device ELSE src_device END," \
-	" CASE op WHEN 'to_device' THEN 1 WHEN 'from_device' THEN 2 ELSE 3 END," \
-	" begin_ns, end_ns, COALESCE(bytes, 0)" \
-	" FROM data_ops WHERE op IN ('to_device', 'from_device', 'alloc', 'delete')"
+	"SELECT d.seq, NULL, CASE WHEN d.kind IN (1, 2, 17, 18) THEN d.dst_dev ELSE d.src_dev END," \
+	" CASE WHEN d.kind IN (2, 18) THEN 1 WHEN d.kind IN (3, 19) THEN 2 ELSE 3 END," \
+	" d.begin_ns, d.begin_ns + d.dur_ns," \
+	" CASE WHEN d.kind IN (4, 20)" \
+	"  THEN COALESCE((SELECT a.bytes FROM delete_pair_raw p JOIN data_op_raw a ON a.seq = p.alloc_seq" \
+	"                  WHERE p.delete_seq = d.seq AND " OP_SOUND("a") "), d.bytes)" \
+	"  ELSE d.bytes END" \
+	" FROM data_op_raw d WHERE d.kind IN (1, 2, 3, 4, 17, 18, 19, 20) AND " OP_SOUND("d")
 #define Q_MAPPED \
-	"SELECT alloc_seq, delete_seq, device, 4, begin_ns, end_ns, COALESCE(bytes, 0) FROM allocations"
+	"SELECT a.seq, p.delete_seq, a.dst_dev, 4, a.begin_ns, d.begin_ns + d.dur_ns, a.bytes" \
+	" FROM data_op_raw a LEFT JOIN delete_pair_raw p ON p.alloc_seq = a.seq" \
+	" LEFT JOIN data_op_raw d ON d.seq = p.delete_seq AND " OP_SOUND("d") \
+	" WHERE a.kind IN (1, 17) AND " OP_SOUND("a")
 
 json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, char **err)
 {
 	struct ivs all = { 0 };
-	int64_t *marks = NULL, t0 = INT64_MAX, t1 = INT64_MIN, w;
+	int64_t *marks = NULL, t0 = INT64_MAX, t1 = INT64_MIN, w, span_bins;
 	int *devs = NULL, nbins;
 	size_t ndev = 0;
 	json_t *root = NULL, *jdevs, *jmarks, *types = NULL, *lanes;
@@ -297,10 +316,12 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 	for (size_t i = 0; i < all.n; i++)
 		if (all.v[i].end_ns < 0)   /* still mapped at exit */
 			all.v[i].end_ns = t1;
+	/* t0 >= 0 and t1 <= DB_VALUE_MAX + 1 (sound rows): no overflow below. */
 	w = (t1 - t0 + TIMELINE_MAX_BINS - 1) / TIMELINE_MAX_BINS;
 	if (w < 1)
 		w = 1;
-	nbins = (int)((t1 - t0 + w - 1) / w);
+	span_bins = (t1 - t0 + w - 1) / w;
+	nbins = span_bins > TIMELINE_MAX_BINS ? TIMELINE_MAX_BINS : (int)span_bins;
 
 	if (n_marks) {
 		marks = malloc(n_marks * sizeof(*marks));

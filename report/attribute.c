@@ -17,6 +17,7 @@ struct update {
 	struct symbolizer *s;
 	struct locations_writer *w;
 	char *cwd;
+	int snippets;              /* quote source files at all (not --no-source) */
 	struct attribute_stats stats;
 	char **err;
 };
@@ -29,16 +30,40 @@ static int oom(char **err)
 	return -1;
 }
 
-/* Store the lines around file:line when the file is readable here. */
-static int store_snippet(struct update *u, const char *file, int line, const char *comp_dir)
+/*
+ * Where 'file' is on this machine (malloc'ed), when it is a source file of
+ * the recorded program; else NULL (*err set and -1 in *rc when out of memory).
+ */
+static char *source_file(struct update *u, const char *file, const char *comp_dir, int *rc)
 {
 	const char *dirs[2] = { u->cwd, comp_dir };
+	char *path = snippet_resolve(file, dirs, 2);
+	int is;
+
+	*rc = 0;
+	if (!path)
+		return NULL;
+	is = symbolizer_is_source(u->s, path);
+	if (is <= 0) {
+		free(path);
+		if (is < 0)
+			*rc = oom(u->err);
+		return NULL;
+	}
+	return path;
+}
+
+/* Store the lines around file:line when it is a source file of the program readable here. */
+static int store_snippet(struct update *u, const char *file, int line, const char *comp_dir)
+{
 	char *path, *text;
 	int first = 0, rc;
 
-	if (!file || line <= 0)
+	if (!u->snippets || !file || line <= 0)
 		return 0;
-	path = snippet_resolve(file, dirs, 2);
+	path = source_file(u, file, comp_dir, &rc);
+	if (rc < 0)
+		return -1;
 	text = path ? snippet_read(path, line, SNIPPET_CONTEXT, &first) : NULL;
 	free(path);
 	if (!text)
@@ -75,17 +100,20 @@ static char *chain_json(const struct location *loc)
 
 static int store_location(struct update *u, uint64_t codeptr)
 {
-	const char *dirs[2];
 	struct location loc;
-	char *chain, *path;
-	int rc;
+	char *chain, *path = NULL;
+	int rc = 0;
 
 	if (symbolize_code(u->s, codeptr, &loc) < 0)
 		return oom(u->err);
-	dirs[0] = u->cwd;
-	dirs[1] = loc.comp_dir;
 	chain = chain_json(&loc);
-	path = loc.line > 0 ? snippet_resolve(loc.file, dirs, 2) : NULL;
+	if (loc.line > 0 && loc.file)
+		path = source_file(u, loc.file, loc.comp_dir, &rc);
+	if (rc < 0) {
+		free(chain);
+		location_release(&loc);
+		return -1;
+	}
 	rc = locations_writer_location(u->w, &(struct location_row){
 			.codeptr = codeptr,
 			.module = loc.module,
@@ -225,9 +253,10 @@ out:
 	return rc;
 }
 
-int attribute_run(struct db *db, struct symbolizer *s, struct attribute_stats *stats, char **err)
+int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct attribute_stats *stats,
+		  char **err)
 {
-	struct update u = { .s = s, .err = err };
+	struct update u = { .s = s, .snippets = snippets, .err = err };
 	struct op_key_row *keys = NULL;
 	struct codeptr_row *codeptrs = NULL;
 	size_t nkeys = 0, n = 0;

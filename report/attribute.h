@@ -31,11 +31,15 @@ struct attribute_stats {
  * target constructs; the pass that finds them hands them to the symbolizer,
  * which would otherwise read them again), name the variable of every key a
  * data operation resolves to (see data_op_sources in schema.sql), store
- * snippets of the source lines found readable (relative paths resolved
- * against run.cwd, then the DWARF compilation directory), replacing what a
- * previous call stored.  One transaction.  'stats' may be NULL.
+ * snippets of the source lines (relative paths resolved against run.cwd,
+ * then the DWARF compilation directory), replacing what a previous call
+ * stored.  A file is quoted only when 'snippets' is set and it is a source
+ * file of the recorded program (symbolizer_is_source(): named by the DWARF
+ * of a module whose build-id matches the recording), never because a string
+ * in the database names it.  One transaction.  'stats' may be NULL.
  * Returns 0, or -1 with *err set (the database is then unchanged).
  */
-int attribute_run(struct db *db, struct symbolizer *s, struct attribute_stats *stats, char **err);
+int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct attribute_stats *stats,
+		  char **err);
 
 #endif

@@ -22,6 +22,7 @@
  * Known false positives: a kernel may have read and rewritten the same
  * values (the content is unchanged, yet the device did work on it).
  */
+#include "lib/sat.h"
 #include "report/detect_round_trip.h"
 
 enum { RT_HAS_HASH = 1, RT_PAIRED = 2 };
@@ -73,7 +74,7 @@ static int emit_trip(struct detect_ctx *ctx, const struct rt_last *t, const stru
 		occ.flavour = FLAVOUR_DEVICE_DEVICE;
 	}
 	occ.data_bytes = r->bytes;
-	occ.bytes = 2 * r->bytes;
+	occ.bytes = sat_add_u64(r->bytes, r->bytes);
 	return ctx_emit(ctx, &occ);
 }
 

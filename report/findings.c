@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/sat.h"
 #include "report/findings.h"
 
 enum { KEY_WORDS = 6 };
@@ -124,7 +125,7 @@ int findings_add(void *arg, const struct occurrence *occ)
 	if (occ->has_origin)
 		add_location(g->origins, &g->norigins, occ->origin.codeptr);
 	g->occurrences++;
-	g->bytes += occ->bytes;
+	g->bytes = sat_add_u64(g->bytes, occ->bytes);
 	return 0;
 }
 
@@ -172,7 +173,7 @@ static void sweep_add(struct sweep *s, const struct finding_op *op)
 		s->begin_ns = op->begin_ns;
 		s->end_ns = end;
 	} else if (op->begin_ns > s->end_ns) {
-		s->total_ns += s->end_ns - s->begin_ns;
+		s->total_ns = sat_add_i64(s->total_ns, s->end_ns - s->begin_ns);
 		s->begin_ns = op->begin_ns;
 		s->end_ns = end;
 	} else if (end > s->end_ns) {
@@ -183,7 +184,7 @@ static void sweep_add(struct sweep *s, const struct finding_op *op)
 
 static int64_t sweep_total(const struct sweep *s)
 {
-	return s->total_ns + (s->started ? s->end_ns - s->begin_ns : 0);
+	return sat_add_i64(s->total_ns, s->started ? s->end_ns - s->begin_ns : 0);
 }
 
 int64_t ops_union_ns(const struct finding_op *ops, size_t n)
@@ -370,7 +371,7 @@ int findings_finish(struct findings *f, const struct findings_context *ctx)
 		fingerprint(g, ctx);
 		k->findings++;
 		k->occurrences += g->occurrences;
-		k->bytes += g->bytes;
+		k->bytes = sat_add_u64(k->bytes, g->bytes);
 	}
 	if (disambiguate(f) < 0)
 		return -1;

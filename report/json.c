@@ -71,6 +71,9 @@ static json_t *place(const struct analysis *a, uint64_t addr)
 	json_object_set_new(o, "module", mod ? json_string(mod) : json_null());
 	json_object_set_new(o, "offset", mod ? hex(off) : json_null());
 	if (a->attr && addr && (src = attribution_location(a->attr, addr))) {
+		/* A read-only database may hold snippets from an earlier report. */
+		if (a->no_source)
+			json_object_del(src, "snippet");
 		json_object_update(o, src);
 		json_decref(src);
 	}
@@ -100,6 +103,13 @@ static double rounded(double v)
 	return round(v * 10000.0) / 10000.0;
 }
 
+/* {"data_ops": N, "kernels": N, "run": N}: rows the report left out (db/sound.h). */
+static json_t *damaged_json(const struct run_info *r)
+{
+	return json_pack("{sIsIsI}", "data_ops", (json_int_t)r->damaged_ops.rows,
+			 "kernels", (json_int_t)r->damaged_kernels.rows, "run", (json_int_t)r->damaged_run);
+}
+
 static json_t *run_json(const struct analysis *a)
 {
 	const struct run_info *r = &a->run;
@@ -120,6 +130,7 @@ static json_t *run_json(const struct analysis *a)
 							  a->host_device));
 	json_object_set_new(o, "events", json_integer((json_int_t)a->totals.events));
 	json_object_set_new(o, "events_lost", json_integer(r->events_lost));
+	json_object_set_new(o, "damaged_rows", damaged_json(r));
 	/* Devices the runtime reported, and any other that events name, by number. */
 	for (size_t i = 0; i < a->totals.ndevices; i++) {
 		const struct device_totals *t = &a->totals.devices[i];

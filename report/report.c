@@ -133,7 +133,7 @@ int report_run(const struct report_options *opt, char **err)
 	if (writable) {
 		char *msg = NULL;
 		struct symbolizer *sym = symbolizer_new(db, &msg);
-		if (!sym || attribute_run(db, sym, NULL, &msg) < 0) {
+		if (!sym || attribute_run(db, sym, !opt->no_source, NULL, &msg) < 0) {
 			fprintf(stderr, "mapprof: warning: no source attribution: %s\n",
 				msg ? msg : "out of memory");
 			free(msg);
@@ -141,6 +141,7 @@ int report_run(const struct report_options *opt, char **err)
 		symbolizer_free(sym);
 	}
 	a.attr = attribution_open(db);
+	a.no_source = opt->no_source;
 
 	if (writable) {
 		char *msg = NULL;

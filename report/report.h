@@ -28,6 +28,7 @@ struct report_options {
 	const char *html_path;   /* NULL: no HTML */
 	int quiet;               /* no terminal summary */
 	int top;                 /* findings listed in the summary; 0: 5 */
+	int no_source;           /* quote no source lines (--no-source) */
 };
 
 /* Everything the outputs show about one run. */
@@ -39,6 +40,7 @@ struct analysis {
 	int64_t duration_ns;     /* wall time: the collector's, else the events' span */
 	int stored;              /* findings written to the database */
 	int sorted;              /* the stream needed SQLite's sort */
+	int no_source;           /* leave snippets out of the outputs */
 	struct attribution *attr;  /* source lines and variables; NULL: none stored */
 };
 

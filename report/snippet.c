@@ -2,12 +2,14 @@
  * snippet.c - reading source lines around a location.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report/safefile.h"
 #include "report/snippet.h"
 
 static int readable_file(const char *path)
@@ -57,18 +59,24 @@ static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 char *snippet_read(const char *path, int line, int context, int *first_line)
 {
 	FILE *f;
+	int fd;
 	char *text = NULL, *buf = NULL;
 	size_t len = 0, cap = 0, bufcap = 0;
 	ssize_t got;
 	int first, last, no = 0, ok = 1;
 
-	if (!path || line <= 0 || context < 0 || !readable_file(path))
+	if (!path || line <= 0 || context < 0 || line > INT_MAX - context)
 		return NULL;
 	first = line > context ? line - context : 1;
 	last = line + context;
-	f = fopen(path, "r");
-	if (!f)
+	fd = safefile_open(path, SAFEFILE_MAX_SOURCE_BYTES, NULL);
+	if (fd < 0)
 		return NULL;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
 	while (ok && no < last && (got = getline(&buf, &bufcap, f)) >= 0) {
 		size_t n = (size_t)got;
 		no++;

@@ -4,7 +4,10 @@
  * that do not have the sources.
  *
  * Reading is careful about what a recorded path can point at: only regular
- * files, no binary content (a NUL byte stops it), long lines cut.
+ * files of at most SAFEFILE_MAX_SOURCE_BYTES, opened without blocking
+ * (report/safefile.h), no binary content (a NUL byte stops it), long lines
+ * cut.  Whether a file may be quoted at all is report/attribute.c's call
+ * (docs/attribution.md, "Snippets").
  */
 #ifndef MAPPROF_REPORT_SNIPPET_H
 #define MAPPROF_REPORT_SNIPPET_H

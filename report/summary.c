@@ -128,11 +128,38 @@ static void print_top(FILE *out, const struct analysis *a, int top)
 	free(by);
 }
 
+/* One warning line per table with damaged rows, and why they were damaged. */
+static void print_damaged(FILE *out, const char *table, const struct damaged *d)
+{
+	static const char *const why[] = { "a NULL value", "an unknown op code",
+		"a device number out of range", "a negative or impossible size",
+		"a time out of range or an end before the begin" };
+	const int64_t n[] = { d->null, d->kind, d->device, d->bytes, d->time };
+	const char *sep = ": ";
+
+	if (!d->rows)
+		return;
+	fprintf(out, "mapprof: warning: %" PRId64 " damaged row%s in %s ignored", d->rows,
+		d->rows == 1 ? "" : "s", table);
+	for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+		if (!n[i])
+			continue;
+		fprintf(out, "%s%" PRId64 " with %s", sep, n[i], why[i]);
+		sep = ", ";
+	}
+	fprintf(out, "\n");
+}
+
 void summary_print(FILE *out, const struct analysis *a, int top)
 {
 	const struct findings *f = &a->findings;
 	char t[32], b[32], d[32];
 
+	print_damaged(out, "data_op_raw", &a->run.damaged_ops);
+	print_damaged(out, "kernel_raw", &a->run.damaged_kernels);
+	if (a->run.damaged_run)
+		fprintf(out, "mapprof: warning: 1 damaged row in run_raw ignored: %" PRId64
+			" with a duration or host device out of range\n", a->run.damaged_run);
 	fprintf(out, "mapprof: %" PRIu64 " events in %s; transfers busy %s, allocations busy %s\n",
 		a->totals.events, format_ns(d, sizeof(d), a->duration_ns),
 		format_ns(t, sizeof(t), busy_ns(&a->totals.transfer)),

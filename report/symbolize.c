@@ -3,6 +3,7 @@
  * Line tables are in report/dwarfline.c.
  */
 #define _GNU_SOURCE
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <inttypes.h>
@@ -10,9 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "db/locations.h"
+#include "lib/hmap.h"
 #include "report/dwarfline.h"
+#include "report/safefile.h"
 #include "report/symbolize.h"
 
 enum mod_state { MOD_UNTRIED, MOD_OPEN, MOD_UNUSABLE };
@@ -22,6 +27,7 @@ struct sym_module {
 	Dwfl_Module *mod;
 	unsigned problem;     /* LOC_MODULE_UNREAD or LOC_BUILD_ID_DIFFER */
 	char *why;            /* the sentence for location.note */
+	int indexed;          /* its DWARF file names are in symbolizer.source_files */
 };
 
 struct symbolizer {
@@ -39,6 +45,7 @@ struct symbolizer {
 	json_t **names;                 /* parsed map_names, lazily; parallel to sources */
 	unsigned char *names_tried;
 	size_t n_sources;
+	struct hmap source_files;       /* {st_dev, st_ino} of DWARF-named files */
 };
 
 const char *sym_origin_name(enum sym_origin origin)
@@ -178,6 +185,7 @@ struct symbolizer *symbolizer_new(struct db *db, char **err)
 		return NULL;
 	}
 	s->db = db;
+	hmap_init(&s->source_files, 2, 0);
 	if (locations_read_modules(db, &s->rows, &s->n_mods, err) < 0 ||
 	    locations_read_sources(db, &s->sources, &s->n_sources, err) < 0)
 		goto fail;
@@ -217,6 +225,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->names_tried);
 	source_rows_free(s->sources, s->n_sources);
 	free(s->codeptrs);
+	hmap_release(&s->source_files);
 	free(s);
 }
 
@@ -247,6 +256,8 @@ static Dwfl_Module *module_open(struct symbolizer *s, size_t i)
 	struct sym_module *m = &s->mods[i];
 	const struct module_row *row = &s->rows[i];
 	Dwfl_Module *mod;
+	const char *bad;
+	int fd;
 
 	if (m->state == MOD_OPEN)
 		return m->mod;
@@ -258,8 +269,19 @@ static Dwfl_Module *module_open(struct symbolizer *s, size_t i)
 		m->why = strdup("the module has no recorded path");
 		return NULL;
 	}
+	/* The path is the database's: a FIFO there would hang libdw's open. */
+	fd = safefile_open(row->path, SAFEFILE_MAX_MODULE_BYTES, &bad);
+	if (fd < 0) {
+		m->problem = LOC_MODULE_UNREAD;
+		if (asprintf(&m->why, "cannot open '%s': %s", row->path, bad) < 0)
+			m->why = NULL;
+		return NULL;
+	}
+	/* On success the Dwfl owns fd (dwfl_end closes it); on failure we do. */
 	dwfl_report_begin_add(s->dwfl);
-	mod = dwfl_report_elf(s->dwfl, row->path, row->path, -1, row->base, false);
+	mod = dwfl_report_elf(s->dwfl, row->path, row->path, fd, row->base, false);
+	if (!mod)
+		close(fd);
 	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0)
 		mod = NULL;
 	if (!mod) {
@@ -435,6 +457,64 @@ int symbolize_code(struct symbolizer *s, uint64_t codeptr, struct location *out)
 		return -1;
 	}
 	return 0;
+}
+
+/* Add the files named by one opened module's DWARF to s->source_files. */
+static int index_module_sources(struct symbolizer *s, Dwfl_Module *mod)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+
+	while ((cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
+		Dwarf_Attribute attr;
+		const char *dir = dwarf_attr(cu, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
+		Dwarf_Files *files;
+		size_t n;
+
+		if (dwarf_getsrcfiles(cu, &files, &n) != 0)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			const char *name = dwarf_filesrc(files, i, NULL, NULL);
+			char *joined = NULL;
+			struct stat st;
+			int ok;
+
+			if (!name || !*name)
+				continue;
+			if (name[0] != '/' && dir && *dir) {
+				if (asprintf(&joined, "%s/%s", dir, name) < 0)
+					return -1;
+				name = joined;
+			}
+			ok = stat(name, &st) == 0 && S_ISREG(st.st_mode);
+			free(joined);
+			if (ok) {
+				uint64_t key[2] = { (uint64_t)st.st_dev, (uint64_t)st.st_ino };
+				if (!hmap_put(&s->source_files, key, NULL))
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+int symbolizer_is_source(struct symbolizer *s, const char *path)
+{
+	struct stat st;
+	uint64_t key[2];
+
+	if (!path || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	for (size_t i = 0; i < s->n_mods; i++) {
+		if (s->mods[i].state != MOD_OPEN || s->mods[i].indexed)
+			continue;
+		if (index_module_sources(s, s->mods[i].mod) < 0)
+			return -1;
+		s->mods[i].indexed = 1;
+	}
+	key[0] = (uint64_t)st.st_dev;
+	key[1] = (uint64_t)st.st_ino;
+	return hmap_get(&s->source_files, key) != NULL;
 }
 
 /* The parsed map_names array of source row idx (borrowed), or NULL. */

@@ -121,6 +121,17 @@ void symbolizer_free(struct symbolizer *s);
 int symbolize_code(struct symbolizer *s, uint64_t codeptr, struct location *out);
 
 /*
+ * Whether the file at 'path' (on this machine) is a source file of the
+ * recorded program: one that the DWARF line tables of a module the
+ * symbolizer opened name (each compilation unit's file table, relative names
+ * joined to its DW_AT_comp_dir), compared by device and inode.  Modules are
+ * opened only from regular files whose build-id matches the recorded one,
+ * by the symbolize_* calls before this one.  1 yes, 0 no, -1 when out of
+ * memory.
+ */
+int symbolizer_is_source(struct symbolizer *s, const char *path);
+
+/*
  * Name the data a data operation moved: the map entry 'map_index' (< 0 when
  * unknown) of the call at 'codeptr', else the global or static object
  * (STT_OBJECT) whose extent covers 'host_addr' (0 when unknown), else the

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/sat.h"
 #include "report/totals.h"
 
 void totals_init(struct run_totals *t)
@@ -30,7 +31,7 @@ static void busy_add(struct busy *b, int64_t begin_ns, int64_t end_ns)
 		b->begin_ns = begin_ns;
 		b->end_ns = end_ns;
 	} else if (begin_ns > b->end_ns) {
-		b->total_ns += b->end_ns - b->begin_ns;
+		b->total_ns = sat_add_i64(b->total_ns, b->end_ns - b->begin_ns);
 		b->begin_ns = begin_ns;
 		b->end_ns = end_ns;
 	} else if (end_ns > b->end_ns) {
@@ -41,7 +42,7 @@ static void busy_add(struct busy *b, int64_t begin_ns, int64_t end_ns)
 static void busy_close(struct busy *b)
 {
 	if (b->started)
-		b->total_ns += b->end_ns - b->begin_ns;
+		b->total_ns = sat_add_i64(b->total_ns, b->end_ns - b->begin_ns);
 	b->started = 0;
 }
 
@@ -85,11 +86,11 @@ int totals_feed(struct run_totals *t, const struct event *ev)
 		if (!(src = device(t, ev->src_device)) || !(dst = device(t, ev->dest_device)))
 			return -1;
 		t->transfers++;
-		t->transfer_bytes += ev->bytes;
+		t->transfer_bytes = sat_add_u64(t->transfer_bytes, ev->bytes);
 		src->transfers_out++;
-		src->bytes_out += ev->bytes;
+		src->bytes_out = sat_add_u64(src->bytes_out, ev->bytes);
 		dst->transfers_in++;
-		dst->bytes_in += ev->bytes;
+		dst->bytes_in = sat_add_u64(dst->bytes_in, ev->bytes);
 		busy_add(&t->transfer, ev->begin_ns, ev->end_ns);
 		break;
 	case EV_ALLOC:
@@ -97,7 +98,7 @@ int totals_feed(struct run_totals *t, const struct event *ev)
 			return -1;
 		t->allocs++;
 		dst->allocs++;
-		dst->alloc_bytes += ev->bytes;
+		dst->alloc_bytes = sat_add_u64(dst->alloc_bytes, ev->bytes);
 		busy_add(&t->alloc, ev->begin_ns, ev->end_ns);
 		break;
 	case EV_DELETE:
