@@ -13,7 +13,7 @@
 #include "report/report.h"
 
 static const char report_usage[] =
-	"usage: mapprof report [--json PATH|-] [--html PATH] [--no-json] [--no-html] [-q] DB\n"
+	"usage: mapprof report [--json PATH|-] [--html PATH] [--no-json] [--no-html] [--check] [-q] DB\n"
 	"\n"
 	"Find the inefficient data mapping patterns in the run recorded in DB\n"
 	"(duplicate transfers, round trips, repeated and unused allocations, unused\n"
@@ -27,11 +27,18 @@ static const char report_usage[] =
 	"  --no-json       write no JSON\n"
 	"  --no-html       write no HTML\n"
 	"  --top N         list N findings in the summary (default 5)\n"
+	"  --check         run SQLite's PRAGMA quick_check on DB first\n"
 	"  -q, --quiet     print no summary\n"
 	"  -h, --help      show this help\n"
 	"\n"
-	"Running it again replaces the stored findings.  Exit status: 0, 2 on usage\n"
-	"errors, 3 when DB cannot be read or a report cannot be written.\n";
+	"Running it again replaces the stored findings.  A read-only or locked DB is\n"
+	"analysed in a temporary copy (nothing is stored in it).\n"
+	"\n"
+	"Exit status: 0 done; 2 usage error; 3 DB cannot be reported on (damaged,\n"
+	"empty, unfinished, not mapprof's, newer, locked) or a report cannot be\n"
+	"written, with a 'mapprof: error:' line, and nothing written; 4 the recording\n"
+	"is incomplete (run.status is not 'complete'): the reports cover what was\n"
+	"recorded and say so.\n";
 
 char *report_beside(const char *db_path, const char *name)
 {
@@ -65,33 +72,71 @@ int report_parse_option(int c, const char *arg, struct report_cli *rc)
 	case 'q':
 		rc->quiet = 1;
 		return 0;
+	case 'C':
+		rc->check = 1;
+		return 0;
 	default:
 		return -1;
+	}
+}
+
+/* What a user can do about each refused database. */
+static void problem_hint(enum db_problem problem, const char *db_path)
+{
+	switch (problem) {
+	case DB_EMPTY:
+	case DB_UNFINISHED:
+		hint("wait for 'mapprof record' to end; if it was killed, record the program again");
+		break;
+	case DB_NOT_MAPPROF:
+		hint("was it written by 'mapprof record'?");
+		break;
+	case DB_DAMAGED:
+		hint("record the program again; 'sqlite3 %s .recover' may save some of its rows", db_path);
+		break;
+	case DB_NEWER:
+		hint("report it with the mapprof that recorded it, or a newer one");
+		break;
+	case DB_OLDER:
+		hint("record the program again, or report it with the mapprof that recorded it");
+		break;
+	case DB_LOCKED:
+		hint("try again once the other process (a 'mapprof record' or 'report'?) is done with it");
+		break;
+	default:
+		break;
 	}
 }
 
 int report_cli_run(const struct report_cli *rc, const char *db_path)
 {
 	struct report_options opt = { 0 };
+	struct report_result res;
 	char *json = NULL, *html = NULL, *err = NULL;
 	int status = 0;
 
 	opt.db_path = db_path;
 	opt.quiet = rc->quiet;
 	opt.top = rc->top;
+	opt.check = rc->check;
 	if (!rc->no_json)
 		opt.json_path = rc->json ? rc->json : (json = report_beside(db_path, "report.json"));
 	if (!rc->no_html)
 		opt.html_path = rc->html ? rc->html : (html = report_beside(db_path, "report.html"));
-	if (report_run(&opt, &err) < 0) {
+	if (report_run(&opt, &res, &err) < 0) {
 		status = error("%s", err ? err : "report failed");
-		if (err && strstr(err, "not a mapprof database"))
-			hint("was it written by 'mapprof record'?");
+		problem_hint(res.problem, db_path);
 	} else {
 		if (opt.json_path && strcmp(opt.json_path, "-"))
 			info("wrote '%s'", opt.json_path);
 		if (opt.html_path && strcmp(opt.html_path, "-"))
 			info("wrote '%s'", opt.html_path);
+		if (res.incomplete) {
+			/* The summary says why; this line is for scripts and -q. */
+			info("warning: the recording is incomplete: the report covers what was recorded"
+			     " (exit status %d)", EXIT_INCOMPLETE);
+			status = EXIT_INCOMPLETE;
+		}
 	}
 	free(err);
 	free(json);

@@ -8,16 +8,18 @@ struct report_cli {
 	const char *json;   /* --json PATH */
 	const char *html;   /* --html PATH */
 	int no_json, no_html, quiet, top;
+	int check;          /* --check */
 };
 
-/* The getopt_long entries (short codes: j H J N t q). */
+/* The getopt_long entries (short codes: j H J N t q C). */
 #define REPORT_CLI_LONGOPTS \
 	{ "json", required_argument, NULL, 'j' }, \
 	{ "html", required_argument, NULL, 'H' }, \
 	{ "no-json", no_argument, NULL, 'J' }, \
 	{ "no-html", no_argument, NULL, 'N' }, \
 	{ "top", required_argument, NULL, 't' }, \
-	{ "quiet", no_argument, NULL, 'q' }
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "check", no_argument, NULL, 'C' }
 
 /* Take one parsed option into *rc; -1 when it is not one of these (or bad). */
 int report_parse_option(int c, const char *arg, struct report_cli *rc);

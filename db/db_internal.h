@@ -11,6 +11,8 @@
 struct db {
 	sqlite3 *sql;
 	char *path;
+	int depth;          /* open db_begin()s: 1 = a transaction, more = savepoints */
+	const char *copy;   /* why this is a temporary copy (db_copied()), or NULL */
 };
 
 /* Prepare or set *err ("cannot prepare ...: <sqlite message>"); NULL on error. */
