@@ -257,6 +257,19 @@ for x in a b; do
 	check cmp -s twice/$x.json ref/report.json -- "twice: report $x differs from the writable case: $(cat twice/$x.err)"
 done
 
+# --- exit status 3: the program's or mapprof's? --------------------------------
+
+# 'mapprof run' passes the program's status on, and says so; mapprof's own
+# errors always come with a "mapprof: error:" line.
+printf 'int main(void) { return 3; }\n' >three.c
+"${CC:-cc}" three.c -o three || fail "cannot build three.c"
+rc=0
+"$mapprof" run -o three.db -q --no-json --no-html -- ./three >/dev/null 2>err || rc=$?
+check [ "$rc" = 3 ] -- "run ./three: exit status $rc, want 3 ($(cat err))"
+check grep -q "^mapprof: the program exited with status 3$" err -- "run ./three: no word that 3 is the program's: $(cat err)"
+check not grep -q "^mapprof: error:" err -- "run ./three: a mapprof error: $(cat err)"
+check [ "$(q three.db 'SELECT exit_status FROM run')" = 3 ] -- "run ./three: run.exit_status is not 3"
+
 [ "$failures" = 0 ] || fail "$failures checks failed"
 [ -z "$ro_skipped" ] || skip "$ro_skipped (every other case passed)"
 exit 0
