@@ -181,6 +181,7 @@ REPORT_OBJS := \
 	$(B)/report/json.o \
 	$(B)/report/summary.o \
 	$(B)/report/report.o \
+	$(B)/db/open.o \
 	$(B)/db/events.o \
 	$(B)/db/findings.o \
 	$(B)/report/symbolize.o \

@@ -4,13 +4,16 @@
  * Each subcommand is 'int cmd_NAME(int argc, char **argv)' with argv[0] the
  * subcommand's name; its return value is the process exit status:
  * 0 ok, 1 findings over a --fail-on threshold, 2 usage, 3 bad input or
- * runtime error; 'record' and 'run' return the profiled program's status.
+ * runtime error (always with a "mapprof: error:" line on stderr), 4 the
+ * report covers an incomplete recording; 'record' and 'run' return the
+ * profiled program's status (docs/usage.md, "Exit status").
  */
 #ifndef MAPPROF_CLI_H
 #define MAPPROF_CLI_H
 
 #define EXIT_USAGE 2
 #define EXIT_ERROR 3
+#define EXIT_INCOMPLETE 4
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);

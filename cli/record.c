@@ -335,6 +335,9 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 			     counts.lost);
 		if (end.signal)
 			info("the program was killed by signal %d (%s)", end.signal, strsignal(end.signal));
+		else if (end.exit_status)
+			/* Tells a script that a status such as 3 is the program's, not mapprof's. */
+			info("the program exited with status %d", end.exit_status);
 		record_counts_release(&counts);
 		db_close(db);
 	}

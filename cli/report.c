@@ -15,7 +15,7 @@
 
 static const char report_usage[] =
 	"usage: mapprof report [--json PATH|-] [--html PATH|-] [--no-json] [--no-html]\n"
-	"                      [--no-source] [-q] DB\n"
+	"                      [--no-source] [--check] [-q] DB\n"
 	"\n"
 	"Find the inefficient data mapping patterns in the run recorded in DB\n"
 	"(duplicate transfers, round trips, repeated and unused allocations, unused\n"
@@ -33,6 +33,7 @@ static const char report_usage[] =
 	"                  default the lines around each location are copied from the\n"
 	"                  program's source files named by its debug information)\n"
 	"  --top N         list N findings in the summary (default 5)\n"
+	"  --check         run SQLite's PRAGMA quick_check on DB first\n"
 	"  -q, --quiet     print no summary\n"
 	"  -h, --help      show this help\n"
 	"\n"
@@ -41,9 +42,14 @@ static const char report_usage[] =
 	"With a report on standard output the summary goes to stderr.  Refused: an\n"
 	"output that is DB (or its journal), two outputs that are the same file.\n"
 	"\n"
-	"Running it again replaces the stored findings.  Exit status: 0, 2 on usage\n"
-	"errors (refused outputs included), 3 when DB cannot be read or a report\n"
-	"cannot be written.\n";
+	"Running it again replaces the stored findings.  A read-only or locked DB is\n"
+	"analysed in a temporary copy (nothing is stored in it).\n"
+	"\n"
+	"Exit status: 0 done; 2 usage error (refused outputs included); 3 DB cannot be reported on (damaged,\n"
+	"empty, unfinished, not mapprof's, newer, locked) or a report cannot be\n"
+	"written, with a 'mapprof: error:' line, and nothing written; 4 the recording\n"
+	"is incomplete (run.status is not 'complete'): the reports cover what was\n"
+	"recorded and say so.\n";
 
 char *report_beside(const char *db_path, const char *name)
 {
@@ -79,6 +85,9 @@ int report_parse_option(int c, const char *arg, struct report_cli *rc)
 		return 0;
 	case 'S':
 		rc->no_source = 1;
+		return 0;
+	case 'C':
+		rc->check = 1;
 		return 0;
 	default:
 		return -1;
@@ -149,9 +158,38 @@ int report_cli_check(const struct report_cli *rc, const char *db_path)
 	return status;
 }
 
+/* What a user can do about each refused database. */
+static void problem_hint(enum db_problem problem, const char *db_path)
+{
+	switch (problem) {
+	case DB_EMPTY:
+	case DB_UNFINISHED:
+		hint("wait for 'mapprof record' to end; if it was killed, record the program again");
+		break;
+	case DB_NOT_MAPPROF:
+		hint("was it written by 'mapprof record'?");
+		break;
+	case DB_DAMAGED:
+		hint("record the program again; 'sqlite3 %s .recover' may save some of its rows", db_path);
+		break;
+	case DB_NEWER:
+		hint("report it with the mapprof that recorded it, or a newer one");
+		break;
+	case DB_OLDER:
+		hint("record the program again, or report it with the mapprof that recorded it");
+		break;
+	case DB_LOCKED:
+		hint("try again once the other process (a 'mapprof record' or 'report'?) is done with it");
+		break;
+	default:
+		break;
+	}
+}
+
 int report_cli_run(const struct report_cli *rc, const char *db_path)
 {
 	struct report_options opt = { 0 };
+	struct report_result res;
 	char *json = NULL, *html = NULL, *err = NULL;
 	int status;
 
@@ -164,17 +202,23 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 	opt.quiet = rc->quiet;
 	opt.top = rc->top;
 	opt.no_source = rc->no_source;
+	opt.check = rc->check;
 	opt.json_path = json;
 	opt.html_path = html;
-	if (report_run(&opt, &err) < 0) {
+	if (report_run(&opt, &res, &err) < 0) {
 		status = error("%s", err ? err : "report failed");
-		if (err && strstr(err, "not a mapprof database"))
-			hint("was it written by 'mapprof record'?");
+		problem_hint(res.problem, db_path);
 	} else {
 		if (json && !outfile_is_stdout(json))
 			info("wrote '%s'", json);
 		if (html && !outfile_is_stdout(html))
 			info("wrote '%s'", html);
+		if (res.incomplete) {
+			/* The summary says why; this line is for scripts and -q. */
+			info("warning: the recording is incomplete: the report covers what was recorded"
+			     " (exit status %d)", EXIT_INCOMPLETE);
+			status = EXIT_INCOMPLETE;
+		}
 	}
 	free(err);
 	free(json);

@@ -9,9 +9,10 @@ struct report_cli {
 	const char *html;   /* --html PATH */
 	int no_json, no_html, quiet, top;
 	int no_source;      /* --no-source */
+	int check;          /* --check */
 };
 
-/* The getopt_long entries (short codes: j H J N t q; S for --no-source). */
+/* The getopt_long entries (short codes: j H J N t q; S for --no-source, C for --check). */
 #define REPORT_CLI_LONGOPTS \
 	{ "json", required_argument, NULL, 'j' }, \
 	{ "html", required_argument, NULL, 'H' }, \
@@ -19,7 +20,8 @@ struct report_cli {
 	{ "no-html", no_argument, NULL, 'N' }, \
 	{ "top", required_argument, NULL, 't' }, \
 	{ "quiet", no_argument, NULL, 'q' }, \
-	{ "no-source", no_argument, NULL, 'S' }
+	{ "no-source", no_argument, NULL, 'S' }, \
+	{ "check", no_argument, NULL, 'C' }
 
 /* Take one parsed option into *rc; -1 when it is not one of these (or bad). */
 int report_parse_option(int c, const char *arg, struct report_cli *rc);

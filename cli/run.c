@@ -27,9 +27,11 @@ static const char run_usage[] =
 	"                      or the same file are refused before the program runs)\n"
 	"  -h, --help          show this help\n"
 	"\n"
-	"Exit status: the program's own (128+N if killed by signal N); 127/126 if it\n"
-	"could not be started; 2 on usage errors; 3 if the database could not be\n"
-	"created, or the program succeeded but the report failed.\n";
+	"Exit status: the program's own when not 0 (128+N if killed by signal N;\n"
+	"'mapprof: the program exited with status N' on stderr); 127/126 if it could\n"
+	"not be started; else the report's: 0, 3 if it failed ('mapprof: error:' on\n"
+	"stderr), 4 if the recording is incomplete.  The database's run.exit_status\n"
+	"is the program's status.\n";
 
 static char *db_for_base(const char *base)
 {

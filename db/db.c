@@ -39,7 +39,7 @@ int db_fail(char **err, const char *fmt, ...)
  * at a time (the collector serialises its writer), and SQLite's own per-call
  * mutexes were a sixth of the collector's cost.
  */
-static struct db *db_wrap(sqlite3 *sql, const char *path)
+struct db *db_wrap(sqlite3 *sql, const char *path)
 {
 	/*
 	 * A recording is rewritten from scratch when lost, so it never pays for
@@ -52,7 +52,7 @@ static struct db *db_wrap(sqlite3 *sql, const char *path)
 		return NULL;
 	db->sql = sql;
 	db->path = strdup(path);
-	sqlite3_busy_timeout(sql, 5000);
+	sqlite3_busy_timeout(sql, DB_BUSY_TIMEOUT_MS);
 	return db;
 }
 
@@ -138,54 +138,6 @@ struct db *db_create(const char *path, int force, char **err)
 	return db;
 }
 
-struct db *db_open(const char *path, int writable, char **err)
-{
-	sqlite3 *sql = NULL;
-	sqlite3_stmt *st = NULL;
-	int version = -1, is_mapprof = 0;
-	struct db *db;
-
-	if (access(path, F_OK) < 0) {
-		db_fail(err, "cannot open '%s': %s", path, strerror(errno));
-		return NULL;
-	}
-	if (sqlite3_open_v2(path, &sql, (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
-		db_fail(err, "cannot open '%s': %s", path, sql ? sqlite3_errmsg(sql) : "out of memory");
-		sqlite3_close(sql);
-		return NULL;
-	}
-	if (sqlite3_prepare_v2(sql, "SELECT value FROM meta WHERE key = 'format'", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW) {
-		const unsigned char *v = sqlite3_column_text(st, 0);
-		is_mapprof = v && !strcmp((const char *)v, "mapprof");
-	}
-	sqlite3_finalize(st);
-	if (!is_mapprof) {
-		const char *why = sqlite3_errcode(sql) == SQLITE_NOTADB ? "file is not a database"
-			: "not a mapprof database";
-		db_fail(err, "cannot open '%s': %s", path, why);
-		sqlite3_close(sql);
-		return NULL;
-	}
-	if (sqlite3_prepare_v2(sql, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		version = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	if (version != DB_SCHEMA_VERSION) {
-		db_fail(err, "cannot open '%s': schema version %d, this mapprof reads version %d",
-			path, version, DB_SCHEMA_VERSION);
-		sqlite3_close(sql);
-		return NULL;
-	}
-	db = db_wrap(sql, path);
-	if (!db) {
-		sqlite3_close(sql);
-		db_fail(err, "out of memory");
-	}
-	return db;
-}
-
 void db_close(struct db *db)
 {
 	if (!db)
@@ -208,17 +160,38 @@ int db_exec(struct db *db, const char *sql, char **err)
 
 int db_begin(struct db *db)
 {
-	return sqlite3_exec(db->sql, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+	const char *sql = "BEGIN IMMEDIATE";
+
+	if (sqlite3_get_autocommit(db->sql))
+		db->depth = 0;   /* SQLite rolled an outer transaction back itself */
+	else if (db->depth)
+		sql = "SAVEPOINT nested";
+	if (sqlite3_exec(db->sql, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return -1;
+	db->depth++;
+	return 0;
 }
 
 int db_commit(struct db *db)
 {
-	return sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+	const char *sql = db->depth > 1 ? "RELEASE nested" : "COMMIT";
+
+	if (sqlite3_exec(db->sql, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return -1;   /* still open: db_rollback() ends it */
+	if (db->depth)
+		db->depth--;
+	return 0;
 }
 
 void db_rollback(struct db *db)
 {
+	if (db->depth > 1 && !sqlite3_get_autocommit(db->sql)) {
+		sqlite3_exec(db->sql, "ROLLBACK TO nested; RELEASE nested", NULL, NULL, NULL);
+		db->depth--;
+		return;
+	}
 	sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+	db->depth = 0;
 }
 
 const char *db_path(const struct db *db)

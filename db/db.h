@@ -26,8 +26,61 @@ struct db;
  */
 struct db *db_create(const char *path, int force, char **err);
 
-/* Open an existing mapprof database; checks it is one and of a known version. */
-struct db *db_open(const char *path, int writable, char **err);
+/* What is wrong with a database db_open() refused. */
+enum db_problem {
+	DB_OK,
+	DB_CANNOT_OPEN,   /* missing, a directory, unreadable, an I/O error */
+	DB_EMPTY,         /* a file of 0 bytes */
+	DB_NOT_MAPPROF,   /* not SQLite, or SQLite without mapprof's tables */
+	DB_DAMAGED,       /* SQLite finds it malformed, it is truncated, or a
+			     table or view of the schema is missing */
+	DB_NEWER,         /* written by a newer mapprof (a higher schema version) */
+	DB_OLDER,         /* written by an older one this mapprof cannot read */
+	DB_UNFINISHED,    /* no run yet, or run.status 'recording': 'mapprof
+			     record' is still running or was killed */
+	DB_LOCKED,        /* another process held a lock for DB_BUSY_TIMEOUT_MS */
+};
+
+/* How long a locked database is waited for. */
+#define DB_BUSY_TIMEOUT_MS 5000
+
+/* db_open() flags. */
+enum {
+	/*
+	 * The caller will write (mapprof report's derived tables).  When the
+	 * file or its directory cannot be written, or another process holds
+	 * its write lock for DB_BUSY_TIMEOUT_MS, the database is copied into
+	 * a private temporary database (deleted on close) and that is what
+	 * the connection reads and writes: db_copied() says why.  Otherwise
+	 * the connection holds a write transaction from the start, committed
+	 * by db_commit() (the caller's last) or rolled back by db_close().
+	 */
+	DB_OPEN_WRITE = 1,
+	DB_OPEN_CHECK = 2,   /* run PRAGMA quick_check before anything else */
+};
+
+/*
+ * Open an existing mapprof database, checking first that it can be read:
+ * a non-empty SQLite file, undamaged (its size agrees with its header; the
+ * tables and views of db/schema.sql are there; PRAGMA quick_check when a
+ * query fails, or always with DB_OPEN_CHECK), mapprof's, of this schema
+ * version, and holding a run that 'mapprof record' finished.  Returns NULL
+ * with *problem set (when problem is not NULL) and *err set to what is
+ * wrong, without the path ("the database is damaged: SQLite says: ...").
+ */
+struct db *db_open(const char *path, int flags, enum db_problem *problem, char **err);
+
+/*
+ * After a query failed on 'db': DB_DAMAGED with *why set to SQLite's words
+ * (PRAGMA quick_check) when the database is damaged, else DB_OK.
+ */
+enum db_problem db_diagnose(struct db *db, char **why);
+
+/*
+ * NULL when 'db' is the file itself; else why db_open(DB_OPEN_WRITE) works
+ * on a temporary copy ("read-only", "locked by another process"; static).
+ */
+const char *db_copied(const struct db *db);
 
 /* Close; accepts NULL. */
 void db_close(struct db *db);
@@ -35,7 +88,10 @@ void db_close(struct db *db);
 /* Run SQL with no result rows.  Returns 0 or -1 (with *err set when err). */
 int db_exec(struct db *db, const char *sql, char **err);
 
-/* BEGIN / COMMIT / ROLLBACK. */
+/*
+ * BEGIN IMMEDIATE / COMMIT / ROLLBACK.  They nest: inside a transaction they
+ * are a savepoint, its release and a rollback to it.  0 or -1.
+ */
 int db_begin(struct db *db);
 int db_commit(struct db *db);
 void db_rollback(struct db *db);

@@ -11,6 +11,8 @@
 struct db {
 	sqlite3 *sql;
 	char *path;
+	int depth;          /* open db_begin()s: 1 = a transaction, more = savepoints */
+	const char *copy;   /* why this is a temporary copy (db_copied()), or NULL */
 };
 
 /* Prepare or set *err ("cannot prepare ...: <sqlite message>"); NULL on error. */
@@ -18,6 +20,9 @@ sqlite3_stmt *db_prepare(struct db *db, const char *sql, char **err);
 
 /* Bind an int64 or NULL (when !present). */
 void db_bind_opt_int64(sqlite3_stmt *st, int idx, int present, int64_t v);
+
+/* A struct db around an open connection (busy timeout, synchronous=OFF); NULL when out of memory. */
+struct db *db_wrap(sqlite3 *sql, const char *path);
 
 /* asprintf into *err (when err is not NULL); always returns -1. */
 int db_fail(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

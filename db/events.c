@@ -424,7 +424,7 @@ int db_read_run(struct db *db, struct run_info *run, char **err)
 	memset(run, 0, sizeof(*run));
 	run->duration_ns = -1;
 	st = db_prepare(db, "SELECT command, runtime, status, exit_status, exit_signal, end_ns,"
-			    " host_device, events_lost FROM run_raw WHERE id = 1", err);
+			    " host_device, events_lost, status_detail FROM run_raw WHERE id = 1", err);
 	if (!st)
 		return -1;
 	rc = sqlite3_step(st);
@@ -454,6 +454,7 @@ int db_read_run(struct db *db, struct run_info *run, char **err)
 		run->events_lost = sqlite3_column_int64(st, 7);
 		if (run->events_lost < 0)
 			run->events_lost = 0;
+		run->status_detail = col_strdup(st, 8);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -484,6 +485,7 @@ void run_info_release(struct run_info *run)
 	free(run->command);
 	free(run->runtime);
 	free(run->status);
+	free(run->status_detail);
 	for (size_t i = 0; i < run->nmodules; i++)
 		free(run->modules[i].path);
 	free(run->modules);

@@ -118,6 +118,7 @@ struct run_info {
 	char *command;         /* JSON array text of argv, or NULL */
 	char *runtime;         /* OpenMP runtime version string, or NULL */
 	char *status;          /* 'complete', 'recording', ...; or NULL */
+	char *status_detail;   /* why, when status is not 'complete' (or a note); or NULL */
 	int has_exit_status;
 	int exit_status;
 	int exit_signal;       /* 0 when not killed by a signal */

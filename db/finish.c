@@ -162,8 +162,8 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (db_exec(db, "BEGIN", err) < 0)
-		return -1;
+	if (db_begin(db) < 0)
+		return db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
 	if (end->lost_why) {
 		st = db_prepare(db, "INSERT OR IGNORE INTO run_raw (id, status, status_detail)"
 				" VALUES (1, 'incomplete', 'the events could not be expanded into the database: ' || ?)", err);
@@ -220,8 +220,12 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 		    "UPDATE run_raw SET status_detail = 'the program ran no target construct: nothing was"
 		    " offloaded (was it built with -fopenmp-targets=...?)' WHERE id = 1 AND status = 'complete'"
 		    " AND NOT EXISTS (SELECT 1 FROM target_raw) AND NOT EXISTS (SELECT 1 FROM data_op_raw)",
-		    err) < 0 || db_exec(db, "COMMIT", err) < 0)
+		    err) < 0)
 		goto fail;
+	if (db_commit(db) < 0) {
+		db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
+		goto fail;
+	}
 	return 0;
 fail:
 	db_rollback(db);
@@ -232,13 +236,18 @@ int db_pair_deletes_if_needed(struct db *db, char **err)
 {
 	if (scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'"))
 		return 0;
-	if (db_exec(db, "BEGIN", err) < 0)
-		return -1;
-	if (pair_deletes(db, err) < 0 || db_set_host_device(db, err) < 0 ||
-	    db_exec(db, "COMMIT", err) < 0) {
-		db_rollback(db);
-		return -1;
+	if (db_begin(db) < 0)
+		return db_fail(err, "cannot pair deletes in '%s': %s", db->path, sqlite3_errmsg(db->sql));
+	if (pair_deletes(db, err) < 0 || db_set_host_device(db, err) < 0)
+		goto fail;
+	if (db_commit(db) < 0) {
+		db_fail(err, "cannot pair deletes in '%s': %s", db->path, sqlite3_errmsg(db->sql));
+		goto fail;
 	}
+	return 0;
+fail:
+	db_rollback(db);
+	return -1;
 	return 0;
 }
 

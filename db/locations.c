@@ -463,8 +463,10 @@ struct locations_writer *locations_writer_open(struct db *db, char **err)
 
 	if (locations_ensure_tables(db, err) < 0)
 		return NULL;
-	if (db_exec(db, "BEGIN", err) < 0)
+	if (db_begin(db) < 0) {
+		db_fail(err, "cannot write '%s': %s", db->path, sqlite3_errmsg(db->sql));
 		return NULL;
+	}
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		db_fail(err, "out of memory");
@@ -559,8 +561,8 @@ int locations_writer_commit(struct locations_writer *w, char **err)
 	sqlite3_finalize(w->ins_var);
 	sqlite3_finalize(w->comp_dir);
 	w->ins_loc = w->ins_snip = w->ins_var = w->comp_dir = NULL;
-	if (db_exec(w->db, "COMMIT", err) < 0)
-		return -1;
+	if (db_commit(w->db) < 0)
+		return db_fail(err, "cannot write '%s': %s", w->db->path, sqlite3_errmsg(w->db->sql));
 	w->done = 1;
 	return 0;
 }

@@ -124,6 +124,7 @@ static json_t *run_json(const struct analysis *a)
 	json_object_set_new(o, "exit_status", int_or_null(r->has_exit_status, r->exit_status));
 	json_object_set_new(o, "exit_signal", int_or_null(r->exit_signal != 0, r->exit_signal));
 	json_object_set_new(o, "status", str_or_null(r->status));
+	json_object_set_new(o, "status_detail", str_or_null(r->status_detail));
 	json_object_set_new(o, "duration_ns", json_integer(a->duration_ns));
 	json_object_set_new(o, "runtime", str_or_null(r->runtime));
 	json_object_set_new(o, "host_device", int_or_null(a->host_device >= 0 || r->has_host_device,

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "db/attribution.h"
 #include "db/db.h"
@@ -111,49 +110,85 @@ void analysis_release(struct analysis *a)
 	findings_release(&a->findings);
 }
 
-int report_run(const struct report_options *opt, char **err)
+int run_incomplete(const struct run_info *run)
+{
+	return !run->status || strcmp(run->status, "complete");
+}
+
+/* A failure after opening: the database's damage, if that is the cause. */
+static void explain_failure(struct db *db, struct report_result *res, char **err)
+{
+	char *why = NULL;
+
+	if (db_diagnose(db, &why) == DB_OK)
+		return;
+	res->problem = DB_DAMAGED;
+	if (err) {
+		free(*err);
+		if (asprintf(err, "cannot report on '%s': %s", db_path(db), why ? why : "damaged") < 0)
+			*err = NULL;
+	}
+	free(why);
+}
+
+int report_run(const struct report_options *opt, struct report_result *res, char **err)
 {
 	struct analysis a;
 	struct db *db;
 	json_t *doc = NULL;
-	int writable = access(opt->db_path, W_OK) == 0;
+	char *why = NULL;
 	int rc = -1;
 
-	db = db_open(opt->db_path, writable, err);
-	if (!db)
+	memset(res, 0, sizeof(*res));
+	memset(&a, 0, sizeof(a));
+	db = db_open(opt->db_path, DB_OPEN_WRITE | (opt->check ? DB_OPEN_CHECK : 0), &res->problem, &why);
+	if (!db) {
+		if (err && asprintf(err, "cannot report on '%s': %s", opt->db_path, why ? why : "out of memory") < 0)
+			*err = NULL;
+		free(why);
 		return -1;
-	if (writable && db_pair_deletes_if_needed(db, err) < 0) {
-		memset(&a, 0, sizeof(a));
+	}
+	if (db_copied(db))
+		fprintf(stderr, "mapprof: note: '%s' is %s: findings were not stored in it\n",
+			opt->db_path, db_copied(db));
+	if (db_pair_deletes_if_needed(db, err) < 0 || analysis_run(db, &a, err) < 0) {
+		explain_failure(db, res, err);
 		goto release;
 	}
-	if (analysis_run(db, &a, err) < 0)
-		goto release;
+	res->incomplete = run_incomplete(&a.run);
 
 	/* Source lines, variables and snippets, stored for the outputs to read. */
-	if (writable) {
+	{
 		char *msg = NULL;
 		struct symbolizer *sym = symbolizer_new(db, &msg);
 		if (!sym || attribute_run(db, sym, !opt->no_source, NULL, &msg) < 0) {
+			symbolizer_free(sym);
+			explain_failure(db, res, &msg);
+			if (res->problem != DB_OK) {
+				if (err)
+					*err = msg;
+				else
+					free(msg);
+				goto release;
+			}
 			fprintf(stderr, "mapprof: warning: no source attribution: %s\n",
 				msg ? msg : "out of memory");
 			free(msg);
+		} else {
+			symbolizer_free(sym);
 		}
-		symbolizer_free(sym);
 	}
 	a.attr = attribution_open(db);
 	a.no_source = opt->no_source;
 
-	if (writable) {
+	{
 		char *msg = NULL;
 		if (findings_store(db, &a.findings, &msg) < 0) {
 			fprintf(stderr, "mapprof: warning: %s\n", msg ? msg : "cannot store findings");
 			free(msg);
 		} else {
-			a.stored = 1;
+			a.stored = !db_copied(db);
 		}
-	} else {
-		fprintf(stderr, "mapprof: warning: '%s' is read-only: findings not stored in it\n",
-			opt->db_path);
 	}
 	if (!opt->quiet) {
 		/* A report on standard output keeps it to itself. */
@@ -175,6 +210,10 @@ int report_run(const struct report_options *opt, char **err)
 	/* HTML: report/html.h, from the same document. */
 	if (opt->html_path && html_write(opt->html_path, doc, db, err) < 0)
 		goto release;
+	/* The write transaction db_open() began (a copy's is thrown away). */
+	if (!db_copied(db) && db_commit(db) < 0)
+		fprintf(stderr, "mapprof: warning: findings were not stored in '%s': %s\n",
+			opt->db_path, db_errmsg(db));
 	rc = 0;
 release:
 	json_decref(doc);

@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "db/db.h"
 #include "db/events.h"
 #include "report/findings.h"
 #include "report/totals.h"
@@ -29,6 +30,14 @@ struct report_options {
 	int quiet;               /* no terminal summary */
 	int top;                 /* findings listed in the summary; 0: 5 */
 	int no_source;           /* quote no source lines (--no-source) */
+	int check;               /* PRAGMA quick_check before reading */
+};
+
+/* How 'mapprof report' went, beyond 0 / -1. */
+struct report_result {
+	enum db_problem problem; /* why the database was refused (DB_OK: it was not) */
+	int incomplete;          /* the run's status is not 'complete': the outputs
+				    cover what was recorded, and say so */
 };
 
 /* Everything the outputs show about one run. */
@@ -52,11 +61,16 @@ int analysis_run(struct db *db, struct analysis *a, char **err);
 void analysis_release(struct analysis *a);
 
 /*
- * The whole of 'mapprof report'.  Writes the findings into the database when
- * it is writable (else says so on stderr), prints the summary on stdout
- * (stderr when the JSON goes to stdout) unless quiet, writes the requested
- * files.  0, or -1 with *err set (malloc'ed message).
+ * The whole of 'mapprof report'.  Checks the database first (db_open()) and
+ * writes nothing when it is refused.  Writes the findings and the source
+ * attribution into the database when it can (else into a temporary copy,
+ * and says so once on stderr), prints the summary on stdout (stderr when
+ * the JSON goes to stdout) unless quiet, writes the requested files.
+ * 0, or -1 with *err set (malloc'ed message); *res says more either way.
  */
-int report_run(const struct report_options *opt, char **err);
+int report_run(const struct report_options *opt, struct report_result *res, char **err);
+
+/* True when the run's status is not 'complete' (the outputs say so). */
+int run_incomplete(const struct run_info *run);
 
 #endif

@@ -150,9 +150,22 @@ static void print_damaged(FILE *out, const char *table, const struct damaged *d)
 	fprintf(out, "\n");
 }
 
+/* "incomplete recording: DETAIL" or "incomplete recording (run status 'S'): DETAIL". */
+static void print_incomplete(FILE *out, const struct run_info *r)
+{
+	const char *detail = r->status_detail ? r->status_detail : "no reason was recorded";
+
+	if (r->status && !strcmp(r->status, "incomplete"))
+		fprintf(out, "incomplete recording: %s", detail);
+	else
+		fprintf(out, "incomplete recording (run status '%s'): %s",
+			r->status ? r->status : "unknown", detail);
+}
+
 void summary_print(FILE *out, const struct analysis *a, int top)
 {
 	const struct findings *f = &a->findings;
+	int incomplete = run_incomplete(&a->run);
 	char t[32], b[32], d[32];
 
 	print_damaged(out, "data_op_raw", &a->run.damaged_ops);
@@ -160,6 +173,11 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 	if (a->run.damaged_run)
 		fprintf(out, "mapprof: warning: 1 damaged row in run_raw ignored: %" PRId64
 			" with a duration or host device out of range\n", a->run.damaged_run);
+	if (incomplete) {
+		fprintf(out, "mapprof: ");
+		print_incomplete(out, &a->run);
+		fprintf(out, "\nmapprof: this report covers only what was recorded\n");
+	}
 	fprintf(out, "mapprof: %" PRIu64 " events in %s; transfers busy %s, allocations busy %s\n",
 		a->totals.events, format_ns(d, sizeof(d), a->duration_ns),
 		format_ns(t, sizeof(t), busy_ns(&a->totals.transfer)),
@@ -179,6 +197,12 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 			fprintf(out, "predicted speedup %.2fx\n", f->predicted_speedup);
 		else
 			fprintf(out, "all of the run is data mapping that could go\n");
+	}
+	if (!f->n && incomplete) {
+		fprintf(out, "\nno inefficient data mapping found in what was recorded (the recording is"
+			" incomplete: %s).\n", a->run.status_detail ? a->run.status_detail
+			: a->run.status ? a->run.status : "no reason was recorded");
+		return;
 	}
 	if (!f->n) {
 		fprintf(out, "\nno inefficient data mapping found.\n");

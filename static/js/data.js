@@ -11,6 +11,8 @@
     return;
   }
   var run = obj(D.run), summary = obj(D.summary);
+  /* Any status but 'complete': the outputs cover what was recorded, and say so. */
+  var runIncomplete = run.status !== undefined && run.status !== 'complete';
   var hostDevice = has(run.host_device) ? run.host_device : null;
   var runNs = num(run.duration_ns) || num(summary.duration_ns);
 

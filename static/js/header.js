@@ -32,9 +32,14 @@
     if (has(run.exit_status)) item('Exit status', String(run.exit_status));
     item('Directory', str(run.cwd));
 
+    if (runIncomplete) {
+      var detail = run.status_detail ? str(run.status_detail) : 'no reason was recorded';
+      $('run-status').textContent = 'Incomplete recording'
+        + (run.status === 'incomplete' ? '' : ' (run status \u201c' + str(run.status || 'unknown') + '\u201d)')
+        + ': ' + detail + '. This report covers only what was recorded.';
+      $('run-status').hidden = false;
+    }
     var notes = [];
-    if (run.status && run.status !== 'complete')
-      notes.push('Recording status: ' + str(run.status) + (run.status_detail ? ' (' + str(run.status_detail) + ')' : '') + '.');
     if (num(run.events_lost) > 0)
       notes.push(plural(run.events_lost, 'event') + ' were lost while recording; totals may be low.');
     if (notes.length) {

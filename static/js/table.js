@@ -10,6 +10,7 @@
     var empty = $('findings-empty');
     empty.hidden = v.length > 0;
     if (!v.length) empty.textContent = total ? 'No finding matches the filter.'
+      : runIncomplete ? 'No findings in what was recorded: the recording is incomplete (see above).'
       : 'No findings: mapprof saw no wasteful data mapping in this run.';
     $('page-info').textContent = v.length ? (start + 1) + '\u2013' + end + ' of ' + fmtInt(v.length) : '';
     $('page-prev').disabled = state.page === 0;

@@ -2,7 +2,7 @@
  * test_report_db.c - the report stage on databases built row by row: the
  * event stream's order (seq mode, and the fall-back to SQLite's sort when
  * threads reorder more than the window), findings stored idempotently, and
- * the JSON document's shape.
+ * the JSON document's shape; nested transactions and db_open refusing an unfinished run.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -185,11 +185,74 @@ static void test_empty_run(void)
 	unlink(path);
 }
 
+/* Fails the test unless the SQL condition holds (abs() of the least integer is an error). */
+static void check_sql_true(struct db *db, const char *cond)
+{
+	char sql[512];
+	snprintf(sql, sizeof(sql), "SELECT CASE WHEN %s THEN 1 ELSE abs(-9223372036854775807 - 1) END", cond);
+	check_exec(db, sql);
+}
+
+/*
+ * db_begin/db_commit nest as savepoints inside the write transaction
+ * db_open(DB_OPEN_WRITE) holds: an inner rollback undoes only its part, the
+ * outer commit keeps the rest; db_open refuses a run still 'recording'.
+ */
+static void test_nested_transactions(void)
+{
+	struct db *db = fresh();
+	enum db_problem problem;
+	char *err = NULL;
+
+	check_exec(db, run_sql);
+	db_close(db);
+	db = db_open(path, DB_OPEN_WRITE, &problem, &err);
+	CHECK(db != NULL);
+	CHECK_INT(problem, DB_OK);
+	if (!db) {
+		fprintf(stderr, "%s\n", err);
+		free(err);
+		return;
+	}
+	CHECK(db_copied(db) == NULL);
+	check_exec(db, "INSERT INTO env_raw VALUES ('outer', '1')");
+	CHECK_INT(db_begin(db), 0);
+	check_exec(db, "INSERT INTO env_raw VALUES ('inner', '1')");
+	db_rollback(db);
+	CHECK_INT(db_begin(db), 0);
+	check_exec(db, "INSERT INTO env_raw VALUES ('kept', '1')");
+	CHECK_INT(db_commit(db), 0);
+	CHECK_INT(db_commit(db), 0);
+	db_close(db);
+	db = db_open(path, 0, &problem, &err);
+	CHECK(db != NULL);
+	if (db) {
+		check_sql_true(db, "(SELECT group_concat(name) FROM env_raw) = 'outer,kept'");
+		db_close(db);
+	}
+	db = db_open(path, DB_OPEN_WRITE, &problem, &err);
+	CHECK(db != NULL);
+	if (db) {
+		check_exec(db, "UPDATE run_raw SET status = 'recording'");
+		CHECK_INT(db_commit(db), 0);
+		db_close(db);
+	}
+
+	/* Refused: still 'recording'. */
+	CHECK(db_open(path, 0, &problem, &err) == NULL);
+	CHECK_INT(problem, DB_UNFINISHED);
+	free(err);
+	err = NULL;
+
+	unlink(path);
+}
+
 int main(void)
 {
 	RUN(test_stream_order_and_pairs);
 	RUN(test_analysis_store_idempotent);
 	RUN(test_fallback_to_sorted);
 	RUN(test_empty_run);
+	RUN(test_nested_transactions);
 	return check_done();
 }
