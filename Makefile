@@ -16,10 +16,28 @@ WARN       += -Werror
 endif
 CFLAGS     ?= -O2 -g
 CFLAGS     += -std=gnu11 $(WARN) -MMD -MP -I. -I$(B)/gen -DMAPPROF_VERSION='"$(VERSION)"'
+# SANITIZE=address,undefined: mapprof, the unit tests and the tools get every
+# sanitizer named.  The collector and libmapprof-ingest are dlopen'ed into the
+# profiled program, which is not sanitized: ASan (and LSan, TSan, MSan) must
+# be the first library of a process, so those two libraries get only the rest
+# (UBSan, whose runtime loads late).  See docs/testing.md.
+comma      := ,
+empty      :=
+space      := $(empty) $(empty)
 ifneq ($(SANITIZE),)
 CFLAGS     += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS    += -fsanitize=$(SANITIZE)
+LIB_SANITIZE := $(subst $(space),$(comma),$(strip $(filter-out address kernel-address hwaddress leak thread memory,$(subst $(comma),$(space),$(SANITIZE)))))
+# clang links no sanitizer runtime into a shared library unless told to, and
+# its shared runtime is in clang's own directory, which ld.so does not search.
+ifneq ($(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),)
+LIB_SANITIZE_RT := -shared-libsan -Wl,-rpath,$(dir $(shell $(CC) \
+	-print-file-name=libclang_rt.ubsan_standalone-$(shell uname -m).so))
 endif
+endif
+# CFLAGS and LDFLAGS of the code loaded into the profiled program.
+LIB_CFLAGS  = $(filter-out -fsanitize=%,$(CFLAGS))$(if $(LIB_SANITIZE), -fsanitize=$(LIB_SANITIZE))
+LIB_LDFLAGS = $(filter-out -fsanitize=%,$(LDFLAGS))$(if $(LIB_SANITIZE), -fsanitize=$(LIB_SANITIZE) $(LIB_SANITIZE_RT))
 
 PKGS       := sqlite3 jansson libdw libxxhash
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -72,28 +90,33 @@ COLLECTOR_CFLAGS := -fPIC -fvisibility=hidden -mtls-dialect=gnu2
 $(B)/collector/%.o: collector/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(COLLECTOR_CFLAGS) $(OMPT_INC) -c $< -o $@
+	$(Q)$(CC) $(LIB_CFLAGS) $(COLLECTOR_CFLAGS) $(OMPT_INC) -c $< -o $@
 
 $(B)/collector/xxh3_avx2.o: collector/xxh3_simd.c
 	@mkdir -p $(@D)
 	@echo "  CC      $< (avx2)"
-	$(Q)$(CC) $(CFLAGS) $(COLLECTOR_CFLAGS) -mavx2 -DXXH3_SIMD_NAME=mapprof_xxh3_avx2 -c $< -o $@
+	$(Q)$(CC) $(LIB_CFLAGS) $(COLLECTOR_CFLAGS) -mavx2 -DXXH3_SIMD_NAME=mapprof_xxh3_avx2 -c $< -o $@
 
 $(B)/collector/xxh3_avx512.o: collector/xxh3_simd.c
 	@mkdir -p $(@D)
 	@echo "  CC      $< (avx512)"
-	$(Q)$(CC) $(CFLAGS) $(COLLECTOR_CFLAGS) -mavx512f -DXXH3_SIMD_NAME=mapprof_xxh3_avx512 -c $< -o $@
+	$(Q)$(CC) $(LIB_CFLAGS) $(COLLECTOR_CFLAGS) -mavx512f -DXXH3_SIMD_NAME=mapprof_xxh3_avx512 -c $< -o $@
 
 # musttail (a guaranteed tail call) needs clang; see collector/interpose.c.
+# Under SANITIZE, clang's -fsanitize=undefined includes 'function' on x86,
+# whose handler (__ubsan_handle_function_type_mismatch) gcc's libubsan lacks,
+# and it would check nothing here: every indirect call in this file goes to a
+# libomptarget function, compiled without the type signature it compares.
 $(B)/collector/interpose.o: collector/interpose.c
 	@mkdir -p $(@D)
 	@echo "  OMPCC   $<"
-	$(Q)$(OMPCC) $(filter-out -Wformat=2,$(CFLAGS)) $(COLLECTOR_CFLAGS) -c $< -o $@
+	$(Q)$(OMPCC) $(filter-out -Wformat=2,$(LIB_CFLAGS))$(if $(LIB_SANITIZE), -fno-sanitize=function) \
+	  $(COLLECTOR_CFLAGS) -c $< -o $@
 
 $(B)/db/%_pic.o: db/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $< (pic)"
-	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
 $(B)/db/schema_pic.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db
 	@mkdir -p $(@D)
@@ -103,11 +126,11 @@ $(B)/db/schema_pic.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db
 # so it must stay mapped even if the runtime closes its tool library.
 $(B)/libmapprof-collector.so: $(COLLECTOR_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete $(LDFLAGS) $^ -o $@ -ldl -lpthread
+	$(Q)$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete $(LIB_LDFLAGS) $^ -o $@ -ldl -lpthread
 
 $(B)/libmapprof-ingest.so: $(INGEST_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -o $@ $(SQLITE_LIBS) -lm
+	$(Q)$(CC) -shared -Wl,-z,defs $(LIB_LDFLAGS) $^ -o $@ $(SQLITE_LIBS) -lm
 
 # --- the schema and the report assets, embedded at build time ----------------
 # The schema's text, and an empty database holding it (db_create copies it).
