@@ -292,6 +292,15 @@ test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/bootstrap
 	$(Q)CC='$(CC)' OMPCC='$(OMPCC)' LLVM_DIR='$(LLVM_DIR)' OFFLOAD_TARGET='$(OFFLOAD_TARGET)' \
 	  PYTHON='$(PYTHON)' CI='$(CI)' tests/run.sh $(B)
 
+# 'mapprof report' on thousands of damaged recordings, built with the
+# sanitizers in $(B)/san (tests/e2e/report_fuzz.sh; the suite runs a few
+# hundred).  FUZZ_SEED=N starts elsewhere.
+FUZZ_CASES ?= 3000
+fuzz: all samples
+	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined B=$(B)/san $(B)/san/mapprof
+	$(Q)MAPPROF_BUILD=$(abspath $(B)) MAPPROF_BIN=$(abspath $(B))/san/mapprof FUZZ_CASES=$(FUZZ_CASES) \
+	  FUZZ_OUT=$(abspath $(B))/report_fuzz_san PYTHON='$(PYTHON)' bash tests/e2e/report_fuzz.sh
+
 # Every other C program of the project (unit tests, tracer, bench tools):
 # what tests/e2e/build_warnings.sh compiles with each compiler.
 build-tools: $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/hash_bench $(B)/bench/timeit \
@@ -381,11 +390,12 @@ help:
 	@echo "make samples  build the sample offload programs (OFFLOAD_TARGET=$(OFFLOAD_TARGET))"
 	@echo "make check    install what the tests need, build and run every test (CI=true: a skip fails)"
 	@echo "make test     build and run every test (no installs)"
+	@echo "make fuzz     mapprof report on FUZZ_CASES=$(FUZZ_CASES) damaged recordings, under ASan and UBSan"
 	@echo "make fresh-check  the README's set-up lines in a new minbase Debian 12 root (root, debootstrap)"
 	@echo "make bench    measure what recording costs (BENCH_RUNS=31)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
 
-.PHONY: all samples check test test-deps deps demo bench install clean help build-tools fresh-check
+.PHONY: all samples check test test-deps deps demo bench install clean help build-tools fresh-check fuzz
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
