@@ -69,8 +69,8 @@ for seed in $(seq "$first" $((first + cases - 1))); do
 	if grep -qE "$san" "$c/err"; then
 		# The report's first line and the first frame in mapprof's own code.
 		sig="sanitizer: $(grep -m1 -oE "(runtime error:|ERROR: [A-Za-z]+Sanitizer:|SUMMARY: [A-Za-z]+Sanitizer:).*" "$c/err" |
-			sed -E 's/0x[0-9a-f]+/ADDR/g; s/[0-9]+ byte/N byte/g') at $(grep -m1 -oE ' in [a-z_0-9]+ [^ ]*/(cli|db|report|lib)/[a-z_0-9]+\.c:[0-9]+' "$c/err" |
-			sed -E 's|^ in ||; s| .*/([a-z]+/[a-z_0-9]+\.c)| \1|')"
+			sed -E 's/0x[0-9a-f]+/ADDR/g; s/[0-9]+ byte/N byte/g') at $(grep -m1 -oE ' in [a-z_0-9]+ ([^ ]*/)?(cli|db|report|lib)/[a-z_0-9]+\.c:[0-9]+' "$c/err" |
+			sed -E 's|^ in ||; s| ([^ ]*/)?((cli\|db\|report\|lib)/[a-z_0-9]+\.c)| \2|')"
 	elif [ "$rc" -eq 124 ]; then
 		sig="hang: over 20 s"
 	elif [ "$rc" -ge 128 ]; then
@@ -116,7 +116,7 @@ if [ "$nfail" -gt 0 ]; then
 		echo "      first: ${seen[$sig]}"
 	done
 	echo "damaged copies (seed-N.db, seed-N.err) and recordings in $out; replay one with:"
-	echo "  FUZZ_BASES=$out FUZZ_SEED=N FUZZ_CASES=1 bash tests/e2e/report_fuzz.sh"
+	echo "  ${MAPPROF_BIN:+MAPPROF_BIN=$bin }FUZZ_BASES=$out FUZZ_SEED=N FUZZ_CASES=1 bash tests/e2e/report_fuzz.sh"
 	echo "or run mapprof on the copy: $bin report -q --json x.json --html x.html $out/seed-N.db"
 	fail "$nfail of $cases damaged recordings were not a report or a clear error"
 fi
