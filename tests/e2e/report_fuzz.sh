@@ -69,7 +69,7 @@ for seed in $(seq "$first" $((first + cases - 1))); do
 	if grep -qE "$san" "$c/err"; then
 		# The report's first line and the first frame in mapprof's own code.
 		sig="sanitizer: $(grep -m1 -oE "(runtime error:|ERROR: [A-Za-z]+Sanitizer:|SUMMARY: [A-Za-z]+Sanitizer:).*" "$c/err" |
-			sed -E 's/0x[0-9a-f]+/ADDR/g; s/[0-9]+ byte/N byte/g') at $(grep -m1 -oE ' in [a-z_0-9]+ ([^ ]*/)?(cli|db|report|lib)/[a-z_0-9]+\.c:[0-9]+' "$c/err" |
+			sed -E 's/0x[0-9a-f]+/ADDR/g; s/-?[0-9]+/N/g') at $(grep -m1 -oE ' in [a-z_0-9]+ ([^ ]*/)?(cli|db|report|lib)/[a-z_0-9]+\.c:[0-9]+' "$c/err" |
 			sed -E 's|^ in ||; s| ([^ ]*/)?((cli\|db\|report\|lib)/[a-z_0-9]+\.c)| \2|')"
 	elif [ "$rc" -eq 124 ]; then
 		sig="hang: over 20 s"
