@@ -16,10 +16,28 @@ WARN       += -Werror
 endif
 CFLAGS     ?= -O2 -g
 CFLAGS     += -std=gnu11 $(WARN) -MMD -MP -I. -I$(B)/gen -DMAPPROF_VERSION='"$(VERSION)"'
+# SANITIZE=address,undefined: mapprof, the unit tests and the tools get every
+# sanitizer named.  The collector and libmapprof-ingest are dlopen'ed into the
+# profiled program, which is not sanitized: ASan (and LSan, TSan, MSan) must
+# be the first library of a process, so those two libraries get only the rest
+# (UBSan, whose runtime loads late).  See docs/testing.md.
+comma      := ,
+empty      :=
+space      := $(empty) $(empty)
 ifneq ($(SANITIZE),)
 CFLAGS     += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS    += -fsanitize=$(SANITIZE)
+LIB_SANITIZE := $(subst $(space),$(comma),$(strip $(filter-out address kernel-address hwaddress leak thread memory,$(subst $(comma),$(space),$(SANITIZE)))))
+# clang links no sanitizer runtime into a shared library unless told to, and
+# its shared runtime is in clang's own directory, which ld.so does not search.
+ifneq ($(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),)
+LIB_SANITIZE_RT := -shared-libsan -Wl,-rpath,$(dir $(shell $(CC) \
+	-print-file-name=libclang_rt.ubsan_standalone-$(shell uname -m).so))
 endif
+endif
+# CFLAGS and LDFLAGS of the code loaded into the profiled program.
+LIB_CFLAGS  = $(filter-out -fsanitize=%,$(CFLAGS))$(if $(LIB_SANITIZE), -fsanitize=$(LIB_SANITIZE))
+LIB_LDFLAGS = $(filter-out -fsanitize=%,$(LDFLAGS))$(if $(LIB_SANITIZE), -fsanitize=$(LIB_SANITIZE) $(LIB_SANITIZE_RT))
 
 PKGS       := sqlite3 jansson libdw libxxhash
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -74,28 +92,33 @@ COLLECTOR_CFLAGS := -fPIC -fvisibility=hidden -mtls-dialect=gnu2
 $(B)/collector/%.o: collector/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(COLLECTOR_CFLAGS) $(OMPT_INC) -c $< -o $@
+	$(Q)$(CC) $(LIB_CFLAGS) $(COLLECTOR_CFLAGS) $(OMPT_INC) -c $< -o $@
 
 $(B)/collector/xxh3_avx2.o: collector/xxh3_simd.c
 	@mkdir -p $(@D)
 	@echo "  CC      $< (avx2)"
-	$(Q)$(CC) $(CFLAGS) $(COLLECTOR_CFLAGS) -mavx2 -DXXH3_SIMD_NAME=mapprof_xxh3_avx2 -c $< -o $@
+	$(Q)$(CC) $(LIB_CFLAGS) $(COLLECTOR_CFLAGS) -mavx2 -DXXH3_SIMD_NAME=mapprof_xxh3_avx2 -c $< -o $@
 
 $(B)/collector/xxh3_avx512.o: collector/xxh3_simd.c
 	@mkdir -p $(@D)
 	@echo "  CC      $< (avx512)"
-	$(Q)$(CC) $(CFLAGS) $(COLLECTOR_CFLAGS) -mavx512f -DXXH3_SIMD_NAME=mapprof_xxh3_avx512 -c $< -o $@
+	$(Q)$(CC) $(LIB_CFLAGS) $(COLLECTOR_CFLAGS) -mavx512f -DXXH3_SIMD_NAME=mapprof_xxh3_avx512 -c $< -o $@
 
 # musttail (a guaranteed tail call) needs clang; see collector/interpose.c.
+# Under SANITIZE, clang's -fsanitize=undefined includes 'function' on x86,
+# whose handler (__ubsan_handle_function_type_mismatch) gcc's libubsan lacks,
+# and it would check nothing here: every indirect call in this file goes to a
+# libomptarget function, compiled without the type signature it compares.
 $(B)/collector/interpose.o: collector/interpose.c
 	@mkdir -p $(@D)
 	@echo "  OMPCC   $<"
-	$(Q)$(OMPCC) $(filter-out -Wformat=2,$(CFLAGS)) $(COLLECTOR_CFLAGS) -c $< -o $@
+	$(Q)$(OMPCC) $(filter-out -Wformat=2,$(LIB_CFLAGS))$(if $(LIB_SANITIZE), -fno-sanitize=function) \
+	  $(COLLECTOR_CFLAGS) -c $< -o $@
 
 $(B)/db/%_pic.o: db/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $< (pic)"
-	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
 $(B)/db/schema_pic.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db
 	@mkdir -p $(@D)
@@ -105,11 +128,11 @@ $(B)/db/schema_pic.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db
 # so it must stay mapped even if the runtime closes its tool library.
 $(B)/libmapprof-collector.so: $(COLLECTOR_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete $(LDFLAGS) $^ -o $@ -ldl -lpthread
+	$(Q)$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete $(LIB_LDFLAGS) $^ -o $@ -ldl -lpthread
 
 $(B)/libmapprof-ingest.so: $(INGEST_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -o $@ $(SQLITE_LIBS) -lm
+	$(Q)$(CC) -shared -Wl,-z,defs $(LIB_LDFLAGS) $^ -o $@ $(SQLITE_LIBS) -lm
 
 # --- the schema and the report assets, embedded at build time ----------------
 # The schema's text, and an empty database holding it (db_create copies it).
@@ -274,6 +297,15 @@ test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/bootstrap
 	$(Q)CC='$(CC)' OMPCC='$(OMPCC)' LLVM_DIR='$(LLVM_DIR)' OFFLOAD_TARGET='$(OFFLOAD_TARGET)' \
 	  PYTHON='$(PYTHON)' CI='$(CI)' tests/run.sh $(B)
 
+# 'mapprof report' on thousands of damaged recordings, built with the
+# sanitizers in $(B)/san (tests/e2e/report_fuzz.sh; the suite runs a few
+# hundred).  FUZZ_SEED=N starts elsewhere.
+FUZZ_CASES ?= 3000
+fuzz: all samples
+	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined B=$(B)/san $(B)/san/mapprof
+	$(Q)MAPPROF_BUILD=$(abspath $(B)) MAPPROF_BIN=$(abspath $(B))/san/mapprof FUZZ_CASES=$(FUZZ_CASES) \
+	  FUZZ_OUT=$(abspath $(B))/report_fuzz_san PYTHON='$(PYTHON)' bash tests/e2e/report_fuzz.sh
+
 # Every other C program of the project (unit tests, tracer, bench tools):
 # what tests/e2e/build_warnings.sh compiles with each compiler.
 build-tools: $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/hash_bench $(B)/bench/timeit \
@@ -363,11 +395,12 @@ help:
 	@echo "make samples  build the sample offload programs (OFFLOAD_TARGET=$(OFFLOAD_TARGET))"
 	@echo "make check    install what the tests need, build and run every test (CI=true: a skip fails)"
 	@echo "make test     build and run every test (no installs)"
+	@echo "make fuzz     mapprof report on FUZZ_CASES=$(FUZZ_CASES) damaged recordings, under ASan and UBSan"
 	@echo "make fresh-check  the README's set-up lines in a new minbase Debian 12 root (root, debootstrap)"
 	@echo "make bench    measure what recording costs (BENCH_RUNS=31)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
 
-.PHONY: all samples check test test-deps deps demo bench install clean help build-tools fresh-check
+.PHONY: all samples check test test-deps deps demo bench install clean help build-tools fresh-check fuzz
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

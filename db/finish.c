@@ -88,7 +88,8 @@ int pairer_write(struct pairer *p, struct db *db, char **err)
 	ins = db_prepare(db, "INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?, ?)", err);
 	if (!ins)
 		return -1;
-	qsort(p->v, p->n, sizeof(*p->v), cmp_item);
+	if (p->n)  /* no deletes nor allocations: p->v is NULL, which qsort may not take */
+		qsort(p->v, p->n, sizeof(*p->v), cmp_item);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct pair_item *it = &p->v[i];
 		if (i && (it->dev != p->v[i - 1].dev || it->addr != p->v[i - 1].addr))

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -159,8 +160,11 @@ static int replay_all(struct db_writer *w, struct pairer *pr, const unsigned cha
 				db_fail(err, "corrupt spool '%s' at byte %zu", path, off);
 				goto out;
 			}
-			const struct rec *r = (const struct rec *)(const void *)(p + off);
-			if (tc.on) {
+			/* The frames before it hold strings, so the payload may
+			 * be misaligned for struct rec: copied then. */
+			const unsigned char *payload = p + off;
+			const struct rec *r = (const struct rec *)(const void *)payload;
+			if (tc.on || (uintptr_t)payload % _Alignof(struct rec)) {
 				if (n > conv_cap) {
 					free(conv);
 					conv_cap = n;
@@ -169,8 +173,8 @@ static int replay_all(struct db_writer *w, struct pairer *pr, const unsigned cha
 						goto out;
 					}
 				}
-				memcpy(conv, r, n * sizeof(*conv));
-				for (size_t i = 0; i < n; i++) {
+				memcpy(conv, payload, n * sizeof(*conv));
+				for (size_t i = 0; tc.on && i < n; i++) {
 					conv[i].begin_ns = to_ns(&tc, conv[i].begin_ns);
 					conv[i].end_ns = to_ns(&tc, conv[i].end_ns);
 				}

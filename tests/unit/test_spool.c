@@ -79,6 +79,10 @@ static void write_spool(const char *path, int cut)
 	struct spool_frame fr = { SPOOL_RECORDS, sizeof(r) };
 	FILE *f = fopen(path, "wb");
 
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
 	fwrite(&h, sizeof(h), 1, f);
 	put_frame(f, SPOOL_RUN, "[\"./app\"]", "/tmp", (int64_t)4242, "host", "2026-01-01T00:00:00Z",
 		  (int64_t)1, "LLVM", "test");
@@ -109,11 +113,18 @@ static void write_spool(const char *path, int cut)
 
 static void test_ingest(void)
 {
-	const char *dbp = "build/test-output/spool.db", *sp = "build/test-output/spool.db-spool";
+	/* In a directory of its own: the build directory is not always build/. */
+	char dir[] = "/tmp/mapprof-test-spool.XXXXXX", dbp[64], sp[64];
 	struct ingest_result res;
 	char *err = NULL;
 	struct db *db;
 
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	snprintf(dbp, sizeof(dbp), "%s/spool.db", dir);
+	snprintf(sp, sizeof(sp), "%s/spool.db-spool", dir);
 	write_spool(sp, 1);
 	db = check_db_create(dbp);
 	CHECK(db != NULL);
@@ -165,6 +176,8 @@ static void test_ingest(void)
 	free(err);
 	CHECK_INT(scalar(dbp, "SELECT COUNT(*) FROM data_ops"), 3);
 	unlink(sp);
+	unlink(dbp);
+	rmdir(dir);
 }
 
 int main(void)
