@@ -189,7 +189,8 @@ struct symbolizer *symbolizer_new(struct db *db, char **err)
 	if (locations_read_modules(db, &s->rows, &s->n_mods, err) < 0 ||
 	    locations_read_sources(db, &s->sources, &s->n_sources, err) < 0)
 		goto fail;
-	qsort(s->sources, s->n_sources, sizeof(*s->sources), source_cmp);
+	if (s->n_sources)  /* qsort must not be given NULL, even for 0 elements */
+		qsort(s->sources, s->n_sources, sizeof(*s->sources), source_cmp);
 	s->mods = calloc(s->n_mods ? s->n_mods : 1, sizeof(*s->mods));
 	s->names = calloc(s->n_sources ? s->n_sources : 1, sizeof(*s->names));
 	s->names_tried = calloc(s->n_sources ? s->n_sources : 1, 1);

@@ -4,6 +4,8 @@
 # truncation, random UPDATEs to NULL/huge/negative values, deleted rows,
 # dropped tables and views).  Every case must end in one of two ways:
 #   - exit 0, a JSON report that parses and an HTML report that is not empty;
+#   - exit 4 (the run's status says the recording is incomplete), the same
+#     two reports, and the warning that says so on stderr;
 #   - exit 3 with a 'mapprof: error:' line on stderr.
 # Anything else fails: a crash (a signal), a hang (over 20 s), another exit
 # status, an error without its message, a report missing or unreadable, and
@@ -75,11 +77,13 @@ for seed in $(seq "$first" $((first + cases - 1))); do
 		sig="hang: over 20 s"
 	elif [ "$rc" -ge 128 ]; then
 		sig="crash: exit $rc (signal $((rc - 128)))"
-	elif [ "$rc" -eq 0 ]; then
+	elif [ "$rc" -eq 0 ] || [ "$rc" -eq 4 ]; then
 		if ! "$PYTHON" -c 'import json, sys; json.load(open(sys.argv[1]))' "$c/r.json" 2>/dev/null; then
-			sig="exit 0 without a readable JSON report"
+			sig="exit $rc without a readable JSON report"
 		elif [ ! -s "$c/r.html" ]; then
-			sig="exit 0 without an HTML report"
+			sig="exit $rc without an HTML report"
+		elif [ "$rc" -eq 4 ] && ! grep -q 'the recording is incomplete' "$c/err"; then
+			sig="exit 4 without saying the recording is incomplete"
 		fi
 	elif [ "$rc" -eq 3 ]; then
 		grep -q '^mapprof: error: ' "$c/err" || sig="exit 3 without a 'mapprof: error:' line"
@@ -87,7 +91,7 @@ for seed in $(seq "$first" $((first + cases - 1))); do
 		sig="exit $rc: $(head -n 1 "$c/err")"
 	fi
 	if [ -z "$sig" ]; then
-		if [ "$rc" -eq 0 ]; then nreport=$((nreport + 1)); else nerror=$((nerror + 1)); fi
+		if [ "$rc" -ne 3 ]; then nreport=$((nreport + 1)); else nerror=$((nerror + 1)); fi
 		continue
 	fi
 	nfail=$((nfail + 1))
