@@ -29,16 +29,8 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err);
  */
 int db_pair_deletes_if_needed(struct db *db, char **err);
 
-/*
- * Pairing deletes with allocations from events fed one by one (db/ingest.c
- * feeds the spool's records as it replays them; no table scan).
- */
-struct pairer;
-struct pairer *pairer_new(void);
-void pairer_free(struct pairer *p);
-void pairer_add(struct pairer *p, int64_t seq, int is_delete, int64_t dev, uint64_t addr, int64_t end);
-/* Inside a transaction: fill delete_pair_raw and mark the database paired. */
-int pairer_write(struct pairer *p, struct db *db, char **err);
+/* Inside a transaction: fill delete_pair_raw from the table and mark the database paired. */
+int db_pair_deletes(struct db *db, char **err);
 
 /* Inside a transaction: run.host_device from what the runtime reported. */
 int db_set_host_device(struct db *db, char **err);
