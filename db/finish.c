@@ -5,6 +5,7 @@
  * pass over the deletes) would otherwise run inside the program's exit.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,8 +68,10 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 	if (db_exec(db, "BEGIN", err) < 0)
 		return -1;
 	if (end->lost_why) {
-		st = db_prepare(db, "INSERT OR IGNORE INTO run_raw (id, status, status_detail)"
-				" VALUES (1, 'incomplete', 'the events could not be expanded into the database: ' || ?)", err);
+		st = db_prepare(db, "INSERT INTO run_raw (id, status, status_detail)"
+				" VALUES (1, 'incomplete', 'the events could not be expanded into the database: ' || ?)"
+				" ON CONFLICT (id) DO UPDATE SET status = excluded.status,"
+				" status_detail = excluded.status_detail WHERE run_raw.command IS NULL", err);
 		if (!st)
 			goto fail;
 		sqlite3_bind_text(st, 1, end->lost_why, -1, SQLITE_TRANSIENT);
@@ -81,9 +84,12 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 	}
 	/* The collector never started: the program does not use OpenMP (or not this runtime). */
 	if (db_exec(db,
-		    "INSERT OR IGNORE INTO run_raw (id, status, status_detail) VALUES (1, 'no-collector',"
+		    "INSERT INTO run_raw (id, status, status_detail) VALUES (1, 'no-collector',"
 		    " 'the OpenMP runtime never loaded the mapprof collector: the program may not use"
-		    " OpenMP, use a runtime without OMPT, or have OMP_TOOL=disabled')", err) < 0)
+		    " OpenMP, use a runtime without OMPT, or have OMP_TOOL=disabled')"
+		    " ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_detail ="
+		    " excluded.status_detail WHERE run_raw.command IS NULL AND run_raw.status = 'recording'",
+		    err) < 0)
 		goto fail;
 	if ((!scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'") &&
 	     db_pair_deletes(db, err) < 0) || db_set_host_device(db, err) < 0)
@@ -91,14 +97,18 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 	st = db_prepare(db, "UPDATE run_raw SET exit_status = ?, exit_signal = ?, wall_ns = ?, peak_rss_kb = ?,"
 			    " status = CASE status WHEN 'recording' THEN 'incomplete' ELSE status END,"
 			    " status_detail = CASE status WHEN 'recording' THEN"
-			    "   'the program ended before the collector could finish (killed, or _exit)'"
+			    "   COALESCE(?, 'the program ended before the collector could finish (killed, or _exit)')"
 			    "   ELSE status_detail END WHERE id = 1", err);
 	if (!st)
 		goto fail;
-	sqlite3_bind_int(st, 1, end->exit_status);
-	db_bind_opt_int64(st, 2, end->signal != 0, end->signal);
-	db_bind_opt_int64(st, 3, end->wall_ns > 0, end->wall_ns);
-	db_bind_opt_int64(st, 4, end->peak_rss_kb > 0, end->peak_rss_kb);
+	db_bind_opt_int64(st, 1, !end->exit_unknown, end->exit_status);
+	db_bind_opt_int64(st, 2, !end->exit_unknown && end->signal != 0, end->signal);
+	db_bind_opt_int64(st, 3, !end->exit_unknown && end->wall_ns > 0, end->wall_ns);
+	db_bind_opt_int64(st, 4, !end->exit_unknown && end->peak_rss_kb > 0, end->peak_rss_kb);
+	if (end->unfinished_why)
+		sqlite3_bind_text(st, 5, end->unfinished_why, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 5);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -128,6 +138,28 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 fail:
 	db_rollback(db);
 	return -1;
+}
+
+int db_mark_recording(struct db *db, const char *spool_path, char **err)
+{
+	sqlite3_stmt *st = db_prepare(db, "INSERT INTO run_raw (id, status, status_detail) VALUES (1, 'recording', ?)", err);
+	char *detail;
+	int rc;
+
+	if (!st)
+		return -1;
+	if (asprintf(&detail, "mapprof record has not finished this database: it is still running, or it was"
+		     " killed; the events are in the spool '%s': recover them with: mapprof recover %s",
+		     spool_path, spool_path) < 0) {
+		sqlite3_finalize(st);
+		return db_fail(err, "out of memory");
+	}
+	sqlite3_bind_text(st, 1, detail, -1, free);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(err, "cannot write '%s': %s", db->path, sqlite3_errmsg(db->sql));
+	return 0;
 }
 
 int db_pair_deletes_if_needed(struct db *db, char **err)

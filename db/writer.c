@@ -137,13 +137,24 @@ static int exec_params(struct db_writer *w, const char *sql, const char *fmt, ..
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/*
+ * The run's row, or the row 'mapprof record' left while the program ran
+ * (db_mark_recording(): no command yet) filled in; a row that already holds
+ * a run stays as it is, and that is an error.
+ */
 int dbw_run_info(struct db_writer *w, const struct run_info *ri)
 {
-	return exec_params(w,
+	if (exec_params(w,
 		"INSERT INTO run_raw (id, command, cwd, pid, host, start_time, start_ns,"
-		" runtime, status, collector) VALUES (1,?,?,?,?,?,?,?,'recording',?)",
+		" runtime, status, collector) VALUES (1,?,?,?,?,?,?,?,'recording',?)"
+		" ON CONFLICT (id) DO UPDATE SET command = excluded.command, cwd = excluded.cwd,"
+		" pid = excluded.pid, host = excluded.host, start_time = excluded.start_time,"
+		" start_ns = excluded.start_ns, runtime = excluded.runtime, status = 'recording',"
+		" status_detail = NULL, collector = excluded.collector WHERE run_raw.command IS NULL",
 		"ttittitt", ri->command_json, ri->cwd, (int64_t)ri->pid, ri->host, ri->start_time,
-		ri->start_ns, ri->runtime, ri->collector);
+		ri->start_ns, ri->runtime, ri->collector) < 0)
+		return -1;
+	return sqlite3_changes(w->db->sql) == 1 ? 0 : -1;
 }
 
 int dbw_env(struct db_writer *w, const char *name, const char *value)
