@@ -167,9 +167,10 @@ static void put(struct drain *d, struct ring_chunk *c)
 	c->frame.len = (uint32_t)(n * sizeof(struct rec));
 	/* Past the cap, or once the spool stopped, the chunk is dropped. */
 	if (n && ring_reserve(d->ring, sizeof(c->frame) + c->frame.len, n) == 0) {
-		if (write_all(d->spool_fd, &c->frame, sizeof(c->frame) + c->frame.len) < 0)
+		if (write_all(d->spool_fd, &c->frame, sizeof(c->frame) + c->frame.len) < 0) {
 			ring_set_stop(d->ring, RING_STOP_WRITE, errno ? errno : EIO);
-		else
+			atomic_fetch_sub(&d->ring->spool_events, n);  /* not whole in the spool */
+		} else
 			d->chunks++;
 	}
 	atomic_store_explicit(&c->n, 0, memory_order_relaxed);

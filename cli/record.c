@@ -217,6 +217,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	int64_t spool_max = -1;
 	char *stopped = NULL;
 	int ingested, said = 0;
+	char *lost = NULL;
 
 	*status = EXIT_ERROR;
 	if ((chunks_end && *chunks_end) || chunks < 0 || chunks > 4096) {
@@ -336,11 +337,17 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		error("cannot expand the recorded events into '%s': %s", output, err);
 		hint("the events are kept in '%s'; once there is room, recover them with: mapprof recover %s",
 		     spool, spool);
-		end.lost_why = err;  /* freed below */
-		err = NULL;
+		if (asprintf(&lost, "%s; they are kept in the spool '%s': recover them with: mapprof recover %s",
+			     err, spool, spool) < 0) {
+			lost = err;
+			err = NULL;
+		}
+		end.lost_why = lost;
 	}
+	free(err);
+	err = NULL;
 	rc_finish = db_finish_run(db, &end, &err);
-	free((char *)end.lost_why);
+	free(lost);
 	if (rc_finish < 0) {
 		/* Said once: after a failed expansion the hint above stands. */
 		if (ingested >= 0) {

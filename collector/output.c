@@ -151,6 +151,8 @@ static int locked_write(const void *p, size_t n, uint64_t events)
 	if ((iov[0].iov_len || iov[1].iov_len) && write_all(iov, 2) < 0) {
 		out_failed = 1;
 		ring_set_stop(sp_acct, RING_STOP_WRITE, errno ? errno : EIO);
+		if (iov[1].iov_len)
+			atomic_fetch_sub(&sp_acct->spool_events, events);  /* not whole in the spool */
 		rc = -1;
 	}
 	if (rc < 0)

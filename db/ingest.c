@@ -224,7 +224,7 @@ static int replay_all(struct db_writer *w, int fd, const unsigned char *p, size_
 	rc = 0;
 	goto out;
 sql_error:
-	db_fail(err, "cannot write the spool's events: %s", dbw_errmsg(w));
+	db_fail(err, "%s", dbw_errmsg(w));
 out:
 	free(conv);
 	return rc;
