@@ -225,6 +225,7 @@ CLI_OBJS := \
 	$(B)/cli/drain.o \
 	$(B)/cli/util.o \
 	$(B)/cli/report.o \
+	$(B)/cli/recover.o \
 	$(B)/cli/run.o
 
 $(B)/db/schema.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db

@@ -8,6 +8,14 @@
  * core, not in the program.  Once the program has ended, whatever is left in
  * the ring is written too, including the partly filled chunks of a program
  * that was killed.
+ *
+ * Record also holds the write end of a pipe whose read end the program
+ * inherits (MAPPROF_LIVE_FD): when record dies, the collector reads end of
+ * file there and stops recording.  The spool is held to its cap here as in
+ * the collector (the ring header's accounting), and once the program has
+ * ended a spool that stopped early is cut back to its last whole frame and
+ * told why (a STATUS frame), so that the database, or 'mapprof recover',
+ * says it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,7 +44,7 @@ struct drain {
 	int ring_fd;
 	struct ring_header *ring;
 	size_t ring_size;
-	int write_errno;             /* first failed write, or 0 */
+	int live[2];                 /* the program reads live[0]; record holds live[1] */
 	uint64_t chunks;             /* chunks written by us */
 };
 
@@ -53,7 +62,7 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-struct drain *drain_open(const char *spool_path, unsigned nchunks, char **err)
+struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool_max, char **err)
 {
 	struct drain *d = calloc(1, sizeof(*d));
 
@@ -62,11 +71,24 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, char **err)
 		return NULL;
 	}
 	d->ring_fd = -1;
-	/* Inherited by the program (no O_CLOEXEC); appends, so its writes and ours never overlap. */
-	d->spool_fd = open(spool_path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
+	/* Only the read end goes to the program: its EOF means record is gone. */
+	if (pipe2(d->live, O_CLOEXEC) < 0 || fcntl(d->live[0], F_SETFD, 0) < 0) {
+		if (asprintf(err, "cannot create a pipe: %s", strerror(errno)) < 0)
+			*err = NULL;
+		free(d);
+		return NULL;
+	}
+	/*
+	 * Inherited by the program (no O_CLOEXEC); appends, so its writes and
+	 * ours never overlap.  Readable: a spool that stopped early is read
+	 * back to find its last whole frame.
+	 */
+	d->spool_fd = open(spool_path, O_RDWR | O_CREAT | O_EXCL | O_APPEND, 0644);
 	if (d->spool_fd < 0) {
 		if (asprintf(err, "cannot create '%s': %s", spool_path, strerror(errno)) < 0)
 			*err = NULL;
+		close(d->live[0]);
+		close(d->live[1]);
 		free(d);
 		return NULL;
 	}
@@ -81,6 +103,8 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, char **err)
 			*err = NULL;
 		close(d->spool_fd);
 		unlink(spool_path);
+		close(d->live[0]);
+		close(d->live[1]);
 		free(d);
 		return NULL;
 	}
@@ -96,13 +120,30 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, char **err)
 			close(d->ring_fd);
 		close(d->spool_fd);
 		unlink(spool_path);
+		close(d->live[0]);
+		close(d->live[1]);
 		free(d);
 		return NULL;
 	}
 	memcpy(d->ring->magic, RING_MAGIC, sizeof(d->ring->magic));
 	d->ring->nchunks = nchunks;
 	d->ring->chunk_size = sizeof(struct ring_chunk);
+	d->ring->recorder = (int64_t)getpid();
+	d->ring->spool_max = spool_max;
+	atomic_store(&d->ring->spool_bytes, (int64_t)sizeof(h));
 	return d;
+}
+
+int drain_live_fd(const struct drain *d)
+{
+	return d->live[0];
+}
+
+void drain_started(struct drain *d)
+{
+	if (d->live[0] >= 0)
+		close(d->live[0]);
+	d->live[0] = -1;
 }
 
 int drain_spool_fd(const struct drain *d)
@@ -122,12 +163,14 @@ static void put(struct drain *d, struct ring_chunk *c)
 
 	if (n > RING_CHUNK_RECS)
 		n = RING_CHUNK_RECS;
-	if (n && !d->write_errno) {
-		c->frame.type = SPOOL_RECORDS;
-		c->frame.len = (uint32_t)(n * sizeof(struct rec));
-		if (write_all(d->spool_fd, &c->frame, sizeof(c->frame) + c->frame.len) < 0)
-			d->write_errno = errno ? errno : EIO;
-		else
+	c->frame.type = SPOOL_RECORDS;
+	c->frame.len = (uint32_t)(n * sizeof(struct rec));
+	/* Past the cap, or once the spool stopped, the chunk is dropped. */
+	if (n && ring_reserve(d->ring, sizeof(c->frame) + c->frame.len, n) == 0) {
+		if (write_all(d->spool_fd, &c->frame, sizeof(c->frame) + c->frame.len) < 0) {
+			ring_set_stop(d->ring, RING_STOP_WRITE, errno ? errno : EIO);
+			atomic_fetch_sub(&d->ring->spool_events, n);  /* not whole in the spool */
+		} else
 			d->chunks++;
 	}
 	atomic_store_explicit(&c->n, 0, memory_order_relaxed);
@@ -183,6 +226,39 @@ int drain_wait(struct drain *d, pid_t pid, int *wstatus, struct rusage *ru)
 	}
 }
 
+/* Append a small frame (no events) when the spool takes it. */
+static void put_frame(struct drain *d, const void *buf, size_t n)
+{
+	if (ring_reserve(d->ring, n, 0) == 0 && write_all(d->spool_fd, buf, n) < 0)
+		ring_set_stop(d->ring, RING_STOP_WRITE, errno ? errno : EIO);
+}
+
+/*
+ * The spool stopped early: cut it back to its last whole frame (a write cut
+ * short by a full disk leaves half a frame) and append why, as a STATUS
+ * frame: the database built from it, now or by 'mapprof recover', says so.
+ * Cutting it back frees the room the frame needs.
+ */
+static void tell_why(struct drain *d)
+{
+	char why[512];
+	unsigned char buf[1024];
+	struct stat st;
+	int64_t whole;
+	size_t n;
+
+	spool_stop_text(atomic_load(&d->ring->stop), atomic_load(&d->ring->stop_errno), d->ring->spool_max,
+			atomic_load(&d->ring->spool_events), why, sizeof(why));
+	if (fstat(d->spool_fd, &st) < 0)
+		return;
+	whole = spool_whole_end(d->spool_fd, (int64_t)st.st_size);
+	if (whole < (int64_t)st.st_size && ftruncate(d->spool_fd, (off_t)whole) < 0)
+		return;
+	n = spool_pack(buf, sizeof(buf), SPOOL_STATUS, "incomplete", why);
+	if (n <= sizeof(buf) && write_all(d->spool_fd, buf, n) < 0 && ftruncate(d->spool_fd, (off_t)whole) < 0)
+		return;
+}
+
 void drain_final(struct drain *d, int clock_frame)
 {
 	drain_pass(d, 1);
@@ -190,31 +266,44 @@ void drain_final(struct drain *d, int clock_frame)
 	 * A last CLOCK frame: the collector writes one when it starts and one
 	 * when it finishes, but a killed program never finishes.
 	 */
-	if (clock_frame && atomic_load(&d->ring->owner) && !d->write_errno) {
+	if (clock_frame && atomic_load(&d->ring->owner)) {
 		unsigned char buf[64];
 		int64_t ticks, ns;
 		size_t n;
 		spool_clock_pair(&ticks, &ns);
 		n = spool_pack(buf, sizeof(buf), SPOOL_CLOCK, ticks, ns);
-		if (n <= sizeof(buf) && write_all(d->spool_fd, buf, n) < 0)
-			d->write_errno = errno ? errno : EIO;
+		if (n <= sizeof(buf))
+			put_frame(d, buf, n);
 	}
+	if (atomic_load(&d->ring->stop))
+		tell_why(d);
 }
 
-int drain_close(struct drain *d, char **err)
+int drain_stop_said(const struct drain *d)
 {
-	int rc = 0;
+	return atomic_load(&d->ring->said);
+}
 
+char *drain_stop_text(const struct drain *d)
+{
+	char why[512];
+
+	if (!atomic_load(&d->ring->stop))
+		return NULL;
+	spool_stop_text(atomic_load(&d->ring->stop), atomic_load(&d->ring->stop_errno), d->ring->spool_max,
+			atomic_load(&d->ring->spool_events), why, sizeof(why));
+	return strdup(why);
+}
+
+void drain_close(struct drain *d)
+{
 	if (!d)
-		return 0;
-	if (d->write_errno) {
-		if (asprintf(err, "cannot write the spool: %s", strerror(d->write_errno)) < 0)
-			*err = NULL;
-		rc = -1;
-	}
+		return;
+	if (d->live[0] >= 0)
+		close(d->live[0]);
+	close(d->live[1]);
 	munmap(d->ring, d->ring_size);
 	close(d->ring_fd);
 	close(d->spool_fd);
 	free(d);
-	return rc;
 }

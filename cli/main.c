@@ -14,6 +14,7 @@ static const struct cmd {
 	{ "record", cmd_record, "run a program and record its offload events into a database" },
 	{ "report", cmd_report, "find inefficient data mappings in a recorded run" },
 	{ "run", cmd_run, "record, then report, in one command" },
+	{ "recover", cmd_recover, "expand the spool a killed or failed 'record' left into a database" },
 };
 
 static void usage(FILE *f)
@@ -27,6 +28,7 @@ static void usage(FILE *f)
 		   "  mapprof run -- ./app args          record + report (app.mapprof.db, report.html, report.json)\n"
 		   "  mapprof record -o run.db -- ./app  record only\n"
 		   "  mapprof report run.db              analyse a recorded run\n"
+		   "  mapprof recover run.db-spool       the database from the spool a killed 'record' left\n"
 		   "\n'mapprof <command> --help' describes a command.\n");
 }
 

@@ -9,6 +9,11 @@
  * ("DB-spool"); once the program has ended, this process expands it into the
  * database and completes it: how the program ended, deletes paired with
  * allocations.  None of that work is charged to the program.
+ *
+ * Until then the database's run row says 'recording' and names the spool,
+ * so that if this process is killed the database says how to recover the
+ * events ('mapprof recover', cli/recover.c); the program, told by a pipe
+ * (cli/drain.c), runs on unrecorded.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,7 +43,7 @@
 #define COLLECTOR_NAME "libmapprof-collector.so"
 
 static const char record_usage[] =
-	"usage: mapprof record [-o PATH] [-f] [--] PROGRAM [ARGS...]\n"
+	"usage: mapprof record [-o PATH] [-f] [--max-spool SIZE] [--] PROGRAM [ARGS...]\n"
 	"\n"
 	"Run PROGRAM with the mapprof collector and record every target construct,\n"
 	"kernel and data transfer of the run into one SQLite database.\n"
@@ -47,12 +52,20 @@ static const char record_usage[] =
 	"                      in the current directory)\n"
 	"  -f, --force         overwrite PATH if it exists (a regular file only: a\n"
 	"                      device, a FIFO or a directory is always refused)\n"
+	"      --max-spool SIZE the most the events may take on disk while the program\n"
+	"                      runs (the spool beside PATH), like 512M or 20G; 0: no cap.\n"
+	"                      Default: MAPPROF_SPOOL_MAX, else 8G or a quarter of the\n"
+	"                      free space there, whichever is smaller.  Past it the\n"
+	"                      program runs on unrecorded and the run is incomplete.\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"The program's standard streams are left alone; mapprof speaks on stderr only.\n"
 	"Exit status: the program's own (128+N if killed by signal N), 127 if it was\n"
 	"not found, 126 if it could not be executed, 2 on usage errors, 3 if the\n"
-	"database could not be created.\n"
+	"database could not be created.  A recording cut short (its cap, a full disk)\n"
+	"keeps the program's status: mapprof says why, and the run is 'incomplete'.\n"
+	"If 'mapprof record' itself is killed, the program runs on unrecorded and\n"
+	"'mapprof recover' turns the spool it left into the database.\n"
 	"\n"
 	"Environment: the collector is loaded through OMP_TOOL_LIBRARIES (appended to\n"
 	"any value already set).  MAPPROF_COLLECTOR overrides the collector library's\n"
@@ -132,7 +145,8 @@ static char **child_env(const char *output, const char *spool, const char *colle
 			const struct drain *d, int tsc)
 {
 	static const char *const ours[] = { "MAPPROF_OUTPUT", "MAPPROF_SPOOL", "MAPPROF_SPOOL_FD",
-					    "MAPPROF_RING_FD", "MAPPROF_CLOCK", "OMP_TOOL_LIBRARIES" };
+					    "MAPPROF_RING_FD", "MAPPROF_LIVE_FD", "MAPPROF_CLOCK",
+					    "OMP_TOOL_LIBRARIES" };
 	size_t n = 0, k = 0, nours = sizeof(ours) / sizeof(ours[0]);
 	char **env;
 
@@ -148,6 +162,7 @@ static char **child_env(const char *output, const char *spool, const char *colle
 	    asprintf(&env[k++], "MAPPROF_SPOOL=%s", spool) < 0 ||
 	    asprintf(&env[k++], "MAPPROF_SPOOL_FD=%d", drain_spool_fd(d)) < 0 ||
 	    asprintf(&env[k++], "MAPPROF_RING_FD=%d", drain_ring_fd(d)) < 0 ||
+	    asprintf(&env[k++], "MAPPROF_LIVE_FD=%d", drain_live_fd(d)) < 0 ||
 	    asprintf(&env[k++], "MAPPROF_CLOCK=%s", tsc ? "tsc" : "monotonic") < 0) {
 		env[k - 1] = NULL;
 		goto oom;
@@ -195,9 +210,14 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	int spawn_errno, wstatus = 0;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	struct run_end end = { 0, 0, 0, 0, NULL };
+	struct run_end end = { 0 };
 	struct rusage ru;
 	struct record_counts counts;
+	const char *max_text = opt->max_spool ? opt->max_spool : getenv("MAPPROF_SPOOL_MAX");
+	int64_t spool_max = -1;
+	char *stopped = NULL;
+	int ingested, said = 0;
+	char *lost = NULL;
 
 	*status = EXIT_ERROR;
 	if ((chunks_end && *chunks_end) || chunks < 0 || chunks > 4096) {
@@ -206,6 +226,12 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		return -1;
 	}
 	nchunks = (unsigned)chunks;
+	if (max_text && *max_text && spool_parse_size(max_text, &spool_max) < 0) {
+		error("the spool cap must be a size like 512M or 8G (0: none), not '%s'", max_text);
+		free(output);
+		*status = EXIT_USAGE;
+		return -1;
+	}
 	if (!output) {
 		error("out of memory");
 		return -1;
@@ -227,9 +253,18 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		error("out of memory");
 		goto fail;
 	}
+	if (db_mark_recording(db, spool, &err) < 0) {
+		error("%s", err);
+		goto fail;
+	}
 	/* A spool left by an earlier run that was cut short belongs to the old file. */
 	unlink(spool);
-	drain = drain_open(spool, nchunks, &err);
+	if (spool_max < 0) {
+		char *dir = strdup(spool);
+		spool_max = dir ? spool_default_max(dirname(dir)) : 0;
+		free(dir);
+	}
+	drain = drain_open(spool, nchunks, spool_max, &err);
 	if (!drain) {
 		error("%s", err);
 		goto fail;
@@ -248,8 +283,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		if (spawn_errno == ENOENT && !strchr(opt->argv[0], '/'))
 			hint("not found in PATH; give a path like './%s'", opt->argv[0]);
 		db_close(db);
-		drain_close(drain, &err);
-		free(err);
+		drain_close(drain);
 		unlink(output);
 		unlink(spool);
 		*status = spawn_errno == ENOENT ? 127 : 126;
@@ -261,6 +295,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		return -1;
 	}
 	free_env(env);
+	drain_started(drain);
 	/* Like system(): the terminal's ^C goes to the program; we wait for it to end. */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
@@ -270,11 +305,9 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	drain_wait(drain, child_pid, &wstatus, &ru);
 	end.wall_ns = mono_ns() - t0;
 	drain_final(drain, tsc);
-	if (drain_close(drain, &err) < 0) {
-		info("warning: %s: events were lost", err ? err : "out of memory");
-		free(err);
-		err = NULL;
-	}
+	stopped = drain_stop_text(drain);
+	said = drain_stop_said(drain);
+	drain_close(drain);
 	drain = NULL;
 	end.peak_rss_kb = ru.ru_maxrss;
 	sigaction(SIGINT, &old_int, NULL);
@@ -290,28 +323,37 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	}
 	*status = end.exit_status;
 
-	switch (db_ingest_spool(db, spool, &ing, &err)) {
-	case 0:
+	ingested = db_ingest_spool(db, spool, &ing, &err);
+	if (ingested == 0) {
 		unlink(spool);
-		if (ing.truncated)
+		if (ing.truncated && !stopped)
 			info("warning: the spool ended mid-write (the program was killed?): "
 			     "events after that point are lost");
-		break;
-	case 1:
-		break;  /* the collector never started: finishing says so */
-	default:
+	} else if (ingested < 0) {
+		/* The database (on a full disk?) could not take the events: the spool keeps them. */
 		memset(&ing, 0, sizeof(ing));
-		error("%s", err);
-		hint("the events are kept in '%s'", spool);
-		end.lost_why = err;  /* freed below */
-		err = NULL;
-		break;
+		if (stopped && !said)
+			info("warning: recording of '%s' stopped early: %s", opt->argv[0], stopped);
+		error("cannot expand the recorded events into '%s': %s", output, err);
+		hint("the events are kept in '%s'; once there is room, recover them with: mapprof recover %s",
+		     spool, spool);
+		if (asprintf(&lost, "%s; they are kept in the spool '%s': recover them with: mapprof recover %s",
+			     err, spool, spool) < 0) {
+			lost = err;
+			err = NULL;
+		}
+		end.lost_why = lost;
 	}
+	free(err);
+	err = NULL;
 	rc_finish = db_finish_run(db, &end, &err);
-	free((char *)end.lost_why);
+	free(lost);
 	if (rc_finish < 0) {
-		error("%s", err);
-		hint("the program may have removed or overwritten '%s'", output);
+		/* Said once: after a failed expansion the hint above stands. */
+		if (ingested >= 0) {
+			error("%s", err);
+			hint("the program may have removed or overwritten '%s'", output);
+		}
 		db_close(db);
 		free(err);
 		err = NULL;
@@ -323,14 +365,20 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 			     (unsigned long long)ing.targets, output);
 			if (counts.status_detail)
 				info("note: %s", counts.status_detail);
-		} else {
+		} else if (ingested >= 0 && stopped && said) {
+			/* The collector said why when it happened: said once. */
+			info("warning: recording of '%s' is %s (the reason is above)", opt->argv[0],
+			     counts.status ? counts.status : "missing");
+			info("recorded %llu data operations, %llu kernels to '%s'",
+			     (unsigned long long)ing.data_ops, (unsigned long long)ing.kernels, output);
+		} else if (ingested >= 0) {
 			info("warning: recording of '%s' is %s: %s", opt->argv[0],
 			     counts.status ? counts.status : "missing",
 			     counts.status_detail ? counts.status_detail : "no detail");
 			info("recorded %llu data operations, %llu kernels to '%s'",
 			     (unsigned long long)ing.data_ops, (unsigned long long)ing.kernels, output);
 		}
-		if (counts.lost)
+		if (counts.lost && !stopped)
 			info("warning: %lld events were lost (recorded after the collector finished)",
 			     counts.lost);
 		if (end.signal)
@@ -341,6 +389,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		record_counts_release(&counts);
 		db_close(db);
 	}
+	free(stopped);
 	if (db_path_out)
 		*db_path_out = output;
 	else
@@ -351,7 +400,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	return 0;
 fail:
 	if (drain) {
-		drain_close(drain, &err);
+		drain_close(drain);
 		unlink(spool);
 	}
 	if (db) {
@@ -372,6 +421,7 @@ int cmd_record(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "max-spool", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -386,6 +436,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'f':
 			opt.force = 1;
+			break;
+		case 'M':
+			opt.max_spool = optarg;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);

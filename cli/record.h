@@ -7,6 +7,7 @@
 struct record_options {
 	const char *output;   /* database path; NULL = derived from the program name */
 	int force;            /* overwrite an existing database */
+	const char *max_spool; /* --max-spool SIZE, or NULL: MAPPROF_SPOOL_MAX, or the default */
 	char **argv;          /* program and its arguments, NULL-terminated */
 };
 

@@ -14,6 +14,10 @@
  * path in every mutex and malloc of the program and its runtime, which cost
  * a launch-heavy program more than writing its events did.
  *
+ * Once a buffer, output_check() asks whether the spool still grows (its
+ * cap, a full disk, 'mapprof record' gone): when it does not, recording
+ * stops and the program runs on.
+ *
  * A thread's buffer is written when it ends; buffer_finish() (at the end of
  * the run) writes what is left in every live thread's buffer.
  *
@@ -266,6 +270,11 @@ struct rec *buffer_slot_slow(struct thread_state *t)
 		goto lost;
 	n = atomic_load_explicit(&b->n, memory_order_relaxed);
 	if (n == BUF_RECS) {
+		/* Once a buffer: the spool's cap, a full disk, 'record' gone. */
+		if (output_check() < 0) {
+			atomic_store(&buffer_running, 0);
+			goto lost;
+		}
 		if (ring_swap(s, b)) {
 			b = atomic_load_explicit(&s->cur, memory_order_relaxed);
 		} else {
@@ -320,9 +329,10 @@ void buffer_finish(void)
 		output_frame(SPOOL_THREAD, (int64_t)s->id, (int64_t)s->tid);
 	}
 	hooks.frames_write(BUFFER_END);
-	if (output_failed())
-		output_frame(SPOOL_STATUS, "incomplete", "the spool could not be written during the "
-			     "run (disk full?): events were lost");
+	char *why = output_stop_text();
+	if (why)
+		output_frame(SPOOL_STATUS, "incomplete", why);
+	free(why);
 	if (collector_tsc)
 		output_clock_frame();
 	output_frame(SPOOL_END, now_ns() - collector_start_ns, (int64_t)atomic_load(&events_lost));

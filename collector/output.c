@@ -11,6 +11,16 @@
  * first process to set the ring's owner records, so a child or a second
  * program of a recorded script does not.  Loaded by hand, the first process
  * to create the spool (O_EXCL) owns it.
+ *
+ * The spool stops growing, and this process stops recording while the
+ * program runs on, when it reaches its cap (MAPPROF_SPOOL_MAX, or what
+ * 'record --max-spool' put in the ring), when a write fails (a full disk),
+ * or when 'mapprof record' is gone: the read end of a pipe whose write end
+ * only 'record' holds (MAPPROF_LIVE_FD) reads end-of-file once it dies.
+ * That is looked at once per buffer of events (output_check()), never per
+ * event, with one poll() that does not wait.  Whichever happens is said
+ * once on stderr.
+ *
  * Writes are serialised by one mutex, taken once per buffer of events and
  * for the rare other frames.  Those small frames (run, modules, devices, call
  * sites) are staged in memory and go out with the next buffer of events, at
@@ -22,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -47,6 +58,11 @@ static char *by_hand_db;  /* set when there is no 'mapprof record' to expand the
 static char staged[16384];
 static size_t nstaged;
 static struct ring_header *ring;
+/* The spool's accounting: the ring's header, or this one without 'record'. */
+static struct ring_header solo;
+static struct ring_header *sp_acct = &solo;
+static int live_fd = -1;   /* read end of record's pipe: EOF once record is gone */
+static atomic_int said;    /* the stop was announced */
 
 /* Absolute, so a program that changes directory still writes beside it. */
 static char *absolute(const char *path)
@@ -93,24 +109,55 @@ static int write_all(struct iovec *iov, int n)
 	return 0;
 }
 
+/* Say once why recording stopped (the accounting's stop is set). */
+static void announce(void)
+{
+	char why[512];
+
+	if (atomic_exchange(&said, 1))
+		return;
+	atomic_store(&sp_acct->said, 1);
+	if (atomic_load(&sp_acct->stop) == RING_STOP_GONE) {
+		clog_msg("the recorder ('mapprof record', pid %lld) is gone: recording stopped, the program"
+			 " runs on; the spool '%s' holds what was recorded until then (%llu events);"
+			 " recover it with: mapprof recover %s", (long long)sp_acct->recorder, spool_path,
+			 (unsigned long long)atomic_load(&sp_acct->spool_events), spool_path);
+		return;
+	}
+	spool_stop_text(atomic_load(&sp_acct->stop), atomic_load(&sp_acct->stop_errno), sp_acct->spool_max,
+			atomic_load(&sp_acct->spool_events), why, sizeof(why));
+	clog_msg("recording stopped, the program runs on: %s", why);
+}
+
 /*
- * With out_mu held: the staged frames, then p[0..n) (may be empty).  Says so
- * once on the first failure.
+ * With out_mu held: the staged frames, then p[0..n) (may be empty), which
+ * holds 'events' events.  Events past the spool's cap are not written (the
+ * staged frames still are).  Says once why it stopped.
  */
-static int locked_write(const void *p, size_t n)
+static int locked_write(const void *p, size_t n, uint64_t events)
 {
 	struct iovec iov[2] = { { staged, nstaged }, { (void *)p, n } };
+	int rc = 0;
+
 	if (out_fd < 0 || out_failed)
 		return -1;
-	if (!nstaged && !n)
-		return 0;
-	nstaged = 0;
-	if (write_all(iov, 2) < 0) {
-		out_failed = 1;
-		clog_msg("cannot write '%s', recording stops: %s", spool_path, strerror(errno));
-		return -1;
+	if (n && ring_reserve(sp_acct, n, events) < 0) {
+		iov[1].iov_len = 0;
+		rc = -1;
 	}
-	return 0;
+	if (nstaged && ring_reserve(sp_acct, nstaged, 0) < 0)
+		iov[0].iov_len = 0;
+	nstaged = 0;
+	if ((iov[0].iov_len || iov[1].iov_len) && write_all(iov, 2) < 0) {
+		out_failed = 1;
+		ring_set_stop(sp_acct, RING_STOP_WRITE, errno ? errno : EIO);
+		if (iov[1].iov_len)
+			atomic_fetch_sub(&sp_acct->spool_events, events);  /* not whole in the spool */
+		rc = -1;
+	}
+	if (rc < 0)
+		announce();
+	return rc;
 }
 
 /* An inherited descriptor from the environment variable 'name', or -1. */
@@ -162,8 +209,31 @@ static int open_from_record(int spool_fd, int ring_fd)
 	/* Ours now; the program's own children need neither descriptor. */
 	close(ring_fd);
 	fcntl(spool_fd, F_SETFD, FD_CLOEXEC);
+	live_fd = env_fd("MAPPROF_LIVE_FD");
+	if (live_fd >= 0 && fcntl(live_fd, F_SETFD, FD_CLOEXEC) < 0)
+		live_fd = -1;
 	ring = r;
+	sp_acct = r;
 	out_fd = spool_fd;
+	return 0;
+}
+
+/* Without 'record': the cap from MAPPROF_SPOOL_MAX, or the default.  0, or -1 (said why). */
+static int spool_max_from_env(const char *path)
+{
+	const char *v = getenv("MAPPROF_SPOOL_MAX");
+	char *dir;
+
+	if (v && *v) {
+		if (spool_parse_size(v, &solo.spool_max) < 0) {
+			clog_msg("not recording: MAPPROF_SPOOL_MAX must be a size like 512M or 8G, not '%s'", v);
+			return -1;
+		}
+		return 0;
+	}
+	dir = strdup(path);
+	solo.spool_max = dir ? spool_default_max(dirname(dir)) : 0;
+	free(dir);
 	return 0;
 }
 
@@ -203,6 +273,8 @@ int output_open(void)
 		clog_msg("not recording: out of memory");
 		goto fail;
 	}
+	if (!ring && spool_max_from_env(spool_path) < 0)
+		goto fail;
 	if (out_fd < 0)
 		out_fd = open(spool_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (out_fd < 0) {
@@ -215,6 +287,7 @@ int output_open(void)
 		goto fail;
 	}
 	/* 'mapprof record' wrote the header of the spool it handed over. */
+	atomic_fetch_add(&solo.spool_bytes, (int64_t)sizeof(h));
 	if (!ring && write(out_fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
 		clog_msg("not recording: cannot write '%s': %s", spool_path, strerror(errno));
 		close(out_fd);
@@ -258,7 +331,7 @@ int output_frame(uint32_t type, ...)
 		nstaged += n;
 		rc = 0;
 	} else {
-		rc = locked_write(buf, n);
+		rc = locked_write(buf, n, 0);
 	}
 	pthread_mutex_unlock(&out_mu);
 	if (buf != small)
@@ -277,7 +350,7 @@ int output_sync(void)
 {
 	int rc;
 	pthread_mutex_lock(&out_mu);
-	rc = locked_write(NULL, 0);
+	rc = locked_write(NULL, 0, 0);
 	pthread_mutex_unlock(&out_mu);
 	return rc;
 }
@@ -288,7 +361,7 @@ int output_records(struct spool_frame *frame, size_t n)
 	frame->type = SPOOL_RECORDS;
 	frame->len = (uint32_t)(n * sizeof(struct rec));
 	pthread_mutex_lock(&out_mu);
-	rc = locked_write(frame, sizeof(*frame) + frame->len);
+	rc = locked_write(frame, sizeof(*frame) + frame->len, n);
 	pthread_mutex_unlock(&out_mu);
 	return rc;
 }
@@ -296,6 +369,43 @@ int output_records(struct spool_frame *frame, size_t n)
 int output_failed(void)
 {
 	return out_failed;
+}
+
+int output_check(void)
+{
+	struct pollfd p = { live_fd, POLLIN, 0 };
+	int stop = atomic_load_explicit(&sp_acct->stop, memory_order_relaxed);
+
+	if (!stop && live_fd >= 0 && poll(&p, 1, 0) > 0) {
+		/*
+		 * 'record' never writes into the pipe: readable means end of
+		 * file, its write end closed with it.  Its last write may have
+		 * been cut short, so nothing more is appended to the spool.
+		 */
+		pthread_mutex_lock(&out_mu);
+		ring_set_stop(sp_acct, RING_STOP_GONE, 0);
+		if (out_fd >= 0)
+			close(out_fd);
+		out_fd = -1;
+		nstaged = 0;
+		pthread_mutex_unlock(&out_mu);
+		stop = RING_STOP_GONE;
+	}
+	if (!stop)
+		return 0;
+	announce();
+	return -1;
+}
+
+char *output_stop_text(void)
+{
+	char why[512];
+
+	if (!atomic_load(&sp_acct->stop))
+		return NULL;
+	spool_stop_text(atomic_load(&sp_acct->stop), atomic_load(&sp_acct->stop_errno), sp_acct->spool_max,
+			atomic_load(&sp_acct->spool_events), why, sizeof(why));
+	return strdup(why);
 }
 
 /* Build the database from the spool, through the library installed beside this one. */
@@ -329,7 +439,7 @@ static void ingest_by_hand(void)
 void output_close(void)
 {
 	pthread_mutex_lock(&out_mu);
-	locked_write(NULL, 0);
+	locked_write(NULL, 0, 0);
 	if (out_fd >= 0)
 		close(out_fd);
 	out_fd = -1;

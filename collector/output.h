@@ -27,6 +27,13 @@ int output_sync(void);
 int output_records(struct spool_frame *frame, size_t n);
 /* Nonzero after a write failed (recording stops). */
 int output_failed(void);
+/*
+ * Once per buffer of events: 0 while recording goes on; -1 once the spool
+ * stopped (its cap, a failed write, or 'mapprof record' gone), said once.
+ */
+int output_check(void);
+/* Why the spool stopped, as the run's status detail (malloc'ed), or NULL while it goes on. */
+char *output_stop_text(void);
 /* The ring shared with 'mapprof record' (db/ring.h), or NULL; borrowed for the process's life. */
 struct ring_header *output_ring(void);
 /* Close the spool; loaded by hand, also build the database from it. */

@@ -10,7 +10,7 @@
 
 void clog_msg(const char *fmt, ...)
 {
-	char line[512];
+	char line[1024];
 	va_list ap;
 	int n;
 

@@ -14,12 +14,24 @@ struct run_end {
 	int64_t wall_ns;    /* start to exit as 'mapprof record' timed it */
 	int64_t peak_rss_kb;  /* ru_maxrss of the program */
 	const char *lost_why; /* the spool could not be expanded: why (or NULL) */
+	const char *unfinished_why; /* the run never finished (no end in the spool): why, or NULL
+				       for "the program ended before the collector could finish" */
+	int exit_unknown;   /* exit_status, signal, wall_ns and peak_rss_kb are not known (recover) */
 };
+
+/*
+ * Before the program starts: the run's row says the recording is under way
+ * ('recording', no command yet) and where its events are, so that a
+ * database whose 'mapprof record' was killed says how to recover them.  The
+ * spool's RUN frame fills the row in.  0 or -1 (*err set).
+ */
+int db_mark_recording(struct db *db, const char *spool_path, char **err);
 
 /*
  * Pair every delete with the allocation it frees, derive the host's device
  * number from what the runtime reported, store how the program ended and mark
- * a run whose collector never started.  Idempotent.  0 or -1 (*err set).
+ * a run whose collector never started (no RUN frame came: the row has no
+ * command).  Idempotent.  0 or -1 (*err set).
  */
 int db_finish_run(struct db *db, const struct run_end *end, char **err);
 
@@ -29,16 +41,8 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err);
  */
 int db_pair_deletes_if_needed(struct db *db, char **err);
 
-/*
- * Pairing deletes with allocations from events fed one by one (db/ingest.c
- * feeds the spool's records as it replays them; no table scan).
- */
-struct pairer;
-struct pairer *pairer_new(void);
-void pairer_free(struct pairer *p);
-void pairer_add(struct pairer *p, int64_t seq, int is_delete, int64_t dev, uint64_t addr, int64_t end);
-/* Inside a transaction: fill delete_pair_raw and mark the database paired. */
-int pairer_write(struct pairer *p, struct db *db, char **err);
+/* Inside a transaction: fill delete_pair_raw from the table and mark the database paired. */
+int db_pair_deletes(struct db *db, char **err);
 
 /* Inside a transaction: run.host_device from what the runtime reported. */
 int db_set_host_device(struct db *db, char **err);

@@ -4,6 +4,9 @@
  * Runs after the program has ended ('mapprof record'), so none of this work
  * is charged to the program.  The spool is mapped and its frames replayed,
  * in the order written, through the db_writer calls in one transaction.
+ * Memory stays bounded whatever the run's length: the mapping is dropped
+ * behind the replay, SQLite's page cache is capped and deletes are paired
+ * in SQL.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,28 +58,32 @@ static int replay(struct db_writer *w, uint32_t type, const struct spool_field *
 	}
 }
 
-/* Allocations and deletes go to the pairer as they go by. */
-static void feed(struct pairer *pr, struct ingest_result *res, const struct rec *r, size_t n)
+/* Count the events by type. */
+static void count(struct ingest_result *res, const struct rec *r, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (r[i].type == REC_KERNEL) {
+		if (r[i].type == REC_KERNEL)
 			res->kernels++;
-		} else if (r[i].type == REC_TARGET) {
+		else if (r[i].type == REC_TARGET)
 			res->targets++;
-		} else if (r[i].type == REC_DATA_OP) {
+		else if (r[i].type == REC_DATA_OP)
 			res->data_ops++;
-			switch (r[i].kind) {
-			case 1:
-			case 17:  /* alloc: the device address it returns */
-				pairer_add(pr, (int64_t)r[i].seq, 0, r[i].dst_dev, r[i].dst_addr, r[i].end_ns);
-				break;
-			case 4:
-			case 20:  /* delete: the device address it frees */
-				pairer_add(pr, (int64_t)r[i].seq, 1, r[i].src_dev, r[i].src_addr, r[i].end_ns);
-				break;
-			}
-		}
 	}
+}
+
+/*
+ * The spool is read through a mapping, and the pages already replayed are
+ * dropped from it every SPOOL_WINDOW bytes: they stay in the kernel's page
+ * cache but leave this process's resident memory, which otherwise grew by
+ * the spool's whole size (100 bytes an event).
+ */
+#define SPOOL_WINDOW (8u << 20)
+
+static void drop_pages(const unsigned char *map, size_t from, size_t to)
+{
+	size_t page = 4096, a = from / page * page, b = to / page * page;
+	if (b > a)
+		madvise((void *)(map + a), b - a, MADV_DONTNEED);
 }
 
 /*
@@ -89,10 +96,16 @@ struct ticks_to_ns {
 	double ns_per_tick;
 };
 
-/* Find the CLOCK frames and the run's start.  Malformed frames are left to the replay. */
-static void clock_scan(const unsigned char *p, size_t size, struct ticks_to_ns *tc)
+/*
+ * Find the CLOCK frames and the run's start.  Malformed frames are left to
+ * the replay.  Reads the frame headers from the file, not the mapping:
+ * touching one byte a frame through the mapping faulted in (read ahead)
+ * the whole spool.
+ */
+static void clock_scan(int fd, size_t size, struct ticks_to_ns *tc)
 {
 	struct spool_field f[SPOOL_MAX_FIELDS];
+	unsigned char payload[4096];
 	int64_t start_ns = 0, t_first = 0, n_first = 0, t_last = 0, n_last = 0;
 	int pairs = 0;
 	size_t off = sizeof(struct spool_header);
@@ -100,19 +113,24 @@ static void clock_scan(const unsigned char *p, size_t size, struct ticks_to_ns *
 	memset(tc, 0, sizeof(*tc));
 	while (size - off >= sizeof(struct spool_frame)) {
 		struct spool_frame fr;
-		memcpy(&fr, p + off, sizeof(fr));
+		if (pread(fd, &fr, sizeof(fr), (off_t)off) != (ssize_t)sizeof(fr))
+			break;
 		off += sizeof(fr);
 		if (size - off < fr.len)
 			break;
-		if (fr.type == SPOOL_CLOCK && spool_unpack(fr.type, p + off, fr.len, f) == 0 && f[0].i) {
-			if (!pairs++) {
-				t_first = f[0].i;
-				n_first = f[1].i;
+		if ((fr.type == SPOOL_CLOCK || fr.type == SPOOL_RUN) && fr.len <= sizeof(payload) &&
+		    pread(fd, payload, fr.len, (off_t)off) == (ssize_t)fr.len &&
+		    spool_unpack(fr.type, payload, fr.len, f) == 0) {
+			if (fr.type == SPOOL_RUN) {
+				start_ns = f[5].i;
+			} else if (f[0].i) {
+				if (!pairs++) {
+					t_first = f[0].i;
+					n_first = f[1].i;
+				}
+				t_last = f[0].i;
+				n_last = f[1].i;
 			}
-			t_last = f[0].i;
-			n_last = f[1].i;
-		} else if (fr.type == SPOOL_RUN && spool_unpack(fr.type, p + off, fr.len, f) == 0) {
-			start_ns = f[5].i;
 		}
 		off += fr.len;
 	}
@@ -131,19 +149,23 @@ static int64_t to_ns(const struct ticks_to_ns *tc, int64_t ticks)
 }
 
 /* Walk the frames of a mapped spool. */
-static int replay_all(struct db_writer *w, struct pairer *pr, const unsigned char *p, size_t size,
+static int replay_all(struct db_writer *w, int fd, const unsigned char *p, size_t size,
 		      struct ingest_result *res, const char *path, char **err)
 {
 	struct spool_field f[SPOOL_MAX_FIELDS];
 	size_t off = sizeof(struct spool_header);
 	struct ticks_to_ns tc;
 	struct rec *conv = NULL;
-	size_t conv_cap = 0;
+	size_t conv_cap = 0, dropped = 0;
 	int rc = -1;
 
-	clock_scan(p, size, &tc);
+	clock_scan(fd, size, &tc);
 	while (off < size) {
 		struct spool_frame fr;
+		if (off - dropped >= SPOOL_WINDOW) {
+			drop_pages(p, dropped, off);
+			dropped = off;
+		}
 		if (size - off < sizeof(fr)) {
 			res->truncated = 1;
 			break;
@@ -182,7 +204,7 @@ static int replay_all(struct db_writer *w, struct pairer *pr, const unsigned cha
 			}
 			if (dbw_records(w, r, n) < 0)
 				goto sql_error;
-			feed(pr, res, r, n);
+			count(res, r, n);
 			res->records += n;
 		} else if (fr.type == SPOOL_CLOCK) {
 			/* Used above. */
@@ -206,7 +228,7 @@ static int replay_all(struct db_writer *w, struct pairer *pr, const unsigned cha
 	rc = 0;
 	goto out;
 sql_error:
-	db_fail(err, "cannot write the spool's events: %s", dbw_errmsg(w));
+	db_fail(err, "%s", dbw_errmsg(w));
 out:
 	free(conv);
 	return rc;
@@ -216,7 +238,6 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 {
 	struct spool_header h;
 	struct db_writer *w = NULL;
-	struct pairer *pr = NULL;
 	unsigned char *map = NULL;
 	struct stat st;
 	int fd, rc = -1;
@@ -255,18 +276,23 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 		goto out;
 	}
 	res->pid = h.pid;
-	/* The tables grow page by page: a larger cache spills to the file less often. */
-	db_exec(db, "PRAGMA cache_size = -65536", NULL);
+	/*
+	 * A bounded page cache (SQLite's default is 2 MB; the tables grow page
+	 * by page and a larger cache spills to the file less often), and the
+	 * sorts of pairing go to a temporary file beyond it, whatever the run's
+	 * length.
+	 */
+	db_exec(db, "PRAGMA cache_size = -16384", NULL);
+	db_exec(db, "PRAGMA temp_store = FILE", NULL);
 	w = dbw_attach(db, err);
-	pr = pairer_new();
-	if (!w || !pr)
+	if (!w)
 		goto out;
 	if (db_begin(db) < 0) {
 		db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
 		goto out;
 	}
-	if (replay_all(w, pr, map, (size_t)st.st_size, res, spool_path, err) < 0 ||
-	    pairer_write(pr, db, err) < 0 || db_set_host_device(db, err) < 0 || db_commit(db) < 0) {
+	if (replay_all(w, fd, map, (size_t)st.st_size, res, spool_path, err) < 0 ||
+	    db_pair_deletes(db, err) < 0 || db_set_host_device(db, err) < 0 || db_commit(db) < 0) {
 		if (err && !*err)
 			db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
 		db_rollback(db);
@@ -274,7 +300,6 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 	}
 	rc = 0;
 out:
-	pairer_free(pr);
 	dbw_detach(w);
 	if (map)
 		munmap(map, (size_t)st.st_size);

@@ -15,6 +15,14 @@
  * chunk is free the thread writes its own chunk to the spool and keeps it,
  * as without a ring: nothing is lost and nothing waits.
  *
+ * Both writers of the spool (record's drain and the collector, when no chunk
+ * is free) account for it in the header: the bytes written against the cap
+ * 'record' set (--max-spool), the events written, and why writing stopped.
+ * Whoever stops it first (the cap, a failed write, the recorder gone) sets
+ * 'stop' once; the other side sees it at its next chunk and stops too.
+ * Loaded by hand, the collector keeps the same accounting in a header of its
+ * own.
+ *
  * Layout: struct ring_header, then nchunks struct ring_chunk.  The chunk's
  * frame header sits right before its records, so a chunk is written to the
  * spool with one write().
@@ -40,12 +48,27 @@ enum ring_state {
 	RING_DRAINING,
 };
 
+/* Why the spool stopped growing (ring_header.stop). */
+enum ring_stop {
+	RING_GOING = 0,
+	RING_STOP_CAP,           /* the spool reached spool_max */
+	RING_STOP_WRITE,         /* a write failed (stop_errno: ENOSPC when the disk filled up) */
+	RING_STOP_GONE,          /* 'mapprof record' died while the program ran */
+};
+
 struct ring_header {
 	char magic[8];
 	uint32_t nchunks;
 	uint32_t chunk_size;         /* sizeof(struct ring_chunk) of the creator */
 	_Atomic int64_t owner;       /* pid of the process that records into it; 0: none yet */
-	char pad[40];
+	int64_t recorder;            /* pid of 'mapprof record' (for messages) */
+	int64_t spool_max;           /* bytes the spool may take; 0: no cap */
+	_Atomic int64_t spool_bytes; /* bytes written to the spool so far, by either side */
+	_Atomic uint64_t spool_events; /* events written to the spool so far */
+	_Atomic int32_t stop;        /* enum ring_stop; set once */
+	_Atomic int32_t stop_errno;  /* RING_STOP_WRITE: the write's errno */
+	_Atomic int32_t said;        /* the collector said why on stderr: record need not */
+	char pad[60];
 };
 
 struct ring_chunk {
@@ -54,10 +77,43 @@ struct ring_chunk {
 	alignas(8) struct spool_frame frame;
 	struct rec recs[RING_CHUNK_RECS];
 };
-_Static_assert(sizeof(struct ring_header) == 64, "the chunks start at byte 64");
+_Static_assert(sizeof(struct ring_header) == 128, "the chunks start at byte 128");
 _Static_assert(offsetof(struct ring_chunk, recs) ==
 		       offsetof(struct ring_chunk, frame) + sizeof(struct spool_frame),
 	       "records must follow the frame header");
+
+/* Stop writing, for 'why' (the first reason stands).  Nonzero when this call set it. */
+static inline int ring_set_stop(struct ring_header *h, int32_t why, int32_t err)
+{
+	int32_t going = RING_GOING;
+	if (!atomic_compare_exchange_strong(&h->stop, &going, why))
+		return 0;
+	atomic_store(&h->stop_errno, err);
+	return 1;
+}
+
+/*
+ * Before appending n bytes holding 'events' events: 0 to write them, -1 when
+ * the spool has stopped, or when they would take it past its cap (which
+ * stops it).  Frames without events (events 0) are not held to the cap: the
+ * few small frames that say how the run ended still go out.
+ */
+static inline int ring_reserve(struct ring_header *h, size_t n, uint64_t events)
+{
+	int32_t stop = atomic_load_explicit(&h->stop, memory_order_relaxed);
+	int64_t was;
+
+	if (stop == RING_STOP_WRITE || stop == RING_STOP_GONE || (events && stop == RING_STOP_CAP))
+		return -1;
+	was = atomic_fetch_add(&h->spool_bytes, (int64_t)n);
+	if (events && h->spool_max && was + (int64_t)n > h->spool_max) {
+		atomic_fetch_sub(&h->spool_bytes, (int64_t)n);
+		ring_set_stop(h, RING_STOP_CAP, 0);
+		return -1;
+	}
+	atomic_fetch_add(&h->spool_events, events);
+	return 0;
+}
 
 static inline size_t ring_bytes(uint32_t nchunks)
 {

@@ -2,15 +2,20 @@
  * spool.c - packing and unpacking spool frames (no SQLite here: the
  * collector links this file too).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
 
+#include "db/ring.h"
 #include "db/spool.h"
 
 static const char *const formats[SPOOL_FRAME_TYPES] = {
@@ -140,4 +145,103 @@ void spool_clock_pair(int64_t *ticks, int64_t *ns)
 	*ticks = 0;
 #endif
 	*ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t spool_default_max(const char *path)
+{
+	const int64_t most = (int64_t)8 << 30, least = (int64_t)1 << 20;
+	struct statvfs fs;
+	int64_t quarter;
+
+	if (statvfs(path, &fs) < 0)
+		return 0;
+	quarter = (int64_t)((unsigned long long)fs.f_bavail * fs.f_frsize / 4);
+	return quarter > most ? most : quarter < least ? least : quarter;
+}
+
+int spool_parse_size(const char *text, int64_t *bytes)
+{
+	char *end;
+	double size;
+
+	if (!text || !*text)
+		return -1;
+	size = strtod(text, &end);
+	if (end == text)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': size *= 1024; end++; break;
+	case 'm': case 'M': size *= 1 << 20; end++; break;
+	case 'g': case 'G': size *= 1 << 30; end++; break;
+	case 't': case 'T': size *= 1099511627776.0; end++; break;
+	}
+	if (end[0] == 'i' && end[1] == 'B')
+		end += 2;
+	else if (end[0] == 'B')
+		end++;
+	if (*end || !(size >= 0) || size > 9e18)
+		return -1;
+	*bytes = (int64_t)size;
+	return 0;
+}
+
+void spool_size_text(int64_t bytes, char *buf, size_t n)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (!u || v == (double)(int64_t)v)
+		snprintf(buf, n, "%lld %s", (long long)v, units[u]);
+	else
+		snprintf(buf, n, "%.1f %s", v, units[u]);
+}
+
+void spool_stop_text(int stop, int err, int64_t max, uint64_t events, char *buf, size_t n)
+{
+	char size[32];
+
+	switch (stop) {
+	case RING_STOP_CAP:
+		spool_size_text(max, size, sizeof(size));
+		snprintf(buf, n, "the spool cap of %s was reached after %llu events: later events were not"
+			 " recorded; raise it with 'mapprof record --max-spool SIZE' (or MAPPROF_SPOOL_MAX)",
+			 size, (unsigned long long)events);
+		break;
+	case RING_STOP_WRITE:
+		if (err == ENOSPC || err == EDQUOT)
+			snprintf(buf, n, "the disk filled up after %llu events (cannot write the spool: %s):"
+				 " later events were not recorded", (unsigned long long)events, strerror(err));
+		else
+			snprintf(buf, n, "the spool could not be written after %llu events (%s): later events"
+				 " were not recorded", (unsigned long long)events, strerror(err));
+		break;
+	case RING_STOP_GONE:
+		snprintf(buf, n, "the recorder ('mapprof record') was gone after %llu events: later events"
+			 " were not recorded", (unsigned long long)events);
+		break;
+	default:
+		if (n)
+			buf[0] = 0;
+	}
+}
+
+int64_t spool_whole_end(int fd, int64_t size)
+{
+	int64_t off = sizeof(struct spool_header);
+	struct spool_frame fr;
+
+	if (size < off)
+		return size;
+	while (size - off >= (int64_t)sizeof(fr)) {
+		if (pread(fd, &fr, sizeof(fr), (off_t)off) != (ssize_t)sizeof(fr) ||
+		    size - off - (int64_t)sizeof(fr) < (int64_t)fr.len)
+			break;
+		off += (int64_t)sizeof(fr) + fr.len;
+	}
+	return off;
 }

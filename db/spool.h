@@ -117,6 +117,32 @@ int spool_unpack(uint32_t type, const void *p, size_t len, struct spool_field *o
  */
 int spool_tsc_usable(void);
 
+/*
+ * The spool's size cap when none is given: 8 GiB, or a quarter of the space
+ * free on the filesystem of 'path' (a directory or a file on it) now,
+ * whichever is smaller; at least 1 MiB.  0 when that space cannot be read.
+ */
+int64_t spool_default_max(const char *path);
+
+/* A size like "512M", "8G", "1.5GiB" or "1000000" (bytes) into *bytes.  0, or -1 when malformed. */
+int spool_parse_size(const char *text, int64_t *bytes);
+
+/* The size in KiB, MiB or GiB, as a person would write it ("1 MiB", "8 GiB", "2.5 GiB"). */
+void spool_size_text(int64_t bytes, char *buf, size_t n);
+
+/*
+ * Why the spool stopped growing (enum ring_stop, db/ring.h), as the status
+ * detail of the run: 'stop', the errno of a failed write, the cap and the
+ * events written before.  Empty for RING_GOING.
+ */
+void spool_stop_text(int stop, int err, int64_t max, uint64_t events, char *buf, size_t n);
+
+/*
+ * The end of the last whole frame of the spool open at fd (of 'size' bytes):
+ * where a frame cut short by a full disk or a kill begins, or 'size'.
+ */
+int64_t spool_whole_end(int fd, int64_t size);
+
 /* The timestamp counter and CLOCK_MONOTONIC (ns) read together, for a CLOCK frame. */
 void spool_clock_pair(int64_t *ticks, int64_t *ns);
 

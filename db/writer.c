@@ -40,6 +40,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 struct db_writer {
 	struct db *db;
 	sqlite3_stmt *st[ST_COUNT];
+	char errmsg[256];  /* the first failed step's message (a reset clears SQLite's) */
 };
 
 /* stmt_sql[one] with its VALUES group repeated BATCH_ROWS times (malloc'ed). */
@@ -101,13 +102,15 @@ void dbw_detach(struct db_writer *w)
 
 const char *dbw_errmsg(struct db_writer *w)
 {
-	return db_errmsg(w->db);
+	return w->errmsg[0] ? w->errmsg : db_errmsg(w->db);
 }
 
 /* Run and reset; every parameter is bound again (NULLs too) before the next run. */
-static int step_reset(sqlite3_stmt *st)
+static int step_reset(struct db_writer *w, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE && !w->errmsg[0])
+		snprintf(w->errmsg, sizeof(w->errmsg), "%s", sqlite3_errmsg(w->db->sql));
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
@@ -137,13 +140,24 @@ static int exec_params(struct db_writer *w, const char *sql, const char *fmt, ..
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/*
+ * The run's row, or the row 'mapprof record' left while the program ran
+ * (db_mark_recording(): no command yet) filled in; a row that already holds
+ * a run stays as it is, and that is an error.
+ */
 int dbw_run_info(struct db_writer *w, const struct run_info *ri)
 {
-	return exec_params(w,
+	if (exec_params(w,
 		"INSERT INTO run_raw (id, command, cwd, pid, host, start_time, start_ns,"
-		" runtime, status, collector) VALUES (1,?,?,?,?,?,?,?,'recording',?)",
+		" runtime, status, collector) VALUES (1,?,?,?,?,?,?,?,'recording',?)"
+		" ON CONFLICT (id) DO UPDATE SET command = excluded.command, cwd = excluded.cwd,"
+		" pid = excluded.pid, host = excluded.host, start_time = excluded.start_time,"
+		" start_ns = excluded.start_ns, runtime = excluded.runtime, status = 'recording',"
+		" status_detail = NULL, collector = excluded.collector WHERE run_raw.command IS NULL",
 		"ttittitt", ri->command_json, ri->cwd, (int64_t)ri->pid, ri->host, ri->start_time,
-		ri->start_ns, ri->runtime, ri->collector);
+		ri->start_ns, ri->runtime, ri->collector) < 0)
+		return -1;
+	return sqlite3_changes(w->db->sql) == 1 ? 0 : -1;
 }
 
 int dbw_env(struct db_writer *w, const char *name, const char *value)
@@ -187,7 +201,7 @@ int dbw_module(struct db_writer *w, const char *path, uint64_t base, uint64_t lo
 	else
 		sqlite3_bind_null(st, 5);
 	sqlite3_bind_int64(st, 6, seen_ns);
-	return step_reset(st);
+	return step_reset(w, st);
 }
 
 int dbw_thread(struct db_writer *w, int id, long tid)
@@ -292,12 +306,12 @@ int dbw_records(struct db_writer *w, const struct rec *recs, size_t n)
 				continue;
 			for (int j = 0; j < nb; j++)
 				rec_tables[t].bind(w->st[rec_tables[t].many], j * rec_tables[t].nparams, batch[j]);
-			rc |= step_reset(w->st[rec_tables[t].many]);
+			rc |= step_reset(w, w->st[rec_tables[t].many]);
 			nb = 0;
 		}
 		for (int j = 0; j < nb; j++) {
 			rec_tables[t].bind(w->st[rec_tables[t].one], 0, batch[j]);
-			rc |= step_reset(w->st[rec_tables[t].one]);
+			rc |= step_reset(w, w->st[rec_tables[t].one]);
 		}
 	}
 	return rc ? -1 : 0;
