@@ -97,10 +97,15 @@ int cmd_recover(int argc, char **argv)
 		return error("out of memory");
 	/* The database record left (its run says 'recording'), or a new one. */
 	if (!force && access(out, F_OK) == 0) {
-		db = db_open(out, 1, &err);
+		db = db_open(out, DB_OPEN_WRITE | DB_OPEN_UNFINISHED, NULL, &err);
 		if (!db) {
-			error("%s", err);
+			error("cannot recover into '%s': %s", out, err);
 			hint("write another database with -o PATH, or replace '%s' with -f", out);
+			goto out;
+		}
+		if (db_copied(db)) {
+			error("cannot recover into '%s': it is %s", out, db_copied(db));
+			hint("write another database with -o PATH");
 			goto out;
 		}
 	} else {
@@ -134,6 +139,11 @@ int cmd_recover(int argc, char **argv)
 	end.unfinished_why = why;
 	if (db_finish_run(db, &end, &err) < 0) {
 		error("%s", err);
+		goto out;
+	}
+	/* The write transaction db_open() began (a new database has none). */
+	if (!created && db_commit(db) < 0) {
+		error("cannot write '%s': %s", out, db_errmsg(db));
 		goto out;
 	}
 	db_record_counts(db, &counts);

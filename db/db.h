@@ -57,6 +57,9 @@ enum {
 	 */
 	DB_OPEN_WRITE = 1,
 	DB_OPEN_CHECK = 2,   /* run PRAGMA quick_check before anything else */
+	/* Take an unfinished recording too (no run yet, or status 'recording'):
+	 * 'mapprof recover' finishes it.  The others refuse it (DB_UNFINISHED). */
+	DB_OPEN_UNFINISHED = 4,
 };
 
 /*

@@ -211,7 +211,7 @@ static int query_failed(sqlite3 *sql, int rc, enum db_problem *problem, char **e
  * Is it mapprof's, of our schema version, undamaged and finished?
  * 0, or -1 with *problem and *err set.
  */
-static int check_content(sqlite3 *sql, const char *path, int full, enum db_problem *problem, char **err)
+static int check_content(sqlite3 *sql, const char *path, int flags, enum db_problem *problem, char **err)
 {
 	struct probe p;
 	const char *kind = NULL;
@@ -223,7 +223,7 @@ static int check_content(sqlite3 *sql, const char *path, int full, enum db_probl
 	free(p.text);
 	if (p.rc != SQLITE_ROW)
 		return query_failed(sql, p.rc, problem, err);
-	if (full && (words = quick_check(sql))) {
+	if ((flags & DB_OPEN_CHECK) && (words = quick_check(sql))) {
 		*problem = DB_DAMAGED;
 		db_fail(err, "the database is damaged: SQLite says: %s", words);
 		free(words);
@@ -267,7 +267,7 @@ static int check_content(sqlite3 *sql, const char *path, int full, enum db_probl
 	p = probe(sql, "SELECT COALESCE(status, 'recording') FROM run_raw WHERE id = 1");
 	if (p.rc != SQLITE_ROW && p.rc != SQLITE_DONE)
 		return query_failed(sql, p.rc, problem, err);
-	if (p.rc == SQLITE_DONE || !strcmp(p.text, "recording")) {
+	if (!(flags & DB_OPEN_UNFINISHED) && (p.rc == SQLITE_DONE || !strcmp(p.text, "recording"))) {
 		char spool[4096];
 		struct stat st;
 		snprintf(spool, sizeof(spool), "%s-spool", path);
@@ -404,7 +404,7 @@ struct db *db_open(const char *path, int flags, enum db_problem *problem, char *
 		sqlite3_close(sql);
 		return NULL;
 	}
-	if (check_content(sql, path, flags & DB_OPEN_CHECK, problem, err) < 0) {
+	if (check_content(sql, path, flags, problem, err) < 0) {
 		sqlite3_close(sql);
 		return NULL;
 	}
