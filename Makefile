@@ -178,6 +178,8 @@ REPORT_OBJS := \
 	$(B)/report/totals.o \
 	$(B)/report/findings.o \
 	$(B)/report/findings_store.o \
+	$(B)/report/paths.o \
+	$(B)/report/plans.o \
 	$(B)/report/json.o \
 	$(B)/report/summary.o \
 	$(B)/report/report.o \
