@@ -135,6 +135,7 @@ REPORT_JS := \
 	static/js/header.js \
 	static/js/filters.js \
 	static/js/table.js \
+	static/js/plans.js \
 	static/js/detail.js \
 	static/js/timeline.js \
 	static/js/main.js
