@@ -263,7 +263,8 @@ static json_t *finding_json(const struct analysis *a, const struct finding *g)
 
 /*
  * The fix plans (report/plans.h): {"directive": place, "findings": [ids],
- * "kinds": {kind: findings}, "occurrences", "bytes", "savings_ns"}, most
+ * "kinds": {kind: findings}, "occurrences", "savings_ns"}; no bytes: a sum
+ * over findings would count a transfer that is in two of them twice, most
  * savings first.  NULL when out of memory.
  */
 static json_t *plans_json(const struct analysis *a)
@@ -290,7 +291,6 @@ static json_t *plans_json(const struct analysis *a)
 		json_object_set_new(o, "findings", ids);
 		json_object_set_new(o, "kinds", kinds);
 		json_object_set_new(o, "occurrences", json_integer((json_int_t)pl->occurrences));
-		json_object_set_new(o, "bytes", json_integer((json_int_t)pl->bytes));
 		json_object_set_new(o, "savings_ns", json_integer(pl->savings_ns));
 		json_array_append_new(arr, o);
 	}

@@ -112,7 +112,6 @@ int plans_build(const struct analysis *a, struct plans *p)
 		pl = &p->v[p->n - 1];
 		pl->members[pl->nmembers++] = keys[i].index;
 		pl->occurrences += g->occurrences;
-		pl->bytes += g->bytes;
 		pl->kinds[g->kind]++;
 	}
 	for (size_t i = 0; i < p->n; i++)

@@ -25,7 +25,7 @@ struct plan {
 	size_t *members;              /* indices into the analysis' findings, ascending */
 	size_t nmembers;
 	int64_t savings_ns;           /* union of the members' operations */
-	uint64_t occurrences, bytes;  /* sums over the members */
+	uint64_t occurrences;         /* sum over the members */
 	uint64_t kinds[FINDING_KIND_COUNT];  /* members of each kind */
 };
 

@@ -9,15 +9,14 @@
   var plansExact = Array.isArray(D.plans);
   var plans = (plansExact ? arr(D.plans).filter(isObj).map(function (p) {
     var members = arr(p.findings).map(function (id) { return byId.get(str(id)); }).filter(Boolean);
-    return { dir: obj(p.directive), members: members, savings: num(p.savings_ns),
-      occ: num(p.occurrences), bytes: num(p.bytes) };
+    return { dir: obj(p.directive), members: members, savings: num(p.savings_ns), occ: num(p.occurrences) };
   }) : (function () {
     var groups = new Map(), out = [];
     records.forEach(function (r) {
       var k = r.locs.length ? locFull(r.locs[0]) : 'F' + r.id;
       var g = groups.get(k);
-      if (!g) { g = { dir: r.locs[0] || {}, members: [], savings: 0, occ: 0, bytes: 0 }; groups.set(k, g); out.push(g); }
-      g.members.push(r); g.savings += r.savings; g.occ += r.occ; g.bytes += r.bytes;
+      if (!g) { g = { dir: r.locs[0] || {}, members: [], savings: 0, occ: 0 }; groups.set(k, g); out.push(g); }
+      g.members.push(r); g.savings += r.savings; g.occ += r.occ;
     });
     return out.sort(function (a, b) { return b.savings - a.savings; });
   })()).filter(function (p) { return p.members.length; });
@@ -46,8 +45,7 @@
     kindSummary(p.members).forEach(function (kc) {
       add(kinds, add(h('span', 'badge ' + kindClass(kc[0])), kc[1] + ' \u00d7 ' + kindInfo(kc[0]).label));
     });
-    add(kinds, h('span', 'muted', plural(p.members.length, 'finding') + ' \u00b7 ' + plural(p.occ, 'occurrence') +
-      ' \u00b7 ' + fmtBytes(p.bytes)));
+    add(kinds, h('span', 'muted', plural(p.members.length, 'finding') + ' \u00b7 ' + plural(p.occ, 'occurrence')));
     add(sum, add(h('div', 'plan-main'), head, kinds), sav);
     add(det, sum);
     det.addEventListener('toggle', function () {
