@@ -158,6 +158,7 @@ REPORT_JS := \
 	static/js/header.js \
 	static/js/filters.js \
 	static/js/table.js \
+	static/js/plans.js \
 	static/js/detail.js \
 	static/js/timeline.js \
 	static/js/main.js
@@ -201,6 +202,8 @@ REPORT_OBJS := \
 	$(B)/report/totals.o \
 	$(B)/report/findings.o \
 	$(B)/report/findings_store.o \
+	$(B)/report/paths.o \
+	$(B)/report/plans.o \
 	$(B)/report/json.o \
 	$(B)/report/summary.o \
 	$(B)/report/report.o \

@@ -15,7 +15,7 @@
 
 static const char report_usage[] =
 	"usage: mapprof report [--json PATH|-] [--html PATH|-] [--no-json] [--no-html]\n"
-	"                      [--no-source] [--check] [-q] DB\n"
+	"                      [--no-source] [--source-root DIR] [--check] [-q] DB\n"
 	"\n"
 	"Find the inefficient data mapping patterns in the run recorded in DB\n"
 	"(duplicate transfers, round trips, repeated and unused allocations, unused\n"
@@ -32,7 +32,11 @@ static const char report_usage[] =
 	"  --no-source     quote no source lines in the database and the reports (by\n"
 	"                  default the lines around each location are copied from the\n"
 	"                  program's source files named by its debug information)\n"
-	"  --top N         list N findings in the summary (default 5)\n"
+	"  --source-root DIR\n"
+	"                  show source paths relative to DIR (default: the common\n"
+	"                  directory of the files the findings name); report.json\n"
+	"                  keeps the full path in 'file' and adds 'path'\n"
+	"  --top N         list N directives and N findings in the summary (default 5)\n"
 	"  --check         run SQLite's PRAGMA quick_check on DB first\n"
 	"  -q, --quiet     print no summary\n"
 	"  -h, --help      show this help\n"
@@ -89,6 +93,9 @@ int report_parse_option(int c, const char *arg, struct report_cli *rc)
 	case 'C':
 		rc->check = 1;
 		return 0;
+	case 'R':
+		rc->source_root = arg;
+		return *arg ? 0 : -1;
 	default:
 		return -1;
 	}
@@ -203,6 +210,7 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 	opt.top = rc->top;
 	opt.no_source = rc->no_source;
 	opt.check = rc->check;
+	opt.source_root = rc->source_root;
 	opt.json_path = json;
 	opt.html_path = html;
 	if (report_run(&opt, &res, &err) < 0) {

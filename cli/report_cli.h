@@ -10,9 +10,11 @@ struct report_cli {
 	int no_json, no_html, quiet, top;
 	int no_source;      /* --no-source */
 	int check;          /* --check */
+	const char *source_root;  /* --source-root DIR */
 };
 
-/* The getopt_long entries (short codes: j H J N t q; S for --no-source, C for --check). */
+/* The getopt_long entries (short codes: j H J N t q; S for --no-source, C for --check,
+ * R for --source-root). */
 #define REPORT_CLI_LONGOPTS \
 	{ "json", required_argument, NULL, 'j' }, \
 	{ "html", required_argument, NULL, 'H' }, \
@@ -21,7 +23,8 @@ struct report_cli {
 	{ "top", required_argument, NULL, 't' }, \
 	{ "quiet", no_argument, NULL, 'q' }, \
 	{ "no-source", no_argument, NULL, 'S' }, \
-	{ "check", no_argument, NULL, 'C' }
+	{ "check", no_argument, NULL, 'C' }, \
+	{ "source-root", required_argument, NULL, 'R' }
 
 /* Take one parsed option into *rc; -1 when it is not one of these (or bad). */
 int report_parse_option(int c, const char *arg, struct report_cli *rc);

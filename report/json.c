@@ -12,6 +12,8 @@
 #include "db/attribution.h"
 #include "lib/outfile.h"
 #include "report/json.h"
+#include "report/paths.h"
+#include "report/plans.h"
 
 const char *finding_advice(enum finding_kind kind, enum flavour flavour)
 {
@@ -56,10 +58,19 @@ static json_t *hex(uint64_t v)
 	return json_string(buf);
 }
 
+/* Beside the full path in 'key', "path": the same relative to the source root. */
+static void add_relative(const struct analysis *a, json_t *o, const char *key, const char *path_key)
+{
+	const char *file = json_string_value(json_object_get(o, key));
+	if (file)
+		json_object_set_new(o, path_key, json_string(path_relative(a->source_root, file)));
+}
+
 /*
  * {"address", "module", "offset"}: module and offset when a module holds it;
- * plus, where the report symbolized it, "function", "file", "line",
- * "column", "origin", "note" and "snippet" (db/attribution.h).
+ * plus, where the report symbolized it, "function", "file", "path" (file
+ * relative to the source root), "line", "column", "origin", "note" and
+ * "snippet" (db/attribution.h).
  */
 static json_t *place(const struct analysis *a, uint64_t addr)
 {
@@ -76,6 +87,7 @@ static json_t *place(const struct analysis *a, uint64_t addr)
 			json_object_del(src, "snippet");
 		json_object_update(o, src);
 		json_decref(src);
+		add_relative(a, o, "file", "path");
 	}
 	return o;
 }
@@ -239,6 +251,8 @@ static json_t *finding_json(const struct analysis *a, const struct finding *g)
 		json_object_set_new(o, "origins", places(a, g->origins, g->norigins));
 	json_object_set_new(data, "bytes", json_integer((json_int_t)g->data_bytes));
 	var = a->attr && g->nops ? attribution_variable(a->attr, g->ops[0].seq) : NULL;
+	if (var)
+		add_relative(a, var, "decl_file", "decl_path");
 	json_object_set_new(o, "variable", var ? var : json_null());
 	json_object_set_new(o, "data", data);
 	json_object_set_new(o, "events", events_json(g, &truncated));
@@ -247,13 +261,51 @@ static json_t *finding_json(const struct analysis *a, const struct finding *g)
 	return o;
 }
 
+/*
+ * The fix plans (report/plans.h): {"directive": place, "findings": [ids],
+ * "kinds": {kind: findings}, "occurrences", "savings_ns"}; no bytes: a sum
+ * over findings would count a transfer that is in two of them twice, most
+ * savings first.  NULL when out of memory.
+ */
+static json_t *plans_json(const struct analysis *a)
+{
+	struct plans p;
+	json_t *arr;
+
+	if (plans_build(a, &p) < 0)
+		return NULL;
+	arr = json_array();
+	for (size_t i = 0; arr && i < p.n; i++) {
+		const struct plan *pl = &p.v[i];
+		json_t *o = json_object(), *ids = json_array(), *kinds = json_object();
+		json_t *dir = place(a, pl->codeptr);
+
+		json_object_del(dir, "snippet");   /* the findings quote it */
+		for (size_t j = 0; j < pl->nmembers; j++)
+			json_array_append_new(ids, json_integer(a->findings.v[pl->members[j]].id));
+		for (int k = 0; k < FINDING_KIND_COUNT; k++)
+			if (pl->kinds[k])
+				json_object_set_new(kinds, finding_kind_name(k),
+						    json_integer((json_int_t)pl->kinds[k]));
+		json_object_set_new(o, "directive", dir);
+		json_object_set_new(o, "findings", ids);
+		json_object_set_new(o, "kinds", kinds);
+		json_object_set_new(o, "occurrences", json_integer((json_int_t)pl->occurrences));
+		json_object_set_new(o, "savings_ns", json_integer(pl->savings_ns));
+		json_array_append_new(arr, o);
+	}
+	plans_release(&p);
+	return arr;
+}
+
 json_t *report_json(const struct analysis *a)
 {
-	json_t *doc = json_object(), *findings = json_array();
+	json_t *doc = json_object(), *findings = json_array(), *plans = plans_json(a);
 
-	if (!doc || !findings) {
+	if (!doc || !findings || !plans) {
 		json_decref(doc);
 		json_decref(findings);
+		json_decref(plans);
 		return NULL;
 	}
 	json_object_set_new(doc, "format", json_string(REPORT_JSON_FORMAT));
@@ -263,6 +315,8 @@ json_t *report_json(const struct analysis *a)
 	for (size_t i = 0; i < a->findings.n; i++)
 		json_array_append_new(findings, finding_json(a, &a->findings.v[i]));
 	json_object_set_new(doc, "findings", findings);
+	json_object_set_new(doc, "plans", plans);
+	json_object_set_new(doc, "source_root", str_or_null(a->source_root));
 	return doc;
 }
 

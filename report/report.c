@@ -15,6 +15,7 @@
 #include "report/findings_store.h"
 #include "report/html.h"
 #include "report/json.h"
+#include "report/paths.h"
 #include "report/report.h"
 #include "report/summary.h"
 #include "report/symbolize.h"
@@ -106,6 +107,8 @@ void analysis_release(struct analysis *a)
 	run_info_release(&a->run);
 	attribution_close(a->attr);
 	a->attr = NULL;
+	free(a->source_root);
+	a->source_root = NULL;
 	totals_release(&a->totals);
 	findings_release(&a->findings);
 }
@@ -180,6 +183,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	}
 	a.attr = attribution_open(db);
 	a.no_source = opt->no_source;
+	a.source_root = opt->source_root ? source_root_clean(opt->source_root) : source_root_find(&a);
 
 	{
 		char *msg = NULL;

@@ -31,6 +31,7 @@ struct report_options {
 	int top;                 /* findings listed in the summary; 0: 5 */
 	int no_source;           /* quote no source lines (--no-source) */
 	int check;               /* PRAGMA quick_check before reading */
+	const char *source_root; /* --source-root DIR; NULL: the files' common directory */
 };
 
 /* How 'mapprof report' went, beyond 0 / -1. */
@@ -50,6 +51,7 @@ struct analysis {
 	int stored;              /* findings written to the database */
 	int sorted;              /* the stream needed SQLite's sort */
 	int no_source;           /* leave snippets out of the outputs */
+	char *source_root;       /* paths are shown relative to it (report/paths.h); NULL: none */
 	struct attribution *attr;  /* source lines and variables; NULL: none stored */
 };
 

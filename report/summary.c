@@ -7,6 +7,8 @@
 
 #include "db/attribution.h"
 #include "report/json.h"
+#include "report/paths.h"
+#include "report/plans.h"
 #include "report/summary.h"
 
 char *format_ns(char *buf, size_t size, int64_t ns)
@@ -48,6 +50,7 @@ static void print_place(FILE *out, const struct analysis *a, uint64_t addr)
 	const char *file = json_string_value(json_object_get(src, "file"));
 	json_int_t line = json_integer_value(json_object_get(src, "line"));
 
+	file = path_relative(a->source_root, file);
 	if (file && line > 0)
 		fprintf(out, "%s:%lld", file, (long long)line);
 	else if (file)
@@ -83,6 +86,61 @@ static void print_devices(FILE *out, const struct analysis *a, const struct find
 	}
 }
 
+/* What tells a finding from its look-alikes on the same line, in words. */
+static const char *flavour_words(enum flavour flavour)
+{
+	switch (flavour) {
+	case FLAVOUR_SAME_DATA: return "same data again";
+	case FLAVOUR_SAME_CONTENT: return "same content, other data";
+	case FLAVOUR_HOST_DEVICE_HOST: return "host->dev->host, came back unchanged";
+	case FLAVOUR_DEVICE_HOST_DEVICE: return "dev->host->dev, sent back unchanged";
+	case FLAVOUR_DEVICE_DEVICE: return "dev->dev, between devices";
+	case FLAVOUR_OVERWRITTEN: return "overwritten before use";
+	case FLAVOUR_AFTER_LAST_KERNEL: return "after the last kernel";
+	default: return "";
+	}
+}
+
+static const char *const kind_words[FINDING_KIND_COUNT][2] = {
+	{ "duplicate transfer", "duplicate transfers" },
+	{ "round trip", "round trips" },
+	{ "repeated allocation", "repeated allocations" },
+	{ "unused allocation", "unused allocations" },
+	{ "unused transfer", "unused transfers" },
+};
+
+/* The directives to change first: one line per plan, its findings by kind. */
+static void print_plans(FILE *out, const struct analysis *a, int top)
+{
+	struct plans p;
+	char t[32];
+
+	if (plans_build(a, &p) < 0)
+		return;
+	fprintf(out, "\ndirectives to change (%zu), by savings:\n", p.n);
+	for (size_t i = 0; i < p.n && (int)i < top; i++) {
+		const struct plan *pl = &p.v[i];
+		const char *sep = "";
+
+		fprintf(out, "  %zu. ", i + 1);
+		print_place(out, a, pl->codeptr);
+		fprintf(out, ": %s to save; ", format_ns(t, sizeof(t), pl->savings_ns));
+		for (int k = 0; k < FINDING_KIND_COUNT; k++) {
+			if (!pl->kinds[k])
+				continue;
+			fprintf(out, "%s%" PRIu64 " %s", sep, pl->kinds[k], kind_words[k][pl->kinds[k] != 1]);
+			sep = ", ";
+		}
+		fprintf(out, " (#");
+		for (size_t j = 0; j < pl->nmembers && j < 8; j++)
+			fprintf(out, "%s%d", j ? ", #" : "", a->findings.v[pl->members[j]].id);
+		fprintf(out, "%s)\n", pl->nmembers > 8 ? ", ..." : "");
+	}
+	if (p.n > (size_t)top)
+		fprintf(out, "  ... and %zu more directives\n", p.n - (size_t)top);
+	plans_release(&p);
+}
+
 static int cmp_savings(const void *x, const void *y)
 {
 	const struct finding *const *a = x, *const *b = y;
@@ -108,7 +166,7 @@ static void print_top(FILE *out, const struct analysis *a, int top)
 		const char *flavour = flavour_name(g->flavour);
 
 		fprintf(out, "  #%d %s%s%s%s of", g->id, finding_kind_name(g->kind),
-			*flavour ? " (" : "", flavour, *flavour ? ")" : "");
+			*flavour ? " (" : "", flavour_words(g->flavour), *flavour ? ")" : "");
 		print_variable(out, a, g);
 		fprintf(out, ", ");
 		print_devices(out, a, g);
@@ -208,5 +266,6 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 		fprintf(out, "\nno inefficient data mapping found.\n");
 		return;
 	}
+	print_plans(out, a, top);
 	print_top(out, a, top);
 }

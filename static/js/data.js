@@ -16,13 +16,18 @@
   var hostDevice = has(run.host_device) ? run.host_device : null;
   var runNs = num(run.duration_ns) || num(summary.duration_ns);
 
+  /* file:line as a person reads it: relative to the source root (the full path: locFull). */
   function locText(l) {
     l = obj(l);
-    if (l.file) return str(l.file) + (has(l.line) && l.line > 0 ? ':' + l.line : '');
+    if (l.file) return str(l.path || l.file) + (has(l.line) && l.line > 0 ? ':' + l.line : '');
     if (l['function']) return str(l['function']) + '()';
     if (l.module) return basename(l.module) + (l.offset ? '+' + str(l.offset) : '');
     if (l.codeptr) return str(l.codeptr);
     return 'unknown location';
+  }
+  function locFull(l) {
+    l = obj(l);
+    return l.file ? str(l.file) + (has(l.line) && l.line > 0 ? ':' + l.line : '') : locText(l);
   }
   function varText(v) { v = obj(v); return str(v.name); }
 
@@ -34,6 +39,8 @@
       kind: str(f.kind),
       locs: locs,
       loc: locs.length ? locText(locs[0]) : 'unknown location',
+      locFull: locs.length ? locFull(locs[0]) : '',
+      flavour: str(f.flavour),
       fn: locs.length ? str(locs[0]['function']) : '',
       variable: varText(v),
       occ: num(f.occurrences) || arr(f.events).length,
@@ -41,8 +48,9 @@
       savings: num(f.savings_ns),
       events: arr(f.events).filter(isObj)
     };
-    r.search = [r.id, r.kind, kindInfo(r.kind).label, r.variable].concat(locs.map(function (l) {
-      return [locText(l), str(l['function']), str(l.module)].join(' ');
+    r.search = [r.id, r.kind, kindInfo(r.kind).label, r.variable,
+      FLAVOURS[r.flavour] ? FLAVOURS[r.flavour].glyph + ' ' + FLAVOURS[r.flavour].word : ''].concat(locs.map(function (l) {
+      return [locText(l), locFull(l), str(l['function']), str(l.module)].join(' ');
     })).join(' ').toLowerCase();
     return r;
   });

@@ -9,7 +9,10 @@
   }
   function devList(d) {
     if (!d.length) return 'the device';
-    return (d.length === 1 ? 'device ' : 'devices ') + d.join(', ');
+    var dev = d.filter(function (x) { return x !== hostDevice; }), names = [];
+    if (dev.length) names.push((dev.length === 1 ? 'device ' : 'devices ') + dev.join(', '));
+    if (dev.length < d.length) names.push('the host');
+    return names.join(' and ');
   }
 
   /* "What happened", in words, as DOM nodes. */
@@ -23,8 +26,9 @@
         break;
       case 'round_trip':
         add(p, v, ' came back unchanged: ' + plural(n, 'transfer') + ' returned data to the side that ' +
-          'had sent it (' + b + ')' + (r.f.flavour === 'same_host_data' ? ', into the same host memory it came from.'
-            : r.f.flavour === 'identical_content' ? ', with content identical to what was sent.' : '.'));
+          'had sent it (' + b + ')' + (r.flavour === 'host_device_host' ? ': the device copy came back to the host unchanged.'
+            : r.flavour === 'device_host_device' ? ': the host sent back what the device had given it.'
+            : r.flavour === 'device_device' ? ', between two devices.' : '.'));
         break;
       case 'repeated_alloc':
         add(p, v, ' was allocated and freed on ' + devs + ' ' + plural(n, 'more time') +
@@ -97,8 +101,10 @@
 
   function locationBlock(l) {
     var d = h('div', 'loc'), head = h('div', 'loc-head');
-    var where = locText(l) + (l.file && has(l.column) && l.column > 0 && has(l.line) && l.line > 0 ? ':' + l.column : '');
-    add(head, pathNodes(h('span', 'where'), where));
+    var col = l.file && has(l.column) && l.column > 0 && has(l.line) && l.line > 0 ? ':' + l.column : '';
+    var wh = pathNodes(h('span', 'where'), locText(l) + col);
+    wh.title = locFull(l) + col;
+    add(head, wh);
     if (l['function']) add(head, h('span', 'src', 'in ' + str(l['function']) + '()'));
     if (l.origin) add(head, h('span', 'src', 'from ' + (ORIGINS[l.origin] || str(l.origin))));
     add(d, head);
@@ -167,14 +173,16 @@
     var f = r.f, v = obj(f.variable);
 
     var head = h('div', 'd-head'), title = h('div', 'd-title');
-    add(title, h('span', 'd-id', r.id), badge(r.kind), pathNodes(h('span', 'd-loc'), r.loc));
+    var dl = pathNodes(h('span', 'd-loc'), r.loc);
+    dl.title = r.locFull || r.loc;
+    add(title, h('span', 'd-id', r.id), badge(r.kind), flavourNode(r.flavour), dl);
     add(head, title, whatHappened(r));
     var stats = h('dl', 'd-stats');
     function stat(k, val) { add(stats, add(h('div'), h('dt', null, k), h('dd', null, val))); }
     stat('Est. saving', fmtDur(r.savings));
     stat('Occurrences', fmtInt(r.occ));
     stat('Bytes', fmtBytes(r.bytes));
-    stat('Devices', devicesOf(r).join(', ') || '\u2014');
+    stat('Devices', devicesOf(r).map(function (x) { return x === hostDevice ? 'host' : String(x); }).join(', ') || '\u2014');
     add(head, stats);
     add(d, head);
 
@@ -195,7 +203,11 @@
       var vs = h('section', 'd-sec'), p = h('p', null);
       add(vs, h('h3', null, 'Variable'));
       add(p, code(str(v.name) || '(unnamed)'));
-      if (v.decl_file) add(p, ' declared at ', code(str(v.decl_file) + (has(v.decl_line) ? ':' + v.decl_line : '')));
+      if (v.decl_file) {
+        var decl = code(str(v.decl_path || v.decl_file) + (has(v.decl_line) ? ':' + v.decl_line : ''));
+        decl.title = str(v.decl_file) + (has(v.decl_line) ? ':' + v.decl_line : '');
+        add(p, ' declared at ', decl);
+      }
       if (v.origin) add(p, h('span', 'muted', ' \u00b7 name from ' + ({ 'map-name': 'the map clause', symbol: 'the symbol table', address: 'its address' }[v.origin] || str(v.origin))));
       add(vs, p);
       add(d, vs);

@@ -77,6 +77,14 @@
   function kindInfo(k) { return KINDS[k] || { label: str(k) || 'Unknown', about: '' }; }
   function kindClass(k) { return KINDS[k] ? 'k-' + k : ''; }
   function badge(k) { return h('span', 'badge ' + kindClass(k), kindInfo(k).label); }
-  function devName(d) { return has(d) ? 'device ' + d : 'a device'; }
+  /* The host by name ('host'), other devices by number; run.host_device is set in data.js. */
+  function devName(d) { return !has(d) ? 'a device' : d === hostDevice ? 'host' : 'device ' + d; }
+  function flavourNode(f) {
+    var x = FLAVOURS[f];
+    if (!x) return null;
+    var e = h('span', 'flv');
+    add(e, h('span', 'glyph', x.glyph), ' ', h('span', 'word', x.word));
+    return e;
+  }
   function cssVar(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888'; }
 

@@ -25,6 +25,17 @@
     unused_transfer: { label: 'Unused transfer',
       about: 'Data was sent to a device but no kernel could read it.' }
   };
+  /* What tells look-alike findings apart: a glyph (the way the data went) and a word. */
+  var FLAVOURS = {
+    same_data: { glyph: '\u21bb', word: 'same data' },
+    same_content: { glyph: '=', word: 'same content' },
+    host_device_host: { glyph: 'host\u2192dev\u2192host', word: 'back unchanged' },
+    device_host_device: { glyph: 'dev\u2192host\u2192dev', word: 'sent back' },
+    device_device: { glyph: 'dev\u2192dev', word: 'between devices' },
+    overwritten: { glyph: '\u2715', word: 'overwritten' },
+    after_last_kernel: { glyph: '\u21e5', word: 'after last kernel' }
+  };
+  var PLAN_PAGE = 50;
   var KIND_ORDER = ['duplicate_transfer', 'round_trip', 'repeated_alloc', 'unused_alloc', 'unused_transfer'];
   var LANES = {
     kernels: { label: 'Kernels', color: '--l-kernels' },

@@ -28,6 +28,7 @@
     tr.dataset.id = r.id;
     tr.tabIndex = 0;
     var loc = h('td', 'c-loc');
+    loc.title = r.locFull || r.loc;
     add(loc, pathNodes(h('span', 'where'), r.loc));
     if (r.locs.length > 1) add(loc, ' ', h('span', 'more', '+' + (r.locs.length - 1) + ' more'));
     if (r.fn) add(loc, h('span', 'fn', 'in ' + r.fn + '()'));
@@ -35,8 +36,9 @@
     var bar = h('div', 'savbar'), fill = h('span');
     fill.style.width = (maxSavings ? 100 * r.savings / maxSavings : 0).toFixed(1) + '%';
     add(sav, h('div', 'v', fmtDur(r.savings)), add(bar, fill));
-    add(tr, h('td', 'c-id', r.id), add(h('td', 'c-kind'), badge(r.kind)), loc,
-      h('td', 'c-var', r.variable || '\u2014'),
+    var vr = h('td', 'c-var', r.variable || '\u2014');
+    if (r.variable) vr.title = r.variable;
+    add(tr, h('td', 'c-id', r.id), add(h('td', 'c-kind'), badge(r.kind), flavourNode(r.flavour)), loc, vr,
       h('td', 'c-num', fmtInt(r.occ)), h('td', 'c-num', fmtBytes(r.bytes)), sav);
     return tr;
   }
@@ -95,6 +97,9 @@
       tr.classList.toggle('selected', on);
       tr.setAttribute('aria-selected', on ? 'true' : 'false');
       if (on && focus) tr.focus();
+    });
+    Array.prototype.forEach.call(document.querySelectorAll('#plans-list button.pf'), function (b) {
+      b.classList.toggle('selected', b.dataset.id === r.id);
     });
     renderDetail(r);
     timeline.setMarks(r);

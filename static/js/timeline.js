@@ -38,7 +38,8 @@
         var wrap = h('div', 'tl-dev');
         var runDev = arr(run.devices).filter(function (x) { return isObj(x) && x.device === dv.device; })[0];
         var type = str(dv.type) || (runDev ? str(runDev.type) : '');
-        add(wrap, add(h('div', 'tl-dev-title'), 'Device ' + str(dv.device) + ' ', type ? h('span', 'muted', type) : null));
+        var isHost = dv.device === hostDevice;
+        add(wrap, add(h('div', 'tl-dev-title'), isHost ? 'Host ' : 'Device ' + str(dv.device) + ' ', type ? h('span', 'muted', type) : null));
         var grid = h('div', 'tl-grid'), labels = h('div', 'tl-labels');
         dev.labels = {};
         names.forEach(function (l) {
@@ -49,7 +50,7 @@
         });
         add(labels, h('div', 'tl-label axis'));
         var cw = h('div', 'tl-canvas-wrap'), cv = h('canvas');
-        cv.setAttribute('aria-label', 'Timeline of device ' + str(dv.device));
+        cv.setAttribute('aria-label', 'Timeline of ' + (isHost ? 'the host' : 'device ' + str(dv.device)));
         cv.setAttribute('role', 'img');
         add(cw, cv);
         add(grid, labels, cw);

@@ -14,6 +14,14 @@
 #   xss      a report full of hostile strings: they show as text, nothing runs
 #   hostile  a real recording of a program whose path and arguments are hostile
 #   big      10 000 findings over 100 000 events: loads and reacts quickly
+#   layout   a real recording with many findings and deep source paths, at
+#            1280x800 and 1920x1080: the directives to change come first, in
+#            savings order, the flat table is one click away, its first row's
+#            savings cell is in the viewport, the body does not scroll
+#            sideways, no code block or path in the detail pane overflows its
+#            box, rows show relative paths (the full one on hover), the host
+#            is called "host" and round trips show their flavour; screenshots
+#            OUTDIR/report-layout-1280.png and report-layout-1920.png
 #   selftest writes OUTDIR/selftest.html, a page that logs a console error and
 #            a warning, throws, opens an alert and a confirm, and loads a remote
 #            and a data: image; passes only if each of them is reported, which
@@ -49,8 +57,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-MODES = ('sample', 'xss', 'hostile', 'big')
-USAGE = ('usage: check_report.py sample|xss|big|hostile REPORT.html OUTDIR [--expect KIND:FILE:LINE:VAR]... '
+MODES = ('sample', 'xss', 'hostile', 'big', 'layout')
+USAGE = ('usage: check_report.py sample|xss|big|hostile|layout REPORT.html OUTDIR [--expect KIND:FILE:LINE:VAR]... '
          '[--require-lines]\n       check_report.py selftest OUTDIR')
 VIEWPORT = (1440, 1000)
 ACTION_TIMEOUT = 30     # seconds; playwright's default for click, selectOption, fill, waitForFunction
@@ -314,11 +322,18 @@ class Browser:
 # Helpers over the page and the report's data.
 
 def loc_text(l):
+    """file:line as the page shows it: relative to the source root ('path') where the report gives one."""
     if not l:
         return 'unknown location'
     if l.get('file'):
-        return js_str(l['file']) + (':' + js_str(l['line']) if is_pos(l.get('line')) else '')
+        return js_str(l.get('path') or l['file']) + (':' + js_str(l['line']) if is_pos(l.get('line')) else '')
     return None
+
+
+def loc_full(l):
+    if not l or not l.get('file'):
+        return None
+    return js_str(l['file']) + (':' + js_str(l['line']) if is_pos(l.get('line')) else '')
 
 
 def first_loc(f):
@@ -435,14 +450,17 @@ def sample_checks(b, data, findings, expects, require_lines):
         kind, file, line = (parts + [None] * 3)[:3]
         vname = ':'.join(parts[3:])
         match = [x for x in findings if x.get('kind') == kind
-                 and any(isinstance(l, dict) and l.get('file') == file and js_str(l.get('line')) == line
+                 and any(isinstance(l, dict) and file in (l.get('file'), l.get('path'))
+                         and js_str(l.get('line')) == line
                          for l in (x.get('locations') or []))
                  and (not vname or var_name(x) == vname)]
         f = match[0] if match else None
         check(f is not None, f'a {kind} finding at {file}:{line} on {vname or "any variable"}')
         if f:
             loc = row_text(b, f['id'], 'c-loc')
-            check(f'{file}:{line}' in loc, f'its row reads {file}:{line}', loc)
+            shown_at = loc_text(next(l for l in f['locations'] if file in (l.get('file'), l.get('path'))
+                                     and js_str(l.get('line')) == line))
+            check(shown_at in loc, f'its row reads {shown_at}', loc)
 
     # Clicking a finding shows its source with the directive line highlighted.
     for f in shown[:6]:
@@ -651,6 +669,128 @@ def big_checks(b, data, findings, load_ms):
         timed('zoom to the finding', lambda: b.click('#tl-zoom-finding'), 1500)
 
 
+LAYOUT_SIZES = ((1280, 800), (1920, 1080))
+
+# Boxes whose text must fit: code blocks, their lines and every path in the detail pane and the plans.
+OVERFLOW_JS = """
+const sel = '#detail-body .code, #detail-body .code .ln-row, #detail-body .code .src, #detail-body .where,'
+  + ' #detail-body .d-loc, #detail-body code, #detail-body .advice, #detail-body .d-what,'
+  + ' #detail-body table.occ, #plans-list .plan-loc, #findings-body td.c-loc';
+return [...document.querySelectorAll(sel)].filter((e) => e.getClientRects().length)
+  .filter((e) => e.scrollWidth > e.clientWidth + (e.tagName === 'CODE' || e.tagName === 'SPAN' ? 1 : 0)
+                 && getComputedStyle(e).display !== 'inline')
+  .map((e) => e.className + ' ' + e.tagName + ' ' + e.scrollWidth + '>' + e.clientWidth + ': '
+       + e.textContent.slice(0, 60));
+"""
+
+
+def no_overflow(b, where):
+    bad = b.js(OVERFLOW_JS)
+    check(not bad, f'{where}: no code block or path overflows its box', ' | '.join(bad))
+    sw = b.js('const d = document.documentElement; return [d.scrollWidth, d.clientWidth];')
+    check(sw[0] <= sw[1], f'{where}: the page does not scroll sideways', f'{sw[0]} > {sw[1]}')
+
+
+def host_named(b, data, where):
+    host = (data.get('run') or {}).get('host_device')
+    detail = b.text('#detail-body')
+    if is_num(host):
+        check(f'device {js_str(host)}' not in detail and f'Device {js_str(host)}' not in detail,
+              f'{where}: the detail never calls the host device {js_str(host)}', detail[:300])
+        stat = b.js("const d = [...document.querySelectorAll('#detail-body .d-stats div')]"
+                    ".find((x) => x.querySelector('dt').textContent === 'Devices');"
+                    "return d ? d.querySelector('dd').textContent : null;")
+        check(stat is not None and js_str(host) not in stat.split(', '), f'{where}: Devices names no host number',
+              stat)
+        titles = b.js("return [...document.querySelectorAll('.tl-dev-title')].map((x) => x.textContent);")
+        check(all(not t.startswith(f'Device {js_str(host)} ') for t in titles), f'{where}: timeline names the host',
+              to_json(titles))
+
+
+def layout_checks(b, data, findings, out_dir):
+    plans = data.get('plans') if isinstance(data.get('plans'), list) else []
+    check(len(findings) >= 20, 'a recording with many findings', len(findings))
+    check(len(plans) >= 2, 'the report has plans (directives to change)', len(plans))
+    files = [l.get('file') for f in findings for l in (f.get('locations') or []) if isinstance(l, dict)]
+    check(files and all(isinstance(x, str) and x.startswith('/') and x.count('/') >= 6 for x in files),
+          'the recorded source paths are deep and absolute', to_json(files[:2]))
+    savings = [p.get('savings_ns') or 0 for p in plans]
+    check(savings == sorted(savings, reverse=True), 'plans come in savings order in the data', to_json(savings))
+    by_id = {f['id']: f for f in findings}
+    host = (data.get('run') or {}).get('host_device')
+    os.makedirs(out_dir, exist_ok=True)
+    for w, hgt in LAYOUT_SIZES:
+        at = f'{w}x{hgt}'
+        b._call(b.driver.execute_cdp_cmd, 'Emulation.setDeviceMetricsOverride',
+                {'width': w, 'height': hgt, 'deviceScaleFactor': 1, 'mobile': False})
+        b.drain_logs()   # keep what the last load logged: goto() starts afresh
+        b.goto(b.page_url)
+        b.wait_for('return document.querySelector(\'html[data-ready="true"]\') !== null;', timeout=20)
+        b.next_frame()
+        # The directives to change lead: before the flat table, in the data's order.
+        order = b.js("const p = document.getElementById('plans-panel'), t = document.getElementById('findings-panel');"
+                     "return [!p.hidden, t.hidden, !!(p.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING)];")
+        check(order == [True, True, True], f'{at}: the plans show first, the flat table after them, hidden', order)
+        shown = b.js("return [...document.querySelectorAll('#plans-list .plan-loc')].map((e) => [e.textContent, e.title]);")
+        want = [[loc_text(p.get('directive')), loc_full(p.get('directive'))] for p in plans[:50]]
+        check(shown == want, f'{at}: plans listed in savings order with relative paths, full on hover', to_json(shown))
+        # The first plan, opened, lists its findings; its first opens the detail.
+        b.click('#plans-list li.plan summary')
+        b.wait_for("return document.querySelectorAll('#plans-list li.plan details[open] button.pf').length > 0;",
+                   timeout=5)
+        ids = b.js("return [...document.querySelectorAll('#plans-list details[open] button.pf')].map((x) => x.dataset.id);")
+        check(sorted(ids) == sorted(js_str(i) for i in plans[0].get('findings') or []),
+              f'{at}: the first plan lists its findings', ','.join(ids))
+        b.click('#plans-list details[open] button.pf')
+        b.wait_for("const d = document.querySelector('#detail-body .d-id'); return d && d.textContent === arguments[0];",
+                   ids[0], timeout=5)
+        b.next_frame()
+        no_overflow(b, f'{at}, first plan')
+        host_named(b, data, f'{at}, first plan')
+        b.js('window.scrollTo(0, 0);')
+        b.screenshot(os.path.join(out_dir, f'report-layout-{w}-plans.png'), full_page=False)
+
+        # The flat table, one click away, sorted by savings.
+        b.click('#tab-findings')
+        check(b.js("return !document.getElementById('findings-panel').hidden;"), f'{at}: one click shows the table')
+        rows = row_ids(b)
+        check(rows == expected_order(b, findings, 'savings', -1)[:50], f'{at}: the table is sorted by savings',
+              ','.join(rows))
+        b.js("document.querySelector('#findings-body tr').scrollIntoView({block: 'center', behavior: 'instant'});")
+        b.next_frame()
+        r = b.js("const c = document.querySelector('#findings-body tr td.c-sav').getBoundingClientRect();"
+                 "return [c.left, c.top, c.right, c.bottom, innerWidth, innerHeight];")
+        check(r[0] >= 0 and r[1] >= 0 and r[2] <= r[4] and r[3] <= r[5],
+              f'{at}: the first row\'s savings cell is in the viewport', to_json(r))
+        cells = b.js("return [...document.querySelectorAll('#findings-body tr')].map((t) => {"
+                     " const l = t.querySelector('td.c-loc'), k = t.querySelector('td.c-kind .flv');"
+                     " return [t.dataset.id, l.querySelector('.where').textContent, l.title, k ? k.textContent : null]; });")
+        for fid, where, title, flv in cells:
+            f = by_id[fid]
+            l = first_loc(f)
+            check(not where.startswith('/') and where == loc_text(l) and title == loc_full(l),
+                  f'{at}: {fid} reads {loc_text(l)}, {loc_full(l)} on hover', f'{where} / {title}')
+            if f.get('kind') == 'round_trip':
+                glyph = {'host_device_host': 'host\u2192dev\u2192host',
+                         'device_host_device': 'dev\u2192host\u2192dev'}.get(f.get('flavour'))
+                check(flv is not None and (glyph is None or glyph in flv), f'{at}: {fid} shows its flavour', flv)
+        select_finding(b, rows[0])
+        b.next_frame()
+        no_overflow(b, f'{at}, first finding')
+        host_named(b, data, f'{at}, first finding')
+        if is_num(host):
+            devs = by_id[rows[0]].get('devices') or []
+            if host in devs:
+                stat = b.js("return [...document.querySelectorAll('#detail-body .d-stats dd')].map((x) => x.textContent);")
+                check(any('host' in s for s in stat), f'{at}: the detail calls the host "host"', to_json(stat))
+        b.js('window.scrollTo(0, 0);')
+        b.js("document.getElementById('sec-findings').scrollIntoView({block: 'start', behavior: 'instant'});")
+        b.next_frame()
+        shot = os.path.join(out_dir, f'report-layout-{w}.png')
+        b.screenshot(shot, full_page=False)
+        print(f'     screenshot: {shot}')
+
+
 def run_report(b, mode, html_path, out_dir, expects, require_lines):
     b.goto(pathlib.Path(os.path.abspath(html_path)).as_uri())
     b.wait_for('return document.querySelector(\'html[data-ready="true"]\') !== null;', timeout=20,
@@ -662,6 +802,9 @@ def run_report(b, mode, html_path, out_dir, expects, require_lines):
     raw = data.get('findings') if isinstance(data.get('findings'), list) else []
     findings = [dict(f, id=f'F{i + 1}' if 'id' not in f else js_str(f['id'])) for i, f in enumerate(raw)]
 
+    if mode != 'layout' and b.find_all('#tab-findings'):
+        # The page leads with the directives to change; these modes check the flat table.
+        b.click('#tab-findings')
     if mode == 'sample':
         sample_checks(b, data, findings, expects, require_lines)
     elif mode == 'xss':
@@ -670,6 +813,9 @@ def run_report(b, mode, html_path, out_dir, expects, require_lines):
         big_checks(b, data, findings, load_ms)
     elif mode == 'hostile':
         hostile_checks(b, data, findings)
+    elif mode == 'layout':
+        layout_checks(b, data, findings, out_dir)
+        return
 
     os.makedirs(out_dir, exist_ok=True)
     shot = os.path.join(out_dir, f'report-{mode}.png')

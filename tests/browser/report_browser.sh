@@ -6,8 +6,10 @@
 # opens the pages tests/unit/test_html.c writes into $MAPPROF_BUILD/test-output/
 # (a report shaped like the round_trip sample's, one full of hostile strings,
 # one with 10 000 findings over 100 000 events) and, once 'mapprof report
-# --html' exists, a real recording of a sample and one of a program whose path
-# and arguments are hostile.  Screenshots: $MAPPROF_BUILD/test-output/report-*.png.
+# --html' exists, a real recording of a sample, one of a program whose path
+# and arguments are hostile, and one of samples/jacobi_like.c built from deep
+# in a source tree (many findings, long absolute paths) for the layout at
+# 1280x800 and 1920x1080 (OMPCC, LLVM_DIR, OFFLOAD_TARGET: as the Makefile's).  Screenshots: $MAPPROF_BUILD/test-output/report-*.png.
 #
 # Needs, on Debian 12:
 #   apt-get install --no-install-recommends chromium chromium-driver python3-selenium
@@ -73,6 +75,20 @@ if [ -x "$B/mapprof" ] && [ -x "$B/samples/round_trip" ] &&
 		run hostile "$out/hostile-report.html" "$out"
 	else
 		echo "error: cannot record and report a program with a hostile path"
+		status=1
+	fi
+	# Many findings and deep absolute source paths, as a real solver's: the layout.
+	src=$dir/home/user/projects/heat-solver/src/omp_syn
+	mkdir -p "$src"
+	cp "$here/../../samples/jacobi_like.c" "$src/local_halos_jacobi.c"
+	llvm=${LLVM_DIR:-/usr/lib/llvm-19}
+	if "${OMPCC:-clang-19}" -fopenmp -fopenmp-targets="${OFFLOAD_TARGET:-x86_64-pc-linux-gnu}" -g -O1 \
+		"$src/local_halos_jacobi.c" -o "$dir/solver" -Wl,-rpath,"$llvm/lib" -L"$llvm/lib" &&
+	   (cd "$dir" && "$B/mapprof" record -o solver.db -- ./solver >/dev/null 2>&1 &&
+	    "$B/mapprof" report -q --no-json --html "$out/layout-report.html" solver.db >/dev/null); then
+		run layout "$out/layout-report.html" "$out"
+	else
+		echo "error: cannot build, record and report samples/jacobi_like.c from a deep source tree"
 		status=1
 	fi
 else

@@ -27,6 +27,7 @@ nowait_threads          6     6         6           6      6      0
 two_devices             4     2         2           4      2      1
 offload_in_library      6     4         2           6      2      1
 exit_in_data_region     2     2         1           0      1      0
+jacobi_like             25    21        16          25     8      7
 '
 
 # shared_groups TRACE: distinct hashes carried by two or more transfers.

@@ -8,6 +8,9 @@ def strip:
        else . end);
 strip
 | .run.command |= (if length > 0 then .[0] |= sub(".*/"; "") else . end)
+# Plans come by savings (times): compare them in the order of their directive.
+| .plans |= sort_by(.directive.file, .directive.line, .directive.offset)
 | if $unordered then
     .findings |= (map(del(.id, .events)) | sort_by(.kind, .fingerprint))
+    | .plans |= map(del(.findings))
   else . end
