@@ -141,7 +141,11 @@
 
   function occurrences(r) {
     var sec = h('section', 'd-sec');
-    add(sec, h('h3', null, 'Occurrences (' + fmtInt(r.occ) + ')'));
+    /* A round trip's occurrence is two operations (the send and the return),
+       a repeated allocation's two more: say both counts when they differ. */
+    var ops = r.events.length;
+    add(sec, h('h3', null, 'Occurrences (' + fmtInt(r.occ) + ')' +
+      (ops && ops !== r.occ ? ': ' + fmtInt(ops) + ' operations' : '')));
     if (!r.events.length) { add(sec, h('p', 'occ-note', 'The report lists no individual events for this finding.')); return sec; }
     var t = h('table', 'occ'), head = h('tr');
     ['#', 'At', 'Operation', 'Where', 'Bytes', 'Took'].forEach(function (c, i) {
