@@ -52,6 +52,7 @@ COLLECTOR_OBJS := \
 	$(B)/collector/interpose.o \
 	$(B)/collector/got.o \
 	$(B)/collector/output.o \
+	$(B)/collector/procs.o \
 	$(B)/collector/state.o \
 	$(B)/collector/text.o \
 	$(XXH3_SIMD_OBJS) \
@@ -159,6 +160,7 @@ $(B)/gen/assets.S: $(ASSETS) Makefile
 DB_OBJS := \
 	$(B)/db/db.o \
 	$(B)/db/finish.o \
+	$(B)/db/process.o \
 	$(B)/db/writer.o \
 	$(B)/db/spool.o \
 	$(B)/db/ingest.o \
@@ -199,6 +201,7 @@ REPORT_OBJS := \
 CLI_OBJS := \
 	$(B)/cli/main.o \
 	$(B)/cli/record.o \
+	$(B)/cli/record_procs.o \
 	$(B)/cli/drain.o \
 	$(B)/cli/util.o \
 	$(B)/cli/report.o \

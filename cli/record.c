@@ -29,6 +29,7 @@
 #include "cli/cli.h"
 #include "cli/drain.h"
 #include "cli/record.h"
+#include "cli/record_procs.h"
 #include "db/db.h"
 #include "db/finish.h"
 #include "db/ingest.h"
@@ -44,7 +45,10 @@ static const char record_usage[] =
 	"kernel and data transfer of the run into one SQLite database.\n"
 	"\n"
 	"  -o, --output PATH   database to write (default: PROGRAM's name + .mapprof.db,\n"
-	"                      in the current directory)\n"
+	"                      in the current directory); %p is the process's pid, %r\n"
+	"                      its MPI rank, %% a %.  Every process of the command that\n"
+	"                      offloads gets a database: PATH for the first, PATH with\n"
+	"                      .PID before .db for the others unless %p/%r tell them apart\n"
 	"  -f, --force         overwrite PATH if it exists (a regular file only: a\n"
 	"                      device, a FIFO or a directory is always refused)\n"
 	"  -h, --help          show this help\n"
@@ -198,6 +202,9 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	struct run_end end = { 0, 0, 0, 0, NULL };
 	struct rusage ru;
 	struct record_counts counts;
+	struct record_procs *procs = NULL;
+	char *main_path = NULL;
+	int usage = 0;
 
 	*status = EXIT_ERROR;
 	if ((chunks_end && *chunks_end) || chunks < 0 || chunks > 4096) {
@@ -210,6 +217,17 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		error("out of memory");
 		return -1;
 	}
+	/* Every other process of the command records beside it (record_procs.h). */
+	procs = record_procs_open(output, opt->force, &main_path, &usage, &err);
+	if (!procs) {
+		error("%s", err ? err : "out of memory");
+		free(err);
+		free(output);
+		*status = usage ? EXIT_USAGE : EXIT_ERROR;
+		return -1;
+	}
+	free(output);
+	output = main_path;
 	collector = find_collector();
 	if (!collector) {
 		error("cannot find the collector library '%s'", COLLECTOR_NAME);
@@ -258,6 +276,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		free(collector);
 		free(spool);
 		free_env(env);
+		record_procs_abort(procs);
 		return -1;
 	}
 	free_env(env);
@@ -316,6 +335,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		free(err);
 		err = NULL;
 	} else {
+		record_procs_main(procs, db, &output, child_pid, wstatus);
 		db_record_counts(db, &counts);
 		if (counts.status && !strcmp(counts.status, "complete")) {
 			info("recorded %llu data operations, %llu kernels, %llu target constructs to '%s'",
@@ -341,6 +361,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		record_counts_release(&counts);
 		db_close(db);
 	}
+	record_procs_finish(procs);
 	if (db_path_out)
 		*db_path_out = output;
 	else
@@ -363,6 +384,7 @@ fail:
 	free(output);
 	free(abs_output);
 	free(collector);
+	record_procs_abort(procs);
 	*status = EXIT_ERROR;
 	return -1;
 }
