@@ -227,6 +227,11 @@ $(B)/mapprof: $(CLI_OBJS) $(REPORT_OBJS) $(DB_OBJS)
 SAMPLE_CFLAGS := -fopenmp -fopenmp-targets=$(OFFLOAD_TARGET) -g -O1 \
 	-Wl,-rpath,$(LLVM_DIR)/lib -L$(LLVM_DIR)/lib
 SAMPLES := $(patsubst samples/%.c,$(B)/samples/%,$(wildcard samples/*.c))
+# Programs of several processes (fork, exec): one database per process, so they
+# stay out of the one-database conventions of samples/*.c (golden, tracer
+# totals, bench); tests/e2e/record_procs.sh counts each process.  The MPI
+# sample (samples/mpi/) needs mpicc: tests/e2e/record_mpi.sh builds it.
+PROC_SAMPLES := $(patsubst samples/%.c,$(B)/samples/%,$(wildcard samples/procs/*.c))
 
 $(B)/samples/lib%.so: samples/lib/%.c
 	@mkdir -p $(@D)
@@ -243,7 +248,7 @@ $(B)/samples/%: samples/%.c
 	@echo "  OMPCC   $<"
 	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) $< -o $@
 
-samples: $(SAMPLES)
+samples: $(SAMPLES) $(PROC_SAMPLES)
 
 # --- tests -------------------------------------------------------------------
 # Unit tests: tests/unit/test_NAME.c, linked with the report and db objects.
@@ -292,8 +297,9 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 	libxxhash-dev libsqlite3-dev sqlite3 libjansson-dev pkg-config
 
 # What the tests add: Debian's Chromium driven by Debian's Selenium (the
-# browser test), python3 (the detectors' fuzz oracle), jq (the golden tests).
-TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium jq
+# browser test), python3 (the detectors' fuzz oracle), jq (the golden tests),
+# Open MPI (tests/e2e/record_mpi.sh: mpirun, and mpicc for its sample).
+TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium jq openmpi-bin libopenmpi-dev
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 

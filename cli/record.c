@@ -334,8 +334,13 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		db_close(db);
 		free(err);
 		err = NULL;
+	} else if (record_procs_main(procs, db, &output, child_pid, wstatus) == 1) {
+		/* Only other processes offloaded (the program is mpirun, a shell): theirs are the databases. */
+		info("'%s' did not offload itself: the processes it started did", opt->argv[0]);
+		db_close(db);
+		unlink(output);
+		unlink(spool);
 	} else {
-		record_procs_main(procs, db, &output, child_pid, wstatus);
 		db_record_counts(db, &counts);
 		if (counts.status && !strcmp(counts.status, "complete")) {
 			info("recorded %llu data operations, %llu kernels, %llu target constructs to '%s'",

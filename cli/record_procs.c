@@ -316,6 +316,13 @@ static struct spool_file *list_spools(const struct record_procs *rp, size_t *n)
 	return v;
 }
 
+static size_t list_spools_count(const struct record_procs *rp)
+{
+	size_t n;
+	free(list_spools(rp, &n));
+	return n;
+}
+
 static int cmp_spool(const void *a, const void *b)
 {
 	const struct spool_file *x = a, *y = b;
@@ -459,8 +466,8 @@ int record_procs_main(struct record_procs *rp, struct db *db, char **path, pid_t
 		/* No process took the buffers (the program is mpirun, a shell): nothing to name it by. */
 		free(err);
 		process_row_release(&pr);
-		if (rp->provisional)
-			info("note: no process took record's shared buffers: '%s' holds no process", *path);
+		if (list_spools_count(rp))
+			return 1;
 		use_name(rp, *path);
 		return 0;
 	}
@@ -595,7 +602,7 @@ int record_procs_finish(struct record_procs *rp)
 	}
 	free(v);
 	if (recorded)
-		info("recorded %d processes besides the first: one database each", recorded);
+		info("recorded %d more process%s, one database each", recorded, recorded > 1 ? "es" : "");
 	if (rmdir(rp->dir) < 0 && errno != ENOENT)
 		info("note: '%s' is kept (it holds what could not be expanded)", rp->dir);
 	procs_free(rp);

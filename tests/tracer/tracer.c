@@ -27,8 +27,10 @@
  * (never truncated: remove it first), so a forked child, a program exec'd
  * with the same pid and the processes of an MPI job all add whole lines and
  * nothing sits in a buffer that exec would drop.  A "%p" in the path is
- * replaced by the process's pid (a forked child reopens its own file), so
- * each process's events can be counted apart.
+ * replaced by the process's pid (a forked child reopens its own file), and
+ * "%r" by its MPI rank (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or
+ * SLURM_PROCID; "norank" without), so each process's events can be counted
+ * apart.
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -44,7 +46,17 @@ static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static int out = -1;		/* -1 before init and after finalize */
 static unsigned long late_events;	/* events that came after finalize */
 
-/* MAPPROF_TRACER_OUT with each "%p" replaced by our pid, opened for appending. */
+static const char *rank(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					    "SLURM_PROCID" };
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (getenv(vars[i]) && *getenv(vars[i]))
+			return getenv(vars[i]);
+	return "norank";
+}
+
+/* MAPPROF_TRACER_OUT with "%p" (pid) and "%r" (rank) replaced, opened for appending. */
 static int open_out(const char *path)
 {
 	char name[4096];
@@ -53,6 +65,9 @@ static int open_out(const char *path)
 	for (const char *p = path; *p && k < sizeof(name) - 24; p++) {
 		if (p[0] == '%' && p[1] == 'p') {
 			k += (size_t)snprintf(name + k, sizeof(name) - k, "%ld", (long)getpid());
+			p++;
+		} else if (p[0] == '%' && p[1] == 'r') {
+			k += (size_t)snprintf(name + k, sizeof(name) - k, "%.20s", rank());
 			p++;
 		} else {
 			name[k++] = *p;
