@@ -183,6 +183,7 @@ REPORT_OBJS := \
 	$(B)/report/json.o \
 	$(B)/report/summary.o \
 	$(B)/report/report.o \
+	$(B)/report/merge.o \
 	$(B)/db/open.o \
 	$(B)/db/events.o \
 	$(B)/db/findings.o \
@@ -205,6 +206,7 @@ CLI_OBJS := \
 	$(B)/cli/drain.o \
 	$(B)/cli/util.o \
 	$(B)/cli/report.o \
+	$(B)/cli/report_procs.o \
 	$(B)/cli/run.o
 
 $(B)/db/schema.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db

@@ -129,3 +129,61 @@ void process_row_release(struct process_row *p)
 		free(p->recording);
 	}
 }
+
+static int64_t scalar(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st = db_prepare(db, sql, NULL);
+	int64_t v = 0;
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int db_finding_digests(struct db *db, struct process_totals *t,
+		       int (*fn)(const struct finding_digest *, void *), void *arg, char **err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->data_ops = (uint64_t)scalar(db, "SELECT COUNT(*) FROM data_op_raw");
+	t->kernels = (uint64_t)scalar(db, "SELECT COUNT(*) FROM kernel_raw");
+	t->savings_ns = scalar(db, "SELECT COALESCE(savings_ns, 0) FROM finding_summary_raw WHERE kind = 'all'");
+	t->duration_ns = scalar(db, "SELECT COALESCE(duration_ns, 0) FROM finding_summary_raw WHERE kind = 'all'");
+	st = db_prepare(db, "SELECT status FROM run_raw WHERE id = 1", NULL);
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		t->status = dup_col(st, 0);
+	sqlite3_finalize(st);
+	/* The first location's line, and the variable of the first operation. */
+	st = db_prepare(db,
+		"SELECT f.kind, f.flavour, f.fingerprint, f.occurrences, f.bytes, f.savings_ns,"
+		" (SELECT v.variable FROM finding_event_raw e JOIN data_op_sources v ON v.seq = e.seq"
+		"   WHERE e.finding = f.id ORDER BY e.occurrence LIMIT 1),"
+		" l.file, l.line"
+		" FROM finding_raw f LEFT JOIN location l ON l.codeptr = json_extract(f.locations, '$[0]')"
+		" ORDER BY f.id", err);
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct finding_digest d = {
+			(const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
+			(const char *)sqlite3_column_text(st, 2), (uint64_t)sqlite3_column_int64(st, 3),
+			(uint64_t)sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
+			(const char *)sqlite3_column_text(st, 6), (const char *)sqlite3_column_text(st, 7),
+			sqlite3_column_int(st, 8),
+		};
+		int r;
+		t->findings++;
+		if (!d.kind || !d.fingerprint)
+			continue;
+		if ((r = fn(&d, arg))) {
+			sqlite3_finalize(st);
+			return r;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(err, "cannot read the findings of '%s': %s", db->path, sqlite3_errmsg(db->sql));
+	return 0;
+}

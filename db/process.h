@@ -47,3 +47,27 @@ int db_process_read(struct db *db, struct process_row *out, char **err);
 void process_row_release(struct process_row *p);
 
 #endif
+
+/* What a merged report needs of one stored finding (borrowed for the callback). */
+struct finding_digest {
+	const char *kind, *flavour, *fingerprint;
+	uint64_t occurrences, bytes;
+	int64_t savings_ns;
+	const char *variable;  /* NULL: unknown */
+	const char *file;      /* of its first location; NULL: unknown */
+	int line;
+};
+
+/* A process's totals for a merged report. */
+struct process_totals {
+	uint64_t data_ops, kernels, findings;
+	int64_t savings_ns, duration_ns;
+	char *status;          /* malloc'ed or NULL */
+};
+
+/*
+ * Call fn for each finding 'mapprof report' stored in db (in id order), and
+ * fill *t.  0, or -1 (*err); a nonzero return of fn stops with that value.
+ */
+int db_finding_digests(struct db *db, struct process_totals *t,
+		       int (*fn)(const struct finding_digest *, void *), void *arg, char **err);
