@@ -202,7 +202,14 @@ struct record_procs *record_procs_open(const char *output, int force, char **mai
 		goto oom;
 	if (mkdir(rp->dir, 0755) < 0) {
 		/* Left empty by an earlier run: reuse it; with spools in it: they are someone's events. */
-		if (errno != EEXIST || rmdir(rp->dir) < 0 || mkdir(rp->dir, 0755) < 0) {
+		if (errno != EEXIST) {
+			/* The database's directory is missing or not writable: say so of the database. */
+			if (asprintf(err, "cannot create '%s': %s", output, strerror(errno)) < 0)
+				*err = NULL;
+			procs_free(rp);
+			return NULL;
+		}
+		if (rmdir(rp->dir) < 0 || mkdir(rp->dir, 0755) < 0) {
 			if (asprintf(err, "cannot make the spool directory '%s': %s%s", rp->dir,
 				     strerror(errno == ENOTEMPTY ? EEXIST : errno),
 				     errno == ENOTEMPTY ? " and holds the spools of a recording that was "
@@ -530,6 +537,16 @@ static int expand_one(struct record_procs *rp, const struct spool_file *s, int n
 	if (db_process_read(db, &pr, &err) < 0)
 		goto fail;
 	pr.pid = pr.pid ? pr.pid : s->pid;
+	/*
+	 * A forked child that offloaded nothing (it exec'd a program, or ran
+	 * host code): no database, or every fork+exec of an OpenMP program
+	 * would leave an empty one.
+	 */
+	if (!ing.records && pr.started && !strcmp(pr.started, "fork")) {
+		unlink(spool);
+		rc = 0;
+		goto out;
+	}
 	end_of(rp, &pr, s->n, next_image, 0, &e, &re);
 	if (db_finish_run(db, &re, &err) < 0 || db_process_end(db, &e, &err) < 0)
 		goto fail;
