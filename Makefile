@@ -70,6 +70,7 @@ COLLECTOR_OBJS := \
 	$(B)/collector/interpose.o \
 	$(B)/collector/got.o \
 	$(B)/collector/output.o \
+	$(B)/collector/procs.o \
 	$(B)/collector/state.o \
 	$(B)/collector/text.o \
 	$(XXH3_SIMD_OBJS) \
@@ -183,6 +184,7 @@ $(B)/gen/assets.S: $(ASSETS) Makefile
 DB_OBJS := \
 	$(B)/db/db.o \
 	$(B)/db/finish.o \
+	$(B)/db/process.o \
 	$(B)/db/writer.o \
 	$(B)/db/spool.o \
 	$(B)/db/ingest.o \
@@ -207,6 +209,7 @@ REPORT_OBJS := \
 	$(B)/report/json.o \
 	$(B)/report/summary.o \
 	$(B)/report/report.o \
+	$(B)/report/merge.o \
 	$(B)/db/open.o \
 	$(B)/db/events.o \
 	$(B)/db/findings.o \
@@ -225,10 +228,12 @@ REPORT_OBJS := \
 CLI_OBJS := \
 	$(B)/cli/main.o \
 	$(B)/cli/record.o \
+	$(B)/cli/record_procs.o \
 	$(B)/cli/drain.o \
 	$(B)/cli/util.o \
 	$(B)/cli/report.o \
 	$(B)/cli/recover.o \
+	$(B)/cli/report_procs.o \
 	$(B)/cli/run.o
 
 $(B)/db/schema.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db
@@ -251,6 +256,11 @@ $(B)/mapprof: $(CLI_OBJS) $(REPORT_OBJS) $(DB_OBJS)
 SAMPLE_CFLAGS := -fopenmp -fopenmp-targets=$(OFFLOAD_TARGET) -g -O1 \
 	-Wl,-rpath,$(LLVM_DIR)/lib -L$(LLVM_DIR)/lib
 SAMPLES := $(patsubst samples/%.c,$(B)/samples/%,$(wildcard samples/*.c))
+# Programs of several processes (fork, exec): one database per process, so they
+# stay out of the one-database conventions of samples/*.c (golden, tracer
+# totals, bench); tests/e2e/record_procs.sh counts each process.  The MPI
+# sample (samples/mpi/) needs mpicc: tests/e2e/record_mpi.sh builds it.
+PROC_SAMPLES := $(patsubst samples/%.c,$(B)/samples/%,$(wildcard samples/procs/*.c))
 
 $(B)/samples/lib%.so: samples/lib/%.c
 	@mkdir -p $(@D)
@@ -267,7 +277,7 @@ $(B)/samples/%: samples/%.c
 	@echo "  OMPCC   $<"
 	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) $< -o $@
 
-samples: $(SAMPLES)
+samples: $(SAMPLES) $(PROC_SAMPLES)
 
 # --- tests -------------------------------------------------------------------
 # Unit tests: tests/unit/test_NAME.c, linked with the report and db objects.
@@ -325,8 +335,9 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 	libxxhash-dev libsqlite3-dev sqlite3 libjansson-dev pkg-config
 
 # What the tests add: Debian's Chromium driven by Debian's Selenium (the
-# browser test), python3 (the detectors' fuzz oracle), jq (the golden tests).
-TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium jq
+# browser test), python3 (the detectors' fuzz oracle), jq (the golden tests),
+# Open MPI (tests/e2e/record_mpi.sh: mpirun, and mpicc for its sample).
+TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium jq openmpi-bin libopenmpi-dev
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 

@@ -34,6 +34,7 @@
 #include "cli/cli.h"
 #include "cli/drain.h"
 #include "cli/record.h"
+#include "cli/record_procs.h"
 #include "db/db.h"
 #include "db/finish.h"
 #include "db/ingest.h"
@@ -49,7 +50,10 @@ static const char record_usage[] =
 	"kernel and data transfer of the run into one SQLite database.\n"
 	"\n"
 	"  -o, --output PATH   database to write (default: PROGRAM's name + .mapprof.db,\n"
-	"                      in the current directory)\n"
+	"                      in the current directory); %p is the process's pid, %r\n"
+	"                      its MPI rank, %% a %.  Every process of the command that\n"
+	"                      offloads gets a database: PATH for the first, PATH with\n"
+	"                      .PID before .db for the others unless %p/%r tell them apart\n"
 	"  -f, --force         overwrite PATH if it exists (a regular file only: a\n"
 	"                      device, a FIFO or a directory is always refused)\n"
 	"      --max-spool SIZE the most the events may take on disk while the program\n"
@@ -218,6 +222,9 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	char *stopped = NULL;
 	int ingested, said = 0;
 	char *lost = NULL;
+	struct record_procs *procs = NULL;
+	char *main_path = NULL;
+	int usage = 0;
 
 	*status = EXIT_ERROR;
 	if ((chunks_end && *chunks_end) || chunks < 0 || chunks > 4096) {
@@ -236,6 +243,17 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		error("out of memory");
 		return -1;
 	}
+	/* Every other process of the command records beside it (record_procs.h). */
+	procs = record_procs_open(output, opt->force, &main_path, &usage, &err);
+	if (!procs) {
+		error("%s", err ? err : "out of memory");
+		free(err);
+		free(output);
+		*status = usage ? EXIT_USAGE : EXIT_ERROR;
+		return -1;
+	}
+	free(output);
+	output = main_path;
 	collector = find_collector();
 	if (!collector) {
 		error("cannot find the collector library '%s'", COLLECTOR_NAME);
@@ -292,6 +310,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		free(collector);
 		free(spool);
 		free_env(env);
+		record_procs_abort(procs);
 		return -1;
 	}
 	free_env(env);
@@ -357,6 +376,12 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		db_close(db);
 		free(err);
 		err = NULL;
+	} else if (record_procs_main(procs, db, &output, child_pid, wstatus) == 1) {
+		/* Only other processes offloaded (the program is mpirun, a shell): theirs are the databases. */
+		info("'%s' did not offload itself: the processes it started did", opt->argv[0]);
+		db_close(db);
+		unlink(output);
+		unlink(spool);
 	} else {
 		db_record_counts(db, &counts);
 		if (counts.status && !strcmp(counts.status, "complete")) {
@@ -390,6 +415,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		db_close(db);
 	}
 	free(stopped);
+	record_procs_finish(procs);
 	if (db_path_out)
 		*db_path_out = output;
 	else
@@ -412,6 +438,7 @@ fail:
 	free(output);
 	free(abs_output);
 	free(collector);
+	record_procs_abort(procs);
 	*status = EXIT_ERROR;
 	return -1;
 }

@@ -15,13 +15,18 @@
 
 static const char report_usage[] =
 	"usage: mapprof report [--json PATH|-] [--html PATH|-] [--no-json] [--no-html]\n"
-	"                      [--no-source] [--source-root DIR] [--check] [-q] DB\n"
+	"                      [--no-source] [--source-root DIR] [--check] [-q] DB [DB...]\n"
 	"\n"
 	"Find the inefficient data mapping patterns in the run recorded in DB\n"
 	"(duplicate transfers, round trips, repeated and unused allocations, unused\n"
 	"transfers), estimate what fixing each would save, store the findings in DB\n"
 	"(tables 'findings', 'finding_events', 'finding_summary'), print a summary and\n"
 	"write the reports.\n"
+	"\n"
+	"Several DBs (one per process of a command: MPI ranks, forked children):\n"
+	"each is reported alone (findings stored in it), then the summary and the\n"
+	"JSON list every process and the findings merged across them by fingerprint\n"
+	"(no HTML yet: report a process's database alone for its page).\n"
 	"\n"
 	"  --json PATH     write report.json to PATH ('-': standard output; default:\n"
 	"                  report.json in DB's directory)\n"
@@ -255,7 +260,6 @@ int cmd_report(int argc, char **argv)
 	if (optind >= argc)
 		return usage_error("report", "no database given");
 	if (optind + 1 < argc)
-		return usage_error("report", "one database at a time (got '%s' and '%s')",
-				   argv[optind], argv[optind + 1]);
+		return report_cli_run_many(&rc, argv + optind, argc - optind);
 	return report_cli_run(&rc, argv[optind]);
 }

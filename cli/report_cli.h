@@ -44,4 +44,10 @@ int report_cli_run(const struct report_cli *rc, const char *db_path);
 /* "<dirname of db_path>/<name>", malloc'ed. */
 char *report_beside(const char *db_path, const char *name);
 
+/*
+ * 'mapprof report DB DB...': report each database, then merge the findings
+ * across them (cli/report_procs.c).  Returns the exit status.
+ */
+int report_cli_run_many(const struct report_cli *rc, char **dbs, int n);
+
 #endif

@@ -295,11 +295,43 @@ lost:
 	return NULL;
 }
 
-/* A forked child must not write into its parent's spool. */
-static void atfork_child(void)
+/*
+ * In a forked child only the forking thread lives on, and every buffer it
+ * sees is its parent's: the ring's chunks are shared memory the parent still
+ * fills, and the other slots belong to threads that do not exist here.
+ * Forget them all (the memory is a copy, the parent keeps its own) and stop
+ * until buffer_restart().
+ */
+void buffer_at_fork(enum fork_moment when)
 {
+	struct thread_state *t = collector_thread;
+
+	if (when == FORK_PREPARE) {
+		pthread_mutex_lock(&mu);
+		return;
+	}
+	if (when == FORK_PARENT) {
+		pthread_mutex_unlock(&mu);
+		return;
+	}
 	atomic_store(&buffer_running, 0);
-	atomic_store(&finished, 1);
+	slots = NULL;
+	slot_chunk_used = SLOTS_PER_CHUNK;
+	next_thread_id = 0;
+	ring = NULL;
+	atomic_store(&events_lost, 0);
+	if (t) {
+		t->slot = NULL;
+		t->chunk = NULL;
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+void buffer_restart(void)
+{
+	ring = output_ring();
+	atomic_store(&finished, 0);
+	atomic_store(&buffer_running, 1);
 }
 
 void buffer_start(const struct buffer_hooks *h)
@@ -307,7 +339,6 @@ void buffer_start(const struct buffer_hooks *h)
 	hooks = *h;
 	ring = output_ring();
 	pthread_once(&exit_key_once, exit_key_create);
-	pthread_atfork(NULL, NULL, atfork_child);
 	atomic_store(&started, 1);
 	atomic_store(&buffer_running, 1);
 }

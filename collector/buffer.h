@@ -45,6 +45,14 @@ void buffer_start(const struct buffer_hooks *hooks);
  */
 void buffer_finish(void);
 
+/*
+ * Around fork() (procs.c): the lock held across it; in the child, forget the
+ * parent's buffers and stop until buffer_restart() (once the child's own
+ * spool is open).
+ */
+void buffer_at_fork(enum fork_moment when);
+void buffer_restart(void);
+
 extern atomic_int buffer_running COLLECTOR_HIDDEN;
 
 /* Nonzero while events are recorded (cheap: callbacks test it first). */

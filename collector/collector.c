@@ -26,6 +26,7 @@
 #include "collector/interpose.h"
 #include "collector/modules.h"
 #include "collector/output.h"
+#include "collector/procs.h"
 #include "collector/runinfo.h"
 #include "collector/state.h"
 #include "collector/text.h"
@@ -257,10 +258,12 @@ static void on_device_initialize(int device_num, const char *type, ompt_device_t
 	(void)device;
 	(void)lookup;
 	(void)documentation;
+	int64_t ns = rel_ns();
+
 	collector_device_note(device_num, type);
+	procs_note_device(device_num, type, ns);
 	if (buffer_recording())
-		output_frame(SPOOL_DEVICE, (int64_t)device_num, type ? type : "unknown", rel_ns(),
-			     (int64_t)-1);
+		output_frame(SPOOL_DEVICE, (int64_t)device_num, type ? type : "unknown", ns, (int64_t)-1);
 }
 
 static void on_device_finalize(int device_num)
@@ -336,13 +339,22 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 	(void)tool_data;
 
 	/*
-	 * One process per recording: the first OpenMP process of the recorded
-	 * command claims the spool (a child or a second program of a script
-	 * inherits the environment and would otherwise write into it too).
+	 * One process per spool: the first OpenMP process of the recorded
+	 * command claims the one 'mapprof record' opened; every other process
+	 * (a child, a second program of a script, an MPI rank) opens its own
+	 * (procs.c).
 	 */
-	if (output_open() < 0)
+	int opened = output_open();
+	const char *started = "record";
+
+	if (opened == -2) {
+		if (procs_open() < 0)
+			return 0;
+		started = "exec";
+	} else if (opened < 0) {
 		return 0;
-	if (runinfo_record(runtime_version) < 0) {
+	}
+	if (runinfo_record(runtime_version) < 0 || procs_record(started) < 0) {
 		output_close();
 		return 0;
 	}
@@ -373,6 +385,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 		return 0;  /* stay out of the program's way */
 	}
 	buffer_start(&hooks);
+	procs_start(runtime_version);
 	/* The run and its modules reach the spool now, in case the program is killed. */
 	output_sync();
 	return 1;

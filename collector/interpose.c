@@ -145,6 +145,23 @@ void interpose_flush(void)
 	pthread_mutex_unlock(&sites_mu);
 }
 
+void interpose_at_fork(enum fork_moment when)
+{
+	int n = 0;
+
+	if (when == FORK_PREPARE) {
+		pthread_mutex_lock(&sites_mu);
+		return;
+	}
+	if (when == FORK_CHILD) {
+		/* The child's spool is new: every call site goes into it again. */
+		for (struct site *s = sites; s; s = s->next, n++)
+			s->written = 0;
+		atomic_store_explicit(&unwritten, n, memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&sites_mu);
+}
+
 int interpose_pending(void)
 {
 	return atomic_load_explicit(&unwritten, memory_order_relaxed) != 0;

@@ -25,6 +25,8 @@ int interpose_map_index(const struct thread_state *t, uint64_t addr);
 void interpose_install(void);
 /* Write the source records seen so far that are not yet in the spool. */
 void interpose_flush(void);
+/* Around fork() (procs.c); in the child every call site is unwritten again. */
+void interpose_at_fork(enum fork_moment when);
 /* Nonzero when call sites wait to be written (cheap, no lock). */
 int interpose_pending(void);
 

@@ -137,6 +137,21 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+void modules_at_fork(enum fork_moment when)
+{
+	if (when == FORK_PREPARE) {
+		pthread_mutex_lock(&modules_mu);
+		return;
+	}
+	if (when == FORK_CHILD) {
+		/* The child's spool is new: every object goes into it again. */
+		ndone = 0;
+		seen_adds = (unsigned long long)-1;
+		seen_subs = 0;
+	}
+	pthread_mutex_unlock(&modules_mu);
+}
+
 void modules_record(void)
 {
 	struct walk wk;

@@ -6,6 +6,10 @@
 #ifndef MAPPROF_COLLECTOR_MODULES_H
 #define MAPPROF_COLLECTOR_MODULES_H
 
+#include "collector/state.h"
+
+/* Around fork() (procs.c); the child's next modules_record() writes every object again. */
+void modules_at_fork(enum fork_moment when);
 /* Record every loaded ELF object not yet recorded. */
 void modules_record(void);
 /* Nonzero when objects were loaded or unloaded since the last modules_record(). */

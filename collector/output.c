@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "collector/output.h"
+#include "collector/state.h"
 #include "collector/text.h"
 #include "db/ring.h"
 #include "db/spool.h"
@@ -180,12 +181,25 @@ static int env_fd(const char *name)
 static int open_from_record(int spool_fd, int ring_fd)
 {
 	struct ring_header *r;
-	struct stat st;
+	struct stat st, sp, want;
 	int64_t none = 0, me = (int64_t)getpid();
+	/* Another process of the run (procs.c) records into its own spool. */
+	int quiet = getenv("MAPPROF_SPOOL_DIR") != NULL;
 
+	/*
+	 * The numbers may have been reused: a program exec'd after the one that
+	 * claimed them (which made them close-on-exec), or started by a daemon
+	 * that closed them, can hold anything there.  Ours only if the spool
+	 * descriptor is the file MAPPROF_SPOOL names.
+	 */
+	if (fstat(spool_fd, &sp) < 0 || stat(spool_path, &want) < 0 || sp.st_dev != want.st_dev ||
+	    sp.st_ino != want.st_ino)
+		ring_fd = -1;
 	if (ring_fd < 0 || fstat(ring_fd, &st) < 0 || (size_t)st.st_size < sizeof(*r) ||
 	    (r = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd, 0)) ==
 		    MAP_FAILED) {
+		if (quiet)
+			return -2;
 		clog_msg("not recording process %ld: the descriptors 'mapprof record' passed are gone "
 			 "(another process of this run records)", (long)me);
 		return -1;
@@ -198,13 +212,14 @@ static int open_from_record(int spool_fd, int ring_fd)
 		return -1;
 	}
 	if (!atomic_compare_exchange_strong(&r->owner, &none, me)) {
-		clog_msg("not recording process %ld: '%s' already records process %ld", (long)me,
-			 getenv("MAPPROF_OUTPUT") ? getenv("MAPPROF_OUTPUT") : spool_path,
-			 (long)none);
+		if (!quiet)
+			clog_msg("not recording process %ld: '%s' already records process %ld", (long)me,
+				 getenv("MAPPROF_OUTPUT") ? getenv("MAPPROF_OUTPUT") : spool_path,
+				 (long)none);
 		munmap(r, (size_t)st.st_size);
 		close(ring_fd);
 		close(spool_fd);
-		return -1;
+		return quiet ? -2 : -1;
 	}
 	/* Ours now; the program's own children need neither descriptor. */
 	close(ring_fd);
@@ -246,12 +261,12 @@ int output_open(void)
 {
 	const char *spool = getenv("MAPPROF_SPOOL"), *db = getenv("MAPPROF_OUTPUT");
 	struct spool_header h = { SPOOL_MAGIC, SPOOL_VERSION, sizeof(struct rec), (int64_t)getpid() };
-	int spool_fd = env_fd("MAPPROF_SPOOL_FD");
+	int spool_fd = env_fd("MAPPROF_SPOOL_FD"), rc = -1;
 	char def[64];
 
 	if (spool_fd >= 0) {
 		spool_path = absolute(spool && *spool ? spool : "spool");
-		if (!spool_path || open_from_record(spool_fd, env_fd("MAPPROF_RING_FD")) < 0)
+		if (!spool_path || (rc = open_from_record(spool_fd, env_fd("MAPPROF_RING_FD"))) < 0)
 			goto fail;
 	} else if (spool && *spool) {
 		spool_path = absolute(spool);
@@ -301,7 +316,53 @@ fail:
 	free(spool_path);
 	free(by_hand_db);
 	spool_path = by_hand_db = NULL;
-	return -1;
+	return rc;
+}
+
+int output_adopt(int fd, const char *path)
+{
+	struct spool_header h = { SPOOL_MAGIC, SPOOL_VERSION, sizeof(struct rec), (int64_t)getpid() };
+
+	if (!(spool_path = strdup(path)) || write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
+		clog_msg("not recording process %ld: cannot write '%s': %s", (long)getpid(), path,
+			 strerror(errno));
+		free(spool_path);
+		spool_path = NULL;
+		close(fd);
+		return -1;
+	}
+	out_fd = fd;
+	return 0;
+}
+
+/*
+ * In a forked child: the spool and the ring are the parent's.  The child's
+ * copy of the spool descriptor is closed and the ring unmapped here (the
+ * parent keeps both), and frames staged for the parent's spool are dropped.
+ */
+void output_at_fork(enum fork_moment when)
+{
+	if (when == FORK_PREPARE) {
+		pthread_mutex_lock(&out_mu);
+		return;
+	}
+	if (when == FORK_PARENT) {
+		pthread_mutex_unlock(&out_mu);
+		return;
+	}
+	if (out_fd >= 0)
+		close(out_fd);
+	out_fd = -1;
+	if (ring)
+		munmap(ring, ring_bytes(ring->nchunks));
+	ring = NULL;
+	nstaged = 0;
+	out_failed = 0;
+	free(spool_path);
+	spool_path = NULL;
+	free(by_hand_db);
+	by_hand_db = NULL;
+	pthread_mutex_unlock(&out_mu);
 }
 
 int output_frame(uint32_t type, ...)

@@ -12,11 +12,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/state.h"
 #include "db/ring.h"
 #include "db/spool.h"
 
-/* Claim the spool.  0, or -1: this process does not record (said why on stderr). */
+/*
+ * Claim the spool.  0; -1: this process does not record (said why on
+ * stderr); -2: under 'mapprof record', another process claimed its spool (or
+ * its descriptors are not this process's) and MAPPROF_SPOOL_DIR offers one of
+ * this process's own (procs.c).
+ */
 int output_open(void);
+/* Write to fd, a new empty spool file at path, from now on (its header first).  0 or -1. */
+int output_adopt(int fd, const char *path);
+/* Around fork() (procs.c): the lock held across it; the child drops the parent's spool and ring. */
+void output_at_fork(enum fork_moment when);
 /* Append a frame; its fields as spool_frame_format(type) says (int64_t, const char *). */
 int output_frame(uint32_t type, ...);
 /* Append a CLOCK frame: a timestamp counter reading and CLOCK_MONOTONIC, taken together. */

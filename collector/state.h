@@ -77,6 +77,13 @@ static inline uint64_t counter_next(_Atomic uint64_t *c)
 	return atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
 }
 
+/* Where a fork() is: the collector's locks are held across it (procs.c). */
+enum fork_moment {
+	FORK_PREPARE,  /* in the parent, before: take the lock */
+	FORK_PARENT,   /* in the parent, after: release it */
+	FORK_CHILD,    /* in the child: release it and forget what is the parent's */
+};
+
 /* --- one thread's state ----------------------------------------------------- */
 
 #define PENDING_MAX 8       /* data operations begun and not yet ended, per thread */

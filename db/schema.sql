@@ -43,6 +43,26 @@ CREATE TABLE run_raw (
                             -- NULL when recorded by hand
 );
 
+-- One row: the process this database recorded (docs/usage.md, "Several
+-- processes").  A recorded command may run many processes (a forked child, a
+-- program exec'd by a script, the ranks of an MPI job): each that offloads
+-- gets a database of its own, and this row says which one it is.  Written
+-- from the collector's PROCESS frame, then 'mapprof record' adds how it ended.
+CREATE TABLE process_raw (
+    id           INTEGER PRIMARY KEY CHECK (id = 1),
+    pid          INTEGER,
+    ppid         INTEGER,
+    rank         INTEGER,  -- MPI rank from the launcher's environment, NULL when none
+    rank_var     TEXT,     -- the variable it came from (OMPI_COMM_WORLD_RANK, ...)
+    started      TEXT,     -- 'record' (took the buffers of 'mapprof record'),
+                           -- 'exec' (a program started later), 'fork' (a forked child)
+    ended        TEXT,     -- 'exited', 'killed', 'exec' (replaced its program),
+                           -- 'unknown', see docs/database.md
+    exit_status  INTEGER,  -- when known: exit code, or 128+N if killed by signal N
+    exit_signal  INTEGER,
+    recording    TEXT      -- the same for every process of one 'mapprof record'
+);
+
 CREATE TABLE env_raw (
     name  TEXT,
     value TEXT
@@ -244,6 +264,11 @@ SELECT command, cwd, pid, host, start_time, start_ns, end_ns AS duration_ns, run
        host_device, status, status_detail, exit_status, exit_signal, events_lost,
        collector, wall_ns, peak_rss_kb
   FROM run_raw;
+
+CREATE VIEW process AS
+SELECT p.pid, p.ppid, p.rank, p.rank_var, p.started, p.ended, p.exit_status, p.exit_signal,
+       p.recording, r.command AS argv
+  FROM process_raw p LEFT JOIN run_raw r ON r.id = 1;
 
 CREATE VIEW environment AS
 SELECT name, value FROM env_raw;

@@ -30,6 +30,7 @@ static const char *const formats[SPOOL_FRAME_TYPES] = {
 	[SPOOL_IMAGE] = "isiii",
 	[SPOOL_SOURCE] = "isss",
 	[SPOOL_CLOCK] = "ii",
+	[SPOOL_PROCESS] = "iiiss",
 };
 
 const char *spool_frame_format(uint32_t type)

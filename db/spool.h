@@ -85,6 +85,7 @@ enum spool_frame_type {
 	SPOOL_IMAGE,        /* device, file, host_addr, bytes, ns */
 	SPOOL_SOURCE,       /* codeptr, entry, psource, map_names_json */
 	SPOOL_CLOCK,        /* ticks, ns: the timestamp counter and CLOCK_MONOTONIC read together */
+	SPOOL_PROCESS,      /* pid, ppid, rank (-1: none), rank_var, started ("record", "exec", "fork") */
 	SPOOL_FRAME_TYPES
 };
 

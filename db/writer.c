@@ -210,6 +210,16 @@ int dbw_thread(struct db_writer *w, int id, long tid)
 			   (int64_t)id, (int64_t)tid);
 }
 
+int dbw_process(struct db_writer *w, int64_t pid, int64_t ppid, int64_t rank, const char *rank_var,
+		const char *started)
+{
+	if (rank < 0)
+		return exec_params(w, "INSERT OR REPLACE INTO process_raw (id, pid, ppid, started)"
+				   " VALUES (1,?,?,?)", "iit", pid, ppid, started);
+	return exec_params(w, "INSERT OR REPLACE INTO process_raw (id, pid, ppid, rank, rank_var, started)"
+			   " VALUES (1,?,?,?,?,?)", "iiitt", pid, ppid, rank, rank_var, started);
+}
+
 int dbw_image(struct db_writer *w, int device, const char *file, uint64_t host_addr,
 	      uint64_t bytes, int64_t ns)
 {

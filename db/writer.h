@@ -40,6 +40,9 @@ int dbw_device(struct db_writer *w, int num, const char *type, int64_t init_ns, 
 int dbw_module(struct db_writer *w, const char *path, uint64_t base, uint64_t low, uint64_t high,
 	       const char *build_id, int64_t seen_ns);
 int dbw_thread(struct db_writer *w, int id, long tid);
+/* The process row (schema.sql process_raw); rank < 0: none. */
+int dbw_process(struct db_writer *w, int64_t pid, int64_t ppid, int64_t rank, const char *rank_var,
+		const char *started);
 int dbw_image(struct db_writer *w, int device, const char *file, uint64_t host_addr,
 	      uint64_t bytes, int64_t ns);
 int dbw_source(struct db_writer *w, uint64_t codeptr, const char *entry, const char *psource,

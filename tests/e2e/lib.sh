@@ -108,3 +108,24 @@ tracer_counts() {
 			print line
 		}' "$1"
 }
+
+# db_counts DB: the events of a database in tracer_counts' format
+# ("alloc=N to_device=N from_device=N delete=N kernel=N"), to compare one
+# process's recording with its tracer output.
+db_counts() {
+	q "$1" "SELECT 'alloc=' || (SELECT COUNT(*) FROM data_ops WHERE op = 'alloc')
+		|| ' to_device=' || (SELECT COUNT(*) FROM data_ops WHERE op = 'to_device')
+		|| ' from_device=' || (SELECT COUNT(*) FROM data_ops WHERE op = 'from_device')
+		|| ' delete=' || (SELECT COUNT(*) FROM data_ops WHERE op = 'delete')
+		|| ' kernel=' || (SELECT COUNT(*) FROM kernels)"
+}
+
+# db_contents DB: its transfers as the tracer writes them ("op|bytes|hash"), sorted.
+db_contents() {
+	q "$1" "SELECT op, bytes, hash FROM data_ops WHERE hash IS NOT NULL" | sort
+}
+
+# tracer_contents TRACE: the same from a tracer output.
+tracer_contents() {
+	awk -F'\t' '$5 != "-" { print $1 "|" $4 "|" $5 }' "$1" | sort
+}

@@ -219,14 +219,20 @@ assert_eq "$(q threads.db 'SELECT COUNT(*) FROM kernels')" 160 "kernels of 160 t
 assert_eq "$(q threads.db 'SELECT events_lost FROM run')" 0 "events lost with 160 threads"
 
 # A script that runs two OpenMP programs: the first claims the database, the
-# second is not recorded into it (and says so), nothing is corrupted.
+# second gets one of its own (twice.PID.db, said on stderr), nothing is mixed.
 printf '#!/bin/sh\n./exit7 ret\n./exit7\n' >twice.sh
 chmod +x twice.sh
+rm -f twice.*.db
 "$mapprof" record -f -o twice.db -- ./twice.sh >/dev/null 2>err; rc=$?
 assert_eq "$rc" 0 "exit status of a script of two programs"
-grep -q "not recording process" err || fail "the second process does not say it is not recorded: $(cat err)"
+grep -q "(exec): recorded .* to 'twice\.[0-9]*\.db'" err ||
+	fail "the second process's database is not named: $(cat err)"
 assert_eq "$(q twice.db "SELECT status FROM run")" complete "status after a script of two programs"
 assert_eq "$(q twice.db "SELECT COUNT(*) FROM kernels")" 1 "kernels of the first program only"
+second=$(ls twice.[0-9]*.db)
+assert_eq "$(q "$second" "SELECT status, started FROM run, process")" "complete|exec" \
+	"the second program's database"
+assert_eq "$(q "$second" "SELECT COUNT(*) FROM kernels")" 1 "kernels of the second program"
 
 # Offload code in a library loaded with dlopen(RTLD_LOCAL): the interposed
 # entry points still find the runtime's.

@@ -22,18 +22,71 @@
  * OMP_TOOL_LIBRARIES whose ompt_start_tool returns non-NULL; ours always does.
  * Without MAPPROF_TRACER_OUT, or if the file cannot be opened, initialization
  * fails (once, with a message on stderr) and the program runs untraced.
+ *
+ * Several processes: each line is one write() to a file opened O_APPEND
+ * (never truncated: remove it first), so a forked child, a program exec'd
+ * with the same pid and the processes of an MPI job all add whole lines and
+ * nothing sits in a buffer that exec would drop.  A "%p" in the path is
+ * replaced by the process's pid (a forked child reopens its own file), and
+ * "%r" by its MPI rank (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or
+ * SLURM_PROCID; "norank" without), so each process's events can be counted
+ * apart.
  */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <omp-tools.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-static FILE *out;		/* NULL before init and after finalize */
+static int out = -1;		/* -1 before init and after finalize */
 static unsigned long late_events;	/* events that came after finalize */
+
+static const char *rank(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					    "SLURM_PROCID" };
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (getenv(vars[i]) && *getenv(vars[i]))
+			return getenv(vars[i]);
+	return "norank";
+}
+
+/* MAPPROF_TRACER_OUT with "%p" (pid) and "%r" (rank) replaced, opened for appending. */
+static int open_out(const char *path)
+{
+	char name[4096];
+	size_t k = 0;
+
+	for (const char *p = path; *p && k < sizeof(name) - 24; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			k += (size_t)snprintf(name + k, sizeof(name) - k, "%ld", (long)getpid());
+			p++;
+		} else if (p[0] == '%' && p[1] == 'r') {
+			k += (size_t)snprintf(name + k, sizeof(name) - k, "%.20s", rank());
+			p++;
+		} else {
+			name[k++] = *p;
+		}
+	}
+	name[k] = 0;
+	return open(name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+}
+
+/* A forked child traces into its own file when the path has a %p. */
+static void atfork_child(void)
+{
+	const char *path = getenv("MAPPROF_TRACER_OUT");
+
+	if (out >= 0 && path && strstr(path, "%p")) {
+		close(out);
+		out = open_out(path);
+	}
+}
 
 static const char *op_name(ompt_target_data_op_t optype)
 {
@@ -73,9 +126,10 @@ static int is_from_device(ompt_target_data_op_t optype)
 static void emit(const char *line)
 {
 	pthread_mutex_lock(&out_lock);
-	if (out)
-		fputs(line, out);
-	else
+	if (out >= 0) {
+		if (write(out, line, strlen(line)) < 0)
+			late_events++;
+	} else
 		late_events++;
 	pthread_mutex_unlock(&out_lock);
 }
@@ -164,8 +218,8 @@ static int tracer_initialize(ompt_function_lookup_t lookup,
 			"this runtime; not tracing\n");
 		return 0;
 	}
-	out = fopen(path, "w");
-	if (!out) {
+	out = open_out(path);
+	if (out < 0) {
 		fprintf(stderr, "mapprof-tracer: cannot open '%s' for "
 			"writing; not tracing\n", path);
 		return 0;
@@ -176,10 +230,11 @@ static int tracer_initialize(ompt_function_lookup_t lookup,
 	    register_cb(set, ompt_callback_target_submit_emi,
 			(ompt_callback_t)on_target_submit_emi,
 			"target_submit_emi")) {
-		fclose(out);
-		out = NULL;
+		close(out);
+		out = -1;
 		return 0;
 	}
+	pthread_atfork(NULL, NULL, atfork_child);
 	return 1;
 }
 
@@ -187,9 +242,9 @@ static void tracer_finalize(ompt_data_t *tool_data)
 {
 	(void)tool_data;
 	pthread_mutex_lock(&out_lock);
-	if (out) {
-		fclose(out);	/* flushes */
-		out = NULL;
+	if (out >= 0) {
+		close(out);
+		out = -1;
 	}
 	pthread_mutex_unlock(&out_lock);
 }

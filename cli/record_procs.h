@@ -1,0 +1,58 @@
+/*
+ * record_procs.h - 'mapprof record' for commands of several processes.
+ *
+ * The process that takes record's shared buffers writes the database named
+ * by -o; every other process that offloads (a forked child, a program a
+ * script or an MPI launcher started, a program exec'd in place) writes a
+ * spool of its own into a directory beside it (collector/procs.h), and each
+ * becomes a database of its own here, once the command has ended.  -o may
+ * hold %p (the process's pid), %r (its MPI rank) and %% (docs/usage.md).
+ */
+#ifndef MAPPROF_CLI_RECORD_PROCS_H
+#define MAPPROF_CLI_RECORD_PROCS_H
+
+#include <sys/types.h>
+
+#include "db/db.h"
+
+struct record_procs;
+
+/*
+ * Before the program starts: check -o's placeholders, make the spool
+ * directory and name it in our environment (the program inherits it), and
+ * become the reaper of the command's orphans.  *main_path (malloc'ed) is
+ * where to create the first process's database: -o itself, or a
+ * provisional file when -o's name depends on the process.  NULL on error
+ * (*err malloc'ed; a usage error when *usage is set).
+ */
+struct record_procs *record_procs_open(const char *output, int force, char **main_path, int *usage,
+				       char **err);
+
+/*
+ * Once the first process's spool is in its database: store how that
+ * process ended (wstatus is that of the program record started, pid
+ * 'child'), and when -o depends on the process, rename the database to its
+ * name.  *path is replaced by the final path.  0, -1 (said why), or 1: no
+ * process took the buffers but others recorded (the program is mpirun or a
+ * shell): the database at *path holds nothing and is not wanted.
+ */
+int record_procs_main(struct record_procs *rp, struct db *db, char **path, pid_t child, int wstatus);
+
+/*
+ * After that: wait a while for the command's other processes, expand every
+ * other process's spool into its database, say which databases were
+ * written, remove the spool directory.  Frees rp.  Returns how many other
+ * processes were recorded, or -1 when one could not be (said why).
+ */
+int record_procs_finish(struct record_procs *rp);
+
+/* Free rp without expanding anything (the program did not start); removes the empty directory. */
+void record_procs_abort(struct record_procs *rp);
+
+/*
+ * -o with %p, %r and %% replaced (rank < 0: "norank").  malloc'ed, or NULL
+ * when out of memory or the template has another %-sequence.
+ */
+char *record_procs_expand(const char *tmpl, long pid, long rank);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * merge.h - one report over the databases of several processes (the ranks
+ * of an MPI job, a program and the children it forked): each process with
+ * its own counts, and the findings merged by fingerprint across processes.
+ *
+ * Each database is reported on its own first (report_run(), which stores
+ * its findings); merging then reads back only each one's process row,
+ * totals and finding rows, so memory grows with the number of processes and
+ * of distinct findings, never with the events.
+ */
+#ifndef MAPPROF_REPORT_MERGE_H
+#define MAPPROF_REPORT_MERGE_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+struct merge;
+
+struct merge *merge_new(void);
+void merge_free(struct merge *m);
+/* Add a database 'mapprof report' has reported.  0, or -1 (*err malloc'ed). */
+int merge_add(struct merge *m, const char *path, char **err);
+/* The terminal summary: the processes (or how many), then the top merged findings. */
+void merge_summary(const struct merge *m, FILE *out, int top);
+/*
+ * The document of a report over several databases: {"processes": [...],
+ * "merged_findings": [...]} (docs/report-json.md).  New reference.
+ */
+json_t *merge_json(const struct merge *m);
+
+#endif
