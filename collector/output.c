@@ -353,6 +353,14 @@ void output_at_fork(enum fork_moment when)
 	if (out_fd >= 0)
 		close(out_fd);
 	out_fd = -1;
+	/* The child's spool is its own: its accounting starts afresh in 'solo'
+	 * (the ring's header, 'sp_acct' until now, is unmapped here), under
+	 * the same cap.  The pipe to 'record' stays: it still says whether
+	 * record is alive. */
+	memset(&solo, 0, sizeof(solo));
+	solo.spool_max = sp_acct->spool_max;
+	sp_acct = &solo;
+	atomic_store(&said, 0);
 	if (ring)
 		munmap(ring, ring_bytes(ring->nchunks));
 	ring = NULL;
