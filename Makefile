@@ -193,7 +193,10 @@ REPORT_OBJS := \
 	$(B)/db/attribution.o \
 	$(B)/report/html.o \
 	$(B)/db/timeline.o \
-	$(B)/gen/assets.o
+	$(B)/gen/assets.o \
+	$(B)/report/gate.o \
+	$(B)/report/sarif.o \
+	$(B)/db/source_path.o
 # END report objects
 
 CLI_OBJS := \

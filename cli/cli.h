@@ -11,6 +11,7 @@
 #ifndef MAPPROF_CLI_H
 #define MAPPROF_CLI_H
 
+#define EXIT_FAIL_ON 1
 #define EXIT_USAGE 2
 #define EXIT_ERROR 3
 #define EXIT_INCOMPLETE 4

@@ -74,9 +74,9 @@ int cmd_run(int argc, char **argv)
 			free(db);
 			return 0;
 		default:
-			if (report_parse_option(c, optarg, &rc) < 0) {
+			if ((c = report_parse_option(c, optarg, &rc)) < 0) {
 				free(db);
-				return usage_error("run", "bad option");
+				return c == REPORT_CLI_REPORTED ? EXIT_USAGE : usage_error("run", "bad option");
 			}
 		}
 	}
