@@ -196,7 +196,9 @@ REPORT_OBJS := \
 	$(B)/gen/assets.o \
 	$(B)/report/gate.o \
 	$(B)/report/sarif.o \
-	$(B)/db/source_path.o
+	$(B)/db/source_path.o \
+	$(B)/report/trace.o \
+	$(B)/db/finding_rows.o
 # END report objects
 
 CLI_OBJS := \
@@ -205,7 +207,8 @@ CLI_OBJS := \
 	$(B)/cli/drain.o \
 	$(B)/cli/util.o \
 	$(B)/cli/report.o \
-	$(B)/cli/run.o
+	$(B)/cli/run.o \
+	$(B)/cli/trace.o
 
 $(B)/db/schema.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db
 	@mkdir -p $(@D)

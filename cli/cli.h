@@ -19,6 +19,7 @@
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 /* "mapprof: error: ..." on stderr.  Returns EXIT_ERROR. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

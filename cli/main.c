@@ -14,6 +14,7 @@ static const struct cmd {
 	{ "record", cmd_record, "run a program and record its offload events into a database" },
 	{ "report", cmd_report, "find inefficient data mappings in a recorded run" },
 	{ "run", cmd_run, "record, then report, in one command" },
+	{ "trace", cmd_trace, "export a recorded run for Perfetto / chrome://tracing" },
 };
 
 static void usage(FILE *f)
@@ -27,6 +28,9 @@ static void usage(FILE *f)
 		   "  mapprof run -- ./app args          record + report (app.mapprof.db, report.html, report.json)\n"
 		   "  mapprof record -o run.db -- ./app  record only\n"
 		   "  mapprof report run.db              analyse a recorded run\n"
+		   "  mapprof report --sarif r.sarif --source-root . --fail-on savings:5%% run.db\n"
+		   "                                     SARIF for code review; exit 1 over 5%% savings\n"
+		   "  mapprof trace run.db -o trace.json timeline for ui.perfetto.dev\n"
 		   "\n'mapprof <command> --help' describes a command.\n");
 }
 
