@@ -295,8 +295,9 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 	libxxhash-dev libsqlite3-dev sqlite3 libjansson-dev pkg-config
 
 # What the tests add: Debian's Chromium driven by Debian's Selenium (the
-# browser test), python3 (the detectors' fuzz oracle), jq (the golden tests).
-TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium jq
+# browser test), python3 (the detectors' fuzz oracle), python3-jsonschema (the SARIF
+# schema check), jq (the golden tests).
+TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium python3-jsonschema jq
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 
