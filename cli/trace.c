@@ -80,9 +80,8 @@ int cmd_trace(int argc, char **argv)
 		status = error("%s", err ? err : "cannot write the trace");
 	} else {
 		if (!st.has_sources || !st.has_findings)
-			hint("'%s' holds no %s: run 'mapprof report %s' first for them", db_path,
-			     !st.has_sources ? "source lines, variables or findings" : "findings (no arrows)",
-			     db_path);
+			hint("'%s' holds no findings: run 'mapprof report %s' first for variables,"
+			     " source lines and finding arrows", db_path, db_path);
 		if (!outfile_is_stdout(out))
 			info("wrote '%s': %llu events, %llu finding arrows", out,
 			     (unsigned long long)st.events, (unsigned long long)st.flows);

@@ -322,10 +322,10 @@ static int write_event(struct trace *t, const struct event *ev, char **err)
 	return t->rows ? event_flows(t, ev, pid_of(device), tid, err) : 0;
 }
 
-/* One pass of the stream; EVENTS_RESTART never happens in EVENTS_SORTED. */
-static int write_events(struct trace *t, char **err)
+/* One pass of the stream: 0, -1 with *err, or EVENTS_RESTART (seq mode only). */
+static int write_events(struct trace *t, enum events_mode mode, char **err)
 {
-	struct event_stream *s = event_stream_open(t->db, EVENTS_SORTED, err);
+	struct event_stream *s = event_stream_open(t->db, mode, err);
 	struct event ev;
 	int rc;
 
@@ -337,14 +337,31 @@ static int write_events(struct trace *t, char **err)
 			break;
 		}
 	event_stream_close(s);
-	return rc < 0 ? -1 : 0;
+	return rc < 0 ? rc : 0;
 }
 
-int trace_write(struct db *db, const char *path, struct trace_stats *st, char **err)
+static void trace_release(struct trace *t)
 {
-	struct trace t = { .db = db, .first = 1, .st = st };
-	struct outfile o;
-	int rc = -1, max_finding = 0, io = 0;
+	free_strings(&t->places);
+	free_strings(&t->vars);
+	hmap_release(&t->places);
+	hmap_release(&t->vars);
+	hmap_release(&t->named);
+	free(t->anchors);
+	finding_rows_close(t->rows);
+	attribution_close(t->at);
+	run_info_release(&t->run);
+}
+
+/*
+ * The whole file into 'o' in one mode: 0, -1 with *err (or errno when the
+ * write failed: *io), EVENTS_RESTART.  Leaves 'o' open.
+ */
+static int write_trace(struct db *db, struct outfile *o, enum events_mode mode,
+		       struct trace_stats *st, int *io, char **err)
+{
+	struct trace t = { .db = db, .f = o->f, .first = 1, .st = st };
+	int rc = -1, max_finding = 0;
 
 	memset(st, 0, sizeof(*st));
 	hmap_init(&t.places, 1, sizeof(char *));
@@ -370,48 +387,60 @@ int trace_write(struct db *db, const char *path, struct trace_stats *st, char **
 			goto out;
 		t.row_ok = r == 1;
 	}
-	if (outfile_open(&o, path) < 0) {
-		io = 1;
-		goto out;
-	}
-	t.f = o.f;
-	setvbuf(t.f, NULL, _IOFBF, 1 << 20);
 	errno = 0;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mapprof " MAPPROF_VERSION "\"},"
 	      "\"traceEvents\":[", t.f);
-	if (write_events(&t, err) < 0) {
-		outfile_discard(&o);
+	rc = write_events(&t, mode, err);
+	if (rc < 0)
 		goto out;
-	}
 	fputs("\n]}\n", t.f);
 	if (ferror(t.f)) {
 		if (!errno)
 			errno = EIO;
-		outfile_discard(&o);
-		io = 1;
-		goto out;
+		*io = 1;
+		rc = -1;
 	}
-	if (outfile_commit(&o) < 0) {
-		io = 1;
-		goto out;
-	}
-	rc = 0;
 out:
-	if (io && err) {
+	trace_release(&t);
+	return rc;
+}
+
+int trace_write(struct db *db, const char *path, struct trace_stats *st, char **err)
+{
+	struct outfile o;
+	int rc, io = 0;
+	/* Seq order needs no sort (memory stays small) but may have to start
+	 * again: only where the output can be thrown away and begun anew. */
+	enum events_mode mode = EVENTS_BY_SEQ;
+
+	for (;;) {
+		if (outfile_open(&o, path) < 0) {
+			io = 1;
+			rc = -1;
+			break;
+		}
+		if (!o.tmp)
+			mode = EVENTS_SORTED;
+		setvbuf(o.f, NULL, _IOFBF, 1 << 20);
+		rc = write_trace(db, &o, mode, st, &io, err);
+		if (rc == 0) {
+			if (outfile_commit(&o) < 0) {
+				io = 1;
+				rc = -1;
+			}
+			break;
+		}
+		outfile_discard(&o);
+		if (rc != EVENTS_RESTART || mode == EVENTS_SORTED)
+			break;
+		mode = EVENTS_SORTED;
+	}
+	if (rc < 0 && io && err) {
 		const char *why = strerror(errno ? errno : EIO);
 		if ((outfile_is_stdout(path)
 		     ? asprintf(err, "cannot write the trace to standard output: %s", why)
 		     : asprintf(err, "cannot write '%s': %s", path, why)) < 0)
 			*err = NULL;
 	}
-	free_strings(&t.places);
-	free_strings(&t.vars);
-	hmap_release(&t.places);
-	hmap_release(&t.vars);
-	hmap_release(&t.named);
-	free(t.anchors);
-	finding_rows_close(t.rows);
-	attribution_close(t.at);
-	run_info_release(&t.run);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
