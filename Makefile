@@ -222,7 +222,12 @@ REPORT_OBJS := \
 	$(B)/db/attribution.o \
 	$(B)/report/html.o \
 	$(B)/db/timeline.o \
-	$(B)/gen/assets.o
+	$(B)/gen/assets.o \
+	$(B)/report/gate.o \
+	$(B)/report/sarif.o \
+	$(B)/db/source_path.o \
+	$(B)/report/trace.o \
+	$(B)/db/finding_rows.o
 # END report objects
 
 CLI_OBJS := \
@@ -234,7 +239,8 @@ CLI_OBJS := \
 	$(B)/cli/report.o \
 	$(B)/cli/recover.o \
 	$(B)/cli/report_procs.o \
-	$(B)/cli/run.o
+	$(B)/cli/run.o \
+	$(B)/cli/trace.o
 
 $(B)/db/schema.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db
 	@mkdir -p $(@D)
@@ -335,9 +341,11 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 	libxxhash-dev libsqlite3-dev sqlite3 libjansson-dev pkg-config
 
 # What the tests add: Debian's Chromium driven by Debian's Selenium (the
-# browser test), python3 (the detectors' fuzz oracle), jq (the golden tests),
-# Open MPI (tests/e2e/record_mpi.sh: mpirun, and mpicc for its sample).
-TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium jq openmpi-bin libopenmpi-dev
+# browser test), python3 (the detectors' fuzz oracle), python3-jsonschema (the SARIF
+# schema check), jq (the golden tests), Open MPI (tests/e2e/record_mpi.sh: mpirun,
+# and mpicc for its sample).
+TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium python3-jsonschema jq \
+	openmpi-bin libopenmpi-dev
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 

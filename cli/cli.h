@@ -11,6 +11,7 @@
 #ifndef MAPPROF_CLI_H
 #define MAPPROF_CLI_H
 
+#define EXIT_FAIL_ON 1
 #define EXIT_USAGE 2
 #define EXIT_ERROR 3
 #define EXIT_INCOMPLETE 4
@@ -19,6 +20,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 /* "mapprof: error: ..." on stderr.  Returns EXIT_ERROR. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

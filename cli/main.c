@@ -15,6 +15,7 @@ static const struct cmd {
 	{ "report", cmd_report, "find inefficient data mappings in a recorded run" },
 	{ "run", cmd_run, "record, then report, in one command" },
 	{ "recover", cmd_recover, "expand the spool a killed or failed 'record' left into a database" },
+	{ "trace", cmd_trace, "export a recorded run for Perfetto / chrome://tracing" },
 };
 
 static void usage(FILE *f)
@@ -29,6 +30,9 @@ static void usage(FILE *f)
 		   "  mapprof record -o run.db -- ./app  record only\n"
 		   "  mapprof report run.db              analyse a recorded run\n"
 		   "  mapprof recover run.db-spool       the database from the spool a killed 'record' left\n"
+		   "  mapprof report --sarif r.sarif --source-root . --fail-on savings:5%% run.db\n"
+		   "                                     SARIF for code review; exit 1 over 5%% savings\n"
+		   "  mapprof trace run.db -o trace.json timeline for ui.perfetto.dev\n"
 		   "\n'mapprof <command> --help' describes a command.\n");
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/report_cli.h"
@@ -15,7 +16,8 @@
 
 static const char report_usage[] =
 	"usage: mapprof report [--json PATH|-] [--html PATH|-] [--no-json] [--no-html]\n"
-	"                      [--no-source] [--source-root DIR] [--check] [-q] DB [DB...]\n"
+	"                      [--no-source] [--check] [-q] [--sarif PATH|-]\n"
+	"                      [--source-root DIR] [--fail-on KIND[:THRESHOLD]]... DB [DB...]\n"
 	"\n"
 	"Find the inefficient data mapping patterns in the run recorded in DB\n"
 	"(duplicate transfers, round trips, repeated and unused allocations, unused\n"
@@ -44,6 +46,14 @@ static const char report_usage[] =
 	"  --top N         list N directives and N findings in the summary (default 5)\n"
 	"  --check         run SQLite's PRAGMA quick_check on DB first\n"
 	"  -q, --quiet     print no summary\n"
+	"  --sarif PATH    write the findings as a SARIF 2.1.0 log for code review\n"
+	"                  (GitHub code scanning; docs/sarif.md); '-': standard output\n"
+	"  --source-root DIR  SARIF file URIs relative to DIR (your checkout); without\n"
+	"                  it they are absolute file:// URIs\n"
+	"  --fail-on KIND[:THRESHOLD]  exit 1 when the findings are over it; KIND: any,\n"
+	"                  savings or a pattern (round_trip, ...); THRESHOLD: N (more\n"
+	"                  than N occurrences), P% or a time like 10ms (predicted\n"
+	"                  savings at least that); may be given several times\n"
 	"  -h, --help      show this help\n"
 	"\n"
 	"A regular file (or a symlink's regular target) is replaced only once its\n"
@@ -54,7 +64,8 @@ static const char report_usage[] =
 	"Running it again replaces the stored findings.  A read-only or locked DB is\n"
 	"analysed in a temporary copy (nothing is stored in it).\n"
 	"\n"
-	"Exit status: 0 done; 2 usage error (refused outputs included); 3 DB cannot be reported on (damaged,\n"
+	"Exit status: 0 done; 1 findings over a --fail-on threshold ('mapprof: --fail-on\n"
+	"SPEC: ...' on stderr; wins over 4); 2 usage error (refused outputs included); 3 DB cannot be reported on (damaged,\n"
 	"empty, unfinished, not mapprof's, newer, locked) or a report cannot be\n"
 	"written, with a 'mapprof: error:' line, and nothing written; 4 the recording\n"
 	"is incomplete (run.status is not 'complete'): the reports cover what was\n"
@@ -98,9 +109,27 @@ int report_parse_option(int c, const char *arg, struct report_cli *rc)
 	case 'C':
 		rc->check = 1;
 		return 0;
+	case 's':
+		rc->sarif = arg;
+		return 0;
 	case 'R':
 		rc->source_root = arg;
 		return *arg ? 0 : -1;
+	case 'F': {
+		const char *why = NULL;
+		if (rc->ngates == REPORT_CLI_MAX_GATES) {
+			error("--fail-on '%s': at most %d --fail-on", arg, REPORT_CLI_MAX_GATES);
+			return REPORT_CLI_REPORTED;
+		}
+		if (gate_parse(arg, &rc->gates[rc->ngates], &why) < 0) {
+			error("--fail-on '%s': %s", arg, why);
+			hint("for example --fail-on any, --fail-on round_trip:3, --fail-on savings:5%%"
+			     " or --fail-on savings:10ms");
+			return REPORT_CLI_REPORTED;
+		}
+		rc->ngates++;
+		return 0;
+	}
 	default:
 		return -1;
 	}
@@ -150,6 +179,12 @@ static int output_is_db(const char *opt, const char *out, const char *db)
 	return hit;
 }
 
+static int is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int report_cli_check(const struct report_cli *rc, const char *db_path)
 {
 	char *json, *html;
@@ -158,11 +193,21 @@ int report_cli_check(const struct report_cli *rc, const char *db_path)
 	if (output_paths(rc, db_path, &json, &html) < 0)
 		return error("out of memory");
 	if ((json && output_is_db("--json", json, db_path)) ||
-	    (html && output_is_db("--html", html, db_path))) {
+	    (html && output_is_db("--html", html, db_path)) ||
+	    (rc->sarif && output_is_db("--sarif", rc->sarif, db_path))) {
 		status = EXIT_USAGE;
 	} else if (json && html && outfile_same(json, html)) {
 		error("--json '%s' and --html '%s' are the same file", json, html);
 		hint("write them to two files, or leave one out with --no-json or --no-html");
+		status = EXIT_USAGE;
+	} else if (rc->sarif && ((json && outfile_same(json, rc->sarif)) ||
+				 (html && outfile_same(html, rc->sarif)))) {
+		error("--sarif '%s' is the same file as the %s report", rc->sarif,
+		      json && outfile_same(json, rc->sarif) ? "JSON" : "HTML");
+		hint("write the SARIF log to another file");
+		status = EXIT_USAGE;
+	} else if (rc->source_root && !is_dir(rc->source_root)) {
+		error("--source-root '%s' is not a directory", rc->source_root);
 		status = EXIT_USAGE;
 	}
 	free(json);
@@ -218,6 +263,10 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 	opt.source_root = rc->source_root;
 	opt.json_path = json;
 	opt.html_path = html;
+	opt.sarif_path = rc->sarif;
+	opt.source_root = rc->source_root;
+	opt.gates = rc->gates;
+	opt.ngates = rc->ngates;
 	if (report_run(&opt, &res, &err) < 0) {
 		status = error("%s", err ? err : "report failed");
 		problem_hint(res.problem, db_path);
@@ -226,13 +275,26 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 			info("wrote '%s'", json);
 		if (html && !outfile_is_stdout(html))
 			info("wrote '%s'", html);
+		if (rc->sarif && !outfile_is_stdout(rc->sarif))
+			info("wrote '%s'", rc->sarif);
 		if (res.incomplete) {
 			/* The summary says why; this line is for scripts and -q. */
 			info("warning: the recording is incomplete: the report covers what was recorded"
 			     " (exit status %d)", EXIT_INCOMPLETE);
 			status = EXIT_INCOMPLETE;
 		}
+		if (res.tripped) {
+			/* One line per threshold; 1 wins over 4: the findings are real. */
+			for (char *line = res.tripped, *nl; line; line = nl) {
+				nl = strchr(line, '\n');
+				if (nl)
+					*nl++ = 0;
+				info("%s", line);
+			}
+			status = EXIT_FAIL_ON;
+		}
 	}
+	free(res.tripped);
 	free(err);
 	free(json);
 	free(html);
@@ -254,8 +316,8 @@ int cmd_report(int argc, char **argv)
 			fputs(report_usage, stdout);
 			return 0;
 		}
-		if (report_parse_option(c, optarg, &rc) < 0)
-			return usage_error("report", "bad option");
+		if ((c = report_parse_option(c, optarg, &rc)) < 0)
+			return c == REPORT_CLI_REPORTED ? EXIT_USAGE : usage_error("report", "bad option");
 	}
 	if (optind >= argc)
 		return usage_error("report", "no database given");

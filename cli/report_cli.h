@@ -4,17 +4,24 @@
 #ifndef MAPPROF_CLI_REPORT_CLI_H
 #define MAPPROF_CLI_REPORT_CLI_H
 
+#include "report/gate.h"
+
+#define REPORT_CLI_MAX_GATES 16
+
 struct report_cli {
 	const char *json;   /* --json PATH */
 	const char *html;   /* --html PATH */
 	int no_json, no_html, quiet, top;
 	int no_source;      /* --no-source */
 	int check;          /* --check */
-	const char *source_root;  /* --source-root DIR */
+	const char *sarif;  /* --sarif PATH */
+	const char *source_root;   /* --source-root DIR */
+	struct gate gates[REPORT_CLI_MAX_GATES];   /* --fail-on SPEC, each */
+	int ngates;
 };
 
-/* The getopt_long entries (short codes: j H J N t q; S for --no-source, C for --check,
- * R for --source-root). */
+/* The getopt_long entries (short codes: j H J N t q; S for --no-source, C for --check;
+ * F for --fail-on, R for --source-root, s for --sarif). */
 #define REPORT_CLI_LONGOPTS \
 	{ "json", required_argument, NULL, 'j' }, \
 	{ "html", required_argument, NULL, 'H' }, \
@@ -24,9 +31,13 @@ struct report_cli {
 	{ "quiet", no_argument, NULL, 'q' }, \
 	{ "no-source", no_argument, NULL, 'S' }, \
 	{ "check", no_argument, NULL, 'C' }, \
-	{ "source-root", required_argument, NULL, 'R' }
+	{ "sarif", required_argument, NULL, 's' }, \
+	{ "source-root", required_argument, NULL, 'R' }, \
+	{ "fail-on", required_argument, NULL, 'F' }
 
-/* Take one parsed option into *rc; -1 when it is not one of these (or bad). */
+/* Take one parsed option into *rc; -1 when it is not one of these (or bad),
+ * REPORT_CLI_REPORTED when it is bad and the error was said on stderr. */
+#define REPORT_CLI_REPORTED (-2)
 int report_parse_option(int c, const char *arg, struct report_cli *rc);
 
 /*

@@ -23,15 +23,16 @@ static const char run_usage[] =
 	"                      directory); the reports go to the same directory\n"
 	"  -f, --force         overwrite the database if it exists (a regular file only)\n"
 	"  --json PATH|-, --html PATH|-, --no-json, --no-html, --no-source, --top N, -q,\n"
-	"  --source-root DIR\n"
+	"  --sarif PATH|-, --source-root DIR, --fail-on KIND[:THRESHOLD]\n"
 	"                      as for 'mapprof report' (outputs that are the database\n"
 	"                      or the same file are refused before the program runs)\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"Exit status: the program's own when not 0 (128+N if killed by signal N;\n"
 	"'mapprof: the program exited with status N' on stderr); 127/126 if it could\n"
-	"not be started; else the report's: 0, 3 if it failed ('mapprof: error:' on\n"
-	"stderr), 4 if the recording is incomplete.  The database's run.exit_status\n"
+	"not be started; else the report's: 0, 1 if the findings are over a --fail-on\n"
+	"threshold, 3 if it failed ('mapprof: error:' on stderr), 4 if the recording\n"
+	"is incomplete.  The database's run.exit_status\n"
 	"is the program's status.\n";
 
 static char *db_for_base(const char *base)
@@ -75,9 +76,9 @@ int cmd_run(int argc, char **argv)
 			free(db);
 			return 0;
 		default:
-			if (report_parse_option(c, optarg, &rc) < 0) {
+			if ((c = report_parse_option(c, optarg, &rc)) < 0) {
 				free(db);
-				return usage_error("run", "bad option");
+				return c == REPORT_CLI_REPORTED ? EXIT_USAGE : usage_error("run", "bad option");
 			}
 		}
 	}

@@ -13,10 +13,12 @@
 #include "report/attribute.h"
 #include "report/detect.h"
 #include "report/findings_store.h"
+#include "report/gate.h"
 #include "report/html.h"
 #include "report/json.h"
 #include "report/paths.h"
 #include "report/report.h"
+#include "report/sarif.h"
 #include "report/summary.h"
 #include "report/symbolize.h"
 
@@ -134,6 +136,29 @@ static void explain_failure(struct db *db, struct report_result *res, char **err
 	free(why);
 }
 
+/* res->tripped: each --fail-on the findings are over.  0, or -1 out of memory. */
+static int check_gates(const struct report_options *opt, const struct findings *f,
+		       struct report_result *res)
+{
+	for (int i = 0; i < opt->ngates; i++) {
+		char *why = NULL, *lines = NULL;
+		int rc = gate_check(&opt->gates[i], f, &why);
+		if (rc <= 0) {
+			if (rc < 0)
+				return -1;
+			continue;
+		}
+		rc = asprintf(&lines, "%s%s--fail-on %s: %s", res->tripped ? res->tripped : "",
+			      res->tripped ? "\n" : "", opt->gates[i].spec, why);
+		free(why);
+		if (rc < 0)
+			return -1;
+		free(res->tripped);
+		res->tripped = lines;
+	}
+	return 0;
+}
+
 int report_run(const struct report_options *opt, struct report_result *res, char **err)
 {
 	struct analysis a;
@@ -159,6 +184,11 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 		goto release;
 	}
 	res->incomplete = run_incomplete(&a.run);
+	if (check_gates(opt, &a.findings, res) < 0) {
+		if (err)
+			*err = strdup("out of memory");
+		goto release;
+	}
 
 	/* Source lines, variables and snippets, stored for the outputs to read. */
 	{
@@ -201,7 +231,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 		summary_print(out, &a, opt->top > 0 ? opt->top : 5);
 		fflush(out);
 	}
-	if (opt->json_path || opt->html_path) {
+	if (opt->json_path || opt->html_path || opt->sarif_path) {
 		doc = report_json(&a);
 		if (!doc) {
 			if (err)
@@ -214,6 +244,13 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	/* HTML: report/html.h, from the same document. */
 	if (opt->html_path && html_write(opt->html_path, doc, db, err) < 0)
 		goto release;
+	if (opt->sarif_path) {
+		json_t *log = report_sarif(doc, db, opt->source_root, err);
+		int bad = !log || report_sarif_write(log, opt->sarif_path, err) < 0;
+		json_decref(log);
+		if (bad)
+			goto release;
+	}
 	/* The write transaction db_open() began (a copy's is thrown away). */
 	if (!db_copied(db) && db_commit(db) < 0)
 		fprintf(stderr, "mapprof: warning: findings were not stored in '%s': %s\n",

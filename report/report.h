@@ -22,6 +22,7 @@
 
 struct db;
 struct attribution;
+struct gate;
 
 struct report_options {
 	const char *db_path;
@@ -31,7 +32,10 @@ struct report_options {
 	int top;                 /* findings listed in the summary; 0: 5 */
 	int no_source;           /* quote no source lines (--no-source) */
 	int check;               /* PRAGMA quick_check before reading */
+	const char *sarif_path;  /* NULL: no SARIF log (report/sarif.h) */
 	const char *source_root; /* --source-root DIR; NULL: the files' common directory */
+	const struct gate *gates;  /* --fail-on thresholds (report/gate.h) */
+	int ngates;
 };
 
 /* How 'mapprof report' went, beyond 0 / -1. */
@@ -39,6 +43,9 @@ struct report_result {
 	enum db_problem problem; /* why the database was refused (DB_OK: it was not) */
 	int incomplete;          /* the run's status is not 'complete': the outputs
 				    cover what was recorded, and say so */
+	char *tripped;           /* the --fail-on thresholds the findings are over, one
+				    "SPEC: why" a line (malloc'ed, the caller frees);
+				    NULL: none */
 };
 
 /* Everything the outputs show about one run. */

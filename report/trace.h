@@ -1,0 +1,47 @@
+/*
+ * trace.h - 'mapprof trace': a recorded run as a Chrome Trace Event file
+ * for Perfetto (ui.perfetto.dev) and chrome://tracing (docs/trace.md).
+ *
+ * {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}:
+ *   - one "X" (complete) event per kernel, transfer, allocation and delete,
+ *     ts and dur in microseconds (floats, ns precision), args with bytes,
+ *     the variable, the source line, seq and the devices;
+ *   - pid = the device the event happened on (a transfer's device end, the
+ *     destination between two devices; the host is named "host"), tid = the
+ *     recording's host thread and lane (transfers, allocations, kernels),
+ *     named by "M" metadata events as they first appear;
+ *   - one flow ("s" then "f", bound to the enclosing slices) per later
+ *     occurrence of a stored finding, from its first occurrence, at most
+ *     TRACE_MAX_FLOWS per finding.
+ *
+ * Streaming: events come from db/events.h's stream in begin order and the
+ * stored findings' operations from db/finding_rows.h in the same order;
+ * each event is written as it is read.  Memory grows with the number of
+ * findings, code locations and host threads, never with events.  Source
+ * lines and variables come from the attribution tables, findings from the
+ * findings tables, both written by 'mapprof report': without them the trace
+ * has neither (trace_stats says so).
+ */
+#ifndef MAPPROF_REPORT_TRACE_H
+#define MAPPROF_REPORT_TRACE_H
+
+#include <stdint.h>
+
+struct db;
+
+#define TRACE_MAX_FLOWS 1000
+
+struct trace_stats {
+	uint64_t events;       /* X events written */
+	uint64_t flows;        /* flow arrows (s/f pairs) written */
+	int has_sources;       /* the database had source attribution */
+	int has_findings;      /* ... and stored findings */
+};
+
+/*
+ * Write the trace of 'db' to 'path' ("-": stdout) as lib/outfile.h says.
+ * 0, or -1 with *err set (malloc'ed).
+ */
+int trace_write(struct db *db, const char *path, struct trace_stats *st, char **err);
+
+#endif
