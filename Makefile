@@ -7,7 +7,11 @@ LLVM_DIR   ?= /usr/lib/llvm-19
 # nvptx64-nvidia-cuda (CUDA toolkit) or amdgcn-amd-amdhsa (ROCm).
 OFFLOAD_TARGET ?= x86_64-pc-linux-gnu
 PREFIX     ?= /usr/local
-B          := build
+# The build directory; a sanitized build gets its own unless B= is given
+# (objects built with and without sanitizers must not mix).
+ifeq ($(origin B),undefined)
+B          := $(if $(SANITIZE),build-san,build)
+endif
 
 VERSION    := 0.1.0
 WARN       := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wvla -Wformat=2
