@@ -31,6 +31,7 @@
 #include "db/finish.h"
 #include "db/ingest.h"
 #include "db/process.h"
+#include "lib/sort.h"
 
 /* Seconds to wait, once the program ended, for the rest of the command (MAPPROF_PROCS_WAIT). */
 #define PROCS_WAIT_S 10
@@ -608,7 +609,7 @@ int record_procs_finish(struct record_procs *rp)
 	if (!rp)
 		return 0;
 	v = list_spools(rp, &n);
-	qsort(v, n, sizeof(*v), cmp_spool);
+	sort_array(v, n, sizeof(*v), cmp_spool);
 	for (size_t i = 0; i < n; i++) {
 		int next = i + 1 < n && v[i + 1].pid == v[i].pid;
 		int rc = expand_one(rp, &v[i], next);

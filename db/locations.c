@@ -10,6 +10,7 @@
 #include "db/db_internal.h"
 #include "db/locations.h"
 #include "lib/hmap.h"
+#include "lib/sort.h"
 
 #define SECTION_BEGIN "-- BEGIN report: attribution tables"
 #define SECTION_END "-- END report: attribution tables"
@@ -198,7 +199,7 @@ static int codeptr_rows(const struct hmap *m, struct codeptr_row **rows, size_t 
 		r[count].codeptr = key[0];
 		r[count].target_kind = *(int *)val;
 	}
-	qsort(r, count, sizeof(*r), cmp_codeptr_row);
+	sort_array(r, count, sizeof(*r), cmp_codeptr_row);
 	*n = count;
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "db/sound.h"
 #include "db/timeline.h"
 #include "lib/sat.h"
+#include "lib/sort.h"
 
 enum lane { LANE_KERNELS, LANE_TO, LANE_FROM, LANE_ALLOC_OPS, LANE_MAPPED, LANE_COUNT };
 
@@ -149,7 +150,7 @@ static int mapped_peaks(const struct ivs *all, int device, int64_t t0, int64_t w
 		ep[k++] = (struct endpoint){ x->begin_ns, x->bytes };
 		ep[k++] = (struct endpoint){ x->end_ns, -x->bytes };
 	}
-	qsort(ep, n, sizeof(*ep), cmp_endpoint);
+	sort_array(ep, n, sizeof(*ep), cmp_endpoint);
 	k = 0;
 	for (int i = 0; i < nbins; i++) {
 		int64_t bin_end = t0 + (int64_t)(i + 1) * w;
@@ -241,7 +242,7 @@ static int *device_list(const struct ivs *all, size_t *n)
 		return NULL;
 	for (size_t i = 0; i < all->n; i++)
 		d[i] = all->v[i].device;
-	qsort(d, all->n, sizeof(*d), cmp_int);
+	sort_array(d, all->n, sizeof(*d), cmp_int);
 	for (size_t i = 0; i < all->n; i++)
 		if (!k || d[k - 1] != d[i])
 			d[k++] = d[i];
@@ -328,7 +329,7 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 		if (!marks)
 			goto oom;
 		memcpy(marks, mark_seqs, n_marks * sizeof(*marks));
-		qsort(marks, n_marks, sizeof(*marks), cmp_i64);
+		sort_array(marks, n_marks, sizeof(*marks), cmp_i64);
 	}
 	devs = device_list(&all, &ndev);
 	b.busy = calloc(nbins, sizeof(int64_t));

@@ -12,6 +12,7 @@
 #include "report/attribute.h"
 #include "report/snippet.h"
 #include "report/symbolize.h"
+#include "lib/sort.h"
 
 struct update {
 	struct symbolizer *s;
@@ -206,7 +207,7 @@ static int store_variables(struct update *u, const struct op_key_row *keys, size
 			pairs[2 * np] = keys[i].codeptr;
 			pairs[2 * np++ + 1] = keys[i].map_index;
 		}
-	qsort(pairs, np, 2 * sizeof(*pairs), cmp_i64_pair);
+	sort_array(pairs, np, 2 * sizeof(*pairs), cmp_i64_pair);
 	for (size_t i = 0; i < np; i++) {
 		struct variable v;
 		int r = 0;
@@ -230,7 +231,7 @@ static int store_variables(struct update *u, const struct op_key_row *keys, size
 		if (keys[i].host_addr && !hmap_get(&named, key))
 			hosts[nh++] = keys[i].host_addr;
 	}
-	qsort(hosts, nh, sizeof(*hosts), cmp_i64);
+	sort_array(hosts, nh, sizeof(*hosts), cmp_i64);
 	for (size_t i = 0; i < nh; i++) {
 		struct variable v;
 		int r;

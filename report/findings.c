@@ -8,6 +8,7 @@
 
 #include "lib/sat.h"
 #include "report/findings.h"
+#include "lib/sort.h"
 
 enum { KEY_WORDS = 6 };
 
@@ -337,7 +338,7 @@ static int disambiguate(struct findings *f)
 		return -1;
 	for (size_t i = 0; i < f->n; i++)
 		by[i] = &f->v[i];
-	qsort(by, f->n, sizeof(*by), cmp_fingerprint);
+	sort_array(by, f->n, sizeof(*by), cmp_fingerprint);
 	for (size_t i = 1, run = 1; i < f->n; i++) {
 		if (strncmp(by[i]->fingerprint, by[i - 1]->fingerprint, 16)) {
 			run = 1;
@@ -356,7 +357,7 @@ int findings_finish(struct findings *f, const struct findings_context *ctx)
 
 	hmap_release(&f->index);
 	if (f->n)
-		qsort(f->v, f->n, sizeof(f->v[0]), cmp_finding);
+		sort_array(f->v, f->n, sizeof(f->v[0]), cmp_finding);
 	memset(f->kinds, 0, sizeof(f->kinds));
 	for (size_t i = 0; i < f->n; i++) {
 		struct finding *g = &f->v[i];
@@ -364,7 +365,7 @@ int findings_finish(struct findings *f, const struct findings_context *ctx)
 
 		g->id = (int)i + 1;
 		if (!ops_sorted(g->ops, g->nops))
-			qsort(g->ops, g->nops, sizeof(g->ops[0]), cmp_op);
+			sort_array(g->ops, g->nops, sizeof(g->ops[0]), cmp_op);
 		g->savings_ns = ops_union_ns(g->ops, g->nops);
 		if (g->savings_ns > duration)
 			g->savings_ns = duration;

@@ -14,6 +14,7 @@
 #include "report/json.h"
 #include "report/paths.h"
 #include "report/plans.h"
+#include "lib/sort.h"
 
 const char *finding_advice(enum finding_kind kind, enum flavour flavour)
 {
@@ -215,7 +216,7 @@ static json_t *events_json(const struct finding *g, int *truncated)
 		return arr;
 	for (size_t i = 0; i < g->nops; i++)
 		seqs[n++] = g->ops[i].seq;
-	qsort(seqs, n, sizeof(*seqs), cmp_i64);
+	sort_array(seqs, n, sizeof(*seqs), cmp_i64);
 	for (size_t i = 0, out = 0; i < n; i++) {
 		if (i && seqs[i] == seqs[i - 1])
 			continue;

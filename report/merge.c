@@ -17,6 +17,7 @@
 #include "db/db.h"
 #include "db/process.h"
 #include "report/merge.h"
+#include "lib/sort.h"
 
 struct mproc {
 	char *path;
@@ -175,7 +176,7 @@ static int cmp_long(const void *a, const void *b)
 /* "0-3,5" from the sorted values (each once). */
 static void ranges(FILE *out, long *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_long);
+	sort_array(v, n, sizeof(*v), cmp_long);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		while (j + 1 < n && v[j + 1] <= v[j] + 1)
@@ -203,7 +204,7 @@ static struct mfinding **by_savings(const struct merge *m)
 		return NULL;
 	for (size_t i = 0; i < m->nf; i++)
 		v[i] = &m->f[i];
-	qsort(v, m->nf, sizeof(*v), cmp_savings);
+	sort_array(v, m->nf, sizeof(*v), cmp_savings);
 	return v;
 }
 
@@ -258,7 +259,7 @@ void merge_summary(const struct merge *m, FILE *out, int top)
 		if (who) {
 			/* A rank recorded twice (two images) counts once. */
 			memcpy(who, f->who, f->nwho * sizeof(*who));
-			qsort(who, f->nwho, sizeof(*who), cmp_long);
+			sort_array(who, f->nwho, sizeof(*who), cmp_long);
 			for (size_t j = 0; j < f->nwho; j++)
 				if (!n || who[n - 1] != who[j])
 					who[n++] = who[j];

@@ -9,6 +9,7 @@
 #include "db/attribution.h"
 #include "report/plans.h"
 #include "report/report.h"
+#include "lib/sort.h"
 
 struct keyed {
 	char *key;
@@ -66,7 +67,7 @@ static int plan_savings(const struct analysis *a, struct plan *p)
 		memcpy(ops + k, g->ops, g->nops * sizeof(*ops));
 		k += g->nops;
 	}
-	qsort(ops, n, sizeof(*ops), cmp_op);
+	sort_array(ops, n, sizeof(*ops), cmp_op);
 	k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!k || ops[i].seq != ops[k - 1].seq)
@@ -100,7 +101,7 @@ int plans_build(const struct analysis *a, struct plans *p)
 		if (!(keys[i].key = directive_key(a, &a->findings.v[i])))
 			goto out;
 	}
-	qsort(keys, n, sizeof(*keys), cmp_keyed);
+	sort_array(keys, n, sizeof(*keys), cmp_keyed);
 	for (size_t i = 0; i < n; i++) {
 		const struct finding *g = &a->findings.v[keys[i].index];
 		struct plan *pl;
@@ -117,7 +118,7 @@ int plans_build(const struct analysis *a, struct plans *p)
 	for (size_t i = 0; i < p->n; i++)
 		if (plan_savings(a, &p->v[i]) < 0)
 			goto out;
-	qsort(p->v, p->n, sizeof(*p->v), cmp_plan);
+	sort_array(p->v, p->n, sizeof(*p->v), cmp_plan);
 	rc = 0;
 out:
 	for (size_t i = 0; keys && i < n; i++)

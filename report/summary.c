@@ -10,6 +10,7 @@
 #include "report/paths.h"
 #include "report/plans.h"
 #include "report/summary.h"
+#include "lib/sort.h"
 
 char *format_ns(char *buf, size_t size, int64_t ns)
 {
@@ -159,7 +160,7 @@ static void print_top(FILE *out, const struct analysis *a, int top)
 		return;
 	for (size_t i = 0; i < f->n; i++)
 		by[i] = &f->v[i];
-	qsort(by, f->n, sizeof(*by), cmp_savings);
+	sort_array(by, f->n, sizeof(*by), cmp_savings);
 	fprintf(out, "\ntop findings by savings:\n");
 	for (size_t i = 0; i < f->n && (int)i < top; i++) {
 		const struct finding *g = by[i];

@@ -19,6 +19,7 @@
 #include "report/dwarfline.h"
 #include "report/safefile.h"
 #include "report/symbolize.h"
+#include "lib/sort.h"
 
 enum mod_state { MOD_UNTRIED, MOD_OPEN, MOD_UNUSABLE };
 
@@ -189,8 +190,7 @@ struct symbolizer *symbolizer_new(struct db *db, char **err)
 	if (locations_read_modules(db, &s->rows, &s->n_mods, err) < 0 ||
 	    locations_read_sources(db, &s->sources, &s->n_sources, err) < 0)
 		goto fail;
-	if (s->n_sources)  /* qsort must not be given NULL, even for 0 elements */
-		qsort(s->sources, s->n_sources, sizeof(*s->sources), source_cmp);
+	sort_array(s->sources, s->n_sources, sizeof(*s->sources), source_cmp);
 	s->mods = calloc(s->n_mods ? s->n_mods : 1, sizeof(*s->mods));
 	s->names = calloc(s->n_sources ? s->n_sources : 1, sizeof(*s->names));
 	s->names_tried = calloc(s->n_sources ? s->n_sources : 1, 1);

@@ -6,6 +6,7 @@
 
 #include "lib/sat.h"
 #include "report/totals.h"
+#include "lib/sort.h"
 
 void totals_init(struct run_totals *t)
 {
@@ -124,5 +125,5 @@ void totals_finish(struct run_totals *t)
 	busy_close(&t->alloc);
 	busy_close(&t->kernel);
 	if (t->ndevices)
-		qsort(t->devices, t->ndevices, sizeof(t->devices[0]), cmp_device);
+		sort_array(t->devices, t->ndevices, sizeof(t->devices[0]), cmp_device);
 }
