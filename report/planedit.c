@@ -395,7 +395,7 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
 		e->loop_first = loop.first_line;
 		e->loop_last = loop.last_line;
 		put(&t, "Suggested: wrap lines %d-%d of %s (the loop around line %d) in "
-			"'#pragma omp target data %s' { ... }, so that the data is mapped once around the "
+			"'#pragma omp target data %s' (a braced block), so that the data is mapped once around the "
 			"loop instead of on every iteration. The construct's own map clauses can stay: "
 			"the data is then present, so they allocate and copy nothing. Map types from the "
 			"recorded operations: 'to' where only copies to the device were recorded, 'from' "
@@ -471,7 +471,7 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
 	} else if (in->repeat && e->clauses) {
 		e->kind = EDIT_HOIST;
 		put(&t, "Suggested: map the data once around the code that repeats the construct on line "
-			"%d of %s with '#pragma omp target data %s' { ... }. %s", in->line, in->rel,
+			"%d of %s with '#pragma omp target data %s' (a braced block). %s", in->line, in->rel,
 		    e->clauses,
 		    src.line ? "No loop around the directive was found in its function: the construct "
 			       "is repeated by a loop in a caller, or by other constructs (the findings' "
