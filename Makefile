@@ -210,6 +210,8 @@ REPORT_OBJS := \
 	$(B)/report/findings_store.o \
 	$(B)/report/paths.o \
 	$(B)/report/plans.o \
+	$(B)/report/planedit.o \
+	$(B)/report/loopscan.o \
 	$(B)/report/json.o \
 	$(B)/report/summary.o \
 	$(B)/report/report.o \

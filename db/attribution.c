@@ -13,7 +13,11 @@ enum {
 	ST_VARIABLE,
 	ST_DATA_OP,
 	ST_KERNEL,
-	ST_COUNT
+	ST_COUNT,
+	/* Optional (a database from before these columns gets none): */
+	ST_SOURCE_PATH = ST_COUNT,
+	ST_MAP_ENTRIES,
+	ST_ALL
 };
 
 static const char *const sql[ST_COUNT] = {
@@ -25,8 +29,21 @@ static const char *const sql[ST_COUNT] = {
 	[ST_KERNEL] = "SELECT 'kernel', begin_ns, end_ns, 0, NULL, device FROM kernels WHERE seq = ?",
 };
 
+static const char *const optional_sql[ST_ALL - ST_COUNT] = {
+	[ST_SOURCE_PATH - ST_COUNT] = "SELECT source_path FROM location WHERE codeptr = ?",
+	/* Op kinds: OMPT's alloc 1, to_device 2, from_device 3; +16 when async. */
+	[ST_MAP_ENTRIES - ST_COUNT] = ("SELECT v.map_index, v.name,"
+				       " COALESCE(SUM(d.kind IN (1, 17)), 0),"
+				       " COALESCE(SUM(d.kind IN (2, 18)), 0),"
+				       " COALESCE(SUM(d.kind IN (3, 19)), 0)"
+				       " FROM variable v LEFT JOIN data_op_raw d"
+				       " ON d.codeptr = v.codeptr AND d.map_index = v.map_index"
+				       " WHERE v.codeptr = ? AND v.origin = 'ompt-ident' AND v.name IS NOT NULL"
+				       " GROUP BY v.map_index, v.name ORDER BY v.map_index"),
+};
+
 struct attribution {
-	sqlite3_stmt *st[ST_COUNT];
+	sqlite3_stmt *st[ST_ALL];
 };
 
 struct attribution *attribution_open(struct db *db)
@@ -41,6 +58,8 @@ struct attribution *attribution_open(struct db *db)
 			return NULL;
 		}
 	}
+	for (int i = ST_COUNT; i < ST_ALL; i++)
+		at->st[i] = db_prepare(db, optional_sql[i - ST_COUNT], NULL);
 	return at;
 }
 
@@ -48,7 +67,7 @@ void attribution_close(struct attribution *at)
 {
 	if (!at)
 		return;
-	for (int i = 0; i < ST_COUNT; i++)
+	for (int i = 0; i < ST_ALL; i++)
 		sqlite3_finalize(at->st[i]);
 	free(at);
 }
@@ -173,5 +192,40 @@ json_t *attribution_events(struct attribution *at, json_t *seqs)
 				break;
 		}
 	}
+	return arr;
+}
+
+char *attribution_source_path(struct attribution *at, uint64_t codeptr)
+{
+	sqlite3_stmt *st = at->st[ST_SOURCE_PATH];
+	char *path = NULL;
+
+	if (!st)
+		return NULL;
+	sqlite3_bind_int64(st, 1, (int64_t)codeptr);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		path = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return path;
+}
+
+json_t *attribution_map_entries(struct attribution *at, uint64_t codeptr)
+{
+	sqlite3_stmt *st = at->st[ST_MAP_ENTRIES];
+	json_t *arr;
+
+	if (!st || !(arr = json_array()))
+		return NULL;
+	sqlite3_bind_int64(st, 1, (int64_t)codeptr);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *o = json_object();
+		json_object_set_new(o, "index", json_integer(sqlite3_column_int64(st, 0)));
+		set_text(o, "name", st, 1);
+		json_object_set_new(o, "alloc", json_integer(sqlite3_column_int64(st, 2)));
+		json_object_set_new(o, "to_device", json_integer(sqlite3_column_int64(st, 3)));
+		json_object_set_new(o, "from_device", json_integer(sqlite3_column_int64(st, 4)));
+		json_array_append_new(arr, o);
+	}
+	sqlite3_reset(st);
 	return arr;
 }

@@ -35,4 +35,19 @@ json_t *attribution_variable(struct attribution *at, int64_t seq);
  */
 json_t *attribution_events(struct attribution *at, json_t *seqs);
 
+/*
+ * Where the report found the source file of codeptr's location on this
+ * machine (location.source_path: a file the program's DWARF names),
+ * malloc'ed; NULL when unknown.  Whether to read it is the caller's call
+ * (--no-source).
+ */
+char *attribution_source_path(struct attribution *at, uint64_t codeptr);
+
+/*
+ * The named map entries of the construct at codeptr that moved data, in map
+ * order: [{"index", "name" (as written, macros expanded), "alloc",
+ * "to_device", "from_device" (operations recorded)}]; NULL when unknown.
+ */
+json_t *attribution_map_entries(struct attribution *at, uint64_t codeptr);
+
 #endif

@@ -262,6 +262,24 @@ static json_t *finding_json(const struct analysis *a, const struct finding *g)
 	return o;
 }
 
+/* A plan's suggested edit (report/planedit.h). */
+static json_t *edit_json(const struct plan_edit *e)
+{
+	json_t *o = json_object(), *loop = json_null();
+
+	if (e->loop_first > 0) {
+		loop = json_object();
+		json_object_set_new(loop, "first_line", json_integer(e->loop_first));
+		json_object_set_new(loop, "last_line", json_integer(e->loop_last));
+	}
+	json_object_set_new(o, "kind", json_string(plan_edit_kind_name(e->kind)));
+	json_object_set_new(o, "text", json_string(e->text ? e->text : ""));
+	json_object_set_new(o, "clauses", str_or_null(e->clauses));
+	json_object_set_new(o, "loop", loop);
+	json_object_set_new(o, "patch", str_or_null(e->patch));
+	return o;
+}
+
 /*
  * The fix plans (report/plans.h): {"directive": place, "findings": [ids],
  * "kinds": {kind: findings}, "occurrences", "savings_ns"}; no bytes: a sum
@@ -293,6 +311,7 @@ static json_t *plans_json(const struct analysis *a)
 		json_object_set_new(o, "kinds", kinds);
 		json_object_set_new(o, "occurrences", json_integer((json_int_t)pl->occurrences));
 		json_object_set_new(o, "savings_ns", json_integer(pl->savings_ns));
+		json_object_set_new(o, "edit", edit_json(&pl->edit));
 		json_array_append_new(arr, o);
 	}
 	plans_release(&p);

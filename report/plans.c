@@ -73,6 +73,8 @@ static int plan_savings(const struct analysis *a, struct plan *p)
 		if (!k || ops[i].seq != ops[k - 1].seq)
 			ops[k++] = ops[i];
 	p->savings_ns = ops_union_ns(ops, k);
+	if (a->duration_ns > 0 && p->savings_ns > a->duration_ns)
+		p->savings_ns = a->duration_ns;
 	free(ops);
 	return 0;
 }
@@ -116,7 +118,7 @@ int plans_build(const struct analysis *a, struct plans *p)
 		pl->kinds[g->kind]++;
 	}
 	for (size_t i = 0; i < p->n; i++)
-		if (plan_savings(a, &p->v[i]) < 0)
+		if (plan_savings(a, &p->v[i]) < 0 || plan_edit_build(a, &p->v[i]) < 0)
 			goto out;
 	sort_array(p->v, p->n, sizeof(*p->v), cmp_plan);
 	rc = 0;
@@ -133,6 +135,8 @@ void plans_release(struct plans *p)
 {
 	if (!p)
 		return;
+	for (size_t i = 0; p->v && i < p->n; i++)
+		plan_edit_release(&p->v[i].edit);
 	free(p->v);
 	free(p->store);
 	memset(p, 0, sizeof(*p));

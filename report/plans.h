@@ -5,9 +5,10 @@
  * source file:line of a finding's first location, the construct whose
  * mapping defines it; the code pointer when no line is known), with the
  * findings under it and what changing it would save.  A plan's savings are
- * the union of its findings' operations, each operation once (a transfer
- * can be a duplicate and a round-trip leg at the same time), so they are
- * never counted twice.  Plans come most savings first, ties in the order of
+ * the union of the time intervals of its findings' operations, each
+ * operation once (a transfer can be a duplicate and a round-trip leg at the
+ * same time; operations of threads or nowait constructs overlap), so no
+ * time is counted twice; never more than the run's wall time.  Plans come most savings first, ties in the order of
  * their first finding.
  */
 #ifndef MAPPROF_REPORT_PLANS_H
@@ -17,6 +18,7 @@
 #include <stdint.h>
 
 #include "report/occurrence.h"
+#include "report/planedit.h"
 
 struct analysis;
 
@@ -27,6 +29,7 @@ struct plan {
 	int64_t savings_ns;           /* union of the members' operations */
 	uint64_t occurrences;         /* sum over the members */
 	uint64_t kinds[FINDING_KIND_COUNT];  /* members of each kind */
+	struct plan_edit edit;        /* the suggested change (report/planedit.h) */
 };
 
 struct plans {

@@ -110,7 +110,34 @@ static const char *const kind_words[FINDING_KIND_COUNT][2] = {
 	{ "unused transfer", "unused transfers" },
 };
 
-/* The directives to change first: one line per plan, its findings by kind. */
+/*
+ * A plan's suggested edit: its first sentence; for the top plan also its
+ * patch, indented (report.json has the whole text).
+ */
+static void print_edit(FILE *out, const struct plan_edit *e, int with_patch)
+{
+	const char *text = e->text ? e->text : "", *end;
+	const char *prefix = "Suggested: ";
+
+	if (!strncmp(text, prefix, strlen(prefix)))
+		text += strlen(prefix);
+	if (!*text)
+		return;
+	end = strstr(text, ". ");
+	fprintf(out, "     suggested: %.*s%s\n", (int)(end ? end - text : (int)strlen(text)), text,
+		end ? "." : "");
+	if (!with_patch || !e->patch)
+		return;
+	fprintf(out, "     patch (report.json: plans[0].edit.patch; patch -p1 in the source root):\n");
+	for (const char *p = e->patch; *p;) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+		fprintf(out, "       %.*s\n", n, p);
+		p += n + (nl != NULL);
+	}
+}
+
+/* The directives to change first: one line per plan, its findings by kind, its edit. */
 static void print_plans(FILE *out, const struct analysis *a, int top)
 {
 	struct plans p;
@@ -136,6 +163,7 @@ static void print_plans(FILE *out, const struct analysis *a, int top)
 		for (size_t j = 0; j < pl->nmembers && j < 8; j++)
 			fprintf(out, "%s%d", j ? ", #" : "", a->findings.v[pl->members[j]].id);
 		fprintf(out, "%s)\n", pl->nmembers > 8 ? ", ..." : "");
+		print_edit(out, &pl->edit, i == 0);
 	}
 	if (p.n > (size_t)top)
 		fprintf(out, "  ... and %zu more directives\n", p.n - (size_t)top);

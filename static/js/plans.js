@@ -9,7 +9,8 @@
   var plansExact = Array.isArray(D.plans);
   var plans = (plansExact ? arr(D.plans).filter(isObj).map(function (p) {
     var members = arr(p.findings).map(function (id) { return byId.get(str(id)); }).filter(Boolean);
-    return { dir: obj(p.directive), members: members, savings: num(p.savings_ns), occ: num(p.occurrences) };
+    return { dir: obj(p.directive), members: members, savings: num(p.savings_ns), occ: num(p.occurrences),
+      edit: isObj(p.edit) ? p.edit : null };
   }) : (function () {
     var groups = new Map(), out = [];
     records.forEach(function (r) {
@@ -49,10 +50,26 @@
     add(sum, add(h('div', 'plan-main'), head, kinds), sav);
     add(det, sum);
     det.addEventListener('toggle', function () {
-      if (det.open && det.children.length === 1) add(det, planFindings(p));
+      if (det.open && det.children.length === 1) add(det, planEdit(p), planFindings(p));
     });
     add(li, det);
     return li;
+  }
+
+  /* The suggested edit: its text, the loop, the patch (text nodes only, wrapped). */
+  function planEdit(p) {
+    var e = p.edit;
+    if (!e || !str(e.text)) return null;
+    var box = h('div', 'plan-edit');
+    add(box, h('p', 'plan-edit-text', str(e.text)));
+    var loop = obj(e.loop);
+    if (num(loop.first_line) > 0)
+      add(box, h('p', 'muted', 'Loop around the directive: lines ' + num(loop.first_line) + '\u2013' + num(loop.last_line) + '.'));
+    if (str(e.patch)) {
+      add(box, h('p', 'muted', 'Suggested patch (apply with patch -p1 in the source root):'));
+      add(box, h('pre', 'plan-patch', str(e.patch)));
+    }
+    return box;
   }
 
   /* The findings under a plan, most savings first; each opens its detail. */
