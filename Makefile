@@ -210,6 +210,7 @@ REPORT_OBJS := \
 	$(B)/report/summary.o \
 	$(B)/report/report.o \
 	$(B)/report/merge.o \
+	$(B)/report/diff.o \
 	$(B)/db/open.o \
 	$(B)/db/events.o \
 	$(B)/db/findings.o \
@@ -240,7 +241,8 @@ CLI_OBJS := \
 	$(B)/cli/recover.o \
 	$(B)/cli/report_procs.o \
 	$(B)/cli/run.o \
-	$(B)/cli/trace.o
+	$(B)/cli/trace.o \
+	$(B)/cli/diff.o
 
 $(B)/db/schema.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db
 	@mkdir -p $(@D)
