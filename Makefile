@@ -161,6 +161,7 @@ REPORT_JS := \
 	static/js/table.js \
 	static/js/plans.js \
 	static/js/detail.js \
+	static/js/baseline.js \
 	static/js/timeline.js \
 	static/js/main.js
 

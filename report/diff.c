@@ -676,3 +676,30 @@ json_t *diff_json(const struct diff *d)
 	json_object_set_new(doc, "predicted", pred);
 	return doc;
 }
+
+int diff_baseline(json_t *doc, const char *before_path, const char *after_path,
+		  const struct analysis *a, int no_source, char **err)
+{
+	struct diff *d = diff_new();
+	json_t *o = NULL;
+	int rc = -1;
+
+	if (!d) {
+		if (err)
+			*err = strdup("out of memory");
+		return -1;
+	}
+	if (diff_add(d, DIFF_BEFORE, before_path, no_source, err) < 0 ||
+	    diff_add_analysis(d, DIFF_AFTER, after_path, a, err) < 0 || diff_finish(d, err) < 0)
+		goto out;
+	if (!(o = diff_json(d))) {
+		if (err)
+			*err = strdup("out of memory");
+		goto out;
+	}
+	json_object_set_new(doc, "baseline", o);
+	rc = 0;
+out:
+	diff_free(d);
+	return rc;
+}

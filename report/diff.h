@@ -70,4 +70,12 @@ void diff_print(const struct diff *d, FILE *out);
 /* The document (docs/report-json.md, "mapprof diff").  New reference, NULL when out of memory. */
 json_t *diff_json(const struct diff *d);
 
+/*
+ * 'mapprof report --baseline BEFORE.db': the diff of BEFORE against the run
+ * 'a' (analysed already, attribution open) as doc's "baseline" object.
+ * 0, or -1 with *err (doc unchanged).
+ */
+int diff_baseline(json_t *doc, const char *before_path, const char *after_path,
+		  const struct analysis *a, int no_source, char **err);
+
 #endif

@@ -79,3 +79,15 @@ for args in "before1.db" "before1.db after1.db after2.db" "-- after1.db" "before
 	assert_eq "$rc" 2 "usage: diff $args"
 done
 echo "ok errors: 3 for a missing database, 2 for usage"
+
+# The same comparison as a section of AFTER's report.
+"$mapprof" report -q --baseline before1.db --json r.json --html r.html after1.db 2>err.out ||
+	fail "report --baseline: $(cat err.out)"
+assert_eq "$(jq -r '.baseline.format' r.json)" mapprof-diff "report.json's baseline"
+assert_eq "$(jq '[(.baseline.removed | length), (.baseline.remaining | length), (.baseline.new | length)] | join(",")' -r r.json)" \
+	"2,1,0" "baseline: removed, remaining, new"
+grep -q 'id="sec-baseline"' r.html && grep -q 'function renderBaseline' r.html || fail "report.html has no baseline section"
+rc=0
+"$mapprof" report --baseline before1.db after1.db after2.db >/dev/null 2>err.out || rc=$?
+assert_eq "$rc" 2 "--baseline with several databases"
+echo "ok report --baseline: report.json's baseline, report.html's section"
