@@ -165,6 +165,7 @@ REPORT_JS := \
 	static/js/table.js \
 	static/js/plans.js \
 	static/js/detail.js \
+	static/js/baseline.js \
 	static/js/timeline.js \
 	static/js/main.js
 
@@ -216,6 +217,7 @@ REPORT_OBJS := \
 	$(B)/report/summary.o \
 	$(B)/report/report.o \
 	$(B)/report/merge.o \
+	$(B)/report/diff.o \
 	$(B)/db/open.o \
 	$(B)/db/events.o \
 	$(B)/db/findings.o \
@@ -246,7 +248,8 @@ CLI_OBJS := \
 	$(B)/cli/recover.o \
 	$(B)/cli/report_procs.o \
 	$(B)/cli/run.o \
-	$(B)/cli/trace.o
+	$(B)/cli/trace.o \
+	$(B)/cli/diff.o
 
 $(B)/db/schema.o: $(B)/gen/schema.S db/schema.sql $(B)/gen/empty.db
 	@mkdir -p $(@D)
@@ -409,6 +412,23 @@ bench: all samples $(BENCH_PROGS) $(B)/bench/hash_bench $(B)/bench/timeit $(B)/b
 	$(B)/bench/libempty-tool.so
 	$(Q)bench/run.sh $(B)
 
+# --- accuracy of the savings model: naive/fixed pairs, 'mapprof diff' ------------
+ACCURACY_PAIRS := duplicate round_trip round_trip_to repeated_alloc unused
+ACCURACY_PROGS := $(foreach p,$(ACCURACY_PAIRS),$(B)/bench/accuracy/$(p).naive $(B)/bench/accuracy/$(p).fixed)
+
+$(B)/bench/accuracy/%.naive: bench/accuracy/%.c bench/accuracy/common.h
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $<"
+	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) $< -o $@
+
+$(B)/bench/accuracy/%.fixed: bench/accuracy/%.c bench/accuracy/common.h
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< -DFIXED"
+	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) -DFIXED $< -o $@
+
+accuracy: all $(ACCURACY_PROGS)
+	$(Q)LLVM_DIR='$(LLVM_DIR)' ACCURACY_PAIRS='$(ACCURACY_PAIRS)' bench/accuracy/run.sh $(B)
+
 install: all
 	install -D -m 755 $(B)/mapprof $(DESTDIR)$(PREFIX)/bin/mapprof
 	install -D -m 755 $(B)/libmapprof-collector.so $(DESTDIR)$(PREFIX)/lib/mapprof/libmapprof-collector.so
@@ -421,6 +441,7 @@ help:
 	@echo "make deps     install the Debian packages mapprof needs (when missing)"
 	@echo "make          build build/mapprof and the collector libraries"
 	@echo "make demo     deps + build + record a bundled sample"
+	@echo "make accuracy predicted vs measured savings on naive/fixed pairs (ACCURACY_RUNS=5)"
 	@echo "make samples  build the sample offload programs (OFFLOAD_TARGET=$(OFFLOAD_TARGET))"
 	@echo "make check    install what the tests need, build and run every test (CI=true: a skip fails)"
 	@echo "make test     build and run every test (no installs)"
@@ -429,7 +450,7 @@ help:
 	@echo "make bench    measure what recording costs (BENCH_RUNS=31)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
 
-.PHONY: all samples check test test-deps deps demo bench install clean help build-tools fresh-check fuzz
+.PHONY: all samples check test test-deps deps demo bench accuracy install clean help build-tools fresh-check fuzz
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -21,6 +21,7 @@ int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* "mapprof: error: ..." on stderr.  Returns EXIT_ERROR. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -16,6 +16,7 @@ static const struct cmd {
 	{ "run", cmd_run, "record, then report, in one command" },
 	{ "recover", cmd_recover, "expand the spool a killed or failed 'record' left into a database" },
 	{ "trace", cmd_trace, "export a recorded run for Perfetto / chrome://tracing" },
+	{ "diff", cmd_diff, "compare runs before and after a change: findings fixed, time saved" },
 };
 
 static void usage(FILE *f)
@@ -33,6 +34,7 @@ static void usage(FILE *f)
 		   "  mapprof report --sarif r.sarif --source-root . --fail-on savings:5%% run.db\n"
 		   "                                     SARIF for code review; exit 1 over 5%% savings\n"
 		   "  mapprof trace run.db -o trace.json timeline for ui.perfetto.dev\n"
+		   "  mapprof diff before.db after.db    findings a fix removed, predicted vs measured\n"
 		   "\n'mapprof <command> --help' describes a command.\n");
 }
 

@@ -17,7 +17,8 @@
 static const char report_usage[] =
 	"usage: mapprof report [--json PATH|-] [--html PATH|-] [--no-json] [--no-html]\n"
 	"                      [--no-source] [--check] [-q] [--sarif PATH|-]\n"
-	"                      [--source-root DIR] [--fail-on KIND[:THRESHOLD]]... DB [DB...]\n"
+	"                      [--source-root DIR] [--fail-on KIND[:THRESHOLD]]...\n"
+	"                      [--baseline BEFORE.db] DB [DB...]\n"
 	"\n"
 	"Find the inefficient data mapping patterns in the run recorded in DB\n"
 	"(duplicate transfers, round trips, repeated and unused allocations, unused\n"
@@ -54,6 +55,10 @@ static const char report_usage[] =
 	"                  savings or a pattern (round_trip, ...); THRESHOLD: N (more\n"
 	"                  than N occurrences), P% or a time like 10ms (predicted\n"
 	"                  savings at least that); may be given several times\n"
+	"  --baseline BEFORE.db  compare with a run before a change: report.json's\n"
+	"                  'baseline' and report.html's 'Compared with' section say\n"
+	"                  which findings were removed, remain, are new, and the\n"
+	"                  predicted against the measured savings ('mapprof diff')\n"
 	"  -h, --help      show this help\n"
 	"\n"
 	"A regular file (or a symlink's regular target) is replaced only once its\n"
@@ -267,6 +272,7 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 	opt.source_root = rc->source_root;
 	opt.gates = rc->gates;
 	opt.ngates = rc->ngates;
+	opt.baseline_path = rc->baseline;
 	if (report_run(&opt, &res, &err) < 0) {
 		status = error("%s", err ? err : "report failed");
 		problem_hint(res.problem, db_path);
@@ -305,6 +311,7 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		REPORT_CLI_LONGOPTS,
+		{ "baseline", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -316,11 +323,17 @@ int cmd_report(int argc, char **argv)
 			fputs(report_usage, stdout);
 			return 0;
 		}
+		if (c == 'B') {
+			rc.baseline = optarg;
+			continue;
+		}
 		if ((c = report_parse_option(c, optarg, &rc)) < 0)
 			return c == REPORT_CLI_REPORTED ? EXIT_USAGE : usage_error("report", "bad option");
 	}
 	if (optind >= argc)
 		return usage_error("report", "no database given");
+	if (optind + 1 < argc && rc.baseline)
+		return usage_error("report", "--baseline takes one database to compare with");
 	if (optind + 1 < argc)
 		return report_cli_run_many(&rc, argv + optind, argc - optind);
 	return report_cli_run(&rc, argv[optind]);

@@ -18,6 +18,7 @@ struct report_cli {
 	const char *source_root;   /* --source-root DIR */
 	struct gate gates[REPORT_CLI_MAX_GATES];   /* --fail-on SPEC, each */
 	int ngates;
+	const char *baseline;      /* --baseline DB ('report' only) */
 };
 
 /* The getopt_long entries (short codes: j H J N t q; S for --no-source, C for --check;

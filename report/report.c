@@ -12,6 +12,7 @@
 #include "lib/outfile.h"
 #include "report/attribute.h"
 #include "report/detect.h"
+#include "report/diff.h"
 #include "report/findings_store.h"
 #include "report/gate.h"
 #include "report/html.h"
@@ -238,6 +239,9 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 				*err = strdup("out of memory");
 			goto release;
 		}
+		if (opt->baseline_path &&
+		    diff_baseline(doc, opt->baseline_path, opt->db_path, &a, opt->no_source, err) < 0)
+			goto release;
 	}
 	if (opt->json_path && report_json_write(doc, opt->json_path, err) < 0)
 		goto release;

@@ -36,6 +36,7 @@ struct report_options {
 	const char *source_root; /* --source-root DIR; NULL: the files' common directory */
 	const struct gate *gates;  /* --fail-on thresholds (report/gate.h) */
 	int ngates;
+	const char *baseline_path; /* --baseline DB: a "baseline" diff in the reports (report/diff.h) */
 };
 
 /* How 'mapprof report' went, beyond 0 / -1. */

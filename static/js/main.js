@@ -5,6 +5,7 @@
   renderKindControls();
   initTable();
   initPlans();
+  renderBaseline();
   timeline.init();
   refreshView();
   var want = decodeURIComponent((location.hash || '').slice(1));

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# bench/accuracy/run.sh B - how right the savings model is (make accuracy).
+#
+# Each pair is one program built twice: naive, and fixed with -DFIXED (the
+# fix adds or drops lines, so the matching has shifted lines to survive).
+# Both are recorded ACCURACY_RUNS times (default 5), alternating, and
+# 'mapprof diff' compares the sides.  Per pair: the savings the removed
+# findings predicted (median over the naive runs) against the measured
+# change, median(naive) - median(fixed), of transfer + allocation busy time
+# and of wall time; then the mean relative error |predicted - measured| /
+# measured over the pairs, for each measure.  Removed findings are named by
+# the paper's codes: DD duplicate transfer, RT round trip, RA repeated
+# allocation, UA unused allocation, UT unused transfer.
+#
+# Busy time is the target measure: the model predicts the time of the
+# operations a fix removes, and busy time is exactly the time of
+# operations, while wall time adds the kernels, the runtime's start and the
+# collector, whose noise on a shared 2-core VM is of the order of the
+# savings themselves.  Wall time is printed beside it for honesty.
+set -euo pipefail
+B=${1:-build}
+N=${ACCURACY_RUNS:-5}
+mapprof=$B/mapprof
+pairs=${ACCURACY_PAIRS:-"duplicate round_trip round_trip_to repeated_alloc unused"}
+out=$(mktemp -d "${TMPDIR:-/tmp}/mapprof-accuracy.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+export LD_LIBRARY_PATH=${LLVM_DIR:-/usr/lib/llvm-19}/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+printf '%-16s %-18s %12s %12s %8s %12s %8s\n' pair removed predicted "busy saved" error "wall saved" error
+for p in $pairs; do
+	before=() after=()
+	for i in $(seq 1 "$N"); do
+		for side in naive fixed; do
+			"$mapprof" record -f -o "$out/$p.$side.$i.db" -- "$B/bench/accuracy/$p.$side" \
+				>/dev/null 2>"$out/rec.err" || { cat "$out/rec.err" >&2; exit 1; }
+		done
+		before+=("$out/$p.naive.$i.db")
+		after+=("$out/$p.fixed.$i.db")
+	done
+	"$mapprof" diff -q --json "$out/$p.json" "${before[@]}" -- "${after[@]}"
+	cp "$out/$p.json" "$B/bench/accuracy/$p.diff.json"
+	python3 - "$out/$p.json" "$p" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pred = d["predicted"]["savings_ns"]["median"]
+busy = d["measured_savings"]["busy_ns"]["median"]
+wall = d["measured_savings"]["duration_ns"]["median"]
+short = {"duplicate_transfer": "DD", "round_trip": "RT", "repeated_alloc": "RA",
+         "unused_alloc": "UA", "unused_transfer": "UT"}
+kinds = {}
+for f in d["removed"]:
+    k = short.get(f["kind"], f["kind"])
+    kinds[k] = kinds.get(k, 0) + 1
+removed = " ".join("%s%s" % (k, "x%d" % n if n > 1 else "") for k, n in sorted(kinds.items()))
+err = lambda m: abs(pred - m) / abs(m) if m else float("nan")
+ms = lambda v: "%.2f ms" % (v / 1e6)
+print("%-16s %-18s %12s %12s %7.1f%% %12s %7.1f%%" % (sys.argv[2], removed or "-", ms(pred), ms(busy),
+      100 * err(busy), ms(wall), 100 * err(wall)))
+if d["new"]:
+    print("  new after the fix: " + ", ".join(f["kind"] for f in d["new"]))
+PY
+done | tee "$out/table.txt"
+python3 - "$out" $pairs <<'PY'
+import json, os, sys
+out, pairs = sys.argv[1], sys.argv[2:]
+eb, ew = [], []
+for p in pairs:
+    d = json.load(open("%s/%s.json" % (out, p)))
+    pred = d["predicted"]["savings_ns"]["median"]
+    b = d["measured_savings"]["busy_ns"]["median"]
+    w = d["measured_savings"]["duration_ns"]["median"]
+    if b: eb.append(abs(pred - b) / abs(b))
+    if w: ew.append(abs(pred - w) / abs(w))
+print("mean relative error of predicted savings over %d pairs (%s runs a side): "
+      "%.1f%% against busy time, %.1f%% against wall time" %
+      (len(pairs), os.environ.get("ACCURACY_RUNS", "5"),
+       100 * sum(eb) / len(eb), 100 * sum(ew) / len(ew)))
+PY

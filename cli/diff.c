@@ -1,0 +1,103 @@
+/*
+ * diff.c - 'mapprof diff BEFORE.db AFTER.db': what a change did to the
+ * findings and to the time spent (report/diff.h).
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "lib/outfile.h"
+#include "report/diff.h"
+#include "report/json.h"
+
+static const char diff_usage[] =
+	"usage: mapprof diff [--json PATH|-] [-q] [--no-source] BEFORE.db AFTER.db\n"
+	"       mapprof diff [options] BEFORE.db... -- AFTER.db...\n"
+	"\n"
+	"Compare runs of a program before a change with runs after it: which findings\n"
+	"the change removed, which remain, which are new; the measured change in run\n"
+	"time, in time spent in transfers and allocations, in bytes moved; and the\n"
+	"savings the removed findings predicted against what was measured.\n"
+	"\n"
+	"Findings are matched by kind, variable, file, function, devices and the\n"
+	"text of the directive line, then by the same without the directive text;\n"
+	"nearest line first: line numbers may shift (docs/usage.md, 'mapprof diff').\n"
+	"Several runs a side give medians and a min..max interval.  Each database is\n"
+	"analysed as 'mapprof report' would (findings and source lines stored in it).\n"
+	"\n"
+	"  --json PATH     write the comparison as JSON to PATH ('-': standard output,\n"
+	"                  the summary then goes to stderr)\n"
+	"  --no-source     quote no source lines (matching then loses the directive text)\n"
+	"  -q, --quiet     print no summary\n"
+	"  -h, --help      show this help\n"
+	"\n"
+	"Exit status: 0 done; 2 usage error; 3 a database cannot be read.\n";
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", required_argument, NULL, 'j' },
+		{ "no-source", no_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *json = NULL;
+	int quiet = 0, no_source = 0, c, sep = -1, nbefore, status = 0;
+	struct diff *d;
+	char *err = NULL;
+
+	opterr = 0;
+	/* '+': options first, so that a '--' between the sides stays in argv. */
+	while ((c = getopt_long(argc, argv, "+qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = optarg; break;
+		case 'S': no_source = 1; break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(diff_usage, stdout); return 0;
+		default:
+			return usage_error("diff", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			if (sep >= 0)
+				return usage_error("diff", "more than one '--'");
+			sep = i;
+		}
+	if (sep < 0 && argc - optind != 2)
+		return usage_error("diff", "give BEFORE.db AFTER.db, or BEFORE.db... -- AFTER.db...");
+	nbefore = sep < 0 ? 1 : sep - optind;
+	if (nbefore < 1 || (sep >= 0 && argc - sep - 1 < 1))
+		return usage_error("diff", "each side needs at least one database");
+	if (!(d = diff_new()))
+		return error("out of memory");
+	for (int i = optind; i < argc; i++) {
+		if (i == sep)
+			continue;
+		if (diff_add(d, i - optind < nbefore ? DIFF_BEFORE : DIFF_AFTER, argv[i], no_source,
+			     &err) < 0) {
+			status = error("%s", err ? err : "out of memory");
+			goto out;
+		}
+	}
+	if (diff_finish(d, &err) < 0) {
+		status = error("%s", err ? err : "out of memory");
+		goto out;
+	}
+	if (!quiet)
+		diff_print(d, json && outfile_is_stdout(json) ? stderr : stdout);
+	if (json) {
+		json_t *doc = diff_json(d);
+		if (!doc || report_json_write(doc, json, &err) < 0)
+			status = error("%s", err ? err : "out of memory");
+		json_decref(doc);
+	}
+out:
+	free(err);
+	diff_free(d);
+	return status;
+}
