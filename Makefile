@@ -159,6 +159,7 @@ $(B)/gen/schema.S: db/schema.sql $(B)/gen/empty.db
 REPORT_JS := \
 	static/js/prelude.js \
 	static/js/helpers.js \
+	static/js/procs.js \
 	static/js/data.js \
 	static/js/header.js \
 	static/js/filters.js \

@@ -60,6 +60,7 @@ struct record_procs {
 	size_t nreaped, reaped_cap;
 	char **used;         /* database names given so far */
 	size_t nused;
+	const char *recovered;   /* 'mapprof recover DIR': why each run is incomplete, else NULL */
 };
 
 static long env_rank(void)
@@ -214,7 +215,8 @@ struct record_procs *record_procs_open(const char *output, int force, char **mai
 			if (asprintf(err, "cannot make the spool directory '%s': %s%s", rp->dir,
 				     strerror(errno == ENOTEMPTY ? EEXIST : errno),
 				     errno == ENOTEMPTY ? " and holds the spools of a recording that was "
-							  "cut short (expand or remove them first)" : "") < 0)
+							  "cut short (expand them with 'mapprof recover DIR', "
+							  "or remove them, first)" : "") < 0)
 				*err = NULL;
 			procs_free(rp);
 			return NULL;
@@ -549,6 +551,12 @@ static int expand_one(struct record_procs *rp, const struct spool_file *s, int n
 		goto out;
 	}
 	end_of(rp, &pr, s->n, next_image, 0, &e, &re);
+	if (rp->recovered) {
+		/* record was killed: how the process ended, and when, is not known. */
+		re.exit_unknown = 1;
+		re.unfinished_why = rp->recovered;
+		e.detail = rp->recovered;
+	}
 	if (db_finish_run(db, &re, &err) < 0 || db_process_end(db, &e, &err) < 0)
 		goto fail;
 	name = db_name(rp, s->pid, (long)pr.rank, s->n);
@@ -562,13 +570,14 @@ static int expand_one(struct record_procs *rp, const struct spool_file *s, int n
 	}
 	unlink(spool);
 	if (pr.rank >= 0)
-		info("process %ld (rank %ld, %s): recorded %llu data operations, %llu kernels to '%s'",
+		info("process %ld (rank %ld, %s): %s %llu data operations, %llu kernels to '%s'",
 		     s->pid, (long)pr.rank, pr.started ? pr.started : "?",
+		     rp->recovered ? "recovered" : "recorded",
 		     (unsigned long long)ing.data_ops, (unsigned long long)ing.kernels, name);
 	else
-		info("process %ld (%s): recorded %llu data operations, %llu kernels to '%s'", s->pid,
-		     pr.started ? pr.started : "?", (unsigned long long)ing.data_ops,
-		     (unsigned long long)ing.kernels, name);
+		info("process %ld (%s): %s %llu data operations, %llu kernels to '%s'", s->pid,
+		     pr.started ? pr.started : "?", rp->recovered ? "recovered" : "recorded",
+		     (unsigned long long)ing.data_ops, (unsigned long long)ing.kernels, name);
 	if (counts.status && strcmp(counts.status, "complete"))
 		info("warning: recording of process %ld is %s: %s", s->pid, counts.status,
 		     counts.status_detail ? counts.status_detail : "no detail");
@@ -600,29 +609,82 @@ out:
 	return rc;
 }
 
-int record_procs_finish(struct record_procs *rp)
+/*
+ * Expand the directory's spools (only: the one named so, when not NULL).
+ * 0, or -1 when one could not be; *recorded: how many databases were written.
+ */
+static int expand_all(struct record_procs *rp, const struct spool_file *only, int *recorded)
 {
 	struct spool_file *v;
 	size_t n;
-	int recorded = 0, failed = 0;
+	int failed = 0;
 
-	if (!rp)
-		return 0;
+	*recorded = 0;
 	v = list_spools(rp, &n);
 	sort_array(v, n, sizeof(*v), cmp_spool);
 	for (size_t i = 0; i < n; i++) {
 		int next = i + 1 < n && v[i + 1].pid == v[i].pid;
-		int rc = expand_one(rp, &v[i], next);
+		int rc;
+		if (only && (only->pid != v[i].pid || only->n != v[i].n))
+			continue;
+		rc = expand_one(rp, &v[i], next);
 		if (rc < 0)
 			failed = 1;
 		else
-			recorded += rc;
+			*recorded += rc;
 	}
 	free(v);
+	if (rmdir(rp->dir) < 0 && errno != ENOENT && !only)
+		info("note: '%s' is kept (it holds what could not be expanded)", rp->dir);
+	return failed ? -1 : 0;
+}
+
+int record_procs_finish(struct record_procs *rp)
+{
+	int recorded, rc;
+
+	if (!rp)
+		return 0;
+	rc = expand_all(rp, NULL, &recorded);
 	if (recorded)
 		info("recorded %d more process%s, one database each", recorded, recorded > 1 ? "es" : "");
-	if (rmdir(rp->dir) < 0 && errno != ENOENT)
-		info("note: '%s' is kept (it holds what could not be expanded)", rp->dir);
 	procs_free(rp);
-	return failed ? -1 : recorded;
+	return rc < 0 ? -1 : recorded;
+}
+
+int record_procs_recover(const char *dir, const char *tmpl, const char *spool, int force)
+{
+	static const char why[] = "recovered from the spool directory by 'mapprof recover': the recording"
+				  " ended before the command did (the recorder 'mapprof record' was killed);"
+				  " how the process ended is not known";
+	struct record_procs *rp = calloc(1, sizeof(*rp));
+	struct spool_file only = { 0, 0 };
+	char *check = NULL;
+	int used = 0, recorded, rc;
+
+	if (!rp || !(rp->dir = strdup(dir)) || !(rp->tmpl = strdup(tmpl))) {
+		procs_free(rp);
+		error("out of memory");
+		return -1;
+	}
+	rp->force = force;
+	rp->recovered = why;
+	/* -o as record takes it: %p, %r and %% only. */
+	if (!(check = expand(tmpl, 1, 1, 0))) {
+		error("'%s': only %%p (pid), %%r (MPI rank) and %%%% may follow a %%", tmpl);
+		procs_free(rp);
+		return -1;
+	}
+	free(check);
+	/* PATH is the first process's (its own spool, PATH-spool): the others get PATH.PID.db. */
+	if (!strstr(tmpl, "%p") && !strstr(tmpl, "%r"))
+		use_name(rp, tmpl);
+	if (spool && (sscanf(spool, "%ld.%d.spool%n", &only.pid, &only.n, &used) != 2 || spool[used])) {
+		error("'%s' is not a spool of the spool directory '%s' (PID.N.spool)", spool, dir);
+		procs_free(rp);
+		return -1;
+	}
+	rc = expand_all(rp, spool ? &only : NULL, &recorded);
+	procs_free(rp);
+	return rc < 0 ? -1 : recorded;
 }

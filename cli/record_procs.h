@@ -46,6 +46,18 @@ int record_procs_main(struct record_procs *rp, struct db *db, char **path, pid_t
  */
 int record_procs_finish(struct record_procs *rp);
 
+/*
+ * 'mapprof recover DIR': the spools a killed 'record' left in its spool
+ * directory 'dir', each expanded into a database of its own, named from
+ * 'tmpl' (record's -o; DIR without '.spool.d' by default) as record would
+ * name it: 'tmpl' is left to the first process (whose spool is tmpl-spool),
+ * so each other one gets tmpl with .PID before its .db.  Each run is marked
+ * incomplete with the reason (when its spool has no end).  spool: only the
+ * spool of that file name, or NULL for all.  Removes the directory once
+ * empty.  Returns how many databases were written, or -1 (said why).
+ */
+int record_procs_recover(const char *dir, const char *tmpl, const char *spool, int force);
+
 /* Free rp without expanding anything (the program did not start); removes the empty directory. */
 void record_procs_abort(struct record_procs *rp);
 

@@ -10,9 +10,16 @@
  * spool is expanded as record would have (db/ingest.c, db/finish.c); what
  * the program did after the spool ends is not known, so the run is marked
  * incomplete with the reason, and its exit status stays unknown.
+ *
+ * The command's other processes (forked children, MPI ranks) each left a
+ * spool, PID.N.spool, in the spool directory PATH.spool.d: given that
+ * directory (or one spool in it), each spool becomes its own database,
+ * named as record would have named it (cli/record_procs.c).
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <libgen.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +27,13 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/record_procs.h"
 #include "db/db.h"
 #include "db/finish.h"
 #include "db/ingest.h"
 
 static const char recover_usage[] =
-	"usage: mapprof recover [-o PATH] [-f] SPOOL\n"
+	"usage: mapprof recover [-o PATH] [-f] SPOOL|SPOOL_DIR\n"
 	"\n"
 	"Expand the events a spool holds into a database, when 'mapprof record' could\n"
 	"not: it was killed while the program ran (the program says so and runs on\n"
@@ -34,8 +42,15 @@ static const char recover_usage[] =
 	"cut short mid-write keeps every whole frame.  The run is marked incomplete,\n"
 	"with the reason; the spool is removed once its events are in the database.\n"
 	"\n"
+	"The command's other processes (a forked child, MPI ranks) left their spools\n"
+	"in the spool directory PATH.spool.d (PID.N.spool each): given it, or a spool\n"
+	"in it, each becomes a database of its own, PATH with .PID before its .db, as\n"
+	"'mapprof record' would have named it; the directory is removed once empty.\n"
+	"\n"
 	"  -o, --output PATH   database to write (default: SPOOL without its '-spool'\n"
-	"                      suffix, the database 'mapprof record' left unfinished)\n"
+	"                      suffix, the database 'mapprof record' left unfinished);\n"
+	"                      for a spool directory, record's -o (%p, %r allowed;\n"
+	"                      default: the directory without '.spool.d')\n"
 	"  -f, --force         replace PATH even when it holds a recorded run\n"
 	"  -h, --help          show this help\n"
 	"\n"
@@ -53,6 +68,49 @@ static char *default_output(const char *spool)
 	return asprintf(&out, "%s.db", spool) < 0 ? NULL : out;
 }
 
+/* A spool in a spool directory: ".../X.spool.d/PID.N.spool". */
+static int in_spool_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *suffix = ".spool.d";
+	size_t k = strlen(suffix);
+	long pid;
+	int n, used = 0;
+
+	if (!slash || slash - path < (ptrdiff_t)k || strncmp(slash - k, suffix, k))
+		return 0;
+	return sscanf(slash + 1, "%ld.%d.spool%n", &pid, &n, &used) == 2 && !slash[1 + used];
+}
+
+/* The spools of a spool directory (only 'spool' in it when not NULL), each its database. */
+static int recover_dir(const char *dir, const char *spool, const char *output, int force)
+{
+	size_t n = strlen(dir), k = strlen(".spool.d");
+	char *tmpl;
+	int recovered;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (output)
+		tmpl = strdup(output);
+	else if (n > k && !strncmp(dir + n - k, ".spool.d", k))
+		tmpl = strndup(dir, n - k);
+	else
+		return usage_error("recover", "name the databases with -o PATH (the directory's name"
+			       " does not end in '.spool.d')");
+	if (!tmpl)
+		return error("out of memory");
+	recovered = record_procs_recover(dir, tmpl, spool, force);
+	free(tmpl);
+	if (recovered < 0)
+		return EXIT_ERROR;
+	if (!recovered) {
+		error("the spool directory '%s' holds no %s with events", dir, spool ? spool : "spool");
+		return EXIT_ERROR;
+	}
+	info("recovered %d process%s, one database each", recovered, recovered > 1 ? "es" : "");
+	return 0;
+}
+
 int cmd_recover(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -68,7 +126,7 @@ int cmd_recover(int argc, char **argv)
 	struct record_counts counts;
 	struct db *db = NULL;
 	struct stat st;
-	int c, force = 0, created = 0, rc = EXIT_ERROR;
+	int c, force = 0, created = 0, found, rc = EXIT_ERROR;
 
 	while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -88,8 +146,21 @@ int cmd_recover(int argc, char **argv)
 	if (optind != argc - 1)
 		return usage_error("recover", optind >= argc ? "no spool to recover" : "one spool at a time");
 	spool = argv[optind];
-	if (stat(spool, &st) < 0 || !S_ISREG(st.st_mode)) {
-		error("cannot read the spool '%s': %s", spool, S_ISDIR(st.st_mode) ? "a directory" : "no such file");
+	found = stat(spool, &st) == 0;
+	if (found && S_ISDIR(st.st_mode))
+		return recover_dir(spool, NULL, output, force);
+	if (found && S_ISREG(st.st_mode) && in_spool_dir(spool)) {
+		char *copy = strdup(spool), *copy2 = strdup(spool);
+		if (!copy || !copy2)
+			rc = error("out of memory");
+		else
+			rc = recover_dir(dirname(copy), basename(copy2), output, force);
+		free(copy);
+		free(copy2);
+		return rc;
+	}
+	if (!found || !S_ISREG(st.st_mode)) {
+		error("cannot read the spool '%s': %s", spool, found ? "not a regular file" : "no such file");
 		return EXIT_ERROR;
 	}
 	out = output ? strdup(output) : default_output(spool);

@@ -357,8 +357,13 @@ void output_at_fork(enum fork_moment when)
 	 * (the ring's header, 'sp_acct' until now, is unmapped here), under
 	 * the same cap.  The pipe to 'record' stays: it still says whether
 	 * record is alive. */
-	memset(&solo, 0, sizeof(solo));
-	solo.spool_max = sp_acct->spool_max;
+	{
+		struct ring_header *was = sp_acct;
+		int64_t spool_max = was->spool_max, recorder = was->recorder;
+		memset(&solo, 0, sizeof(solo));
+		solo.spool_max = spool_max;
+		solo.recorder = recorder;   /* named when record is gone */
+	}
 	sp_acct = &solo;
 	atomic_store(&said, 0);
 	if (ring)

@@ -10,6 +10,13 @@
     add(clear($('app')), h('p', 'notice', 'This report holds no readable data.'));
     return;
   }
+  /* Several databases (one per process): the processes view instead (procs.js). */
+  if (isProcsDoc(D)) {
+    renderProcs(D);
+    if (isObj(D.generator)) $('gen-version').textContent = str(D.generator.version);
+    document.documentElement.dataset.ready = 'true';
+    return;
+  }
   var run = obj(D.run), summary = obj(D.summary);
   /* Any status but 'complete': the outputs cover what was recorded, and say so. */
   var runIncomplete = run.status !== undefined && run.status !== 'complete';

@@ -22,6 +22,12 @@
 #            box, rows show relative paths (the full one on hover), the host
 #            is called "host" and round trips show their flavour; screenshots
 #            OUTDIR/report-layout-1280.png and report-layout-1920.png
+#   procs    a report over several databases (one per process): the Processes
+#            section lists each process of the data (pid, rank, command, how
+#            it ended, its findings), the merged table each merged finding
+#            with its process count and ranks (or pids), no single-run section
+#            is left, and at 1280x800 the body does not scroll sideways and no
+#            cell overflows; screenshot OUTDIR/report-procs-1280.png
 #   selftest writes OUTDIR/selftest.html, a page that logs a console error and
 #            a warning, throws, opens an alert and a confirm, and loads a remote
 #            and a data: image; passes only if each of them is reported, which
@@ -57,8 +63,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-MODES = ('sample', 'xss', 'hostile', 'big', 'layout')
-USAGE = ('usage: check_report.py sample|xss|big|hostile|layout REPORT.html OUTDIR [--expect KIND:FILE:LINE:VAR]... '
+MODES = ('sample', 'xss', 'hostile', 'big', 'layout', 'procs')
+USAGE = ('usage: check_report.py sample|xss|big|hostile|layout|procs REPORT.html OUTDIR [--expect KIND:FILE:LINE:VAR]... '
          '[--require-lines]\n       check_report.py selftest OUTDIR')
 VIEWPORT = (1440, 1000)
 ACTION_TIMEOUT = 30     # seconds; playwright's default for click, selectOption, fill, waitForFunction
@@ -791,6 +797,70 @@ def layout_checks(b, data, findings, out_dir):
         print(f'     screenshot: {shot}')
 
 
+def ranges_text(v):
+    v = sorted(set(v))
+    out, i = [], 0
+    while i < len(v):
+        j = i
+        while j + 1 < len(v) and v[j + 1] == v[j] + 1:
+            j += 1
+        out.append(f'{v[i]}\u2013{v[j]}' if j > i else str(v[i]))
+        i = j + 1
+    return ', '.join(out)
+
+
+def procs_checks(b, data, out_dir):
+    procs = [p for p in data.get('processes') or [] if isinstance(p, dict)]
+    merged = [f for f in data.get('merged_findings') or [] if isinstance(f, dict)]
+    check(len(procs) >= 2, 'the data holds several processes', len(procs))
+    check(len(merged) >= 1, 'the data holds merged findings', len(merged))
+    check(not b.find_all('#findings-table') and not b.find_all('#timeline'),
+          'no single-run section is left (findings table, timeline)')
+    heads = b.js("return [...document.querySelectorAll('main h2')].map((x) => x.textContent);")
+    check(len(heads) == 2 and heads[0].startswith('Processes') and heads[1].startswith('Merged findings'),
+          'the page has a Processes and a Merged findings section', to_json(heads))
+    rows = b.js("return [...document.querySelectorAll('#sec-processes tbody tr')].map((t) =>"
+                " [...t.children].map((c) => c.textContent));")
+    check(len(rows) == len(procs), 'one Processes row per process', f'{len(rows)} rows, {len(procs)} processes')
+    for p, r in zip(procs, rows):
+        argv = [a for a in p.get('argv') or [] if isinstance(a, str)]
+        rank = p.get('rank')
+        ok = (r[0] == js_str(p.get('pid')) and r[1] == (js_str(rank) if is_num(rank) else '\u2014')
+              and (not argv or argv[-1] in r[2]) and (p.get('database') or '') in r[2]
+              and r[4].startswith(p.get('ended') or 'unknown') and r[5] == (p.get('status') or 'unknown')
+              and r[7] == f"{p.get('findings'):,}")
+        check(ok, f"process {js_str(p.get('pid'))}: pid, rank, command, database, how it ended, findings",
+              to_json(r))
+    mrows = b.js("return [...document.querySelectorAll('#sec-merged tbody tr')].map((t) =>"
+                 " [t.dataset.fingerprint].concat([...t.children].map((c) => c.textContent)));")
+    check([r[0] for r in mrows] == [f.get('fingerprint') for f in merged],
+          'one merged row per merged finding, in the data\'s (savings) order', to_json([r[0] for r in mrows]))
+    for f, r in zip(merged, mrows):
+        n = f.get('processes')
+        who = f.get('ranks') if isinstance(f.get('ranks'), list) else f.get('pids') or []
+        word = 'ranks' if isinstance(f.get('ranks'), list) else 'pids'
+        want_who = f"{n:,} {'process' if n == 1 else 'processes'} on {word} {ranges_text(who)}"
+        lo, hi = f.get('occurrences_min'), f.get('occurrences_max')
+        want_occ = f'{n:,} \u00d7 {lo:,}' if lo == hi and n > 1 else f"{f.get('occurrences'):,}"
+        where = f"{f.get('file')}:{f.get('line')}" if f.get('file') else 'unknown location'
+        ok = (r[3] == want_who and r[4].startswith(want_occ) and r[2] == where
+              and (not f.get('variable') or f.get('variable') in r[1]))
+        check(ok, f"merged {f.get('fingerprint')}: {want_who}, {want_occ} occurrences at {where}", to_json(r))
+    b._call(b.driver.execute_cdp_cmd, 'Emulation.setDeviceMetricsOverride',
+            {'width': 1280, 'height': 800, 'deviceScaleFactor': 1, 'mobile': False})
+    b.next_frame()
+    sw = b.js('const d = document.documentElement; return [d.scrollWidth, d.clientWidth];')
+    check(sw[0] <= sw[1], '1280x800: the page does not scroll sideways', f'{sw[0]} > {sw[1]}')
+    bad = b.js("return [...document.querySelectorAll('.procs-table td, .procs-table')]"
+               ".filter((e) => e.scrollWidth > e.clientWidth + 1)"
+               ".map((e) => e.className + ' ' + e.scrollWidth + '>' + e.clientWidth + ': ' + e.textContent.slice(0, 60));")
+    check(not bad, '1280x800: no cell of the tables overflows', ' | '.join(bad))
+    os.makedirs(out_dir, exist_ok=True)
+    shot = os.path.join(out_dir, 'report-procs-1280.png')
+    b.screenshot(shot, full_page=True)
+    print(f'     screenshot: {shot}')
+
+
 def run_report(b, mode, html_path, out_dir, expects, require_lines):
     b.goto(pathlib.Path(os.path.abspath(html_path)).as_uri())
     b.wait_for('return document.querySelector(\'html[data-ready="true"]\') !== null;', timeout=20,
@@ -802,6 +872,9 @@ def run_report(b, mode, html_path, out_dir, expects, require_lines):
     raw = data.get('findings') if isinstance(data.get('findings'), list) else []
     findings = [dict(f, id=f'F{i + 1}' if 'id' not in f else js_str(f['id'])) for i, f in enumerate(raw)]
 
+    if mode == 'procs':
+        procs_checks(b, data, out_dir)
+        return
     if mode != 'layout' and b.find_all('#tab-findings'):
         # The page leads with the directives to change; these modes check the flat table.
         b.click('#tab-findings')

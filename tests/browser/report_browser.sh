@@ -9,7 +9,9 @@
 # --html' exists, a real recording of a sample, one of a program whose path
 # and arguments are hostile, and one of samples/jacobi_like.c built from deep
 # in a source tree (many findings, long absolute paths) for the layout at
-# 1280x800 and 1920x1080 (OMPCC, LLVM_DIR, OFFLOAD_TARGET: as the Makefile's).  Screenshots: $MAPPROF_BUILD/test-output/report-*.png.
+# 1280x800 and 1920x1080 (OMPCC, LLVM_DIR, OFFLOAD_TARGET: as the Makefile's),
+# and reports over several databases (a forked child's, four ranks'): the
+# processes view.  Screenshots: $MAPPROF_BUILD/test-output/report-*.png.
 #
 # Needs, on Debian 12:
 #   apt-get install --no-install-recommends chromium chromium-driver python3-selenium
@@ -89,6 +91,32 @@ if [ -x "$B/mapprof" ] && [ -x "$B/samples/round_trip" ] &&
 		run layout "$out/layout-report.html" "$out"
 	else
 		echo "error: cannot build, record and report samples/jacobi_like.c from a deep source tree"
+		status=1
+	fi
+	# Several databases, one per process: the processes view.  A program and
+	# its forked child (each its own findings), then four ranks of one
+	# recording (copies given another pid and rank: the findings merged).
+	if [ -x "$B/samples/procs/fork_child" ] && [ -x "$B/samples/duplicate_transfer" ]; then
+		if (cd "$dir" && "$B/mapprof" record -o fork.db -- "$B/samples/procs/fork_child" >/dev/null 2>&1 &&
+		    "$B/mapprof" report -q --no-json --html "$out/procs-report.html" fork*.db >/dev/null); then
+			run procs "$out/procs-report.html" "$out/procs-fork"
+		else
+			echo "error: cannot record and report samples/procs/fork_child"
+			status=1
+		fi
+		if (cd "$dir" && "$B/mapprof" record -o rank.db -- "$B/samples/duplicate_transfer" >/dev/null 2>&1 &&
+		    for i in 0 1 2 3; do
+			cp rank.db "rank.$i.db" &&
+			sqlite3 "rank.$i.db" "UPDATE process_raw SET pid = $((7000 + i)), rank = $i, rank_var = 'PMIX_RANK'" || exit 1
+		    done &&
+		    "$B/mapprof" report -q --no-json --html "$out/ranks-report.html" rank.?.db >/dev/null); then
+			run procs "$out/ranks-report.html" "$out/procs-ranks"
+		else
+			echo "error: cannot record and report four rank databases"
+			status=1
+		fi
+	else
+		echo "error: $B/samples/procs/fork_child or duplicate_transfer is not built (make samples)"
 		status=1
 	fi
 else

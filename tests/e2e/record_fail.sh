@@ -101,6 +101,82 @@ q k.db "SELECT status_detail FROM run" | grep -q "recovered from the spool .*kil
 	fail "the recovered run does not say why it is incomplete: $(q k.db "SELECT status_detail FROM run")"
 [ ! -e k.db-spool ] || fail "recover left the spool"
 
+# --- 1b. record killed while a forked child records: the spool directory ------
+# forkloop SECONDS: offload once, fork a child that offloads for SECONDS, wait, exit 7.
+cat >forkloop.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	double secs = atof(argv[1]), x = 0;
+	struct timespec t0, t;
+	int st;
+	pid_t pid;
+#pragma omp target map(tofrom: x)
+	x += 1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			for (int i = 0; i < 64; i++) {
+#pragma omp target map(tofrom: x)
+				x += 1;
+			}
+			usleep(20000);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+		exit(0);
+	}
+	waitpid(pid, &st, 0);
+	printf("child %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return 7;
+}
+C
+ompcc -O1 forkloop.c -o forkloop || fail "cannot build forkloop.c"
+"$mapprof" record -o p.db -- sh -c './forkloop 3 >p.out; echo $? >p.status' 2>p.err &
+rec=$!
+sleep 1.5
+kill -0 "$rec" 2>/dev/null || fail "record (forkloop) ended before it was killed"
+kill -9 "$rec"
+wait "$rec" 2>/dev/null
+for _ in $(seq 50); do [ -f p.status ] && break; sleep 0.2; done
+assert_eq "$(cat p.status 2>/dev/null)" 7 "forkloop's exit status after record was killed"
+assert_eq "$(cat p.out)" "child 0" "forkloop's child after record was killed"
+spools=(p.db.spool.d/*.spool)
+assert_eq "${#spools[@]}" 1 "spools left in the spool directory"
+cpid=$(basename "${spools[0]}" .0.spool)
+# The child's collector names record's pid and the spool to recover.
+once p.err "the recorder ('mapprof record', pid $rec) is gone: recording stopped, the program runs on; the spool '$d/${spools[0]}'" \
+	"record killed (child)"
+once p.err "recover it with: mapprof recover $d/${spools[0]}" "record killed (child)"
+want=$(spool_records "${spools[0]}")
+[ "$want" -gt 0 ] || fail "the child's spool holds no events"
+# The next recording refuses the directory, and says how to expand it.
+rc=0
+"$mapprof" record -o p.db -- ./forkloop 0 >/dev/null 2>p2.err || rc=$?
+[ "$rc" -ne 0 ] || fail "record reused a spool directory holding spools"
+grep -q "holds the spools of a recording that was cut short (expand them with 'mapprof recover DIR'" p2.err ||
+	fail "record's refusal does not name recover: $(cat p2.err)"
+# recover DIR: each spool its database, named as record would (PATH.PID.db).
+"$mapprof" recover p.db.spool.d 2>p.rec || { cat p.rec >&2; fail "mapprof recover DIR failed"; }
+[ -f "p.$cpid.db" ] || fail "recover DIR wrote no p.$cpid.db: $(cat p.rec)"
+[ ! -e p.db.spool.d ] || fail "recover DIR left the directory: $(ls p.db.spool.d)"
+assert_eq "$(events "p.$cpid.db")" "$want" "the child's events recovered against its spool's"
+assert_eq "$(q "p.$cpid.db" "SELECT status FROM run")" incomplete "the recovered child's status"
+q "p.$cpid.db" "SELECT status_detail FROM run" | grep -q "recovered from the spool directory .*killed" ||
+	fail "the recovered child does not say why: $(q "p.$cpid.db" "SELECT status_detail FROM run")"
+assert_eq "$(q "p.$cpid.db" "SELECT pid || ' ' || started || ' ' || ended FROM process")" "$cpid fork unknown" \
+	"the recovered child's process"
+"$mapprof" recover p.db-spool 2>p.rec || { cat p.rec >&2; fail "mapprof recover of the first process failed"; }
+rc=0
+"$mapprof" report --no-html --no-json p.db "p.$cpid.db" >p.sum 2>p.rep || rc=$?
+assert_eq "$rc" 4 "report of the recovered processes (incomplete)"
+grep -q "^2 processes: " p.sum || fail "report of the recovered processes: $(cat p.sum p.rep)"
+
 # --- 2. the disk fills up ------------------------------------------------------
 mkdir fs big
 if ! mount -t tmpfs -o size=4m tmpfs fs 2>mount.err; then

@@ -3,7 +3,8 @@
 # of one recording (a program and its forked child), and 1,000 rank
 # databases (copies of one recording, each with its own pid and rank) in
 # bounded memory: the findings merged by fingerprint, the summary naming the
-# ranks, report.json's 'processes' and 'merged_findings'.
+# ranks, report.json's 'processes' and 'merged_findings', and report.html
+# embedding that document (bounded in size too).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -22,9 +23,21 @@ assert_eq "$(jq '.processes | length' fork.json)" 2 "processes in report.json"
 assert_eq "$(jq -r '[.processes[].started] | sort | join(",")' fork.json)" "fork,record" "processes' starts"
 assert_eq "$(jq '[.processes[].data_ops] | add' fork.json)" 26 "data operations in report.json"
 [ "$(jq '.merged_findings | length' fork.json)" -ge 1 ] || fail "no merged findings: $(cat sum.out)"
+# report.html of several databases: the merged document, embedded (the
+# page's processes view, static/js/procs.js; tests/browser checks it renders).
+[ -s report.html ] || fail "no report.html beside the first database"
+"$mapprof" report -q --no-json --html x.html "${dbs[@]}" 2>rep.err || fail "--html of two: $(cat rep.err)"
+page_doc() {
+	sed -n 's/.*<script type="application\/json" id="mapprof-data">\(.*\)<\/script>.*/\1/p' "$1"
+}
+assert_eq "$(page_doc x.html | jq -c '[(.processes | length), (.merged_findings | length), has("findings")]')" \
+	"[2,$(jq '.merged_findings | length' fork.json),false]" "report.html's document"
+assert_eq "$(page_doc x.html | jq -S -c 'del(.timeline, .generator)')" "$(jq -S -c . fork.json)" \
+	"report.html embeds report.json's document"
 rc=0
-"$mapprof" report --html x.html "${dbs[@]}" 2>rep.err || rc=$?
-assert_eq "$rc" 2 "--html with several databases"
+"$mapprof" report -q --no-json --html "${dbs[1]}" "${dbs[@]}" 2>rep.err || rc=$?
+assert_eq "$rc" 2 "--html naming one of the databases"
+grep -q "is the database" rep.err || fail "--html onto a database: $(cat rep.err)"
 echo "ok two processes of one recording"
 
 # 1,000 ranks: one real recording copied, each copy another pid and rank.
@@ -41,7 +54,7 @@ N=${MAPPROF_TEST_RANKS:-1000}
 } >update.sql
 sqlite3 -batch ':memory:' <update.sql || fail "cannot make the rank databases"
 start=$(date +%s.%N)
-/usr/bin/time -f '%M' -o rss "$mapprof" report --json merged.json r.*.db >sum.out 2>rep.err ||
+/usr/bin/time -f '%M' -o rss "$mapprof" report --json merged.json --html merged.html r.*.db >sum.out 2>rep.err ||
 	fail "report of $N databases: $(cat rep.err)"
 secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
 rss=$(tail -1 rss)
@@ -55,4 +68,8 @@ grep -q "on ranks 0-$((N - 1)) ($N processes), $N x 1 occurrences" sum.out ||
 	fail "summary does not name the ranks: $(cat sum.out)"
 # Bounded: a few KiB per process over one database's report, not its events.
 [ "$rss" -lt 65536 ] || fail "report of $N databases took $rss KiB"
-echo "ok $N rank databases: ${secs} s, max RSS ${rss} KiB"
+# The page holds summaries only: its assets (about 85 KiB) and under 512 bytes a process.
+html_kib=$(( $(stat -c %s merged.html) / 1024 ))
+[ "$html_kib" -lt $((128 + N / 2)) ] || fail "report.html of $N databases is $html_kib KiB"
+assert_eq "$(page_doc merged.html | jq '.processes | length')" "$N" "processes in report.html"
+echo "ok $N rank databases: ${secs} s, max RSS ${rss} KiB, report.html ${html_kib} KiB"
