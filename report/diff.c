@@ -17,6 +17,7 @@
 #include "report/diff.h"
 #include "report/report.h"
 #include "report/symbolize.h"
+#include "lib/sort.h"
 
 enum match { MATCH_NONE, MATCH_EXACT, MATCH_LOOSE };
 
@@ -285,7 +286,7 @@ static struct stat3 stat3_of(int64_t *v, size_t n)
 	struct stat3 s = { 0, 0, 0 };
 	if (!n)
 		return s;
-	qsort(v, n, sizeof(*v), cmp_i64);
+	sort_array(v, n, sizeof(*v), cmp_i64);
 	s.min = v[0];
 	s.max = v[n - 1];
 	s.med = n % 2 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2 + (v[n / 2 - 1] % 2 + v[n / 2] % 2) / 2;
@@ -399,7 +400,7 @@ static int64_t removed_union(const struct drun *first, const struct drun *r, int
 		n += f->nops;
 	}
 	if (n)
-		qsort(ops, n, sizeof(*ops), cmp_op);
+		sort_array(ops, n, sizeof(*ops), cmp_op);
 	u = ops_union_ns(ops, n);
 	free(ops);
 	return u;
