@@ -197,10 +197,9 @@ static int describe(const struct analysis *a, const struct finding *g, struct df
 	if (!bad && asprintf(&f->key, "%s%s", f->loose, dirs ? dirs : "") < 0)
 		f->key = NULL;
 	free(dirs);
-	if (g->nops && (f->ops = malloc(g->nops * sizeof(*f->ops)))) {
-		memcpy(f->ops, g->ops, g->nops * sizeof(*f->ops));
-		f->nops = g->nops;
-	}
+	/* The operations its fix removes (findings.h: finding_op_saved). */
+	if (g->nops && (f->ops = malloc(g->nops * sizeof(*f->ops))))
+		f->nops = finding_saved_ops(g, f->ops);
 	return bad || !f->kind || !f->flavour || !f->fingerprint || !f->key || !f->loose ||
 	       (g->nops && !f->ops) ? -1 : 0;
 }

@@ -188,6 +188,31 @@ static int64_t sweep_total(const struct sweep *s)
 	return sat_add_i64(s->total_ns, s->started ? s->end_ns - s->begin_ns : 0);
 }
 
+int finding_op_saved(const struct finding *g, const struct finding_op *op)
+{
+	return !(g->kind == FINDING_ROUND_TRIP && g->flavour == FLAVOUR_HOST_DEVICE_HOST &&
+		 op->role == ROLE_SEND);
+}
+
+size_t finding_saved_ops(const struct finding *g, struct finding_op *out)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < g->nops; i++)
+		if (finding_op_saved(g, &g->ops[i]))
+			out[k++] = g->ops[i];
+	return k;
+}
+
+/* The union of the operations of 'g' that fixing it removes. */
+static int64_t finding_union_ns(const struct finding *g)
+{
+	struct sweep s = { 0 };
+	for (size_t i = 0; i < g->nops; i++)
+		if (finding_op_saved(g, &g->ops[i]))
+			sweep_add(&s, &g->ops[i]);
+	return sweep_total(&s);
+}
+
 int64_t ops_union_ns(const struct finding_op *ops, size_t n)
 {
 	struct sweep s = { 0 };
@@ -243,7 +268,10 @@ static int64_t union_over(const struct findings *f, int kind)
 	for (size_t i = n; i-- > 0;)
 		sift_down(h, n, i);
 	while (n) {
-		sweep_add(&s, &h[0].f->ops[h[0].pos]);
+		/* A send kept by the fix is skipped here, not deduplicated: the
+		 * same operation still counts where another finding removes it. */
+		if (finding_op_saved(h[0].f, &h[0].f->ops[h[0].pos]))
+			sweep_add(&s, &h[0].f->ops[h[0].pos]);
 		if (++h[0].pos == h[0].f->nops)
 			h[0] = h[--n];
 		sift_down(h, n, 0);
@@ -366,7 +394,7 @@ int findings_finish(struct findings *f, const struct findings_context *ctx)
 		g->id = (int)i + 1;
 		if (!ops_sorted(g->ops, g->nops))
 			sort_array(g->ops, g->nops, sizeof(g->ops[0]), cmp_op);
-		g->savings_ns = ops_union_ns(g->ops, g->nops);
+		g->savings_ns = finding_union_ns(g);
 		if (g->savings_ns > duration)
 			g->savings_ns = duration;
 		fingerprint(g, ctx);

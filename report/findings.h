@@ -109,4 +109,19 @@ const char *module_locate(const struct run_module *modules, size_t n, uint64_t a
 /* Union of the intervals of these operations, sorted by (begin_ns, seq). */
 int64_t ops_union_ns(const struct finding_op *ops, size_t n);
 
+/*
+ * 1 when fixing finding 'g' makes 'op' (one of g's operations) go away, so
+ * that its time counts in the savings.  Every operation does, except the
+ * send of a host->device->host round trip: its natural fix (map(to:) for
+ * map(tofrom:)) still sends the data, and removes only the return.  The
+ * report still lists the send among the occurrence's operations.
+ */
+int finding_op_saved(const struct finding *g, const struct finding_op *op);
+
+/*
+ * Copy into 'out' (room for g->nops) the operations of 'g' that
+ * finding_op_saved() counts, in order; returns how many.
+ */
+size_t finding_saved_ops(const struct finding *g, struct finding_op *out);
+
 #endif

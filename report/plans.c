@@ -64,9 +64,9 @@ static int plan_savings(const struct analysis *a, struct plan *p)
 		return -1;
 	for (size_t i = 0; i < p->nmembers; i++) {
 		const struct finding *g = &a->findings.v[p->members[i]];
-		memcpy(ops + k, g->ops, g->nops * sizeof(*ops));
-		k += g->nops;
+		k += finding_saved_ops(g, ops + k);
 	}
+	n = k;
 	sort_array(ops, n, sizeof(*ops), cmp_op);
 	k = 0;
 	for (size_t i = 0; i < n; i++)
