@@ -325,7 +325,7 @@ check:
 
 test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/bootstrap
 	$(Q)CC='$(CC)' OMPCC='$(OMPCC)' LLVM_DIR='$(LLVM_DIR)' OFFLOAD_TARGET='$(OFFLOAD_TARGET)' \
-	  PYTHON='$(PYTHON)' CI='$(CI)' tests/run.sh $(B)
+	  PYTHON='$(PYTHON)' CI='$(CI)' SANITIZE='$(SANITIZE)' tests/run.sh $(B)
 
 # 'mapprof report' on thousands of damaged recordings, built with the
 # sanitizers in $(B)/san (tests/e2e/report_fuzz.sh; the suite runs a few

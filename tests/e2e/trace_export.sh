@@ -67,7 +67,7 @@ read -r t1 m1 < <(measure "$iters")
 read -r t2 m2 < <(measure $((iters * 10)))
 out=$("$PYTHON" "$check" "$dir/s$((iters * 10)).json") || fail "synthetic trace: $out"
 echo "trace: $((iters * 9)) events: ${t1} s, ${m1} KiB; $((iters * 90)) events: ${t2} s, ${m2} KiB"
-awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(b < 1.5 * a) }' ||
+! rss_checked || awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(b < 1.5 * a) }' ||
 	fail "peak RSS grows with the events: $m1 KiB at $iters iterations, $m2 KiB at $((iters * 10))"
 # 1.8 M events: 120 s is ten times what it takes on a loaded 2-core VM.
 awk -v t="$t2" 'BEGIN { exit !(t < 120) }' || fail "trace of $((iters * 90)) events took $t2 s (budget 120 s)"
