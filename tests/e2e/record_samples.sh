@@ -73,8 +73,18 @@ assert_eq "$(q "$db" "SELECT group_concat(device, ',') FROM (SELECT DISTINCT dev
 	"0,1" "two_devices: kernel devices"
 
 db=$dir/nowait_threads.db
-[ "$(q "$db" 'SELECT COUNT(DISTINCT thread) FROM data_ops')" -ge 2 ] ||
-	fail "nowait_threads: events from fewer than two threads"
+# Which hidden helper threads run the nowait regions is the runtime's
+# choice: now and then one thread runs them all (seen once in a fresh
+# Debian root).  Events from several threads must be recorded as such in
+# at least one of five recordings.
+threads=$(q "$db" 'SELECT COUNT(DISTINCT thread) FROM data_ops')
+for try in 2 3 4 5; do
+	[ "$threads" -lt 2 ] || break
+	"$mapprof" record -f -o "$dir/nowait_again.db" -- "$MAPPROF_BUILD/samples/nowait_threads" >/dev/null 2>&1 ||
+		fail "nowait_threads: recording $try failed"
+	threads=$(q "$dir/nowait_again.db" 'SELECT COUNT(DISTINCT thread) FROM data_ops')
+done
+[ "$threads" -ge 2 ] || fail "nowait_threads: events from fewer than two threads in five recordings"
 assert_eq "$(q "$db" 'SELECT COUNT(*) FROM (SELECT seq FROM data_ops UNION ALL SELECT seq FROM kernels)')" \
 	"$(q "$db" 'SELECT COUNT(DISTINCT seq) FROM (SELECT seq FROM data_ops UNION ALL SELECT seq FROM kernels)')" \
 	"nowait_threads: unique sequence numbers"
