@@ -26,17 +26,40 @@
  * allocation and delete grew with the run (53 MB of 'mapprof record' on a
  * four-million-event run).
  */
+/*
+ * Each delete is paired with the allocation it frees: in the stream of the
+ * allocations and deletes of one (device, device address), ordered by end
+ * time, a delete right after an allocation frees it.  SQLite sorts (to
+ * temporary files when the run is large: bounded memory); this walks the
+ * sorted rows once, keeping only the previous one.  A window function
+ * (LAG ... PARTITION BY) says the same but took three times as long.
+ */
 static const char pair_sql[] =
-	"INSERT INTO delete_pair_raw (delete_seq, alloc_seq)"
-	" SELECT seq, prev_seq FROM ("
-	"  SELECT seq, is_delete, LAG(is_delete) OVER w AS prev_delete, LAG(seq) OVER w AS prev_seq"
-	"  FROM (SELECT seq, kind IN (4, 20) AS is_delete,"
-	"   CASE WHEN kind IN (4, 20) THEN src_dev ELSE dst_dev END AS dev,"
-	"   CASE WHEN kind IN (4, 20) THEN src_addr ELSE dst_addr END AS addr,"
-	"   begin_ns + dur_ns AS end_ns"
-	"   FROM data_op_raw WHERE kind IN (1, 17, 4, 20))"
-	"  WINDOW w AS (PARTITION BY dev, addr ORDER BY end_ns, is_delete, seq))"
-	" WHERE is_delete AND prev_delete = 0";
+	"SELECT seq, kind IN (4, 20) AS is_delete,"
+	" CASE WHEN kind IN (4, 20) THEN src_dev ELSE dst_dev END AS dev,"
+	" CASE WHEN kind IN (4, 20) THEN src_addr ELSE dst_addr END AS addr,"
+	" begin_ns + dur_ns AS end_ns"
+	" FROM data_op_raw WHERE kind IN (1, 17, 4, 20)"
+	" ORDER BY dev, addr, end_ns, is_delete, seq";
+
+/* A column's value, NULL told apart from every number (as PARTITION BY does). */
+struct key_col {
+	int null;
+	int64_t v;
+};
+
+static struct key_col key_col(sqlite3_stmt *st, int i)
+{
+	struct key_col k = { sqlite3_column_type(st, i) == SQLITE_NULL, 0 };
+	if (!k.null)
+		k.v = sqlite3_column_int64(st, i);
+	return k;
+}
+
+static int key_eq(struct key_col a, struct key_col b)
+{
+	return a.null == b.null && (a.null || a.v == b.v);
+}
 
 /* Host side of a map: an alloc's source, a transfer's host end. */
 static const char host_sql[] =
@@ -48,8 +71,47 @@ static const char host_sql[] =
 
 int db_pair_deletes(struct db *db, char **err)
 {
-	if (db_exec(db, "DELETE FROM delete_pair_raw", err) < 0 || db_exec(db, pair_sql, err) < 0)
+	sqlite3_stmt *sel, *ins;
+	struct key_col dev = { 1, 0 }, addr = { 1, 0 };
+	int64_t prev_seq = 0;
+	int have_prev = 0, prev_delete = 0, rc;
+
+	if (db_exec(db, "DELETE FROM delete_pair_raw", err) < 0)
 		return -1;
+	sel = db_prepare(db, pair_sql, err);
+	ins = sel ? db_prepare(db, "INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?, ?)", err)
+		  : NULL;
+	if (!ins) {
+		sqlite3_finalize(sel);
+		return -1;
+	}
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		int64_t seq = sqlite3_column_int64(sel, 0);
+		int is_delete = sqlite3_column_int(sel, 1);
+		struct key_col d = key_col(sel, 2), a = key_col(sel, 3);
+
+		if (!have_prev || !key_eq(d, dev) || !key_eq(a, addr)) {
+			dev = d;
+			addr = a;
+			have_prev = 0;
+		}
+		if (is_delete && have_prev && !prev_delete) {
+			sqlite3_bind_int64(ins, 1, seq);
+			sqlite3_bind_int64(ins, 2, prev_seq);
+			if (sqlite3_step(ins) != SQLITE_DONE) {
+				rc = SQLITE_ERROR;
+				break;
+			}
+			sqlite3_reset(ins);
+		}
+		have_prev = 1;
+		prev_delete = is_delete;
+		prev_seq = seq;
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	if (rc != SQLITE_DONE)
+		return db_fail(err, "cannot pair deletes in '%s': %s", db->path, sqlite3_errmsg(db->sql));
 	return db_exec(db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('deletes_paired', '1')", err);
 }
 
