@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/gate.h"
+#include "report/summary.h"
 
 static const struct {
 	const char *name;
@@ -111,19 +112,6 @@ int gate_parse(const char *spec, struct gate *g, const char **why)
 		return -1;
 	}
 	return 0;
-}
-
-/* "1.23 ms", "456 ns" */
-static void format_ns(char *buf, size_t n, int64_t ns)
-{
-	if (ns >= 1000000000)
-		snprintf(buf, n, "%.3g s", (double)ns / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, n, "%.3g ms", (double)ns / 1e6);
-	else if (ns >= 1000)
-		snprintf(buf, n, "%.3g us", (double)ns / 1e3);
-	else
-		snprintf(buf, n, "%lld ns", (long long)ns);
 }
 
 int gate_check(const struct gate *g, const struct findings *f, char **msg)

@@ -340,18 +340,15 @@ json_t *report_json(const struct analysis *a)
 	return doc;
 }
 
-int report_json_write(json_t *doc, const char *path, char **err)
+int report_json_dump(json_t *doc, const char *path, size_t flags, const char *what, char **err)
 {
-	const size_t flags = JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10);
 	struct outfile o;
 	const char *why;
-	int bad;
 
 	if (outfile_open(&o, path) < 0)
 		goto fail;
 	errno = 0;
-	bad = json_dumpf(doc, o.f, flags) < 0 || fputc('\n', o.f) == EOF;
-	if (bad) {
+	if (json_dumpf(doc, o.f, flags) < 0 || fputc('\n', o.f) == EOF) {
 		if (!errno)
 			errno = EIO;
 		outfile_discard(&o);
@@ -363,8 +360,14 @@ int report_json_write(json_t *doc, const char *path, char **err)
 fail:
 	why = strerror(errno);
 	if (err && (outfile_is_stdout(path)
-		    ? asprintf(err, "cannot write the JSON report to standard output: %s", why)
+		    ? asprintf(err, "cannot write the %s to standard output: %s", what, why)
 		    : asprintf(err, "cannot write '%s': %s", path, why)) < 0)
 		*err = NULL;
 	return -1;
+}
+
+int report_json_write(json_t *doc, const char *path, char **err)
+{
+	return report_json_dump(doc, path, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10),
+				"JSON report", err);
 }

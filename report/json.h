@@ -28,6 +28,10 @@ json_t *report_json(const struct analysis *a);
  * 0, or -1 with *err. */
 int report_json_write(json_t *doc, const char *path, char **err);
 
+/* The same for any JSON document (the SARIF log...) with Jansson's dump
+ * 'flags'; 'what' names it in the message for standard output. */
+int report_json_dump(json_t *doc, const char *path, size_t flags, const char *what, char **err);
+
 /* One sentence of advice for a finding of this kind and flavour (static). */
 const char *finding_advice(enum finding_kind kind, enum flavour flavour);
 

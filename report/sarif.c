@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "db/source_path.h"
-#include "lib/outfile.h"
 #include "report/json.h"
 #include "report/occurrence.h"
 #include "report/sarif.h"
+#include "report/summary.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 #define FINGERPRINT_KEY "mapprof/v1"
@@ -243,19 +243,6 @@ static json_t *location(struct sarif_ctx *c, json_t *place, int id, const char *
 	return loc;
 }
 
-/* "12.3 ms" */
-static void format_ns(char *buf, size_t n, json_int_t ns)
-{
-	if (ns >= 1000000000)
-		snprintf(buf, n, "%.3g s", (double)ns / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, n, "%.3g ms", (double)ns / 1e6);
-	else if (ns >= 1000)
-		snprintf(buf, n, "%.3g us", (double)ns / 1e3);
-	else
-		snprintf(buf, n, "%lld ns", (long long)ns);
-}
-
 static const char *level_for(double percent)
 {
 	if (percent >= SARIF_ERROR_PERCENT)
@@ -433,27 +420,5 @@ json_t *report_sarif(json_t *doc, struct db *db, const char *source_root, char *
 
 int report_sarif_write(json_t *log, const char *path, char **err)
 {
-	const size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(6);
-	struct outfile o;
-	const char *why;
-
-	if (outfile_open(&o, path) < 0)
-		goto fail;
-	errno = 0;
-	if (json_dumpf(log, o.f, flags) < 0 || fputc('\n', o.f) == EOF) {
-		if (!errno)
-			errno = EIO;
-		outfile_discard(&o);
-		goto fail;
-	}
-	if (outfile_commit(&o) < 0)
-		goto fail;
-	return 0;
-fail:
-	why = strerror(errno);
-	if (err && (outfile_is_stdout(path)
-		    ? asprintf(err, "cannot write the SARIF log to standard output: %s", why)
-		    : asprintf(err, "cannot write '%s': %s", path, why)) < 0)
-		*err = NULL;
-	return -1;
+	return report_json_dump(log, path, JSON_INDENT(2) | JSON_REAL_PRECISION(6), "SARIF log", err);
 }
