@@ -200,6 +200,7 @@ DB_OBJS := \
 REPORT_OBJS := \
 	$(B)/lib/hmap.o \
 	$(B)/lib/outfile.o \
+	$(B)/lib/units.o \
 	$(B)/report/occurrence.o \
 	$(B)/report/detect_common.o \
 	$(B)/report/detect.o \
@@ -216,6 +217,7 @@ REPORT_OBJS := \
 	$(B)/report/loopscan.o \
 	$(B)/report/json.o \
 	$(B)/report/summary.o \
+	$(B)/report/analysis.o \
 	$(B)/report/report.o \
 	$(B)/report/merge.o \
 	$(B)/report/diff.o \
@@ -246,6 +248,7 @@ CLI_OBJS := \
 	$(B)/cli/drain.o \
 	$(B)/cli/util.o \
 	$(B)/cli/report.o \
+	$(B)/cli/report_cli.o \
 	$(B)/cli/recover.o \
 	$(B)/cli/report_procs.o \
 	$(B)/cli/run.o \

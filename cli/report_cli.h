@@ -36,6 +36,9 @@ struct report_cli {
 	{ "source-root", required_argument, NULL, 'R' }, \
 	{ "fail-on", required_argument, NULL, 'F' }
 
+/* The JSON and HTML paths 'rc' asks for (malloc'ed; NULL for none).  -1 when out of memory. */
+int report_cli_outputs(const struct report_cli *rc, const char *db_path, char **json, char **html);
+
 /* Take one parsed option into *rc; -1 when it is not one of these (or bad),
  * REPORT_CLI_REPORTED when it is bad and the error was said on stderr. */
 #define REPORT_CLI_REPORTED (-2)

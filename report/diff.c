@@ -15,7 +15,7 @@
 #include "lib/sat.h"
 #include "report/attribute.h"
 #include "report/diff.h"
-#include "report/report.h"
+#include "report/analysis.h"
 #include "report/symbolize.h"
 #include "lib/sort.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "report/gate.h"
-#include "report/summary.h"
+#include "lib/units.h"
 
 static const struct {
 	const char *name;

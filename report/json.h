@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "report/report.h"
+#include "report/analysis.h"
 
 #define REPORT_JSON_FORMAT "mapprof-report"
 #define REPORT_JSON_VERSION 1
@@ -32,7 +32,5 @@ int report_json_write(json_t *doc, const char *path, char **err);
  * 'flags'; 'what' names it in the message for standard output. */
 int report_json_dump(json_t *doc, const char *path, size_t flags, const char *what, char **err);
 
-/* One sentence of advice for a finding of this kind and flavour (static). */
-const char *finding_advice(enum finding_kind kind, enum flavour flavour);
 
 #endif

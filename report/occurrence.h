@@ -92,4 +92,7 @@ struct occurrence {
 /* Called for each occurrence; returning non-zero stops the detection (-1). */
 typedef int (*occurrence_fn)(void *arg, const struct occurrence *occ);
 
+/* One sentence of advice for a finding of this kind and flavour (static). */
+const char *finding_advice(enum finding_kind kind, enum flavour flavour);
+
 #endif

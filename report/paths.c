@@ -6,7 +6,7 @@
 
 #include "db/attribution.h"
 #include "report/paths.h"
-#include "report/report.h"
+#include "report/analysis.h"
 
 /* Shorten *root (a directory, malloc'ed) to what it has in common with file's directory. */
 static void common_dir(char **root, const char *file)

@@ -11,11 +11,10 @@
 #include <unistd.h>
 
 #include "db/attribution.h"
-#include "report/json.h"
 #include "report/loopscan.h"
 #include "report/paths.h"
 #include "report/plans.h"
-#include "report/report.h"
+#include "report/analysis.h"
 #include "report/safefile.h"
 
 #define DIFF_CONTEXT 3

@@ -8,7 +8,7 @@
 
 #include "db/attribution.h"
 #include "report/plans.h"
-#include "report/report.h"
+#include "report/analysis.h"
 #include "lib/sort.h"
 
 struct keyed {

@@ -17,8 +17,7 @@
 
 #include "db/db.h"
 #include "db/events.h"
-#include "report/findings.h"
-#include "report/totals.h"
+#include "report/analysis.h"
 
 struct db;
 struct attribution;
@@ -49,27 +48,6 @@ struct report_result {
 				    NULL: none */
 };
 
-/* Everything the outputs show about one run. */
-struct analysis {
-	struct run_info run;
-	struct run_totals totals;
-	struct findings findings;
-	int host_device;         /* -1 when unknown */
-	int64_t duration_ns;     /* wall time: the collector's, else the events' span */
-	int stored;              /* findings written to the database */
-	int sorted;              /* the stream needed SQLite's sort */
-	int no_source;           /* leave snippets out of the outputs */
-	char *source_root;       /* paths are shown relative to it (report/paths.h); NULL: none */
-	struct attribution *attr;  /* source lines and variables; NULL: none stored */
-};
-
-/*
- * Read the run in 'db' and analyse it into *a (which the caller releases
- * with analysis_release() whatever the result).  0, or -1 with *err set.
- */
-int analysis_run(struct db *db, struct analysis *a, char **err);
-void analysis_release(struct analysis *a);
-
 /*
  * The whole of 'mapprof report'.  Checks the database first (db_open()) and
  * writes nothing when it is refused.  Writes the findings and the source
@@ -79,8 +57,5 @@ void analysis_release(struct analysis *a);
  * 0, or -1 with *err set (malloc'ed message); *res says more either way.
  */
 int report_run(const struct report_options *opt, struct report_result *res, char **err);
-
-/* True when the run's status is not 'complete' (the outputs say so). */
-int run_incomplete(const struct run_info *run);
 
 #endif

@@ -12,7 +12,7 @@
 #include "report/json.h"
 #include "report/occurrence.h"
 #include "report/sarif.h"
-#include "report/summary.h"
+#include "lib/units.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 #define FINGERPRINT_KEY "mapprof/v1"

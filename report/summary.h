@@ -9,15 +9,11 @@
 
 #include <stdio.h>
 
-#include "report/report.h"
+#include "report/analysis.h"
 
 /* Print the summary of 'a' to 'out', listing at most 'top' findings. */
 void summary_print(FILE *out, const struct analysis *a, int top);
 
-/* "1.23 ms", "512 ns", "4.00 s" into buf (returns buf). */
-char *format_ns(char *buf, size_t size, int64_t ns);
 
-/* "512 B", "40.0 KiB", "1.50 GiB" into buf (returns buf). */
-char *format_bytes(char *buf, size_t size, uint64_t bytes);
 
 #endif

@@ -1,0 +1,161 @@
+/*
+ * report_cli.c - the report options 'mapprof report' and 'mapprof run' share
+ * (cli/report_cli.h): parsing them, where the outputs go, and the outputs
+ * refused before any work.
+ */
+#define _GNU_SOURCE
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "cli/report_cli.h"
+#include "lib/outfile.h"
+#include "report/gate.h"
+
+char *report_beside(const char *db_path, const char *name)
+{
+	char *copy = strdup(db_path), *out = NULL;
+	if (copy && asprintf(&out, "%s/%s", dirname(copy), name) < 0)
+		out = NULL;
+	free(copy);
+	return out;
+}
+
+int report_parse_option(int c, const char *arg, struct report_cli *rc)
+{
+	switch (c) {
+	case 'j':
+		rc->json = arg;
+		rc->no_json = 0;
+		return 0;
+	case 'H':
+		rc->html = arg;
+		rc->no_html = 0;
+		return 0;
+	case 'J':
+		rc->no_json = 1;
+		return 0;
+	case 'N':
+		rc->no_html = 1;
+		return 0;
+	case 't':
+		rc->top = atoi(arg);
+		return rc->top > 0 ? 0 : -1;
+	case 'q':
+		rc->quiet = 1;
+		return 0;
+	case 'S':
+		rc->no_source = 1;
+		return 0;
+	case 'C':
+		rc->check = 1;
+		return 0;
+	case 's':
+		rc->sarif = arg;
+		return 0;
+	case 'R':
+		rc->source_root = arg;
+		return *arg ? 0 : -1;
+	case 'F': {
+		const char *why = NULL;
+		if (rc->ngates == REPORT_CLI_MAX_GATES) {
+			error("--fail-on '%s': at most %d --fail-on", arg, REPORT_CLI_MAX_GATES);
+			return REPORT_CLI_REPORTED;
+		}
+		if (gate_parse(arg, &rc->gates[rc->ngates], &why) < 0) {
+			error("--fail-on '%s': %s", arg, why);
+			hint("for example --fail-on any, --fail-on round_trip:3, --fail-on savings:5%%"
+			     " or --fail-on savings:10ms");
+			return REPORT_CLI_REPORTED;
+		}
+		rc->ngates++;
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
+/* The JSON and HTML paths 'rc' asks for (malloc'ed; NULL for none).  -1 when out of memory. */
+int report_cli_outputs(const struct report_cli *rc, const char *db_path, char **json, char **html)
+{
+	*json = *html = NULL;
+	if (!rc->no_json && !(*json = rc->json ? strdup(rc->json) : report_beside(db_path, "report.json")))
+		return -1;
+	if (!rc->no_html && !(*html = rc->html ? strdup(rc->html) : report_beside(db_path, "report.html"))) {
+		free(*json);
+		*json = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The files of a database an output must not be: SQLite's beside it, record's spool. */
+static const char *const db_files[] = { "", "-journal", "-wal", "-shm", "-spool" };
+
+/* 1 when 'out' is the database 'db' or one of its files (said on stderr). */
+static int output_is_db(const char *opt, const char *out, const char *db)
+{
+	char *real = realpath(db, NULL), *file = NULL;
+	const char *bases[2] = { db, real };
+	int hit = 0;
+
+	for (size_t b = 0; b < 2 && !hit && bases[b]; b++) {
+		for (size_t i = 0; i < sizeof(db_files) / sizeof(db_files[0]) && !hit; i++) {
+			if (asprintf(&file, "%s%s", bases[b], db_files[i]) < 0)
+				break;
+			if (outfile_same(out, file)) {
+				hit = 1;
+				if (!*db_files[i])
+					error("%s '%s' is the database '%s'", opt, out, db);
+				else
+					error("%s '%s' is '%s', a file of the database '%s'", opt, out, file, db);
+				hint("write the report to another file, or none with --no-%s", opt + 2);
+			}
+			free(file);
+			file = NULL;
+		}
+	}
+	free(real);
+	return hit;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int report_cli_check(const struct report_cli *rc, const char *db_path)
+{
+	char *json, *html;
+	int status = 0;
+
+	if (report_cli_outputs(rc, db_path, &json, &html) < 0)
+		return error("out of memory");
+	if ((json && output_is_db("--json", json, db_path)) ||
+	    (html && output_is_db("--html", html, db_path)) ||
+	    (rc->sarif && output_is_db("--sarif", rc->sarif, db_path))) {
+		status = EXIT_USAGE;
+	} else if (json && html && outfile_same(json, html)) {
+		error("--json '%s' and --html '%s' are the same file", json, html);
+		hint("write them to two files, or leave one out with --no-json or --no-html");
+		status = EXIT_USAGE;
+	} else if (rc->sarif && ((json && outfile_same(json, rc->sarif)) ||
+				 (html && outfile_same(html, rc->sarif)))) {
+		error("--sarif '%s' is the same file as the %s report", rc->sarif,
+		      json && outfile_same(json, rc->sarif) ? "JSON" : "HTML");
+		hint("write the SARIF log to another file");
+		status = EXIT_USAGE;
+	} else if (rc->source_root && !is_dir(rc->source_root)) {
+		error("--source-root '%s' is not a directory", rc->source_root);
+		status = EXIT_USAGE;
+	}
+	free(json);
+	free(html);
+	return status;
+}
+
