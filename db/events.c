@@ -376,7 +376,9 @@ static int read_devices(struct db *db, struct run_info *run, char **err)
 	return 0;
 }
 
-/* Count the damaged rows of one table, per reason: "SELECT total, r1, r2, ...". */
+/* Count the damaged rows of one table, per reason: "SELECT total, r1, r2, ...".
+ * The reasons are evaluated on the damaged rows only (WHERE NOT sound):
+ * one test a row on a sound database. */
 static int count_damaged(struct db *db, const char *sql, int64_t *v, int n, char **err)
 {
 	sqlite3_stmt *st = db_prepare(db, sql, err);
@@ -398,12 +400,14 @@ static int count_damaged(struct db *db, const char *sql, int64_t *v, int n, char
 static int read_damaged(struct db *db, struct run_info *run, char **err)
 {
 	static const char ops_sql[] =
-		"SELECT " COUNT_IF("NOT " OP_SOUND("d")) ", " COUNT_IF(OP_BAD_NULL("d")) ","
+		"SELECT COUNT(*), " COUNT_IF(OP_BAD_NULL("d")) ","
 		" " COUNT_IF(OP_BAD_KIND("d")) ", " COUNT_IF(OP_BAD_DEVICE("d")) ","
-		" " COUNT_IF(OP_BAD_BYTES("d")) ", " COUNT_IF(BAD_TIME("d")) " FROM data_op_raw d";
+		" " COUNT_IF(OP_BAD_BYTES("d")) ", " COUNT_IF(BAD_TIME("d")) " FROM data_op_raw d"
+		" WHERE NOT " OP_SOUND("d");
 	static const char kernels_sql[] =
-		"SELECT " COUNT_IF("NOT " KERNEL_SOUND("k")) ", " COUNT_IF(KERNEL_BAD_NULL("k")) ","
-		" 0, " COUNT_IF(KERNEL_BAD_DEVICE("k")) ", 0, " COUNT_IF(BAD_TIME("k")) " FROM kernel_raw k";
+		"SELECT COUNT(*), " COUNT_IF(KERNEL_BAD_NULL("k")) ","
+		" 0, " COUNT_IF(KERNEL_BAD_DEVICE("k")) ", 0, " COUNT_IF(BAD_TIME("k")) " FROM kernel_raw k"
+		" WHERE NOT " KERNEL_SOUND("k");
 	struct damaged *d[2] = { &run->damaged_ops, &run->damaged_kernels };
 	const char *sql[2] = { ops_sql, kernels_sql };
 
