@@ -122,7 +122,6 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 	opt.top = rc->top;
 	opt.no_source = rc->no_source;
 	opt.check = rc->check;
-	opt.source_root = rc->source_root;
 	opt.json_path = json;
 	opt.html_path = html;
 	opt.sarif_path = rc->sarif;

@@ -30,8 +30,9 @@ int db_findings_ensure(struct db *db, char **err)
 	return rc;
 }
 
-/* A JSON array of integers (malloc'ed). */
-static char *int_array(const int *v, int n)
+/* A JSON array of n integers (malloc'ed): ints, or 64-bit values written
+ * as signed (as SQLite keeps them) when 'wide'. */
+static char *json_ints(const void *v, int n, int wide)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -41,25 +42,8 @@ static char *int_array(const int *v, int n)
 		return NULL;
 	fputc('[', f);
 	for (int i = 0; i < n; i++)
-		fprintf(f, "%s%lld", i ? "," : "", (long long)v[i]);
-	fputc(']', f);
-	if (fclose(f))
-		return NULL;
-	return buf;
-}
-
-/* The same of 64-bit values, written as signed (as SQLite keeps them). */
-static char *u64_array(const uint64_t *v, int n)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	fputc('[', f);
-	for (int i = 0; i < n; i++)
-		fprintf(f, "%s%lld", i ? "," : "", (long long)(int64_t)v[i]);
+		fprintf(f, "%s%lld", i ? "," : "",
+			wide ? (long long)((const int64_t *)v)[i] : (long long)((const int *)v)[i]);
 	fputc(']', f);
 	if (fclose(f))
 		return NULL;
@@ -164,9 +148,9 @@ void findings_writer_free(struct findings_writer *w)
 int findings_writer_finding(struct findings_writer *w, const struct finding_row *r, char **err)
 {
 	sqlite3_stmt *st = w->finding;
-	char *devices = int_array(r->devices, r->ndevices);
-	char *locations = u64_array(r->locations, r->nlocations);
-	char *origins = r->has_origins ? u64_array(r->origins, r->norigins) : NULL;
+	char *devices = json_ints(r->devices, r->ndevices, 0);
+	char *locations = json_ints(r->locations, r->nlocations, 1);
+	char *origins = r->has_origins ? json_ints(r->origins, r->norigins, 1) : NULL;
 	int rc = -1;
 
 	if (!devices || !locations || (r->has_origins && !origins))
