@@ -412,9 +412,27 @@ $(B)/bench/bootstrap: bench/bootstrap.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -O2 $< -o $@ -lm
 
-bench: all samples $(BENCH_PROGS) $(B)/bench/hash_bench $(B)/bench/timeit $(B)/bench/bootstrap \
-	$(B)/bench/libempty-tool.so
+# The realistic suite (bench/real/): programs shaped like applications, each
+# a naive and a fixed (-DFIXED) variant; 'make bench-real' runs only them.
+REAL_PROGS_NAMES := lu stencil cg bfs stream
+REAL_PROGS := $(foreach p,$(REAL_PROGS_NAMES),$(B)/bench/real/$(p).naive $(B)/bench/real/$(p).fixed)
+BENCH_TOOLS := $(B)/bench/timeit $(B)/bench/bootstrap $(B)/bench/libempty-tool.so
+
+$(B)/bench/real/%.naive: bench/real/%.c
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $<"
+	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) -O2 $< -o $@ -lm
+
+$(B)/bench/real/%.fixed: bench/real/%.c
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< -DFIXED"
+	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) -O2 -DFIXED $< -o $@ -lm
+
+bench: all samples $(BENCH_PROGS) $(REAL_PROGS) $(B)/bench/hash_bench $(BENCH_TOOLS)
 	$(Q)bench/run.sh $(B)
+
+bench-real: all $(REAL_PROGS) $(BENCH_TOOLS)
+	$(Q)bench/run.sh $(B) real
 
 # --- accuracy of the savings model: naive/fixed pairs, 'mapprof diff' ------------
 ACCURACY_PAIRS := duplicate round_trip round_trip_to repeated_alloc unused
@@ -451,10 +469,11 @@ help:
 	@echo "make test     build and run every test (no installs)"
 	@echo "make fuzz     mapprof report on FUZZ_CASES=$(FUZZ_CASES) damaged recordings, under ASan and UBSan"
 	@echo "make fresh-check  the README's set-up lines in a new minbase Debian 12 root (root, debootstrap)"
-	@echo "make bench    measure what recording costs (BENCH_RUNS=31)"
+	@echo "make bench    measure what recording costs (BENCH_RUNS=31, BENCH_REAL_RUNS=6)"
+	@echo "make bench-real  the realistic suite alone (bench/real/, BENCH_REAL_RUNS=6)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
 
-.PHONY: all samples check test test-deps deps demo bench accuracy install clean help build-tools fresh-check fuzz
+.PHONY: all samples check test test-deps deps demo bench bench-real accuracy install clean help build-tools fresh-check fuzz
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,21 +1,40 @@
 #!/usr/bin/env bash
 # bench/run.sh - what recording costs, measured on this machine (make bench).
 #
+# usage: bench/run.sh [BUILD] [all|real]
+#
 # Every sample plus a transfer-heavy and a launch-heavy microbenchmark run
 # natively and under 'mapprof record', alternating, N times each
 # (BENCH_RUNS, default 31).  Per program: median native and recorded wall
 # time and their ratio; then the geometric mean of the ratios, with a 95%
 # bootstrap interval over the runs (bench/bootstrap.c).  Ratios of runs on
 # the same machine in the same session, not absolute times.
+#
+# Then the realistic suite (bench/real/, 'real' runs only that): programs
+# shaped like applications, naive and fixed, each run natively, recorded and
+# with the empty tool (the floor) in rotating order, BENCH_REAL_RUNS times
+# (default 6); per program the median of per-iteration ratios with their
+# intervals, the bytes hashed and the collector's CPU time.
 set -euo pipefail
 B=${1:-build}
+what=${2:-all}
+case $what in all | real) ;; *) echo "usage: bench/run.sh [BUILD] [all|real]" >&2; exit 2 ;; esac
 # glibc's dynamic mmap threshold decides whether the runtime's per-map device
 # buffers (host offload mallocs them) page-fault on every iteration; recording
 # perturbs the heap enough to flip that decision, which made transfer_heavy
-# look 20% *faster* recorded than native.  A fixed threshold on both sides
-# measures the collector, not the allocator.
-export GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.mmap_threshold=67108864}
+# look 20% *faster* recorded than native.  The samples and microbenchmarks
+# keep a fixed threshold on both sides, so that their numbers stay
+# comparable with earlier benches; the realistic suite runs as users do,
+# without allocator tunables (BENCH_TUNABLES=1 adds a second pass with the
+# fixed threshold).  A GLIBC_TUNABLES set by the caller applies to all.
+user_tunables=${GLIBC_TUNABLES-}
+fixed_tunables=glibc.malloc.mmap_threshold=67108864
+# use_tunables VALUE: GLIBC_TUNABLES for what runs next ("": none).
+use_tunables() {
+	if [ -n "$1" ]; then export GLIBC_TUNABLES=$1; else unset GLIBC_TUNABLES; fi
+}
 N=${BENCH_RUNS:-31}
+NR=${BENCH_REAL_RUNS:-6}
 mapprof=$B/mapprof
 out=$(mktemp -d "${TMPDIR:-/tmp}/mapprof-bench.XXXXXX")
 trap 'rm -rf "$out"' EXIT
@@ -42,15 +61,15 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 # one recorded run (no extra run from the shell, no sqlite3, no date), and
 # the databases are read after the loop.
 time_runs() {
-	local name=$1 nat=() rec=() natc=() recc=() i
+	local name=$1 nat=() rec=() natc=() natcpu=() recc=() i
 	shift
 	for ((i = 0; i < N; i++)); do
 		# ABBA: which side runs first alternates, so that what a run inherits
 		# from the one before it (caches, an idle or busy core) falls on both.
 		if ((i % 2 == 0)); then
-			run_native "$@"; run_recorded "$i" "$@"
+			run_native "$@"; run_recorded "$out/run-$i.db" "$@"
 		else
-			run_recorded "$i" "$@"; run_native "$@"
+			run_recorded "$out/run-$i.db" "$@"; run_native "$@"
 		fi
 	done
 	for ((i = 0; i < N; i++)); do
@@ -61,28 +80,161 @@ time_runs() {
 	echo "$(printf '%s\n' "${nat[@]}" | median) $(printf '%s\n' "${rec[@]}" | median)" \
 		"$(printf '%s\n' "${natc[@]}" | median) $(printf '%s\n' "${recc[@]}" | median)"
 }
-# One native run: the program's time from bench/timeit, the command's from the shell.
+# One native run: the program's time and CPU time (user + sys) from
+# bench/timeit, the command's time from the shell.
 run_native() {
-	local w t0 t1
+	local w u s t0 t1
 	stamp t0
-	"$B/bench/timeit" "$out/t" "$@" >/dev/null
+	"$B/bench/timeit" "$out/t" "$@" >/dev/null 2>"$out/err" ||
+		{ echo "bench: '$*' failed natively (exit $?)" >&2; cat "$out/err" >&2; exit 1; }
 	stamp t1
 	natc+=($(( (t1 - t0) * 1000 )))
-	read -r w _ <"$out/t"; nat+=("$w")
+	read -r w _ u s <"$out/t"; nat+=("$w"); natcpu+=($((u + s)))
 }
-# run_recorded I ARGS...: one recorded run into run-I.db; the command's time from the shell.
+# run_recorded DB ARGS...: one recorded run into DB; the command's time from the shell.
 run_recorded() {
-	local i=$1 t0 t1
+	local db=$1 t0 t1
 	shift
 	stamp t0
 	MAPPROF_COLLECTOR=${tool:-${MAPPROF_COLLECTOR:-}} \
-		"$mapprof" record -f -o "$out/run-$i.db" -- "$@" >/dev/null 2>"$out/err" ||
-		{ cat "$out/err" >&2; exit 1; }
+		"$mapprof" record -f -o "$db" -- "$@" >/dev/null 2>"$out/err" ||
+		{ echo "bench: '$*' failed under 'mapprof record'${tool:+ with $tool}" >&2; cat "$out/err" >&2; exit 1; }
 	stamp t1
 	recc+=($(( (t1 - t0) * 1000 )))
 }
 
-echo "mapprof bench: $(nproc) cores, $(uname -r), $N runs each, $(date -u +%Y-%m-%dT%H:%MZ), GLIBC_TUNABLES=$GLIBC_TUNABLES"
+# --- the realistic suite (bench/real/) -----------------------------------------
+# real_runs NAME PROG: PROG natively, recorded and with the empty tool (the
+# floor), NR times each, the three sides in rotating order: iterations 0-2
+# put each side first, second and third once (n r f, r f n, f n r), 3-5 do
+# the same in reverse (f r n, r n f, n f r), so that over six iterations each
+# side runs in each position, and after each other side, equally often (ABBA
+# for three).  As in time_runs, an iteration is its three runs and nothing
+# else; the databases are read after the loop.  Appends one line per
+# iteration to $real_runs: "NAME NATIVE_NS RECORDED_NS FLOOR_NS
+# NATIVE_CPU_NS RECORDED_CPU_NS HASH_BYTES HASH_REUSED_BYTES" (CPU = user +
+# sys of the program; n/a where the database has no 'stats' view).
+real_orders=(nrf rfn fnr frn rnf nfr)
+real_runs() {
+	local name=$1 prog=$2 nat=() natc=() natcpu=() recc=() i k order stats rw fw hb hr cpu
+	for ((i = 0; i < NR; i++)); do
+		order=${real_orders[i % 6]}
+		for ((k = 0; k < 3; k++)); do
+			case ${order:k:1} in
+			n) run_native "$prog" ;;
+			r) tool='' run_recorded "$out/real-r-$i.db" "$prog" ;;
+			f) tool=$B/bench/libempty-tool.so run_recorded "$out/real-f-$i.db" "$prog" ;;
+			esac
+		done
+	done
+	stats=$(sqlite3 "$out/real-r-0.db" "SELECT COUNT(*) FROM sqlite_master WHERE name = 'stats'")
+	for ((i = 0; i < NR; i++)); do
+		if [ "$stats" = 1 ]; then
+			read -r rw hb hr cpu < <(sqlite3 -separator ' ' -nullvalue n/a "$out/real-r-$i.db" \
+				"SELECT (SELECT wall_ns FROM run), $(stat_sql hash_bytes), $(stat_sql hash_reused_bytes),
+				        $(stat_sql program_user_ns) + $(stat_sql program_sys_ns)")
+		else
+			rw=$(sqlite3 "$out/real-r-$i.db" 'SELECT wall_ns FROM run') hb=n/a hr=n/a cpu=n/a
+		fi
+		fw=$(sqlite3 "$out/real-f-$i.db" 'SELECT wall_ns FROM run')
+		rm -f "$out/real-r-$i.db" "$out/real-f-$i.db"
+		echo "$name ${nat[i]} $rw $fw ${natcpu[i]} $cpu $hb $hr" >>"$real_runs"
+	done
+}
+stat_sql() { echo "(SELECT SUM(value) FROM stats WHERE name = '$1')"; }
+
+# real_row NAME: NAME's row of the realistic suite from its lines in
+# $real_runs: median native time, the median ratios with their intervals,
+# their difference, the bytes hashed and reused (medians), and the median of
+# the per-iteration differences of CPU time, recorded minus native.
+real_row() {
+	local name=$1 r f
+	r=$(awk -v p="$1" '$1 == p { print $1, $2, $3 }' "$real_runs" | "$B/bench/bootstrap" -r -e | head -n 1)
+	f=$(awk -v p="$1" '$1 == p { print $1, $2, $4 }' "$real_runs" | "$B/bench/bootstrap" -r -e | head -n 1)
+	awk -v p="$1" -v r="$r" -v f="$f" '
+	function med(list,   v, n, i, j, x) {
+		n = split(list, v, " ")
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	function mib(list, na) { return na ? "n/a" : sprintf("%.1f", med(list) / 1048576) }
+	$1 == p {
+		nat = nat " " $2
+		if ($6 == "n/a") cpu_na = 1; else cpu = cpu " " ($6 - $5)
+		if ($7 == "n/a") hb_na = 1; else hb = hb " " $7
+		if ($8 == "n/a") hr_na = 1; else hr = hr " " $8
+	}
+	END {
+		split(r, rr, " ")
+		split(f, ff, " ")
+		printf "%-14s %10.2f  %-22s %-22s %+9.3f %11s %11s %11s\n", p, med(nat) / 1e6,
+			sprintf("%s (%s-%s)", rr[2], rr[3], rr[4]), sprintf("%s (%s-%s)", ff[2], ff[3], ff[4]),
+			rr[2] - ff[2], mib(hb, hb_na), mib(hr, hr_na),
+			cpu_na ? "n/a" : sprintf("%+.1fms", med(cpu) / 1e6)
+	}' "$real_runs"
+}
+
+# real_suite LABEL: every program of bench/real/, naive then fixed, through
+# real_runs; a table row each, then the suite's geometric means.  The runs
+# stay in $B/bench/real-runs.txt (LABEL default) or real-runs-LABEL.txt.
+real_suite() {
+	local label=$1 progs=() p t0 t1
+	real_runs=$B/bench/real-runs.txt
+	[ "$label" = default ] || real_runs=$B/bench/real-runs-$label.txt
+	: >"$real_runs"
+	for p in "$B"/bench/real/*.naive; do
+		[ -x "$p" ] && [ -x "${p%.naive}.fixed" ] && progs+=("$p" "${p%.naive}.fixed")
+	done
+	if ((${#progs[@]} == 0)); then
+		echo "realistic suite: not built (make bench-real)"
+		return
+	fi
+	stamp t0
+	echo "realistic suite (bench/real/): $NR runs each, native, recorded and floor in rotating order," \
+		"GLIBC_TUNABLES=${GLIBC_TUNABLES:-unset}, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}"
+	echo
+	printf '%-14s %10s  %-22s %-22s %9s %11s %11s %11s\n' program native_ms \
+		'recorded/native (95%)' 'floor/native (95%)' rec-floor hashed_MiB reused_MiB collector_cpu
+	for p in "${progs[@]}"; do
+		real_runs "$(basename "$p")" "$p"
+		real_row "$(basename "$p")"
+	done
+	awk '{ print $1, $2, $3 }' "$real_runs" | "$B/bench/bootstrap" -r -e >"$out/real-rec"
+	awk '{ print $1, $2, $4 }' "$real_runs" | "$B/bench/bootstrap" -r -e >"$out/real-floor"
+	stamp t1
+	echo
+	read -r _ g lo hi < <(tail -n 1 "$out/real-rec")
+	echo "geometric mean over the realistic suite (${#progs[@]} programs), recorded/native: $g" \
+		"(95% bootstrap interval $lo-$hi; target <= 1.05)"
+	read -r _ g lo hi < <(tail -n 1 "$out/real-floor")
+	echo "the same with an OMPT tool that records nothing (the floor), floor/native: $g (95% bootstrap interval $lo-$hi)"
+	echo "every run's times: $real_runs ($(( (t1 - t0) / 1000000 )) s)"
+}
+
+# The realistic suite as users run it (no allocator tunables unless the
+# caller set some), then with BENCH_TUNABLES=1 again with the fixed threshold.
+real_suites() {
+	use_tunables "$user_tunables"
+	real_suite default
+	if [ "${BENCH_TUNABLES:-0}" = 1 ] && [ -z "$user_tunables" ]; then
+		echo
+		use_tunables "$fixed_tunables"
+		real_suite tunables
+	fi
+}
+if [ "$what" = real ]; then
+	echo "mapprof bench: $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+	echo
+	real_suites
+	exit 0
+fi
+
+use_tunables "${user_tunables:-$fixed_tunables}"
+
+echo "mapprof bench: $(nproc) cores, $(uname -r), $N runs each, $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "samples and microbenchmarks: GLIBC_TUNABLES=$GLIBC_TUNABLES (a fixed mmap threshold, as in earlier benches)"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo
 printf '%-20s %10s %12s %9s   %11s %11s %9s\n' program native_ms recorded_ms slowdown \
@@ -163,7 +315,7 @@ echo "database bytes per event: $(( $(stat -c %s "$out/ev.db") / events ))"
 # program's own ru_maxrss on both sides.
 regions=170000
 "$B/bench/timeit" "$out/t" "$B/bench/launch_heavy" "$regions" >/dev/null
-read -r _ nat_kb <"$out/t"
+read -r _ nat_kb _ <"$out/t"
 rec_cmd_kb=$(/usr/bin/time -f %M "$mapprof" record -f -o "$out/m.db" -- "$B/bench/launch_heavy" "$regions" 2>&1 >/dev/null | tail -1)
 rec_kb=$(sqlite3 "$out/m.db" "SELECT peak_rss_kb FROM run")
 events=$(sqlite3 "$out/m.db" "SELECT (SELECT COUNT(*) FROM data_op_raw) + (SELECT COUNT(*) FROM kernel_raw) + (SELECT COUNT(*) FROM target_raw)")
@@ -193,3 +345,6 @@ events=$(sqlite3 "$out/big.db" "SELECT (SELECT COUNT(*) FROM data_op_raw) + (SEL
 /usr/bin/time -f '%e %M' -o "$out/rt" "$mapprof" report -q --no-html --json "$out/big.json" "$out/big.db" >/dev/null
 read -r secs kb <"$out/rt"
 echo "report of $events events: ${secs} s, peak RSS $((kb / 1024)) MiB"
+
+echo
+real_suites

@@ -27,6 +27,20 @@ awk -v lo="$lo" -v hi="$hi" -v p="$point" 'BEGIN { exit !(lo < hi && lo <= p && 
 # Reproducible: a fixed seed.
 assert_eq "$("$boot" <"$d/noisy")" "$lo $hi" "same runs, same interval"
 
+# -r: a program's ratio is the median of its per-iteration ratios (1.5, 2,
+# 1: 1.5), not the ratio of its medians (200 / 100); -e: one line a program,
+# then the geometric mean, each with its interval.
+printf 'a 100 150\na 100 200\na 400 400\n' >"$d/pairs"
+assert_eq "$("$boot" -e <"$d/pairs" | head -n 1 | cut -d' ' -f1,2)" "a 2.000" "ratio of medians"
+assert_eq "$("$boot" -r -e <"$d/pairs" | head -n 1 | cut -d' ' -f1,2)" "a 1.500" "median of ratios"
+awk 'BEGIN { for (i = 1; i <= 9; i++) printf "a %d %d\nb %d %d\n", 100 * i, 100 * i, 100 * i, 121 * i }' >"$d/two9"
+assert_eq "$("$boot" -r -e <"$d/two9")" "$(printf 'a 1.000 1.000 1.000\nb 1.210 1.210 1.210\ngeomean 1.100 1.100 1.100')" \
+	"per program and geometric mean"
+"$boot" -r -e <"$d/noisy" | awk 'NR == 1 { exit !($3 <= $2 && $2 <= $4 && $3 < $4) }' ||
+	fail "noisy runs, -r -e: the interval should hold the point: $("$boot" -r -e <"$d/noisy" | head -n 1)"
+if "$boot" -x <"$d/pairs" >/dev/null 2>"$d/err"; then fail "an unknown option was accepted"; fi
+grep -q "usage: bootstrap" "$d/err" || fail "error: $(cat "$d/err")"
+
 # Bad input is refused with the line that is wrong.
 printf 'a 100 105\na 100\n' >"$d/bad"
 if "$boot" <"$d/bad" >/dev/null 2>"$d/err"; then fail "a line without a recorded time was accepted"; fi
