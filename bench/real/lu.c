@@ -11,8 +11,8 @@
  *
  * What moves, per block step (N / NB = 32 steps):
  *   naive: the whole matrix, to the device and back (map(tofrom:) inside the
- *          step loop): 2 x 32 MiB a step, though most of it did not change
- *          on one side or the other.
+ *          step loop): 2 x 32 MiB a step, though the factored rows above
+ *          the block and columns left of it no longer change.
  *   fixed (-DFIXED): nothing; one 'target data' region around the loop sends
  *          the matrix once and brings it back once.
  *
