@@ -67,6 +67,7 @@ struct wt_scan_arg {
 #define VEC 64
 #define GIVE_UP 0.25                     /* share of pages written between sends */
 #define MAX_BACKOFF 256
+#define PEND 4
 
 struct entry {
 	uint64_t addr, len;   /* len 0: a free slot */
@@ -77,6 +78,9 @@ struct entry {
 	uint32_t sends;
 	uint32_t skip, backoff;
 	double written;       /* moving average of the share of pages written between sends */
+	/* Pages protected again for another range since: as if written (at most PEND, else not known). */
+	uint64_t pend_lo[PEND], pend_hi[PEND];
+	int npend;
 	unsigned char known, tracked, never;
 };
 
@@ -300,12 +304,23 @@ static struct entry *insert(uint64_t addr, uint64_t len)
 	return e;
 }
 
-/* Pages [lo, hi) were just protected for e: no other entry holding one is known any more. */
+/*
+ * Pages [lo, hi) were just protected for e: for every other entry holding
+ * some, they count as written at its next send.
+ */
 static void protected_for(const struct entry *e, uint64_t lo, uint64_t hi)
 {
-	for (int i = 0; i < ENTRIES; i++)
-		if (&table[i] != e && table[i].len && table[i].lo < hi && lo < table[i].hi)
-			table[i].known = 0;
+	for (int i = 0; i < ENTRIES; i++) {
+		struct entry *o = &table[i];
+		if (o == e || !o->len || !o->known || o->hi <= lo || hi <= o->lo)
+			continue;
+		if (o->npend == PEND) {
+			o->known = 0;
+			continue;
+		}
+		o->pend_lo[o->npend] = lo > o->lo ? lo : o->lo;
+		o->pend_hi[o->npend++] = hi < o->hi ? hi : o->hi;
+	}
 }
 
 /* Hash every chunk of e (protected first) and keep the hashes. */
@@ -318,6 +333,7 @@ static int hash_all(struct entry *e)
 		e->chunk[i] = hash_chunk((const void *)(uintptr_t)e->addr, e->len, i);
 	e->hash = hash_combine(e->chunk, e->len);
 	e->known = 1;
+	e->npend = 0;
 	return 0;
 }
 
@@ -354,12 +370,29 @@ static void give_up(struct entry *e)
 	e->written = 0;
 }
 
+/* Hash again e's chunks that hold bytes of [s, t); returns the bytes read. */
+static uint64_t reread(struct entry *e, uint64_t s, uint64_t t)
+{
+	uint64_t bytes = 0;
+	if (s < e->addr)
+		s = e->addr;
+	if (t > e->addr + e->len)
+		t = e->addr + e->len;
+	if (s >= t)
+		return 0;  /* a shared page, outside the range itself */
+	for (uint32_t c = (uint32_t)((s - e->addr) / HASH_CHUNK_BYTES);
+	     c <= (uint32_t)((t - 1 - e->addr) / HASH_CHUNK_BYTES); c++) {
+		e->chunk[c] = hash_chunk((const void *)(uintptr_t)e->addr, e->len, c);
+		bytes += e->len < HASH_CHUNK_BYTES ? e->len : HASH_CHUNK_BYTES;
+	}
+	return bytes;
+}
+
 /* Hash again the chunks of e holding pages written since it was hashed; 0, or -1. */
 static int refresh(struct entry *e)
 {
 	struct wt_page_region vec[VEC];
-	uint64_t walk_end, bad = 0, reread = 0, pages = (e->hi - e->lo) / page_size;
-	uint32_t last = UINT32_MAX;
+	uint64_t walk_end, bad = 0, bytes = 0, pages = (e->hi - e->lo) / page_size;
 	long r = scan(e->lo, e->hi, vec, &walk_end);
 
 	if (r < 0) {
@@ -377,27 +410,18 @@ static int refresh(struct entry *e)
 		return 0;
 	}
 	for (long k = 0; k < r; k++) {
-		uint64_t s = vec[k].start > e->addr ? vec[k].start : e->addr;
 		if (vec[k].categories & WT_PAGE_IS_FILE)
 			e->never = 1;  /* read again every time: not worth protecting */
-		uint64_t t = vec[k].end < e->addr + e->len ? vec[k].end : e->addr + e->len;
 		bad += (vec[k].end - vec[k].start) / page_size;
-		if (s >= t)
-			continue;  /* a shared page outside the range itself */
-		for (uint32_t c = (uint32_t)((s - e->addr) / HASH_CHUNK_BYTES);
-		     c <= (uint32_t)((t - 1 - e->addr) / HASH_CHUNK_BYTES) && c < hash_nchunks(e->len); c++) {
-			if (c == last)
-				continue;
-			e->chunk[c] = hash_chunk((const void *)(uintptr_t)e->addr, e->len, c);
-			reread += e->len < HASH_CHUNK_BYTES ? e->len : HASH_CHUNK_BYTES;
-			last = c;
-		}
+		protected_for(e, vec[k].start, vec[k].end);
+		bytes += reread(e, vec[k].start, vec[k].end);
 	}
-	if (r > 0) {
-		protected_for(e, e->lo, e->hi);
+	for (int k = 0; k < e->npend; k++)
+		bytes += reread(e, e->pend_lo[k], e->pend_hi[k]);
+	if (r > 0 || e->npend)
 		e->hash = hash_combine(e->chunk, e->len);
-	}
-	hash_count_reused(reread < e->len ? e->len - reread : 0);
+	e->npend = 0;
+	hash_count_reused(bytes < e->len ? e->len - bytes : 0);
 	e->written = 0.5 * e->written + 0.5 * (double)bad / (double)(pages ? pages : 1);
 	return 0;
 }
@@ -458,15 +482,13 @@ int wtrack_dest_begin(const void *p, uint64_t n)
 	/* The runtime's copy must not fault on pages protected for any range. */
 	for (int i = 0; i < ENTRIES; i++) {
 		struct entry *o = &table[i];
-		if (o->len && o->tracked && o->lo < hi && lo < o->hi) {
-			uint64_t a = o->lo > lo ? o->lo : lo, b = o->hi < hi ? o->hi : hi;
-			protect(a, b, 0);
-			o->known = 0;
-		}
+		/* Unprotected pages read as written: every range holding them hashes them again. */
+		if (o->len && o->tracked && o->lo < hi && lo < o->hi)
+			protect(o->lo > lo ? o->lo : lo, o->hi < hi ? o->hi : hi, 0);
 	}
 	e = n >= MIN_BYTES ? find(addr, n) : NULL;
 	/* A range sent before and now coming back: hashed after the copy, tracked for the next send. */
-	if (e && e->sends && !e->never && !e->skip) {
+	if (e && e->sends && !e->never && !e->skip && !getenv("WT_NODEST")) {
 		e->used = ++use_clock;
 		r = 1;
 	}
