@@ -71,6 +71,7 @@ COLLECTOR_OBJS := \
 	$(B)/collector/modules.o \
 	$(B)/collector/runinfo.o \
 	$(B)/collector/hash.o \
+	$(B)/collector/wtrack.o \
 	$(B)/collector/interpose.o \
 	$(B)/collector/got.o \
 	$(B)/collector/output.o \

@@ -329,6 +329,8 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	drain_close(drain);
 	drain = NULL;
 	end.peak_rss_kb = ru.ru_maxrss;
+	end.user_ns = (int64_t)ru.ru_utime.tv_sec * 1000000000 + (int64_t)ru.ru_utime.tv_usec * 1000;
+	end.sys_ns = (int64_t)ru.ru_stime.tv_sec * 1000000000 + (int64_t)ru.ru_stime.tv_usec * 1000;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

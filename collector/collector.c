@@ -30,6 +30,7 @@
 #include "collector/runinfo.h"
 #include "collector/state.h"
 #include "collector/text.h"
+#include "collector/wtrack.h"
 
 static _Atomic uint64_t next_seq = 1;
 static _Atomic uint64_t next_target_id = 1;
@@ -108,11 +109,23 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		p->has_hash = 0;
 		p->job = NULL;
 		p->map_index = -1;
-		if (bytes && src_addr && hash_source(optype, src_device_num, dest_device_num)) {
-			/* Large sources are hashed by a helper while the runtime copies them. */
-			p->job = hash_start(src_addr, bytes);
-			if (!p->job)
-				p->hash = hash_bytes(src_addr, bytes);
+		p->wt_dest = 0;
+		/* Into host memory: lets the copy write pages protected for write tracking. */
+		if (is_transfer_from(optype) && bytes && dest_addr &&
+		    dest_device_num == learn_host_device())
+			p->wt_dest = wtrack_dest_begin(dest_addr, bytes);
+		if (p->wt_dest) {
+			/* hashed after the copy */
+		} else if (bytes && src_addr && hash_source(optype, src_device_num, dest_device_num)) {
+			/* A host range unwritten since it was hashed is not read again;
+			 * large sources are hashed by a helper while the runtime copies them. */
+			if (is_transfer_to(optype) && wtrack_source(src_addr, bytes, &p->hash)) {
+				p->job = NULL;
+			} else {
+				p->job = hash_start(src_addr, bytes);
+				if (!p->job)
+					p->hash = hash_bytes(src_addr, bytes);
+			}
 			p->has_hash = 1;
 		}
 		if (is_transfer_to(optype) || optype == ompt_target_data_alloc ||
@@ -165,8 +178,11 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			r->hash = 0;
 			r->map_index = -1;
 		}
-		if (is_transfer_from(optype) && !r->has_hash && bytes && dest_addr &&
-		    dest_device_num == learn_host_device()) {
+		if (p && p->wt_dest) {
+			r->hash = wtrack_dest_end(dest_addr, bytes);
+			r->has_hash = 1;
+		} else if (is_transfer_from(optype) && !r->has_hash && bytes && dest_addr &&
+			   dest_device_num == learn_host_device()) {
 			r->hash = hash_parallel(dest_addr, bytes);
 			r->has_hash = 1;
 		}
@@ -305,7 +321,13 @@ static int side_frames_waiting(void)
 static void side_frames_write(enum buffer_moment when)
 {
 	if (when == BUFFER_END) {
+		uint64_t read, reused;
 		modules_record();  /* the last chance: no cheap test first */
+		hash_stats(&read, &reused);
+		output_frame(SPOOL_STAT, "hash_bytes", (int64_t)read);
+		output_frame(SPOOL_STAT, "hash_reused_bytes", (int64_t)reused);
+		output_frame(SPOOL_STAT, "hash_reuse", (int64_t)wtrack_active());
+		output_frame(SPOOL_STAT, "hash_helpers", (int64_t)hash_helpers());
 	} else if (modules_changed()) {
 		/* At a swap, a library loaded since also gets its offload calls sent to us. */
 		if (when == BUFFER_SWAPPED)

@@ -7,20 +7,22 @@
  * (AVX-512, AVX2: xxh3_simd.c; SSE2 otherwise), chosen from what glibc
  * already learned of the CPU at start-up (no cpuid, which traps in a VM).
  *
- * Helpers: a few threads (one per core beyond the first, at most 3), started
- * at the first large transfer, that take chunks of queued jobs, oldest job
- * first.  The thread that owns a job takes the chunks still left when the
- * copy is over, so a job completes even if every helper is busy elsewhere,
- * and never costs much more than hashing inline.  Measured on 2 cores with
- * host offload (bench/hash_bench.c, bench/transfer_heavy.c):
- *  - below 1 MiB the bytes sit in the owner's cache and hashing them there
- *    costs less than the hand-off (512 KiB transfers ran slower handed off);
- *    from 1 MiB up, the helper hides almost all of it;
- *  - a helper that runs out of work polls for HELPER_SPIN_NS before it
- *    sleeps: a program that moves data in a loop queues the next job within
- *    that time, and a sleeping helper wakes late enough that the owner then
- *    waits for its last chunk (about 5% of transfer_heavy's time);
- *  - the owner waits for a helper's last chunk awake for the same reason.
+ * Helpers: threads that take chunks of queued jobs, oldest job first,
+ * started at the first large transfer.  The thread that owns a job takes the
+ * chunks still left when the copy is over, so a job completes even if every
+ * helper is busy elsewhere, and never costs much more than hashing inline.
+ * How many: one per core the program leaves idle, at most 3 -- the cores
+ * this process may run on minus the threads the OpenMP runtime will run
+ * (omp_get_max_threads()), so none when the program's OpenMP threads use
+ * every core, as they do by default.  Measured on 2 cores with host offload
+ * (issue #15, bench/real): a helper on a core the program's threads use
+ * took that core from them (a blocked LU ran 14% faster without it), while
+ * on idle cores a helper hides the hash behind the runtime's copy.  Helpers
+ * and owners never busy-wait: they sleep on a condition variable, so a
+ * helper costs nothing while no job is queued.
+ *
+ * Below 1 MiB the bytes sit in the owner's cache and hashing them there
+ * costs less than the hand-off (512 KiB transfers ran slower handed off).
  *
  * Jobs come from a small static pool: hashing allocates nothing from the
  * program's heap per transfer.  Whether the runtime's device buffers are
@@ -29,7 +31,9 @@
  * than hashing does.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -88,8 +92,6 @@ static inline uint64_t xxh3(const void *p, size_t n)
 #define START_MIN_BYTES HASH_CHUNK_BYTES
 #define INLINE_CHUNKS 64
 #define POOL_JOBS 32
-#define HELPER_SPIN_NS 200000
-#define OWNER_SPIN_NS 200000
 
 struct hash_job {
 	struct hash_job *next;        /* in the queue, under mu */
@@ -108,24 +110,13 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;  /* helpers wait for jobs */
 static pthread_cond_t idle_cv = PTHREAD_COND_INITIALIZER;  /* owners wait for helpers */
 static struct hash_job *queue_head, *queue_tail;           /* under mu */
-static _Atomic uint32_t queued;  /* jobs ever queued: spinning helpers watch it */
 static int parked;               /* helpers waiting on work_cv, under mu */
 static _Atomic int nhelpers = -1;  /* -1: not started */
 
 static struct hash_job pool[POOL_JOBS];
 static _Atomic uint32_t pool_used;  /* bit i: pool[i] is taken */
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static inline void cpu_relax(void)
-{
-	__builtin_ia32_pause();
-}
+static _Atomic uint64_t bytes_read, bytes_reused;
 
 static uint64_t chunk_len(const struct hash_job *j, uint32_t i)
 {
@@ -140,6 +131,32 @@ static void work_on(struct hash_job *j)
 	while ((i = atomic_fetch_add_explicit(&j->next_chunk, 1, memory_order_relaxed)) < j->nchunks)
 		j->chunk_hash[i] = xxh3(j->p + (uint64_t)i * HASH_CHUNK_BYTES,
 							 chunk_len(j, i));
+}
+
+uint64_t hash_chunk(const void *p, uint64_t n, uint32_t i)
+{
+	uint64_t off = (uint64_t)i * HASH_CHUNK_BYTES;
+	uint64_t len = n < HASH_CHUNK_BYTES ? n : n - off < HASH_CHUNK_BYTES ? n - off : HASH_CHUNK_BYTES;
+
+	atomic_fetch_add_explicit(&bytes_read, len, memory_order_relaxed);
+	return xxh3((const unsigned char *)p + (n < HASH_CHUNK_BYTES ? 0 : off), (size_t)len);
+}
+
+void hash_count_reused(uint64_t bytes)
+{
+	atomic_fetch_add_explicit(&bytes_reused, bytes, memory_order_relaxed);
+}
+
+int hash_helpers(void)
+{
+	int n = atomic_load_explicit(&nhelpers, memory_order_relaxed);
+	return n > 0 ? n : 0;
+}
+
+void hash_stats(uint64_t *read, uint64_t *reused)
+{
+	*read = atomic_load_explicit(&bytes_read, memory_order_relaxed);
+	*reused = atomic_load_explicit(&bytes_reused, memory_order_relaxed);
 }
 
 static int chunks_left(struct hash_job *j)
@@ -173,21 +190,6 @@ static struct hash_job *next_job(void)
 	return queue_head;
 }
 
-/* Poll for a job queued after 'seen' jobs, for at most HELPER_SPIN_NS. */
-static void spin_for_work(uint32_t seen)
-{
-	int64_t until = mono_ns() + HELPER_SPIN_NS;
-	for (;;) {
-		for (int k = 0; k < 16; k++) {
-			if (atomic_load_explicit(&queued, memory_order_relaxed) != seen)
-				return;
-			cpu_relax();
-		}
-		if (mono_ns() > until)
-			return;
-	}
-}
-
 /*
  * A helper counts itself in j->busy while it hashes chunks of j, and stops
  * touching j once it has counted itself out; the owner frees j only when j
@@ -201,15 +203,9 @@ static void *helper_main(void *arg)
 	for (;;) {
 		struct hash_job *j = next_job();
 		if (!j) {
-			uint32_t seen = atomic_load_explicit(&queued, memory_order_relaxed);
-			pthread_mutex_unlock(&mu);
-			spin_for_work(seen);
-			pthread_mutex_lock(&mu);
-			if (!queue_head) {
-				parked++;
-				pthread_cond_wait(&work_cv, &mu);
-				parked--;
-			}
+			parked++;
+			pthread_cond_wait(&work_cv, &mu);
+			parked--;
 			continue;
 		}
 		atomic_fetch_add_explicit(&j->busy, 1, memory_order_relaxed);
@@ -248,20 +244,33 @@ static void at_fork_child(void)
 	atomic_store(&nhelpers, -1);
 }
 
+/*
+ * The cores the program leaves idle: those this process may run on minus
+ * the threads its OpenMP runtime runs in a parallel region.
+ */
+static long idle_cores(void)
+{
+	int (*max_threads)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		cores = CPU_COUNT(&set);
+	return cores - (max_threads ? max_threads() : 1);
+}
+
 /* Start the helpers once; called with mu held. */
 static void start_helpers(void)
 {
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	const char *env = getenv("MAPPROF_HASH_THREADS");
+	long want = env && *env ? atol(env) : idle_cores();
 	sigset_t all, old;
 	static int atfork_set;
 	int started = 0;
 
-	if (env && *env)
-		cores = atol(env) + 1;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (long i = 0; i < cores - 1 && i < MAX_HELPERS; i++) {
+	for (long i = 0; i < want && i < MAX_HELPERS; i++) {
 		pthread_t t;
 		if (pthread_create(&t, NULL, helper_main, NULL) == 0) {
 			pthread_detach(t);
@@ -321,30 +330,15 @@ static struct hash_job *job_new(const void *p, uint64_t n)
 	return j;
 }
 
-/* Take j off the queue and wait until no helper works on it. */
+/* Take j off the queue and wait (asleep) until no helper works on it. */
 static void job_quiesce(struct hash_job *j)
 {
-	int64_t until = 0;
-
 	pthread_mutex_lock(&mu);
 	if (j->in_queue)
 		unqueue(j);
+	while (atomic_load_explicit(&j->busy, memory_order_acquire))
+		pthread_cond_wait(&idle_cv, &mu);
 	pthread_mutex_unlock(&mu);
-	/* A helper is at most one chunk away from done: wait awake, then asleep. */
-	while (atomic_load_explicit(&j->busy, memory_order_acquire)) {
-		if (!until)
-			until = mono_ns() + OWNER_SPIN_NS;
-		else if (mono_ns() > until)
-			break;
-		for (int k = 0; k < 16; k++)
-			cpu_relax();
-	}
-	if (atomic_load_explicit(&j->busy, memory_order_acquire)) {
-		pthread_mutex_lock(&mu);
-		while (atomic_load_explicit(&j->busy, memory_order_acquire))
-			pthread_cond_wait(&idle_cv, &mu);
-		pthread_mutex_unlock(&mu);
-	}
 }
 
 /* The hash of p[0..n) from its chunk hashes h[0..nchunks). */
@@ -355,11 +349,17 @@ static uint64_t combine(const uint64_t *h, uint32_t nchunks, uint64_t n)
 	return XXH3_64bits_withSeed(h, nchunks * sizeof(uint64_t), n);
 }
 
+uint64_t hash_combine(const uint64_t *h, uint64_t n)
+{
+	return combine(h, hash_nchunks(n), n);
+}
+
 uint64_t hash_bytes(const void *p, uint64_t n)
 {
 	const unsigned char *b = p;
 	XXH3_state_t st;
 
+	atomic_fetch_add_explicit(&bytes_read, n, memory_order_relaxed);
 	if (n < HASH_CHUNK_BYTES)
 		return xxh3(p, (size_t)n);
 	/* Streaming over the chunk hashes equals hashing them in one array. */
@@ -397,7 +397,6 @@ struct hash_job *hash_start(const void *p, uint64_t n)
 	else
 		queue_head = j;
 	queue_tail = j;
-	atomic_fetch_add_explicit(&queued, 1, memory_order_relaxed);
 	if (parked)
 		pthread_cond_broadcast(&work_cv);
 	pthread_mutex_unlock(&mu);
@@ -408,6 +407,7 @@ uint64_t hash_finish(struct hash_job *j)
 {
 	uint64_t h;
 
+	atomic_fetch_add_explicit(&bytes_read, j->n, memory_order_relaxed);
 	work_on(j);
 	job_quiesce(j);
 	h = combine(j->chunk_hash, j->nchunks, j->n);

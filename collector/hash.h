@@ -41,6 +41,25 @@ void hash_cancel(struct hash_job *job);
 /* The hash of p[0..n), using a helper thread for large buffers. */
 uint64_t hash_parallel(const void *p, uint64_t n);
 
+/* The chunks of an n-byte buffer: 1 below HASH_CHUNK_BYTES. */
+static inline uint32_t hash_nchunks(uint64_t n)
+{
+	return n < HASH_CHUNK_BYTES ? 1 : (uint32_t)((n + HASH_CHUNK_BYTES - 1) / HASH_CHUNK_BYTES);
+}
+/* Chunk i of p[0..n) hashed on this thread (the whole buffer below HASH_CHUNK_BYTES). */
+uint64_t hash_chunk(const void *p, uint64_t n, uint32_t i);
+/* The hash of an n-byte buffer from its chunk hashes h[0..hash_nchunks(n)). */
+uint64_t hash_combine(const uint64_t *h, uint64_t n);
+
+/*
+ * Bytes read to hash them, and bytes whose hash was known without reading
+ * them (collector/wtrack.c counts those), since the start: the stats table.
+ */
+void hash_count_reused(uint64_t bytes);
+void hash_stats(uint64_t *read, uint64_t *reused);
+/* The helper threads started (0 before the first large transfer). */
+int hash_helpers(void);
+
 /*
  * Device memory the host can read.  collector_device_note() is called at
  * device_initialize with the device's type string; the LLVM host-offload

@@ -102,6 +102,7 @@ struct pending {
 	struct hash_job *job;  /* the source being hashed while it is copied */
 	int has_hash;
 	int map_index;
+	int wt_dest;           /* a transfer into host memory that wtrack hashes after the copy */
 };
 
 /*

@@ -177,6 +177,20 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 		db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
 		goto fail;
 	}
+	if (!end->exit_unknown && (end->user_ns > 0 || end->sys_ns > 0)) {
+		st = db_prepare(db, "INSERT OR REPLACE INTO stats_raw (name, value)"
+				    " VALUES ('program_user_ns', ?), ('program_sys_ns', ?)", err);
+		if (!st)
+			goto fail;
+		sqlite3_bind_int64(st, 1, end->user_ns);
+		sqlite3_bind_int64(st, 2, end->sys_ns);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE) {
+			db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
+			goto fail;
+		}
+	}
 	/* Offload calls were seen (the collector's entry-point records) but no
 	 * OMPT target event came: the runtime's OMPT link is broken, not the
 	 * program.  LLVM's libomptarget attaches to libomp's OMPT interface by

@@ -13,10 +13,11 @@ struct run_end {
 	int signal;         /* N, or 0 */
 	int64_t wall_ns;    /* start to exit as 'mapprof record' timed it */
 	int64_t peak_rss_kb;  /* ru_maxrss of the program */
+	int64_t user_ns, sys_ns;  /* the program's CPU time (ru_utime, ru_stime); 0: unknown */
 	const char *lost_why; /* the spool could not be expanded: why (or NULL) */
 	const char *unfinished_why; /* the run never finished (no end in the spool): why, or NULL
 				       for "the program ended before the collector could finish" */
-	int exit_unknown;   /* exit_status, signal, wall_ns and peak_rss_kb are not known (recover) */
+	int exit_unknown;   /* exit_status, signal, wall_ns, peak_rss_kb and the CPU times are not known (recover) */
 };
 
 /*

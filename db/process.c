@@ -48,7 +48,8 @@ int db_process_end(struct db *db, const struct process_end *e, char **err)
 	/* Not the program 'record' started: the run's exit status and resources were another's. */
 	if (!e->has_status && strcmp(e->ended, "exec") &&
 	    db_exec(db, "UPDATE run_raw SET exit_status = NULL, exit_signal = NULL, wall_ns = NULL,"
-			" peak_rss_kb = NULL WHERE id = 1", err) < 0)
+			" peak_rss_kb = NULL WHERE id = 1;"
+			" DELETE FROM stats_raw WHERE name IN ('program_user_ns', 'program_sys_ns')", err) < 0)
 		goto fail;
 	if (e->detail || e->complete) {
 		st = db_prepare(db, "UPDATE run_raw SET status = CASE WHEN ? THEN 'complete' ELSE status END,"

@@ -63,6 +63,14 @@ CREATE TABLE process_raw (
     recording    TEXT      -- the same for every process of one 'mapprof record'
 );
 
+-- Counters the run reports about itself, one row per name (docs/database.md,
+-- "stats"): the collector's (hash_bytes, hash_reused_bytes, ...) at the end of
+-- the run, and 'mapprof record''s (program_user_ns, program_sys_ns from wait4).
+CREATE TABLE stats_raw (
+    name  TEXT PRIMARY KEY,
+    value INTEGER
+) WITHOUT ROWID;
+
 CREATE TABLE env_raw (
     name  TEXT,
     value TEXT
@@ -269,6 +277,9 @@ CREATE VIEW process AS
 SELECT p.pid, p.ppid, p.rank, p.rank_var, p.started, p.ended, p.exit_status, p.exit_signal,
        p.recording, r.command AS argv
   FROM process_raw p LEFT JOIN run_raw r ON r.id = 1;
+
+CREATE VIEW stats AS
+SELECT name, value FROM stats_raw;
 
 CREATE VIEW environment AS
 SELECT name, value FROM env_raw;

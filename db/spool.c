@@ -31,6 +31,7 @@ static const char *const formats[SPOOL_FRAME_TYPES] = {
 	[SPOOL_SOURCE] = "isss",
 	[SPOOL_CLOCK] = "ii",
 	[SPOOL_PROCESS] = "iiiss",
+	[SPOOL_STAT] = "si",
 };
 
 const char *spool_frame_format(uint32_t type)

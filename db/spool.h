@@ -86,6 +86,7 @@ enum spool_frame_type {
 	SPOOL_SOURCE,       /* codeptr, entry, psource, map_names_json */
 	SPOOL_CLOCK,        /* ticks, ns: the timestamp counter and CLOCK_MONOTONIC read together */
 	SPOOL_PROCESS,      /* pid, ppid, rank (-1: none), rank_var, started ("record", "exec", "fork") */
+	SPOOL_STAT,         /* name, value: a counter of the run (the stats table) */
 	SPOOL_FRAME_TYPES
 };
 

@@ -165,6 +165,14 @@ int dbw_env(struct db_writer *w, const char *name, const char *value)
 	return exec_params(w, "INSERT INTO env_raw (name, value) VALUES (?,?)", "tt", name, value);
 }
 
+int dbw_stat(struct db_writer *w, const char *name, int64_t value)
+{
+	if (!name)
+		return 0;
+	return exec_params(w, "INSERT OR REPLACE INTO stats_raw (name, value) VALUES (?,?)", "ti",
+			   name, value);
+}
+
 int dbw_status(struct db_writer *w, const char *status, const char *detail)
 {
 	return exec_params(w, "UPDATE run_raw SET status = ?, status_detail = ? WHERE id = 1", "tt",

@@ -1,0 +1,514 @@
+/*
+ * wtrack.c - write tracking of host ranges (see wtrack.h).
+ *
+ * A table of the ranges seen in transfers, by exact (address, length).  An
+ * entry is "tracked" when its pages are registered with our userfaultfd and
+ * were write-protected before its hash was computed, and "known" while that
+ * hash is the hash of the bytes: every write since shows in PAGEMAP_SCAN as
+ * a written page, and so does every page unprotected (by us, for a
+ * transfer into it) or dropped (MADV_DONTNEED, swapped: not present).  A
+ * range unmapped, remapped or registered no more fails the scan's check
+ * that the whole range is tracked, and is hashed again.
+ *
+ * Protection is per page and pages are shared: two ranges may overlap, or
+ * share the page at their ends.  Unprotecting a page marks it written for
+ * every range holding it, which is safe; protecting a page forgets that it
+ * was written, so whenever pages are protected for one entry every other
+ * entry holding any of them stops being known.
+ *
+ * Measured on this machine (bench/wtrack_bench.c): a write to a protected
+ * page costs about 1.2 us (22 ns unprotected), protecting costs 85 ns a
+ * page, a scan of clean pages 5 ns a page; hashing a page from memory costs
+ * 150-300 ns.  So a range pays only when few of its pages are written
+ * between sends: the share written is followed per entry, and past
+ * GIVE_UP the range is unprotected and left alone for a number of sends
+ * that doubles each time.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <linux/userfaultfd.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collector/hash.h"
+#include "collector/wtrack.h"
+
+/* Linux 6.7's interface; Debian 12's kernel headers are older. */
+#ifndef UFFD_USER_MODE_ONLY
+#define UFFD_USER_MODE_ONLY 1
+#endif
+#define WT_FEATURE_WP_UNPOPULATED (1ULL << 13)
+#define WT_FEATURE_WP_ASYNC (1ULL << 15)
+
+struct wt_page_region {
+	uint64_t start, end, categories;
+};
+
+struct wt_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+
+#define WT_PAGEMAP_SCAN _IOWR('f', 16, struct wt_scan_arg)
+#define WT_SCAN_WP_MATCHING (1ULL << 0)
+#define WT_SCAN_CHECK_WPASYNC (1ULL << 1)
+#define WT_PAGE_IS_WRITTEN (1ULL << 1)
+#define WT_PAGE_IS_FILE (1ULL << 2)
+#define WT_PAGE_IS_PRESENT (1ULL << 3)
+
+#define ENTRIES 256
+#define MIN_BYTES ((uint64_t)64 << 10)  /* smaller ranges: the ioctls cost more than hashing */
+#define VEC 64
+#define GIVE_UP 0.25                     /* share of pages written between sends */
+#define MAX_BACKOFF 256
+#define PEND 4
+
+struct entry {
+	uint64_t addr, len;   /* len 0: a free slot */
+	uint64_t lo, hi;      /* its pages */
+	uint64_t hash;
+	uint64_t *chunk;      /* hash_nchunks(len) chunk hashes while known */
+	uint64_t used;        /* for eviction: the least recently used goes */
+	uint32_t sends;
+	uint32_t skip, backoff;
+	double written;       /* moving average of the share of pages written between sends */
+	/* Pages protected again for another range since: as if written (at most PEND, else not known). */
+	uint64_t pend_lo[PEND], pend_hi[PEND];
+	int npend;
+	unsigned char known, tracked, never;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static int state;         /* 0: not tried yet, 1: on, -1: off */
+static int uffd = -1, pagemap = -1;
+static uint64_t page_size, use_clock;
+static unsigned long long seen_adds = ~0ULL;
+static struct entry table[ENTRIES];
+
+/* --- the kernel ------------------------------------------------------------ */
+
+static int protect(uint64_t lo, uint64_t hi, int on)
+{
+	struct uffdio_writeprotect wp = {
+		.range = { .start = lo, .len = hi - lo },
+		.mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0,
+	};
+	return ioctl(uffd, UFFDIO_WRITEPROTECT, &wp);
+}
+
+/*
+ * The pages of [lo, hi) written or not present since they were protected,
+ * and every page of a file (a file's pages change with the file, and shared
+ * memory with any process mapping it, none of it through our page tables),
+ * protected again; -1 when the range is not (all) tracked any more.
+ * *more is set when there were more such regions than vec holds: the pages
+ * from *walk_end on were neither looked at nor protected.
+ */
+static long scan(uint64_t lo, uint64_t hi, struct wt_page_region *vec, uint64_t *walk_end)
+{
+	struct wt_scan_arg a = {
+		.size = sizeof(a),
+		.flags = WT_SCAN_WP_MATCHING | WT_SCAN_CHECK_WPASYNC,
+		.start = lo,
+		.end = hi,
+		.vec = (uint64_t)(uintptr_t)vec,
+		.vec_len = VEC,
+		/* written, or a file's, or (inverted) not present */
+		.category_inverted = WT_PAGE_IS_PRESENT,
+		.category_anyof_mask = WT_PAGE_IS_WRITTEN | WT_PAGE_IS_FILE | WT_PAGE_IS_PRESENT,
+		.return_mask = WT_PAGE_IS_FILE,
+	};
+	long r = ioctl(pagemap, WT_PAGEMAP_SCAN, &a);
+	*walk_end = a.walk_end;
+	return r;
+}
+
+static void at_fork_child(void)
+{
+	/* The child's memory is registered no more, and it has no helpers to wait for. */
+	if (uffd >= 0)
+		close(uffd);
+	if (pagemap >= 0)
+		close(pagemap);
+	uffd = pagemap = -1;
+	state = -1;
+	pthread_mutex_init(&mu, NULL);
+}
+
+static void at_fork_prepare(void)
+{
+	pthread_mutex_lock(&mu);
+}
+
+static void at_fork_parent(void)
+{
+	pthread_mutex_unlock(&mu);
+}
+
+/* Open the userfaultfd and pagemap and check the kernel has what we need; called with mu held. */
+static void start(void)
+{
+	const char *env = getenv("MAPPROF_HASH_REUSE");
+	struct uffdio_api api = { .api = UFFD_API,
+				  .features = WT_FEATURE_WP_ASYNC | WT_FEATURE_WP_UNPOPULATED };
+	struct wt_page_region vec[VEC];
+	uint64_t end;
+	long probe = 0;
+
+	state = -1;
+	if (env && !strcmp(env, "0"))
+		return;
+	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
+	if (uffd < 0)
+		uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0)
+		return;
+	if (ioctl(uffd, UFFDIO_API, &api) < 0 ||
+	    (api.features & (WT_FEATURE_WP_ASYNC | WT_FEATURE_WP_UNPOPULATED)) !=
+		    (WT_FEATURE_WP_ASYNC | WT_FEATURE_WP_UNPOPULATED))
+		goto off;
+	pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (pagemap < 0)
+		goto off;
+	/* A page of ours is not registered: the scan must say so (EPERM), not fail as unknown. */
+	{
+		uint64_t lo = (uint64_t)(uintptr_t)&probe / page_size * page_size;
+		if (scan(lo, lo + page_size, vec, &end) >= 0 || errno != EPERM)
+			goto off;
+	}
+	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
+	state = 1;
+	return;
+off:
+	if (pagemap >= 0)
+		close(pagemap);
+	close(uffd);
+	uffd = pagemap = -1;
+}
+
+/* --- libraries that write memory behind the page tables ------------------- */
+
+/*
+ * A network card or GPU that writes pinned host memory by DMA, outside an
+ * OpenMP transfer, leaves no trace in the page tables.  The libraries that
+ * do that: once one is loaded, no hash is reused any more.
+ */
+static const char *const dma_libraries[] = {
+	"libibverbs", "libfabric", "libucp", "libuct", "libpsm2", "libmlx5", "libnccl",
+	"librccl", "libcudart", "libamdhip64", NULL,
+};
+
+static int adds_peek(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(unsigned long long *)arg = info->dlpi_adds;
+	return 1;
+}
+
+static int dma_find(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *name = strrchr(info->dlpi_name, '/');
+	(void)size;
+	name = name ? name + 1 : info->dlpi_name;
+	for (int i = 0; dma_libraries[i]; i++)
+		if (!strncmp(name, dma_libraries[i], strlen(dma_libraries[i]))) {
+			*(int *)arg = 1;
+			return 1;
+		}
+	return 0;
+}
+
+/* Stop for good: unprotect every tracked range; called with mu held. */
+static void stop(void)
+{
+	for (int i = 0; i < ENTRIES; i++) {
+		if (table[i].len && table[i].tracked)
+			protect(table[i].lo, table[i].hi, 0);
+		table[i].known = table[i].tracked = 0;
+	}
+	state = -1;
+}
+
+/* Whether tracking is on; called with mu held. */
+static int on(void)
+{
+	unsigned long long adds = 0;
+	int found = 0;
+
+	if (state == 0)
+		start();
+	if (state <= 0)
+		return 0;
+	dl_iterate_phdr(adds_peek, &adds);
+	if (adds != seen_adds) {
+		seen_adds = adds;
+		dl_iterate_phdr(dma_find, &found);
+		if (found)
+			stop();
+	}
+	return state > 0;
+}
+
+int wtrack_active(void)
+{
+	int r;
+	pthread_mutex_lock(&mu);
+	r = state > 0;
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+/* --- the table ---------------------------------------------------------------- */
+
+static struct entry *find(uint64_t addr, uint64_t len)
+{
+	for (int i = 0; i < ENTRIES; i++)
+		if (table[i].addr == addr && table[i].len == len)
+			return &table[i];
+	return NULL;
+}
+
+static void forget(struct entry *e)
+{
+	if (e->tracked)
+		protect(e->lo, e->hi, 0);  /* written, for any other range holding these pages */
+	free(e->chunk);
+	memset(e, 0, sizeof(*e));
+}
+
+static struct entry *insert(uint64_t addr, uint64_t len)
+{
+	struct entry *e = &table[0];
+	for (int i = 0; i < ENTRIES; i++) {
+		if (!table[i].len) {
+			e = &table[i];
+			break;
+		}
+		if (table[i].used < e->used)
+			e = &table[i];
+	}
+	if (e->len)
+		forget(e);
+	e->addr = addr;
+	e->len = len;
+	e->lo = addr / page_size * page_size;
+	e->hi = (addr + len + page_size - 1) / page_size * page_size;
+	e->backoff = 1;
+	return e;
+}
+
+/*
+ * Pages [lo, hi) were just protected for e: for every other entry holding
+ * some, they count as written at its next send.
+ */
+static void protected_for(const struct entry *e, uint64_t lo, uint64_t hi)
+{
+	for (int i = 0; i < ENTRIES; i++) {
+		struct entry *o = &table[i];
+		if (o == e || !o->len || !o->known || o->hi <= lo || hi <= o->lo)
+			continue;
+		if (o->npend == PEND) {
+			o->known = 0;
+			continue;
+		}
+		o->pend_lo[o->npend] = lo > o->lo ? lo : o->lo;
+		o->pend_hi[o->npend++] = hi < o->hi ? hi : o->hi;
+	}
+}
+
+/* Hash every chunk of e (protected first) and keep the hashes. */
+static int hash_all(struct entry *e)
+{
+	uint32_t n = hash_nchunks(e->len);
+	if (!e->chunk && !(e->chunk = malloc(n * sizeof(uint64_t))))
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		e->chunk[i] = hash_chunk((const void *)(uintptr_t)e->addr, e->len, i);
+	e->hash = hash_combine(e->chunk, e->len);
+	e->known = 1;
+	e->npend = 0;
+	return 0;
+}
+
+/* Register and protect e's pages, then hash them: 0, or -1 (left to the caller). */
+static int track(struct entry *e)
+{
+	struct uffdio_register reg = { .range = { .start = e->lo, .len = e->hi - e->lo },
+				       .mode = UFFDIO_REGISTER_MODE_WP };
+
+	if (!e->tracked) {
+		if (ioctl(uffd, UFFDIO_REGISTER, &reg) < 0) {
+			/* Not private anonymous memory, or someone else's userfaultfd. */
+			e->never = 1;
+			return -1;
+		}
+	}
+	if (protect(e->lo, e->hi, 1) < 0) {
+		e->never = 1;
+		e->tracked = 0;
+		return -1;
+	}
+	e->tracked = 1;
+	protected_for(e, e->lo, e->hi);
+	return hash_all(e);
+}
+
+/* Leave e unprotected for a while: its pages are written between most sends. */
+static void give_up(struct entry *e)
+{
+	protect(e->lo, e->hi, 0);
+	e->tracked = e->known = 0;
+	e->skip = e->backoff;
+	e->backoff = e->backoff < MAX_BACKOFF ? 2 * e->backoff : MAX_BACKOFF;
+	e->written = 0;
+}
+
+/* Hash again e's chunks that hold bytes of [s, t); returns the bytes read. */
+static uint64_t reread(struct entry *e, uint64_t s, uint64_t t)
+{
+	uint64_t bytes = 0;
+	if (s < e->addr)
+		s = e->addr;
+	if (t > e->addr + e->len)
+		t = e->addr + e->len;
+	if (s >= t)
+		return 0;  /* a shared page, outside the range itself */
+	for (uint32_t c = (uint32_t)((s - e->addr) / HASH_CHUNK_BYTES);
+	     c <= (uint32_t)((t - 1 - e->addr) / HASH_CHUNK_BYTES); c++) {
+		e->chunk[c] = hash_chunk((const void *)(uintptr_t)e->addr, e->len, c);
+		bytes += e->len < HASH_CHUNK_BYTES ? e->len : HASH_CHUNK_BYTES;
+	}
+	return bytes;
+}
+
+/* Hash again the chunks of e holding pages written since it was hashed; 0, or -1. */
+static int refresh(struct entry *e)
+{
+	struct wt_page_region vec[VEC];
+	uint64_t walk_end, bad = 0, bytes = 0, pages = (e->hi - e->lo) / page_size;
+	long r = scan(e->lo, e->hi, vec, &walk_end);
+
+	if (r < 0) {
+		/* Unmapped, remapped, or registered no more. */
+		e->tracked = e->known = 0;
+		return -1;
+	}
+	if (r == VEC && walk_end < e->hi) {
+		/* More written regions than vec holds: protect the rest and read it all. */
+		protect(walk_end, e->hi, 1);
+		protected_for(e, e->lo, e->hi);
+		if (hash_all(e) < 0)
+			return -1;
+		e->written = 1;
+		return 0;
+	}
+	for (long k = 0; k < r; k++) {
+		if (vec[k].categories & WT_PAGE_IS_FILE)
+			e->never = 1;  /* read again every time: not worth protecting */
+		bad += (vec[k].end - vec[k].start) / page_size;
+		protected_for(e, vec[k].start, vec[k].end);
+		bytes += reread(e, vec[k].start, vec[k].end);
+	}
+	for (int k = 0; k < e->npend; k++)
+		bytes += reread(e, e->pend_lo[k], e->pend_hi[k]);
+	if (r > 0 || e->npend)
+		e->hash = hash_combine(e->chunk, e->len);
+	e->npend = 0;
+	hash_count_reused(bytes < e->len ? e->len - bytes : 0);
+	e->written = 0.5 * e->written + 0.5 * (double)bad / (double)(pages ? pages : 1);
+	return 0;
+}
+
+int wtrack_source(const void *p, uint64_t n, uint64_t *hash)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)p;
+	struct entry *e;
+	int r = 0;
+
+	if (n < MIN_BYTES)
+		return 0;
+	pthread_mutex_lock(&mu);
+	if (!on())
+		goto out;
+	e = find(addr, n);
+	if (!e) {
+		e = insert(addr, n);
+		e->sends = 1;
+		e->used = ++use_clock;
+		goto out;
+	}
+	e->used = ++use_clock;
+	e->sends++;
+	if (e->never)
+		goto out;
+	if (e->tracked && e->known && refresh(e) == 0) {
+		*hash = e->hash;
+		r = 1;
+		if (e->never || e->written > GIVE_UP)
+			give_up(e);
+		goto out;
+	}
+	if (e->skip) {
+		e->skip--;
+		goto out;
+	}
+	if (track(e) == 0) {
+		*hash = e->hash;
+		r = 1;
+	}
+out:
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+int wtrack_dest_begin(const void *p, uint64_t n)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)p, lo, hi;
+	struct entry *e;
+	int r = 0;
+
+	pthread_mutex_lock(&mu);
+	if (state <= 0 || !on())
+		goto out;
+	lo = addr / page_size * page_size;
+	hi = (addr + n + page_size - 1) / page_size * page_size;
+	/* The runtime's copy must not fault on pages protected for any range. */
+	for (int i = 0; i < ENTRIES; i++) {
+		struct entry *o = &table[i];
+		/* Unprotected pages read as written: every range holding them hashes them again. */
+		if (o->len && o->tracked && o->lo < hi && lo < o->hi)
+			protect(o->lo > lo ? o->lo : lo, o->hi < hi ? o->hi : hi, 0);
+	}
+	e = n >= MIN_BYTES ? find(addr, n) : NULL;
+	/* A range sent before and now coming back: hashed after the copy, tracked for the next send. */
+	if (e && e->sends && !e->never && !e->skip && !getenv("WT_NODEST")) {
+		e->used = ++use_clock;
+		r = 1;
+	}
+out:
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+uint64_t wtrack_dest_end(const void *p, uint64_t n)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)p, h = 0;
+	struct entry *e;
+	int done = 0;
+
+	pthread_mutex_lock(&mu);
+	e = state > 0 ? find(addr, n) : NULL;
+	if (e && track(e) == 0) {
+		h = e->hash;
+		done = 1;
+	}
+	pthread_mutex_unlock(&mu);
+	return done ? h : hash_bytes(p, n);
+}

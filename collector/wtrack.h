@@ -1,0 +1,45 @@
+/*
+ * wtrack.h - the hash of a host range nobody wrote since it was last hashed.
+ *
+ * Programs send the same host arrays again and again (what mapprof exists to
+ * find).  Once a range has been sent twice, its pages are write-protected
+ * with Linux's asynchronous userfaultfd write protection (6.7+): a write to
+ * a protected page is let through by the kernel at once, which only notes
+ * that the page was written.  At the next transfer of the range, one
+ * PAGEMAP_SCAN ioctl lists the pages written (or dropped) since, and only
+ * the hash chunks holding them are read again; the scan protects them again
+ * in the same step.  A range written between most transfers is not worth
+ * it (a write to a protected page costs a fault, far more than hashing the
+ * page): it is left unprotected for a while.  Exactness and its limits:
+ * docs/performance.md, "Hashing".
+ *
+ * Only private anonymous memory can be tracked (heap, stack, anonymous
+ * maps); anything else, a kernel without the feature, a forked child, or
+ * MAPPROF_HASH_REUSE=0, leaves every range to be hashed as before.
+ */
+#ifndef MAPPROF_COLLECTOR_WTRACK_H
+#define MAPPROF_COLLECTOR_WTRACK_H
+
+#include <stdint.h>
+
+/*
+ * Before a transfer whose host source is p[0..n): 1 with *hash set when
+ * write tracking answered (the hash known, or the written chunks read
+ * again), 0 when the caller hashes the bytes itself.
+ */
+int wtrack_source(const void *p, uint64_t n, uint64_t *hash);
+
+/*
+ * Before a transfer into host memory p[0..n): lets the runtime write the
+ * range without faults.  1 when wtrack_dest_end() is to hash it after the
+ * copy (the caller then hashes nothing), 0 when the caller hashes as before.
+ */
+int wtrack_dest_begin(const void *p, uint64_t n);
+
+/* After that copy: protect the range again and return its hash. */
+uint64_t wtrack_dest_end(const void *p, uint64_t n);
+
+/* 1 when write tracking is in use in this process (for the stats table). */
+int wtrack_active(void);
+
+#endif
