@@ -14,12 +14,12 @@
  * updated and r.r; p updated):
  *   naive: every array each kernel reads goes to the device and every
  *          array it writes comes back, the unchanged matrix included
- *          (about 7 MiB an iteration), as a first port with a 'map' on every
+ *          (about 8 MiB an iteration), as a first port with a 'map' on every
  *          kernel does.
  *   fixed (-DFIXED): the matrix and the vectors stay on the device in one
  *          'target data' region; per iteration only the two dot products
  *          (8 bytes each) come back, and per time step the new right-hand
- *          side is computed on the device; x comes back once at the end.
+ *          side is computed on the device; x and b come back once at the end.
  *
  * Check: each solve must converge (relative residual under 1e-10, checked
  * again on the host with the host's matrix after the last step), and the

@@ -4,7 +4,7 @@
  * of a multigrid smoother): a 5-point stencil on a periodic grid, one sweep
  * per time step from one array into another, the arrays swapped after each.
  *
- * usage: stencil [SIDE] [STEPS]   (default 720 x 720 doubles, 4 MiB an array, 400 steps)
+ * usage: stencil [SIDE] [STEPS]   (default 720 x 720 doubles, 4 MiB an array, 300 steps)
  *
  * What moves, per time step:
  *   naive: the old grid to the device and the new grid back (map(to:) and
@@ -39,7 +39,7 @@ static double decay(int side, int kx, int ky)
 int main(int argc, char **argv)
 {
 	int side = argc > 1 ? atoi(argv[1]) : 720;
-	int steps = argc > 2 ? atoi(argv[2]) : 400;
+	int steps = argc > 2 ? atoi(argv[2]) : 300;
 	size_t n = (size_t)side * side;
 	double *u = malloc(n * sizeof(*u)), *v = malloc(n * sizeof(*v));
 	double *first = u, *second = v, sum = 0, worst = 0, f1, f2;
