@@ -179,7 +179,7 @@ real_row() {
 # real_runs; a table row each, then the suite's geometric means.  The runs
 # stay in $B/bench/real-runs.txt (LABEL default) or real-runs-LABEL.txt.
 real_suite() {
-	local label=$1 progs=() p t0 t1
+	local label=$1 progs=() p t0 t1 load
 	real_runs=$B/bench/real-runs.txt
 	[ "$label" = default ] || real_runs=$B/bench/real-runs-$label.txt
 	: >"$real_runs"
@@ -191,8 +191,12 @@ real_suite() {
 		return
 	fi
 	stamp t0
+	# The load average before and after: other processes on the cores move
+	# single runs by more than the collector does, which the intervals show
+	# only in part.
+	read -r load _ </proc/loadavg
 	echo "realistic suite (bench/real/): $NR runs each, native, recorded and floor in rotating order," \
-		"GLIBC_TUNABLES=${GLIBC_TUNABLES:-unset}, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}"
+		"GLIBC_TUNABLES=${GLIBC_TUNABLES:-unset}, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, load average $load"
 	echo
 	printf '%-14s %10s  %-22s %-22s %9s %11s %11s %11s\n' program native_ms \
 		'recorded/native (95%)' 'floor/native (95%)' rec-floor hashed_MiB reused_MiB collector_cpu
@@ -209,7 +213,8 @@ real_suite() {
 		"(95% bootstrap interval $lo-$hi; target <= 1.05)"
 	read -r _ g lo hi < <(tail -n 1 "$out/real-floor")
 	echo "the same with an OMPT tool that records nothing (the floor), floor/native: $g (95% bootstrap interval $lo-$hi)"
-	echo "every run's times: $real_runs ($(( (t1 - t0) / 1000000 )) s)"
+	read -r load _ </proc/loadavg
+	echo "every run's times: $real_runs ($(( (t1 - t0) / 1000000 )) s; load average $load at the end)"
 }
 
 # The realistic suite as users run it (no allocator tunables unless the
