@@ -85,15 +85,15 @@ int main(void)
 	 * sections than the collector remembers per range). */
 	send(a, N);
 	send(a, N);
-	for (int k = 0; k < 6; k++) {
-		double *sec = a + (long)k * (N / 6);
-		sec[10] = -k;
-		send(sec, 16 * 1024);
-		send(sec, 16 * 1024);
-		if (k == 1)
-			send(a, N);
+	for (int round = 0; round < 2; round++) {
+		for (int k = 0; k < (round ? 6 : 3); k++) {
+			double *sec = a + (long)k * (N / 6) + round * 1024;
+			sec[10] = -k - round;
+			send(sec, 16 * 1024);
+			send(sec, 16 * 1024);
+		}
+		send(a, N);
 	}
-	send(a, N);
 
 	/* A forked child writes its own copy; the parent's is unchanged. */
 	if (fork() == 0) {
