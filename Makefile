@@ -342,7 +342,7 @@ fuzz: all samples
 
 # Every other C program of the project (unit tests, tracer, bench tools):
 # what tests/e2e/build_warnings.sh compiles with each compiler.
-build-tools: $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/hash_bench $(B)/bench/timeit \
+build-tools: $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/hash_bench $(B)/bench/wtrack_bench $(B)/bench/timeit \
 	$(B)/bench/bootstrap $(B)/bench/libempty-tool.so
 
 # --- setup, demo, bench ------------------------------------------------------
@@ -397,6 +397,11 @@ $(B)/bench/hash_bench: bench/hash_bench.c collector/hash.c $(XXH3_SIMD_OBJS)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -O2 $^ -o $@ -lpthread
 
+$(B)/bench/wtrack_bench: bench/wtrack_bench.c collector/hash.c $(XXH3_SIMD_OBJS)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -O2 $^ -o $@ -lpthread
+
 $(B)/bench/timeit: bench/timeit.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
@@ -429,7 +434,7 @@ $(B)/bench/real/%.fixed: bench/real/%.c
 	@echo "  OMPCC   $< -DFIXED"
 	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) -O2 -DFIXED $< -o $@ -lm
 
-bench: all samples $(BENCH_PROGS) $(REAL_PROGS) $(B)/bench/hash_bench $(BENCH_TOOLS)
+bench: all samples $(BENCH_PROGS) $(REAL_PROGS) $(B)/bench/hash_bench $(B)/bench/wtrack_bench $(BENCH_TOOLS)
 	$(Q)bench/run.sh $(B)
 
 bench-real: all $(REAL_PROGS) $(BENCH_TOOLS)

@@ -302,6 +302,7 @@ echo "the same with an OMPT tool that records nothing (the floor): geometric mea
 echo
 
 "$B/bench/hash_bench" 2>/dev/null
+"$B/bench/wtrack_bench"
 
 # Per-event cost and database size: launch_heavy with R regions (6 events each).
 events_run() {

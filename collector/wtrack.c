@@ -16,12 +16,18 @@
  * was written, so whenever pages are protected for one entry every other
  * entry holding any of them stops being known.
  *
- * Measured on this machine (bench/wtrack_bench.c): a write to a protected
- * page costs about 1.2 us (22 ns unprotected), protecting costs 85 ns a
- * page, a scan of clean pages 5 ns a page; hashing a page from memory costs
- * 150-300 ns.  So a range pays only when few of its pages are written
- * between sends: the share written is followed per entry, and past
- * GIVE_UP the range is unprotected and left alone for a number of sends
+ * Whether it pays is measured per range, in the program, not assumed: on
+ * the 2-core VM of bench/wtrack_bench.c a write to a protected page costs
+ * about 1.7 us (21 ns unprotected), protecting a page 150 ns, unprotecting
+ * it 190 ns, a scan of clean pages 3 ns a page, while hashing a page from
+ * memory costs about 330 ns -- so a range pays when few of its pages are
+ * written between sends, and a round trip (unprotect for the runtime's
+ * copy back, protect after it) is about even.  Each entry adds up the time
+ * its ioctls took and the faults it made the program take (the pages found
+ * written, times the cost of one fault measured at start), against the
+ * hashing it saved (bytes not read, times this process's measured hash
+ * rate).  When the cost exceeds the saving by more than one hash of the
+ * range, the range is unprotected and left alone for a number of sends
  * that doubles each time.
  */
 #define _GNU_SOURCE
@@ -33,7 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collector/hash.h"
@@ -65,7 +73,6 @@ struct wt_scan_arg {
 #define ENTRIES 256
 #define MIN_BYTES ((uint64_t)64 << 10)  /* smaller ranges: the ioctls cost more than hashing */
 #define VEC 64
-#define GIVE_UP 0.25                     /* share of pages written between sends */
 #define MAX_BACKOFF 256
 #define PEND 4
 
@@ -77,7 +84,11 @@ struct entry {
 	uint64_t used;        /* for eviction: the least recently used goes */
 	uint32_t sends;
 	uint32_t skip, backoff;
-	double written;       /* moving average of the share of pages written between sends */
+	double spent_ns;      /* since tracked: ioctls, and the faults the program took */
+	double saved_ns;      /* since tracked: the hashing not done */
+	double hash_ns;       /* what hashing the whole range took when it was last read whole */
+	uint32_t tracked_sends; /* sends since tracked */
+	unsigned char opened; /* unprotected by us for a transfer into it since it was protected */
 	/* Pages protected again for another range since: as if written (at most PEND, else not known). */
 	uint64_t pend_lo[PEND], pend_hi[PEND];
 	int npend;
@@ -90,6 +101,14 @@ static int uffd = -1, pagemap = -1;
 static uint64_t page_size, use_clock;
 static unsigned long long seen_adds = ~0ULL;
 static struct entry table[ENTRIES];
+static double fault_ns = 1000;      /* one write to a protected page, measured at start */
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* --- the kernel ------------------------------------------------------------ */
 
@@ -151,6 +170,36 @@ static void at_fork_parent(void)
 	pthread_mutex_unlock(&mu);
 }
 
+/* The cost of one write to a protected page: the median of 9, on pages of our own. */
+static void calibrate(void)
+{
+	enum { PAGES = 9 };
+	uint64_t len = PAGES * page_size;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct uffdio_register reg = { .range = { .start = (uint64_t)(uintptr_t)p, .len = len },
+				       .mode = UFFDIO_REGISTER_MODE_WP };
+	double t[PAGES];
+
+	if (p == MAP_FAILED)
+		return;
+	memset(p, 1, len);
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg) == 0 && protect(reg.range.start, reg.range.start + len, 1) == 0) {
+		for (int i = 0; i < PAGES; i++) {
+			int64_t a = mono_ns();
+			((volatile char *)p)[(uint64_t)i * page_size] = 2;
+			t[i] = (double)(mono_ns() - a);
+		}
+		for (int i = 1; i < PAGES; i++)  /* insertion sort: nine values */
+			for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+				double x = t[j];
+				t[j] = t[j - 1];
+				t[j - 1] = x;
+			}
+		fault_ns = t[PAGES / 2];
+	}
+	munmap(p, len);
+}
+
 /* Open the userfaultfd and pagemap and check the kernel has what we need; called with mu held. */
 static void start(void)
 {
@@ -183,6 +232,7 @@ static void start(void)
 		if (scan(lo, lo + page_size, vec, &end) >= 0 || errno != EPERM)
 			goto off;
 	}
+	calibrate();
 	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 	state = 1;
 	return;
@@ -323,14 +373,25 @@ static void protected_for(const struct entry *e, uint64_t lo, uint64_t hi)
 	}
 }
 
+/* protect() for e, its time charged to e. */
+static int protect_for(struct entry *e, uint64_t lo, uint64_t hi, int on)
+{
+	int64_t t = mono_ns();
+	int r = protect(lo, hi, on);
+	e->spent_ns += (double)(mono_ns() - t);
+	return r;
+}
+
 /* Hash every chunk of e (protected first) and keep the hashes. */
 static int hash_all(struct entry *e)
 {
 	uint32_t n = hash_nchunks(e->len);
 	if (!e->chunk && !(e->chunk = malloc(n * sizeof(uint64_t))))
 		return -1;
+	int64_t t = mono_ns();
 	for (uint32_t i = 0; i < n; i++)
 		e->chunk[i] = hash_chunk((const void *)(uintptr_t)e->addr, e->len, i);
+	e->hash_ns = (double)(mono_ns() - t);
 	e->hash = hash_combine(e->chunk, e->len);
 	e->known = 1;
 	e->npend = 0;
@@ -349,8 +410,11 @@ static int track(struct entry *e)
 			e->never = 1;
 			return -1;
 		}
+		e->spent_ns = e->saved_ns = 0;
+		e->tracked_sends = 0;
 	}
-	if (protect(e->lo, e->hi, 1) < 0) {
+	e->opened = 0;
+	if (protect_for(e, e->lo, e->hi, 1) < 0) {
 		e->never = 1;
 		e->tracked = 0;
 		return -1;
@@ -360,14 +424,24 @@ static int track(struct entry *e)
 	return hash_all(e);
 }
 
-/* Leave e unprotected for a while: its pages are written between most sends. */
+/* Leave e unprotected for a while: tracking it cost more than it saved. */
 static void give_up(struct entry *e)
 {
 	protect(e->lo, e->hi, 0);
 	e->tracked = e->known = 0;
 	e->skip = e->backoff;
 	e->backoff = e->backoff < MAX_BACKOFF ? 2 * e->backoff : MAX_BACKOFF;
-	e->written = 0;
+}
+
+/*
+ * Whether tracking e costs more than it saves: protecting a range costs
+ * about as much as hashing it (see the top), an outlay repaid by the sends
+ * after, so it is judged after a few sends, with an allowance of hashing
+ * the range twice.
+ */
+static int not_paying(const struct entry *e)
+{
+	return e->tracked_sends >= 4 && e->spent_ns > e->saved_ns + 2 * e->hash_ns;
 }
 
 /* Hash again e's chunks that hold bytes of [s, t); returns the bytes read. */
@@ -392,8 +466,11 @@ static uint64_t reread(struct entry *e, uint64_t s, uint64_t t)
 static int refresh(struct entry *e)
 {
 	struct wt_page_region vec[VEC];
-	uint64_t walk_end, bad = 0, bytes = 0, pages = (e->hi - e->lo) / page_size;
+	uint64_t walk_end, bad = 0, bytes = 0;
+	int64_t t = mono_ns();
 	long r = scan(e->lo, e->hi, vec, &walk_end);
+
+	e->spent_ns += (double)(mono_ns() - t);  /* the scan, and protecting the pages found again */
 
 	if (r < 0) {
 		/* Unmapped, remapped, or registered no more. */
@@ -406,7 +483,7 @@ static int refresh(struct entry *e)
 		protected_for(e, e->lo, e->hi);
 		if (hash_all(e) < 0)
 			return -1;
-		e->written = 1;
+		e->spent_ns += fault_ns * (double)((e->hi - e->lo) / page_size);
 		return 0;
 	}
 	for (long k = 0; k < r; k++) {
@@ -422,7 +499,11 @@ static int refresh(struct entry *e)
 		e->hash = hash_combine(e->chunk, e->len);
 	e->npend = 0;
 	hash_count_reused(bytes < e->len ? e->len - bytes : 0);
-	e->written = 0.5 * e->written + 0.5 * (double)bad / (double)(pages ? pages : 1);
+	e->saved_ns += e->hash_ns * (double)(bytes < e->len ? e->len - bytes : 0) / (double)e->len;
+	e->tracked_sends++;
+	if (!e->opened)
+		e->spent_ns += fault_ns * (double)bad;  /* each was a write fault (or a page dropped) */
+	e->opened = 0;
 	return 0;
 }
 
@@ -451,7 +532,7 @@ int wtrack_source(const void *p, uint64_t n, uint64_t *hash)
 	if (e->tracked && e->known && refresh(e) == 0) {
 		*hash = e->hash;
 		r = 1;
-		if (e->never || e->written > GIVE_UP)
+		if (e->never || not_paying(e))
 			give_up(e);
 		goto out;
 	}
@@ -479,16 +560,19 @@ int wtrack_dest_begin(const void *p, uint64_t n)
 		goto out;
 	lo = addr / page_size * page_size;
 	hi = (addr + n + page_size - 1) / page_size * page_size;
-	/* The runtime's copy must not fault on pages protected for any range. */
+	/* The runtime's copy must not fault on pages protected for any range;
+	 * unprotected pages read as written, so every range holding them
+	 * hashes them again. */
 	for (int i = 0; i < ENTRIES; i++) {
 		struct entry *o = &table[i];
-		/* Unprotected pages read as written: every range holding them hashes them again. */
-		if (o->len && o->tracked && o->lo < hi && lo < o->hi)
-			protect(o->lo > lo ? o->lo : lo, o->hi < hi ? o->hi : hi, 0);
+		if (o->len && o->tracked && o->lo < hi && lo < o->hi) {
+			protect_for(o, o->lo > lo ? o->lo : lo, o->hi < hi ? o->hi : hi, 0);
+			o->opened = 1;
+		}
 	}
 	e = n >= MIN_BYTES ? find(addr, n) : NULL;
 	/* A range sent before and now coming back: hashed after the copy, tracked for the next send. */
-	if (e && e->sends && !e->never && !e->skip && !getenv("WT_NODEST")) {
+	if (e && e->sends && !e->never && !e->skip) {
 		e->used = ++use_clock;
 		r = 1;
 	}
@@ -508,6 +592,8 @@ uint64_t wtrack_dest_end(const void *p, uint64_t n)
 	if (e && track(e) == 0) {
 		h = e->hash;
 		done = 1;
+		if (not_paying(e))
+			give_up(e);
 	}
 	pthread_mutex_unlock(&mu);
 	return done ? h : hash_bytes(p, n);

@@ -80,6 +80,21 @@ int main(void)
 	send(a, N);
 	send(a + 1, N - 1);
 
+	/* Sections of the range, each written and then tracked on its own: their
+	 * protection forgets writes the whole range has not hashed yet (more
+	 * sections than the collector remembers per range). */
+	send(a, N);
+	send(a, N);
+	for (int round = 0; round < 2; round++) {
+		for (int k = 0; k < (round ? 6 : 3); k++) {
+			double *sec = a + (long)k * (N / 6) + round * 1024;
+			sec[10] = -k - round;
+			send(sec, 16 * 1024);
+			send(sec, 16 * 1024);
+		}
+		send(a, N);
+	}
+
 	/* A forked child writes its own copy; the parent's is unchanged. */
 	if (fork() == 0) {
 		a[9] = 9;

@@ -1,0 +1,147 @@
+/*
+ * wtrack_bench.c - what write tracking costs per 4 KiB page on this machine
+ * (make bench): the numbers collector/wtrack.c's policy rests on.
+ *
+ * On a 64 MiB private anonymous buffer, registered with a userfaultfd in
+ * asynchronous write-protect mode (Linux 6.7+), the median of 7 rounds of:
+ * a write to an unprotected page, protecting, a write to a protected page
+ * (the fault the program pays), a PAGEMAP_SCAN of clean and of written
+ * pages, unprotecting, and hashing a page (XXH3 as the collector does,
+ * from memory: the buffer is larger than the caches).  Prints one line per
+ * figure, or why it cannot measure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/hash.h"
+
+#ifndef UFFD_USER_MODE_ONLY
+#define UFFD_USER_MODE_ONLY 1
+#endif
+#define FEATURES ((1ULL << 15) | (1ULL << 13))  /* WP_ASYNC, WP_UNPOPULATED */
+
+struct region {
+	uint64_t start, end, categories;
+};
+
+struct scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+
+#define PAGEMAP_SCAN_IOCTL _IOWR('f', 16, struct scan_arg)
+#define BYTES ((size_t)64 << 20)
+#define ROUNDS 7
+#define FIGURES 7
+
+static int uffd, pagemap;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void protect(char *p, size_t n, int on)
+{
+	struct uffdio_writeprotect wp = { .range = { (uint64_t)(uintptr_t)p, n },
+					  .mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0 };
+	if (ioctl(uffd, UFFDIO_WRITEPROTECT, &wp) < 0) {
+		perror("wtrack_bench: UFFDIO_WRITEPROTECT");
+		exit(1);
+	}
+}
+
+static long scan(char *p, size_t n)
+{
+	static struct region vec[64];
+	struct scan_arg a = { .size = sizeof(a), .flags = 3, .start = (uint64_t)(uintptr_t)p,
+			      .end = (uint64_t)(uintptr_t)p + n, .vec = (uint64_t)(uintptr_t)vec,
+			      .vec_len = 64, .category_anyof_mask = 2, .return_mask = 2 };
+	return ioctl(pagemap, PAGEMAP_SCAN_IOCTL, &a);
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+int main(void)
+{
+	static const char *const names[FIGURES] = {
+		"write to an unprotected page", "protect a page", "write to a protected page (fault)",
+		"scan a clean page", "scan a written page", "unprotect a page", "hash a page (from memory)",
+	};
+	double t[FIGURES][ROUNDS];
+	size_t pages = BYTES / 4096;
+	volatile uint64_t sink = 0;
+	struct uffdio_api api = { .api = UFFD_API, .features = FEATURES };
+	char *p;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) < 0 || (api.features & FEATURES) != FEATURES) {
+		printf("write tracking: not measured (no asynchronous userfaultfd write protection: %s)\n",
+		       uffd < 0 ? strerror(errno) : "kernel before 6.7");
+		return 0;
+	}
+	pagemap = open("/proc/self/pagemap", O_RDONLY);
+	p = mmap(NULL, BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (pagemap < 0 || p == MAP_FAILED) {
+		perror("wtrack_bench");
+		return 1;
+	}
+	memset(p, 1, BYTES);
+	struct uffdio_register reg = { .range = { (uint64_t)(uintptr_t)p, BYTES },
+				       .mode = UFFDIO_REGISTER_MODE_WP };
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg) < 0) {
+		perror("wtrack_bench: UFFDIO_REGISTER");
+		return 1;
+	}
+	for (int r = 0; r < ROUNDS; r++) {
+		double a = now();
+		for (size_t i = 0; i < BYTES; i += 4096)
+			p[i]++;
+		double b = now();
+		protect(p, BYTES, 1);
+		double c = now();
+		if (scan(p, BYTES) != 0) {
+			printf("write tracking: not measured (PAGEMAP_SCAN: %s)\n", strerror(errno));
+			return 0;
+		}
+		double d = now();
+		for (size_t i = 0; i < BYTES; i += 4096)
+			p[i]++;
+		double e = now();
+		scan(p, BYTES);  /* written: reports them and protects them again */
+		double f = now();
+		protect(p, BYTES, 0);
+		double g = now();
+		sink += hash_bytes(p, BYTES);
+		double h = now();
+		t[0][r] = b - a;
+		t[1][r] = c - b;
+		t[3][r] = d - c;
+		t[2][r] = e - d;
+		t[4][r] = f - e;
+		t[5][r] = g - f;
+		t[6][r] = h - g;
+	}
+	for (int k = 0; k < FIGURES; k++) {
+		qsort(t[k], ROUNDS, sizeof(double), cmp);
+		printf("write tracking: %-34s %7.1f ns\n", names[k], t[k][ROUNDS / 2] / pages * 1e9);
+	}
+	return sink == 42;
+}
