@@ -87,18 +87,6 @@ int event_stream_next(struct event_stream *s, struct event *ev, char **err);
 /* Accepts NULL. */
 void event_stream_close(struct event_stream *s);
 
-/* A row of module_raw (strings owned by the run_info). */
-struct run_module {
-	char *path;
-	uint64_t base;         /* load bias */
-	uint64_t low, high;    /* mapped range [low, high) */
-};
-
-struct run_device {
-	int num;
-	char *type;            /* NULL when unknown */
-};
-
 /*
  * Rows of one table left out of the stream because they break what the
  * schema means (db/sound.h, docs/database.md "Damaged rows").  A row can
@@ -112,6 +100,26 @@ struct damaged {
 	int64_t bytes;     /* negative or implausible size */
 	int64_t time;      /* begin or duration out of range, end before begin */
 };
+
+/*
+ * The damaged rows of data_op_raw and kernel_raw the stream has left out so
+ * far: every one of them once event_stream_next() has returned 0.
+ */
+void event_stream_damaged(const struct event_stream *s, struct damaged *ops,
+			  struct damaged *kernels);
+
+/* A row of module_raw (strings owned by the run_info). */
+struct run_module {
+	char *path;
+	uint64_t base;         /* load bias */
+	uint64_t low, high;    /* mapped range [low, high) */
+};
+
+struct run_device {
+	int num;
+	char *type;            /* NULL when unknown */
+};
+
 
 /* The run as recorded (run_raw, device_raw, module_raw).  Strings malloc'ed. */
 struct run_info {
@@ -130,16 +138,15 @@ struct run_info {
 	size_t nmodules;
 	struct run_device *devices;   /* by number */
 	size_t ndevices;
-	struct damaged damaged_ops;      /* data_op_raw */
-	struct damaged damaged_kernels;  /* kernel_raw */
 	int64_t damaged_run;  /* run_raw: 1 when its end_ns or host_device is out of range (ignored) */
 };
 
 /*
  * Read the run.  When run_raw.host_device is NULL, the host is taken from
  * the first transfer (its source when it goes to a device, else its
- * destination).  Counts the damaged rows; a duration or host device out of
- * range is taken as unknown.  Returns 0, or -1 with *err set.  Release with
+ * destination).  A duration or host device out of range is taken as
+ * unknown (damaged_run); the event stream counts the other tables' damaged
+ * rows (event_stream_damaged()).  Returns 0, or -1 with *err set.  Release with
  * run_info_release() either way.
  */
 int db_read_run(struct db *db, struct run_info *run, char **err);

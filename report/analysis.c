@@ -46,6 +46,8 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 	}
 	if (rc == 0 && !why && detect_finish(d, &why) < 0 && !why)
 		why = "detector failed";
+	if (rc == 0)
+		event_stream_damaged(s, &a->damaged_ops, &a->damaged_kernels);
 	detect_free(d);
 	event_stream_close(s);
 	if (rc < 0)

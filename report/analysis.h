@@ -20,6 +20,8 @@ struct attribution;
 /* Everything the outputs show about one run. */
 struct analysis {
 	struct run_info run;
+	struct damaged damaged_ops;      /* data_op_raw rows left out (db/sound.h) */
+	struct damaged damaged_kernels;  /* kernel_raw rows left out */
 	struct run_totals totals;
 	struct findings findings;
 	int host_device;         /* -1 when unknown */

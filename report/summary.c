@@ -225,8 +225,8 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 	int incomplete = run_incomplete(&a->run);
 	char t[32], b[32], d[32];
 
-	print_damaged(out, "data_op_raw", &a->run.damaged_ops);
-	print_damaged(out, "kernel_raw", &a->run.damaged_kernels);
+	print_damaged(out, "data_op_raw", &a->damaged_ops);
+	print_damaged(out, "kernel_raw", &a->damaged_kernels);
 	if (a->run.damaged_run)
 		fprintf(out, "mapprof: warning: 1 damaged row in run_raw ignored: %" PRId64
 			" with a duration or host device out of range\n", a->run.damaged_run);
