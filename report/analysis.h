@@ -16,6 +16,7 @@
 
 struct db;
 struct attribution;
+struct plans;
 
 /* Everything the outputs show about one run. */
 struct analysis {
@@ -31,6 +32,13 @@ struct analysis {
 	int no_source;           /* leave snippets out of the outputs */
 	char *source_root;       /* paths are shown relative to it (report/paths.h); NULL: none */
 	struct attribution *attr;  /* source lines and variables; NULL: none stored */
+	/*
+	 * The fix plans (report/plans.h), built once for every output by
+	 * whoever drives them (report_run()), after attr and source_root: plans
+	 * read both, and the source files.  Borrowed; NULL: each output builds
+	 * its own (plans_get()).
+	 */
+	const struct plans *plans;
 };
 
 /*

@@ -252,14 +252,12 @@ static json_t *edit_json(const struct plan_edit *e)
  */
 static json_t *plans_json(const struct analysis *a)
 {
-	struct plans p;
-	json_t *arr;
+	struct plans own;
+	const struct plans *p = plans_get(a, &own);
+	json_t *arr = p ? json_array() : NULL;
 
-	if (plans_build(a, &p) < 0)
-		return NULL;
-	arr = json_array();
-	for (size_t i = 0; arr && i < p.n; i++) {
-		const struct plan *pl = &p.v[i];
+	for (size_t i = 0; arr && i < p->n; i++) {
+		const struct plan *pl = &p->v[i];
 		json_t *o = json_object(), *ids = json_array(), *kinds = json_object();
 		json_t *dir = place(a, pl->codeptr);
 
@@ -278,7 +276,7 @@ static json_t *plans_json(const struct analysis *a)
 		json_object_set_new(o, "edit", edit_json(&pl->edit));
 		json_array_append_new(arr, o);
 	}
-	plans_release(&p);
+	plans_release(&own);
 	return arr;
 }
 

@@ -131,6 +131,14 @@ out:
 	return rc;
 }
 
+const struct plans *plans_get(const struct analysis *a, struct plans *own)
+{
+	memset(own, 0, sizeof(*own));
+	if (a->plans)
+		return a->plans;
+	return plans_build(a, own) < 0 ? NULL : own;
+}
+
 void plans_release(struct plans *p)
 {
 	if (!p)
