@@ -26,6 +26,7 @@
 
 #include "db/db_internal.h"
 #include "db/events.h"
+#include "db/locations.h"
 #include "db/sound.h"
 #include "lib/hmap.h"
 
@@ -37,6 +38,7 @@ struct event_stream {
 	int have_op, have_kernel, have_pair;
 	int64_t pair_delete, pair_alloc;
 	struct hmap live;              /* alloc seq -> {bytes, host addr} */
+	struct op_keys *keys;          /* every row's attribution keys, or NULL */
 	sqlite3_stmt *judge_op, *judge_kernel;  /* prepared at the first row C cannot judge */
 	struct damaged damaged_ops, damaged_kernels;
 	/* seq mode: the window, sorted by (begin_ns, seq), in win[head..tail) */
@@ -46,10 +48,13 @@ struct event_stream {
 	int64_t last_begin_ns, last_seq;
 };
 
-/* Column 13 is dur_ns, for the rules; the sorted statement adds the alloc_seq as 14. */
+/*
+ * Column 13 is dur_ns, for the rules, 14 map_index, for the attribution
+ * keys; the sorted statement adds the alloc_seq as 15.
+ */
 #define OP_COLUMNS \
 	"d.seq, d.kind, d.thread, d.src_dev, d.dst_dev, d.src_addr, d.dst_addr, d.bytes," \
-	" d.begin_ns, d.begin_ns + d.dur_ns, d.hash, d.codeptr, d.target_id, d.dur_ns"
+	" d.begin_ns, d.begin_ns + d.dur_ns, d.hash, d.codeptr, d.target_id, d.dur_ns, d.map_index"
 
 static const char ops_by_seq_sql[] =
 	"SELECT " OP_COLUMNS " FROM data_op_raw d ORDER BY d.seq";
@@ -235,7 +240,7 @@ static int pair_delete(struct event_stream *s, struct event *e, char **err)
 		if (s->have_pair && s->pair_delete == e->seq)
 			e->alloc_seq = s->pair_alloc;
 	} else {
-		e->alloc_seq = sqlite3_column_int64(s->ops, 14);
+		e->alloc_seq = sqlite3_column_int64(s->ops, 15);
 	}
 	key = (uint64_t)e->alloc_seq;
 	a = e->alloc_seq ? hmap_get(&s->live, &key) : NULL;
@@ -245,6 +250,23 @@ static int pair_delete(struct event_stream *s, struct event *e, char **err)
 		hmap_del(&s->live, &key);
 	}
 	return 0;
+}
+
+/* The attribution keys of the row in s->ops, damaged or not (db/locations.h). */
+static int add_keys(struct event_stream *s, char **err)
+{
+	sqlite3_stmt *st = s->ops;
+	struct op_key_cols r = {
+		.seq = sqlite3_column_int64(st, 0),
+		.kind = sqlite3_column_int(st, 1),
+		.codeptr = sqlite3_column_int64(st, 11),
+		.has_codeptr = sqlite3_column_type(st, 11) != SQLITE_NULL,
+		.map_index = sqlite3_column_int64(st, 14),
+		.has_map_index = sqlite3_column_type(st, 14) != SQLITE_NULL,
+		.src_addr = sqlite3_column_int64(st, 5),
+		.dst_addr = sqlite3_column_int64(st, 6),
+	};
+	return op_keys_add(s->keys, &r, err);
 }
 
 /* Read the next data operation the detectors understand into s->op. */
@@ -261,6 +283,8 @@ static int read_op(struct event_stream *s, char **err)
 		}
 		if (rc != SQLITE_ROW)
 			return step_error(s, err);
+		if (s->keys && add_keys(s, err) < 0)
+			return -1;
 		if ((rc = op_sound(s, err)) <= 0) {
 			if (rc < 0)
 				return -1;
@@ -328,7 +352,8 @@ static int read_kernel(struct event_stream *s, char **err)
 	return 0;
 }
 
-struct event_stream *event_stream_open(struct db *db, enum events_mode mode, char **err)
+struct event_stream *event_stream_open(struct db *db, enum events_mode mode, struct op_keys *keys,
+				       char **err)
 {
 	struct event_stream *s = calloc(1, sizeof(*s));
 	int by_seq = mode == EVENTS_BY_SEQ;
@@ -339,6 +364,7 @@ struct event_stream *event_stream_open(struct db *db, enum events_mode mode, cha
 	}
 	s->db = db;
 	s->mode = mode;
+	s->keys = keys;
 	hmap_init(&s->live, 1, sizeof(struct live_alloc));
 	/*
 	 * The sorter: memory before temp files, and helper threads.  Seq mode

@@ -69,14 +69,21 @@ const char *ev_kind_name(enum ev_kind kind);
 
 struct db;
 struct event_stream;
+struct op_keys;
 
 enum events_mode { EVENTS_BY_SEQ, EVENTS_SORTED };
 
 #define EVENTS_WINDOW 16384
 #define EVENTS_RESTART (-2)
 
-/* Start streaming the run's events.  NULL with *err set on error. */
-struct event_stream *event_stream_open(struct db *db, enum events_mode mode, char **err);
+/*
+ * Start streaming the run's events.  When 'keys' is not NULL, every row of
+ * data_op_raw the stream reads (damaged ones too) is also added to it
+ * (db/locations.h: the attribution keys, gathered in the same pass).  NULL
+ * with *err set on error.
+ */
+struct event_stream *event_stream_open(struct db *db, enum events_mode mode, struct op_keys *keys,
+				       char **err);
 
 /*
  * Next event into *ev: 1, or 0 at the end, or -1 with *err set, or (only in

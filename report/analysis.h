@@ -17,6 +17,7 @@
 struct db;
 struct attribution;
 struct plans;
+struct op_keys;
 
 /* Everything the outputs show about one run. */
 struct analysis {
@@ -32,6 +33,7 @@ struct analysis {
 	int no_source;           /* leave snippets out of the outputs */
 	char *source_root;       /* paths are shown relative to it (report/paths.h); NULL: none */
 	struct attribution *attr;  /* source lines and variables; NULL: none stored */
+	struct op_keys *keys;    /* the attribution keys the pass gathered, for attribute_run() */
 	/*
 	 * The fix plans (report/plans.h), built once for every output by
 	 * whoever drives them (report_run()), after attr and source_root: plans

@@ -99,7 +99,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	{
 		char *msg = NULL;
 		struct symbolizer *sym = symbolizer_new(db, &msg);
-		if (!sym || attribute_run(db, sym, !opt->no_source, NULL, &msg) < 0) {
+		if (!sym || attribute_run(db, sym, !opt->no_source, a.keys, NULL, &msg) < 0) {
 			symbolizer_free(sym);
 			explain_failure(db, res, &msg);
 			if (res->problem != DB_OK) {
