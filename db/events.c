@@ -49,9 +49,14 @@ struct event_stream {
 };
 
 /*
- * Column 13 is dur_ns, for the rules, 14 map_index, for the attribution
- * keys; the sorted statement adds the alloc_seq as 15.
+ * The columns of OP_COLUMNS, in order: dur_ns is for the rules, map_index
+ * for the attribution keys; the sorted statement adds the alloc_seq.
  */
+enum {
+	OP_SEQ, OP_KIND, OP_THREAD, OP_SRC_DEV, OP_DST_DEV, OP_SRC_ADDR, OP_DST_ADDR, OP_BYTES,
+	OP_BEGIN, OP_END, OP_HASH, OP_CODEPTR, OP_TARGET, OP_DUR, OP_MAP_INDEX, OP_NCOLS,
+	OP_ALLOC_SEQ = OP_NCOLS
+};
 #define OP_COLUMNS \
 	"d.seq, d.kind, d.thread, d.src_dev, d.dst_dev, d.src_addr, d.dst_addr, d.bytes," \
 	" d.begin_ns, d.begin_ns + d.dur_ns, d.hash, d.codeptr, d.target_id, d.dur_ns, d.map_index"
@@ -133,6 +138,16 @@ static int all_integers(sqlite3_stmt *st, const int *cols, int n)
 	return 1;
 }
 
+static int64_t i64(sqlite3_value *v)
+{
+	return sqlite3_value_int64(v);
+}
+
+static int is_int(sqlite3_value *v)
+{
+	return sqlite3_value_type(v) == SQLITE_INTEGER;
+}
+
 static void count_damaged(struct damaged *d, int null, int kind, int device, int bytes, int time)
 {
 	d->rows++;
@@ -170,23 +185,21 @@ static int judge(struct event_stream *s, sqlite3_stmt **st, const char *sql, int
 	return sound;
 }
 
-/* The data operation in s->ops: 1 sound, 0 damaged (counted), -1 on error. */
-static int op_sound(struct event_stream *s, char **err)
+/* The data operation in c (s->ops' columns): 1 sound, 0 damaged (counted), -1 on error. */
+static int op_sound(struct event_stream *s, sqlite3_value **c, char **err)
 {
-	static const int cols[] = { 1, 3, 4, 7, 8, 13 };   /* kind, devices, bytes, times */
-	sqlite3_stmt *st = s->ops;
 	enum ev_kind kind;
 	int64_t raw_kind;
 	int kind_bad, device_bad, bytes_bad, time_bad;
 
-	if (!all_integers(st, cols, 6))
-		return judge(s, &s->judge_op, judge_op_sql, sqlite3_column_int64(st, 0),
-			     &s->damaged_ops, err);
-	raw_kind = sqlite3_column_int64(st, 1);
+	if (!is_int(c[OP_KIND]) || !is_int(c[OP_SRC_DEV]) || !is_int(c[OP_DST_DEV]) ||
+	    !is_int(c[OP_BYTES]) || !is_int(c[OP_BEGIN]) || !is_int(c[OP_DUR]))
+		return judge(s, &s->judge_op, judge_op_sql, i64(c[OP_SEQ]), &s->damaged_ops, err);
+	raw_kind = i64(c[OP_KIND]);
 	kind_bad = raw_kind < 1 || raw_kind > 20 || op_kind((int)raw_kind, &kind) < 0;
-	device_bad = !device_ok(sqlite3_column_int64(st, 3)) || !device_ok(sqlite3_column_int64(st, 4));
-	bytes_bad = !value_ok(sqlite3_column_int64(st, 7));
-	time_bad = !times_ok(sqlite3_column_int64(st, 8), sqlite3_column_int64(st, 13));
+	device_bad = !device_ok(i64(c[OP_SRC_DEV])) || !device_ok(i64(c[OP_DST_DEV]));
+	bytes_bad = !value_ok(i64(c[OP_BYTES]));
+	time_bad = !times_ok(i64(c[OP_BEGIN]), i64(c[OP_DUR]));
 	if (!kind_bad && !device_bad && !bytes_bad && !time_bad)
 		return 1;
 	count_damaged(&s->damaged_ops, 0, kind_bad, device_bad, bytes_bad, time_bad);
@@ -240,7 +253,7 @@ static int pair_delete(struct event_stream *s, struct event *e, char **err)
 		if (s->have_pair && s->pair_delete == e->seq)
 			e->alloc_seq = s->pair_alloc;
 	} else {
-		e->alloc_seq = sqlite3_column_int64(s->ops, 15);
+		e->alloc_seq = sqlite3_column_int64(s->ops, OP_ALLOC_SEQ);
 	}
 	key = (uint64_t)e->alloc_seq;
 	a = e->alloc_seq ? hmap_get(&s->live, &key) : NULL;
@@ -252,29 +265,34 @@ static int pair_delete(struct event_stream *s, struct event *e, char **err)
 	return 0;
 }
 
-/* The attribution keys of the row in s->ops, damaged or not (db/locations.h). */
-static int add_keys(struct event_stream *s, char **err)
+/* The attribution keys of the row in c, damaged or not (db/locations.h). */
+static int add_keys(struct event_stream *s, sqlite3_value **c, char **err)
 {
-	sqlite3_stmt *st = s->ops;
 	struct op_key_cols r = {
-		.seq = sqlite3_column_int64(st, 0),
-		.kind = sqlite3_column_int(st, 1),
-		.codeptr = sqlite3_column_int64(st, 11),
-		.has_codeptr = sqlite3_column_type(st, 11) != SQLITE_NULL,
-		.map_index = sqlite3_column_int64(st, 14),
-		.has_map_index = sqlite3_column_type(st, 14) != SQLITE_NULL,
-		.src_addr = sqlite3_column_int64(st, 5),
-		.dst_addr = sqlite3_column_int64(st, 6),
+		.seq = i64(c[OP_SEQ]),
+		.kind = sqlite3_value_int(c[OP_KIND]),
+		.codeptr = i64(c[OP_CODEPTR]),
+		.has_codeptr = sqlite3_value_type(c[OP_CODEPTR]) != SQLITE_NULL,
+		.map_index = i64(c[OP_MAP_INDEX]),
+		.has_map_index = sqlite3_value_type(c[OP_MAP_INDEX]) != SQLITE_NULL,
+		.src_addr = i64(c[OP_SRC_ADDR]),
+		.dst_addr = i64(c[OP_DST_ADDR]),
 	};
 	return op_keys_add(s->keys, &r, err);
 }
 
-/* Read the next data operation the detectors understand into s->op. */
+/*
+ * Read the next data operation the detectors understand into s->op.  Each
+ * column is fetched once (sqlite3_column_value) and read as the
+ * sqlite3_column_* calls would: a row is read for its keys, its soundness
+ * and its event.
+ */
 static int read_op(struct event_stream *s, char **err)
 {
 	sqlite3_stmt *st = s->ops;
 
 	for (;;) {
+		sqlite3_value *c[OP_NCOLS];
 		int rc = sqlite3_step(st);
 		struct event *e = &s->op;
 		if (rc == SQLITE_DONE) {
@@ -283,29 +301,31 @@ static int read_op(struct event_stream *s, char **err)
 		}
 		if (rc != SQLITE_ROW)
 			return step_error(s, err);
-		if (s->keys && add_keys(s, err) < 0)
+		for (int i = 0; i < OP_NCOLS; i++)
+			c[i] = sqlite3_column_value(st, i);
+		if (s->keys && add_keys(s, c, err) < 0)
 			return -1;
-		if ((rc = op_sound(s, err)) <= 0) {
+		if ((rc = op_sound(s, c, err)) <= 0) {
 			if (rc < 0)
 				return -1;
 			continue;
 		}
 		memset(e, 0, sizeof(*e));
-		if (op_kind(sqlite3_column_int(st, 1), &e->kind) < 0)
+		if (op_kind(sqlite3_value_int(c[OP_KIND]), &e->kind) < 0)
 			continue;
-		e->seq = sqlite3_column_int64(st, 0);
-		e->thread = sqlite3_column_int(st, 2);
-		e->src_device = sqlite3_column_int(st, 3);
-		e->dest_device = sqlite3_column_int(st, 4);
-		e->src_addr = col_u64(st, 5);
-		e->dest_addr = col_u64(st, 6);
-		e->bytes = col_u64(st, 7);
-		e->begin_ns = sqlite3_column_int64(st, 8);
-		e->end_ns = sqlite3_column_int64(st, 9);
-		e->has_hash = sqlite3_column_type(st, 10) != SQLITE_NULL;
-		e->hash = col_u64(st, 10);
-		e->codeptr = col_u64(st, 11);
-		e->target_id = sqlite3_column_int64(st, 12);
+		e->seq = i64(c[OP_SEQ]);
+		e->thread = sqlite3_value_int(c[OP_THREAD]);
+		e->src_device = sqlite3_value_int(c[OP_SRC_DEV]);
+		e->dest_device = sqlite3_value_int(c[OP_DST_DEV]);
+		e->src_addr = (uint64_t)i64(c[OP_SRC_ADDR]);
+		e->dest_addr = (uint64_t)i64(c[OP_DST_ADDR]);
+		e->bytes = (uint64_t)i64(c[OP_BYTES]);
+		e->begin_ns = i64(c[OP_BEGIN]);
+		e->end_ns = i64(c[OP_END]);
+		e->has_hash = sqlite3_value_type(c[OP_HASH]) != SQLITE_NULL;
+		e->hash = (uint64_t)i64(c[OP_HASH]);
+		e->codeptr = (uint64_t)i64(c[OP_CODEPTR]);
+		e->target_id = i64(c[OP_TARGET]);
 		if (e->kind == EV_ALLOC) {
 			uint64_t key = (uint64_t)e->seq;
 			struct live_alloc *a = hmap_put(&s->live, &key, NULL);
