@@ -10,9 +10,15 @@
  * The size and host address of the allocation a delete frees come from a
  * map of the allocations seen but not yet freed, not from a join.
  *
- * Damaged rows (db/sound.h) are left out by the statements themselves: the
- * stream holds only rows whose times, sizes and devices the detectors can
- * do arithmetic on.  db_read_run() counts what was left out.
+ * Damaged rows (db/sound.h) are left out here, row by row, and counted per
+ * reason (event_stream_damaged()): the stream holds only rows whose times,
+ * sizes and devices the detectors can do arithmetic on.  The statements
+ * select every row, since each is read anyway: a row whose columns under
+ * the rules all hold integers is judged in C, which is what SQLite answers
+ * for integers; one with a NULL, a real, text or a blob there (only an
+ * edited or broken database has one) is judged by SQLite itself, with
+ * db/sound.h's expressions, by its seq.  Judging every row in SQL cost a
+ * third of the stream, and counting the damaged ones a second pass.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -20,6 +26,7 @@
 
 #include "db/db_internal.h"
 #include "db/events.h"
+#include "db/locations.h"
 #include "db/sound.h"
 #include "lib/hmap.h"
 
@@ -31,6 +38,9 @@ struct event_stream {
 	int have_op, have_kernel, have_pair;
 	int64_t pair_delete, pair_alloc;
 	struct hmap live;              /* alloc seq -> {bytes, host addr} */
+	struct op_keys *keys;          /* every row's attribution keys, or NULL */
+	sqlite3_stmt *judge_op, *judge_kernel;  /* prepared at the first row C cannot judge */
+	struct damaged damaged_ops, damaged_kernels;
 	/* seq mode: the window, sorted by (begin_ns, seq), in win[head..tail) */
 	struct event *win;
 	size_t head, tail;
@@ -38,22 +48,41 @@ struct event_stream {
 	int64_t last_begin_ns, last_seq;
 };
 
+/*
+ * The columns of OP_COLUMNS, in order: dur_ns is for the rules, map_index
+ * for the attribution keys; the sorted statement adds the alloc_seq.
+ */
+enum {
+	OP_SEQ, OP_KIND, OP_THREAD, OP_SRC_DEV, OP_DST_DEV, OP_SRC_ADDR, OP_DST_ADDR, OP_BYTES,
+	OP_BEGIN, OP_END, OP_HASH, OP_CODEPTR, OP_TARGET, OP_DUR, OP_MAP_INDEX, OP_NCOLS,
+	OP_ALLOC_SEQ = OP_NCOLS
+};
 #define OP_COLUMNS \
 	"d.seq, d.kind, d.thread, d.src_dev, d.dst_dev, d.src_addr, d.dst_addr, d.bytes," \
-	" d.begin_ns, d.begin_ns + d.dur_ns, d.hash, d.codeptr, d.target_id"
+	" d.begin_ns, d.begin_ns + d.dur_ns, d.hash, d.codeptr, d.target_id, d.dur_ns, d.map_index"
 
 static const char ops_by_seq_sql[] =
-	"SELECT " OP_COLUMNS " FROM data_op_raw d WHERE " OP_SOUND("d") " ORDER BY d.seq";
+	"SELECT " OP_COLUMNS " FROM data_op_raw d ORDER BY d.seq";
 static const char ops_sorted_sql[] =
 	"SELECT " OP_COLUMNS ","
 	" (SELECT p.alloc_seq FROM delete_pair_raw p WHERE d.kind IN (4, 20) AND p.delete_seq = d.seq)"
-	" FROM data_op_raw d WHERE " OP_SOUND("d") " ORDER BY d.begin_ns, d.seq";
+	" FROM data_op_raw d ORDER BY d.begin_ns, d.seq";
+/* Column 7 is dur_ns, for the rules. */
 #define KERNEL_SELECT \
 	"SELECT k.seq, k.thread, k.device, k.begin_ns, k.begin_ns + k.dur_ns," \
-	" t.codeptr, k.target_id FROM kernel_raw k LEFT JOIN target_raw t ON t.id = k.target_id" \
-	" WHERE " KERNEL_SOUND("k")
+	" t.codeptr, k.target_id, k.dur_ns FROM kernel_raw k LEFT JOIN target_raw t ON t.id = k.target_id"
 static const char kernels_by_seq_sql[] = KERNEL_SELECT " ORDER BY k.seq";
 static const char kernels_sorted_sql[] = KERNEL_SELECT " ORDER BY k.begin_ns, k.seq";
+
+/* A row C cannot judge, by seq: sound, then each reason (db/sound.h) as 0 or 1. */
+static const char judge_op_sql[] =
+	"SELECT " OP_SOUND("d") ", " OP_BAD_NULL("d") " IS 1, " OP_BAD_KIND("d") " IS 1,"
+	" " OP_BAD_DEVICE("d") " IS 1, " OP_BAD_BYTES("d") " IS 1, " BAD_TIME("d") " IS 1"
+	" FROM data_op_raw d WHERE d.seq = ?";
+static const char judge_kernel_sql[] =
+	"SELECT " KERNEL_SOUND("k") ", " KERNEL_BAD_NULL("k") " IS 1, 0,"
+	" " KERNEL_BAD_DEVICE("k") " IS 1, 0, " BAD_TIME("k") " IS 1"
+	" FROM kernel_raw k WHERE k.seq = ?";
 static const char pairs_sql[] =
 	"SELECT delete_seq, alloc_seq FROM delete_pair_raw ORDER BY delete_seq";
 
@@ -82,6 +111,117 @@ static int step_error(struct event_stream *s, char **err)
 static uint64_t col_u64(sqlite3_stmt *st, int i)
 {
 	return (uint64_t)sqlite3_column_int64(st, i);
+}
+
+/* db/sound.h's rules on integers: what SQLite's BETWEENs answer for them. */
+static int device_ok(int64_t v)
+{
+	return v >= DB_DEVICE_MIN && v <= DB_DEVICE_MAX;
+}
+
+static int value_ok(int64_t v)
+{
+	return v >= 0 && v <= DB_VALUE_MAX;
+}
+
+/* begin_ns in range, then dur_ns in [0, DB_VALUE_MAX - begin_ns] (no overflow). */
+static int times_ok(int64_t begin_ns, int64_t dur_ns)
+{
+	return value_ok(begin_ns) && dur_ns >= 0 && dur_ns <= DB_VALUE_MAX - begin_ns;
+}
+
+static int all_integers(sqlite3_stmt *st, const int *cols, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (sqlite3_column_type(st, cols[i]) != SQLITE_INTEGER)
+			return 0;
+	return 1;
+}
+
+static int64_t i64(sqlite3_value *v)
+{
+	return sqlite3_value_int64(v);
+}
+
+static int is_int(sqlite3_value *v)
+{
+	return sqlite3_value_type(v) == SQLITE_INTEGER;
+}
+
+static void count_damaged(struct damaged *d, int null, int kind, int device, int bytes, int time)
+{
+	d->rows++;
+	d->null += null;
+	d->kind += kind;
+	d->device += device;
+	d->bytes += bytes;
+	d->time += time;
+}
+
+/*
+ * Ask SQLite about row 'seq' with the statement 'sql' (judge_op_sql,
+ * judge_kernel_sql), prepared once into *st: 1 sound, 0 damaged (counted
+ * into *d), -1 on error.
+ */
+static int judge(struct event_stream *s, sqlite3_stmt **st, const char *sql, int64_t seq,
+		 struct damaged *d, char **err)
+{
+	int rc, sound;
+
+	if (!*st && !(*st = db_prepare(s->db, sql, err)))
+		return -1;
+	sqlite3_bind_int64(*st, 1, seq);
+	rc = sqlite3_step(*st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(*st);
+		return step_error(s, err);
+	}
+	sound = sqlite3_column_int(*st, 0);
+	if (!sound)
+		count_damaged(d, sqlite3_column_int(*st, 1), sqlite3_column_int(*st, 2),
+			      sqlite3_column_int(*st, 3), sqlite3_column_int(*st, 4),
+			      sqlite3_column_int(*st, 5));
+	sqlite3_reset(*st);
+	return sound;
+}
+
+/* The data operation in c (s->ops' columns): 1 sound, 0 damaged (counted), -1 on error. */
+static int op_sound(struct event_stream *s, sqlite3_value **c, char **err)
+{
+	enum ev_kind kind;
+	int64_t raw_kind;
+	int kind_bad, device_bad, bytes_bad, time_bad;
+
+	if (!is_int(c[OP_KIND]) || !is_int(c[OP_SRC_DEV]) || !is_int(c[OP_DST_DEV]) ||
+	    !is_int(c[OP_BYTES]) || !is_int(c[OP_BEGIN]) || !is_int(c[OP_DUR]))
+		return judge(s, &s->judge_op, judge_op_sql, i64(c[OP_SEQ]), &s->damaged_ops, err);
+	raw_kind = i64(c[OP_KIND]);
+	kind_bad = raw_kind < 1 || raw_kind > 20 || op_kind((int)raw_kind, &kind) < 0;
+	device_bad = !device_ok(i64(c[OP_SRC_DEV])) || !device_ok(i64(c[OP_DST_DEV]));
+	bytes_bad = !value_ok(i64(c[OP_BYTES]));
+	time_bad = !times_ok(i64(c[OP_BEGIN]), i64(c[OP_DUR]));
+	if (!kind_bad && !device_bad && !bytes_bad && !time_bad)
+		return 1;
+	count_damaged(&s->damaged_ops, 0, kind_bad, device_bad, bytes_bad, time_bad);
+	return 0;
+}
+
+/* The kernel in s->kernels: 1 sound, 0 damaged (counted), -1 on error. */
+static int kernel_sound(struct event_stream *s, char **err)
+{
+	static const int cols[] = { 2, 3, 7 };   /* device, begin_ns, dur_ns */
+	sqlite3_stmt *st = s->kernels;
+	int device_bad, time_bad;
+
+	if (!all_integers(st, cols, 3))
+		return judge(s, &s->judge_kernel, judge_kernel_sql, sqlite3_column_int64(st, 0),
+			     &s->damaged_kernels, err);
+	device_bad = !device_ok(sqlite3_column_int64(st, 2));
+	time_bad = !times_ok(sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 7));
+	if (!device_bad && !time_bad)
+		return 1;
+	count_damaged(&s->damaged_kernels, 0, 0, device_bad, 0, time_bad);
+	return 0;
 }
 
 static int read_pair(struct event_stream *s, char **err)
@@ -113,7 +253,7 @@ static int pair_delete(struct event_stream *s, struct event *e, char **err)
 		if (s->have_pair && s->pair_delete == e->seq)
 			e->alloc_seq = s->pair_alloc;
 	} else {
-		e->alloc_seq = sqlite3_column_int64(s->ops, 13);
+		e->alloc_seq = sqlite3_column_int64(s->ops, OP_ALLOC_SEQ);
 	}
 	key = (uint64_t)e->alloc_seq;
 	a = e->alloc_seq ? hmap_get(&s->live, &key) : NULL;
@@ -125,12 +265,34 @@ static int pair_delete(struct event_stream *s, struct event *e, char **err)
 	return 0;
 }
 
-/* Read the next data operation the detectors understand into s->op. */
+/* The attribution keys of the row in c, damaged or not (db/locations.h). */
+static int add_keys(struct event_stream *s, sqlite3_value **c, char **err)
+{
+	struct op_key_cols r = {
+		.seq = i64(c[OP_SEQ]),
+		.kind = sqlite3_value_int(c[OP_KIND]),
+		.codeptr = i64(c[OP_CODEPTR]),
+		.has_codeptr = sqlite3_value_type(c[OP_CODEPTR]) != SQLITE_NULL,
+		.map_index = i64(c[OP_MAP_INDEX]),
+		.has_map_index = sqlite3_value_type(c[OP_MAP_INDEX]) != SQLITE_NULL,
+		.src_addr = i64(c[OP_SRC_ADDR]),
+		.dst_addr = i64(c[OP_DST_ADDR]),
+	};
+	return op_keys_add(s->keys, &r, err);
+}
+
+/*
+ * Read the next data operation the detectors understand into s->op.  Each
+ * column is fetched once (sqlite3_column_value) and read as the
+ * sqlite3_column_* calls would: a row is read for its keys, its soundness
+ * and its event.
+ */
 static int read_op(struct event_stream *s, char **err)
 {
 	sqlite3_stmt *st = s->ops;
 
 	for (;;) {
+		sqlite3_value *c[OP_NCOLS];
 		int rc = sqlite3_step(st);
 		struct event *e = &s->op;
 		if (rc == SQLITE_DONE) {
@@ -139,22 +301,31 @@ static int read_op(struct event_stream *s, char **err)
 		}
 		if (rc != SQLITE_ROW)
 			return step_error(s, err);
-		memset(e, 0, sizeof(*e));
-		if (op_kind(sqlite3_column_int(st, 1), &e->kind) < 0)
+		for (int i = 0; i < OP_NCOLS; i++)
+			c[i] = sqlite3_column_value(st, i);
+		if (s->keys && add_keys(s, c, err) < 0)
+			return -1;
+		if ((rc = op_sound(s, c, err)) <= 0) {
+			if (rc < 0)
+				return -1;
 			continue;
-		e->seq = sqlite3_column_int64(st, 0);
-		e->thread = sqlite3_column_int(st, 2);
-		e->src_device = sqlite3_column_int(st, 3);
-		e->dest_device = sqlite3_column_int(st, 4);
-		e->src_addr = col_u64(st, 5);
-		e->dest_addr = col_u64(st, 6);
-		e->bytes = col_u64(st, 7);
-		e->begin_ns = sqlite3_column_int64(st, 8);
-		e->end_ns = sqlite3_column_int64(st, 9);
-		e->has_hash = sqlite3_column_type(st, 10) != SQLITE_NULL;
-		e->hash = col_u64(st, 10);
-		e->codeptr = col_u64(st, 11);
-		e->target_id = sqlite3_column_int64(st, 12);
+		}
+		memset(e, 0, sizeof(*e));
+		if (op_kind(sqlite3_value_int(c[OP_KIND]), &e->kind) < 0)
+			continue;
+		e->seq = i64(c[OP_SEQ]);
+		e->thread = sqlite3_value_int(c[OP_THREAD]);
+		e->src_device = sqlite3_value_int(c[OP_SRC_DEV]);
+		e->dest_device = sqlite3_value_int(c[OP_DST_DEV]);
+		e->src_addr = (uint64_t)i64(c[OP_SRC_ADDR]);
+		e->dest_addr = (uint64_t)i64(c[OP_DST_ADDR]);
+		e->bytes = (uint64_t)i64(c[OP_BYTES]);
+		e->begin_ns = i64(c[OP_BEGIN]);
+		e->end_ns = i64(c[OP_END]);
+		e->has_hash = sqlite3_value_type(c[OP_HASH]) != SQLITE_NULL;
+		e->hash = (uint64_t)i64(c[OP_HASH]);
+		e->codeptr = (uint64_t)i64(c[OP_CODEPTR]);
+		e->target_id = i64(c[OP_TARGET]);
 		if (e->kind == EV_ALLOC) {
 			uint64_t key = (uint64_t)e->seq;
 			struct live_alloc *a = hmap_put(&s->live, &key, NULL);
@@ -170,18 +341,24 @@ static int read_op(struct event_stream *s, char **err)
 	}
 }
 
+/* Read the next sound kernel into s->kernel. */
 static int read_kernel(struct event_stream *s, char **err)
 {
 	sqlite3_stmt *st = s->kernels;
 	struct event *e = &s->kernel;
-	int rc = sqlite3_step(st);
+	int rc;
 
-	if (rc == SQLITE_DONE) {
-		s->have_kernel = 0;
-		return 0;
-	}
-	if (rc != SQLITE_ROW)
-		return step_error(s, err);
+	do {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_DONE) {
+			s->have_kernel = 0;
+			return 0;
+		}
+		if (rc != SQLITE_ROW)
+			return step_error(s, err);
+	} while ((rc = kernel_sound(s, err)) == 0);
+	if (rc < 0)
+		return -1;
 	memset(e, 0, sizeof(*e));
 	e->kind = EV_KERNEL;
 	e->seq = sqlite3_column_int64(st, 0);
@@ -195,7 +372,8 @@ static int read_kernel(struct event_stream *s, char **err)
 	return 0;
 }
 
-struct event_stream *event_stream_open(struct db *db, enum events_mode mode, char **err)
+struct event_stream *event_stream_open(struct db *db, enum events_mode mode, struct op_keys *keys,
+				       char **err)
 {
 	struct event_stream *s = calloc(1, sizeof(*s));
 	int by_seq = mode == EVENTS_BY_SEQ;
@@ -206,6 +384,7 @@ struct event_stream *event_stream_open(struct db *db, enum events_mode mode, cha
 	}
 	s->db = db;
 	s->mode = mode;
+	s->keys = keys;
 	hmap_init(&s->live, 1, sizeof(struct live_alloc));
 	/*
 	 * The sorter: memory before temp files, and helper threads.  Seq mode
@@ -306,9 +485,18 @@ void event_stream_close(struct event_stream *s)
 	sqlite3_finalize(s->ops);
 	sqlite3_finalize(s->kernels);
 	sqlite3_finalize(s->pairs);
+	sqlite3_finalize(s->judge_op);
+	sqlite3_finalize(s->judge_kernel);
 	hmap_release(&s->live);
 	free(s->win);
 	free(s);
+}
+
+void event_stream_damaged(const struct event_stream *s, struct damaged *ops,
+			  struct damaged *kernels)
+{
+	*ops = s->damaged_ops;
+	*kernels = s->damaged_kernels;
 }
 
 static char *col_strdup(sqlite3_stmt *st, int i)
@@ -376,50 +564,6 @@ static int read_devices(struct db *db, struct run_info *run, char **err)
 	return 0;
 }
 
-/* Count the damaged rows of one table, per reason: "SELECT total, r1, r2, ...".
- * The reasons are evaluated on the damaged rows only (WHERE NOT sound):
- * one test a row on a sound database. */
-static int count_damaged(struct db *db, const char *sql, int64_t *v, int n, char **err)
-{
-	sqlite3_stmt *st = db_prepare(db, sql, err);
-	int rc;
-
-	if (!st)
-		return -1;
-	rc = sqlite3_step(st);
-	for (int i = 0; rc == SQLITE_ROW && i < n; i++)
-		v[i] = sqlite3_column_int64(st, i);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return db_fail(err, "cannot count damaged rows in '%s': %s", db->path, sqlite3_errmsg(db->sql));
-	return 0;
-}
-
-#define COUNT_IF(cond) "COALESCE(SUM((" cond ") IS 1), 0)"
-
-static int read_damaged(struct db *db, struct run_info *run, char **err)
-{
-	static const char ops_sql[] =
-		"SELECT COUNT(*), " COUNT_IF(OP_BAD_NULL("d")) ","
-		" " COUNT_IF(OP_BAD_KIND("d")) ", " COUNT_IF(OP_BAD_DEVICE("d")) ","
-		" " COUNT_IF(OP_BAD_BYTES("d")) ", " COUNT_IF(BAD_TIME("d")) " FROM data_op_raw d"
-		" WHERE NOT " OP_SOUND("d");
-	static const char kernels_sql[] =
-		"SELECT COUNT(*), " COUNT_IF(KERNEL_BAD_NULL("k")) ","
-		" 0, " COUNT_IF(KERNEL_BAD_DEVICE("k")) ", 0, " COUNT_IF(BAD_TIME("k")) " FROM kernel_raw k"
-		" WHERE NOT " KERNEL_SOUND("k");
-	struct damaged *d[2] = { &run->damaged_ops, &run->damaged_kernels };
-	const char *sql[2] = { ops_sql, kernels_sql };
-
-	for (int i = 0; i < 2; i++) {
-		int64_t v[6] = { 0 };
-		if (count_damaged(db, sql[i], v, 6, err) < 0)
-			return -1;
-		*d[i] = (struct damaged){ v[0], v[1], v[2], v[3], v[4], v[5] };
-	}
-	return 0;
-}
-
 int db_read_run(struct db *db, struct run_info *run, char **err)
 {
 	sqlite3_stmt *st;
@@ -476,8 +620,7 @@ int db_read_run(struct db *db, struct run_info *run, char **err)
 		}
 		sqlite3_finalize(st);
 	}
-	if (read_damaged(db, run, err) < 0 || read_modules(db, run, err) < 0 ||
-	    read_devices(db, run, err) < 0)
+	if (read_modules(db, run, err) < 0 || read_devices(db, run, err) < 0)
 		return -1;
 	return 0;
 }

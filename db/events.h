@@ -69,14 +69,21 @@ const char *ev_kind_name(enum ev_kind kind);
 
 struct db;
 struct event_stream;
+struct op_keys;
 
 enum events_mode { EVENTS_BY_SEQ, EVENTS_SORTED };
 
 #define EVENTS_WINDOW 16384
 #define EVENTS_RESTART (-2)
 
-/* Start streaming the run's events.  NULL with *err set on error. */
-struct event_stream *event_stream_open(struct db *db, enum events_mode mode, char **err);
+/*
+ * Start streaming the run's events.  When 'keys' is not NULL, every row of
+ * data_op_raw the stream reads (damaged ones too) is also added to it
+ * (db/locations.h: the attribution keys, gathered in the same pass).  NULL
+ * with *err set on error.
+ */
+struct event_stream *event_stream_open(struct db *db, enum events_mode mode, struct op_keys *keys,
+				       char **err);
 
 /*
  * Next event into *ev: 1, or 0 at the end, or -1 with *err set, or (only in
@@ -86,18 +93,6 @@ int event_stream_next(struct event_stream *s, struct event *ev, char **err);
 
 /* Accepts NULL. */
 void event_stream_close(struct event_stream *s);
-
-/* A row of module_raw (strings owned by the run_info). */
-struct run_module {
-	char *path;
-	uint64_t base;         /* load bias */
-	uint64_t low, high;    /* mapped range [low, high) */
-};
-
-struct run_device {
-	int num;
-	char *type;            /* NULL when unknown */
-};
 
 /*
  * Rows of one table left out of the stream because they break what the
@@ -112,6 +107,26 @@ struct damaged {
 	int64_t bytes;     /* negative or implausible size */
 	int64_t time;      /* begin or duration out of range, end before begin */
 };
+
+/*
+ * The damaged rows of data_op_raw and kernel_raw the stream has left out so
+ * far: every one of them once event_stream_next() has returned 0.
+ */
+void event_stream_damaged(const struct event_stream *s, struct damaged *ops,
+			  struct damaged *kernels);
+
+/* A row of module_raw (strings owned by the run_info). */
+struct run_module {
+	char *path;
+	uint64_t base;         /* load bias */
+	uint64_t low, high;    /* mapped range [low, high) */
+};
+
+struct run_device {
+	int num;
+	char *type;            /* NULL when unknown */
+};
+
 
 /* The run as recorded (run_raw, device_raw, module_raw).  Strings malloc'ed. */
 struct run_info {
@@ -130,16 +145,15 @@ struct run_info {
 	size_t nmodules;
 	struct run_device *devices;   /* by number */
 	size_t ndevices;
-	struct damaged damaged_ops;      /* data_op_raw */
-	struct damaged damaged_kernels;  /* kernel_raw */
 	int64_t damaged_run;  /* run_raw: 1 when its end_ns or host_device is out of range (ignored) */
 };
 
 /*
  * Read the run.  When run_raw.host_device is NULL, the host is taken from
  * the first transfer (its source when it goes to a device, else its
- * destination).  Counts the damaged rows; a duration or host device out of
- * range is taken as unknown.  Returns 0, or -1 with *err set.  Release with
+ * destination).  A duration or host device out of range is taken as
+ * unknown (damaged_run); the event stream counts the other tables' damaged
+ * rows (event_stream_damaged()).  Returns 0, or -1 with *err set.  Release with
  * run_info_release() either way.
  */
 int db_read_run(struct db *db, struct run_info *run, char **err);

@@ -258,22 +258,40 @@ int locations_ensure_tables(struct db *db, char **err)
  * What one pass over data_op_raw gathers: each distinct variable key of an
  * operation as data_op_sources resolves it, {codeptr (0: none), map_index
  * (-1: none), host address (0: none)}, and each distinct code pointer.
+ * Rows repeat the previous one's key almost always, so that is checked
+ * before the maps.
  */
 struct op_keys {
+	struct db *db;
+	sqlite3_stmt *del;          /* delete_host_sql, prepared at the first use */
 	struct hmap keys;
 	struct hmap codeptrs;
+	int64_t last[3], last_codeptr;
+	int have_last, have_codeptr;
 };
 
-static void op_keys_init(struct op_keys *k)
+struct op_keys *op_keys_new(struct db *db, char **err)
 {
+	struct op_keys *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		db_fail(err, "out of memory");
+		return NULL;
+	}
+	k->db = db;
 	hmap_init(&k->keys, 3, 0);
 	hmap_init(&k->codeptrs, 1, sizeof(int));
+	return k;
 }
 
-static void op_keys_release(struct op_keys *k)
+void op_keys_free(struct op_keys *k)
 {
+	if (!k)
+		return;
+	sqlite3_finalize(k->del);
 	hmap_release(&k->keys);
 	hmap_release(&k->codeptrs);
+	free(k);
 }
 
 static const char op_keys_sql[] =
@@ -284,90 +302,94 @@ static const char delete_host_sql[] =
 	"SELECT a.src_addr FROM delete_pair_raw p JOIN data_op_raw a ON a.seq = p.alloc_seq"
 	" WHERE p.delete_seq = ?";
 
-static int add_key(struct op_keys *k, int64_t codeptr, int64_t map_index, int64_t host_addr)
-{
-	uint64_t key[3] = { (uint64_t)codeptr, (uint64_t)map_index, (uint64_t)host_addr };
-	return hmap_put(&k->keys, key, NULL) ? 0 : -1;
-}
-
-static int host_of_delete(struct db *db, sqlite3_stmt *st, int64_t seq, int64_t *host_addr,
-			  char **err)
+static int host_of_delete(struct op_keys *k, int64_t seq, int64_t *host_addr, char **err)
 {
 	int rc;
 
-	sqlite3_bind_int64(st, 1, seq);
-	rc = sqlite3_step(st);
-	*host_addr = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
+	if (!k->del && !(k->del = db_prepare(k->db, delete_host_sql, err)))
+		return -1;
+	sqlite3_bind_int64(k->del, 1, seq);
+	rc = sqlite3_step(k->del);
+	*host_addr = rc == SQLITE_ROW ? sqlite3_column_int64(k->del, 0) : 0;
+	sqlite3_reset(k->del);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(err, "cannot read '%s': %s", db->path, sqlite3_errmsg(db->sql));
+		return db_fail(err, "cannot read '%s': %s", k->db->path, sqlite3_errmsg(k->db->sql));
 	return 0;
 }
 
 /*
- * One pass, in rowid order: rows repeat the previous one's key almost
- * always, so that is checked before the maps.  A delete without a map index
- * has its allocation's key (delete_pair_raw pairs deletes with allocations
- * only), which that allocation's row adds; a delete with one has its own map
- * entry and its allocation's host address, looked up by seq (rare).
+ * A delete without a map index has its allocation's key (delete_pair_raw
+ * pairs deletes with allocations only), which that allocation's row adds; a
+ * delete with one has its own map entry and its allocation's host address,
+ * looked up by seq (rare).
  */
-static int read_op_keys(struct db *db, struct op_keys *k, char **err)
+int op_keys_add(struct op_keys *k, const struct op_key_cols *r, char **err)
 {
-	sqlite3_stmt *st = db_prepare(db, op_keys_sql, err);
-	sqlite3_stmt *del = st ? db_prepare(db, delete_host_sql, err) : NULL;
-	int64_t last[3] = { 0, 0, 0 }, last_codeptr = 0;
-	int have_last = 0, have_codeptr = 0, rc = SQLITE_DONE;
+	int64_t map_index = r->has_map_index ? r->map_index : -1, host = 0;
+	uint64_t key[3];
 
-	if (!del) {
-		sqlite3_finalize(st);
-		return -1;
+	if (r->has_codeptr && (!k->have_codeptr || r->codeptr != k->last_codeptr)) {
+		uint64_t c = (uint64_t)r->codeptr;
+		if (!hmap_put(&k->codeptrs, &c, NULL))
+			return db_fail(err, "out of memory");
+		k->last_codeptr = r->codeptr;
+		k->have_codeptr = 1;
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int kind = sqlite3_column_int(st, 1);
-		int64_t codeptr = sqlite3_column_int64(st, 2), host = 0;
-		int has_map_index = sqlite3_column_type(st, 3) != SQLITE_NULL;
-		int64_t map_index = has_map_index ? sqlite3_column_int64(st, 3) : -1;
+	switch (r->kind) {
+	case 1: case 17: case 2: case 18: case 5: case 6:
+		host = r->src_addr;
+		break;
+	case 3: case 19:
+		host = r->dst_addr;
+		break;
+	case 4: case 20:
+		if (!r->has_map_index)
+			return 0;
+		if (host_of_delete(k, r->seq, &host, err) < 0)
+			return -1;
+		break;
+	}
+	if (k->have_last && r->codeptr == k->last[0] && map_index == k->last[1] && host == k->last[2])
+		return 0;
+	key[0] = (uint64_t)r->codeptr;
+	key[1] = (uint64_t)map_index;
+	key[2] = (uint64_t)host;
+	if (!hmap_put(&k->keys, key, NULL))
+		return db_fail(err, "out of memory");
+	k->last[0] = r->codeptr;
+	k->last[1] = map_index;
+	k->last[2] = host;
+	k->have_last = 1;
+	return 0;
+}
 
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL &&
-		    (!have_codeptr || codeptr != last_codeptr)) {
-			uint64_t key = (uint64_t)codeptr;
-			if (!hmap_put(&k->codeptrs, &key, NULL))
-				break;
-			last_codeptr = codeptr;
-			have_codeptr = 1;
+/* One pass, in rowid order. */
+static int read_op_keys(struct op_keys *k, char **err)
+{
+	sqlite3_stmt *st = db_prepare(k->db, op_keys_sql, err);
+	int rc = SQLITE_DONE;
+
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct op_key_cols r = {
+			.seq = sqlite3_column_int64(st, 0),
+			.kind = sqlite3_column_int(st, 1),
+			.codeptr = sqlite3_column_int64(st, 2),
+			.has_codeptr = sqlite3_column_type(st, 2) != SQLITE_NULL,
+			.map_index = sqlite3_column_int64(st, 3),
+			.has_map_index = sqlite3_column_type(st, 3) != SQLITE_NULL,
+			.src_addr = sqlite3_column_int64(st, 4),
+			.dst_addr = sqlite3_column_int64(st, 5),
+		};
+		if (op_keys_add(k, &r, err) < 0) {
+			sqlite3_finalize(st);
+			return -1;
 		}
-		switch (kind) {
-		case 1: case 17: case 2: case 18: case 5: case 6:
-			host = sqlite3_column_int64(st, 4);
-			break;
-		case 3: case 19:
-			host = sqlite3_column_int64(st, 5);
-			break;
-		case 4: case 20:
-			if (!has_map_index)
-				continue;
-			if (host_of_delete(db, del, sqlite3_column_int64(st, 0), &host, err) < 0) {
-				sqlite3_finalize(st);
-				sqlite3_finalize(del);
-				return -1;
-			}
-			break;
-		}
-		if (have_last && codeptr == last[0] && map_index == last[1] && host == last[2])
-			continue;
-		if (add_key(k, codeptr, map_index, host) < 0)
-			break;
-		last[0] = codeptr;
-		last[1] = map_index;
-		last[2] = host;
-		have_last = 1;
 	}
 	sqlite3_finalize(st);
-	sqlite3_finalize(del);
-	if (rc == SQLITE_ROW)
-		return db_fail(err, "out of memory");
 	if (rc != SQLITE_DONE)
-		return db_fail(err, "cannot read '%s': %s", db->path, sqlite3_errmsg(db->sql));
+		return db_fail(err, "cannot read '%s': %s", k->db->path, sqlite3_errmsg(k->db->sql));
 	return 0;
 }
 
@@ -389,30 +411,38 @@ static int key_rows(const struct hmap *m, struct op_key_row **rows, size_t *n)
 	return 0;
 }
 
+int op_keys_rows(struct op_keys *k, struct op_key_row **keys, size_t *nkeys,
+		 struct codeptr_row **codeptrs, size_t *ncodeptrs, char **err)
+{
+	*keys = NULL;
+	*nkeys = 0;
+	*codeptrs = NULL;
+	*ncodeptrs = 0;
+	if (scan_codeptrs(k->db, "SELECT codeptr, kind FROM target_raw", &k->codeptrs, err) < 0)
+		return -1;
+	if (codeptr_rows(&k->codeptrs, codeptrs, ncodeptrs) < 0 || key_rows(&k->keys, keys, nkeys) < 0) {
+		free(*codeptrs);
+		*codeptrs = NULL;
+		*ncodeptrs = 0;
+		return db_fail(err, "out of memory");
+	}
+	return 0;
+}
+
 int locations_read_keys(struct db *db, struct op_key_row **keys, size_t *nkeys,
 			struct codeptr_row **codeptrs, size_t *ncodeptrs, char **err)
 {
-	struct op_keys k;
+	struct op_keys *k;
 	int rc = -1;
 
 	*keys = NULL;
 	*nkeys = 0;
 	*codeptrs = NULL;
 	*ncodeptrs = 0;
-	op_keys_init(&k);
-	if (read_op_keys(db, &k, err) < 0 ||
-	    scan_codeptrs(db, "SELECT codeptr, kind FROM target_raw", &k.codeptrs, err) < 0)
-		goto out;
-	if (codeptr_rows(&k.codeptrs, codeptrs, ncodeptrs) < 0 || key_rows(&k.keys, keys, nkeys) < 0) {
-		free(*codeptrs);
-		*codeptrs = NULL;
-		*ncodeptrs = 0;
-		db_fail(err, "out of memory");
-		goto out;
-	}
-	rc = 0;
-out:
-	op_keys_release(&k);
+	k = op_keys_new(db, err);
+	if (k && read_op_keys(k, err) == 0)
+		rc = op_keys_rows(k, keys, nkeys, codeptrs, ncodeptrs, err);
+	op_keys_free(k);
 	return rc;
 }
 

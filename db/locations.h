@@ -89,6 +89,36 @@ struct op_key_row {
 int locations_read_keys(struct db *db, struct op_key_row **keys, size_t *nkeys,
 			struct codeptr_row **codeptrs, size_t *ncodeptrs, char **err);
 
+/*
+ * The same keys gathered by a pass that reads data_op_raw anyway (the event
+ * stream's, db/events.h), so that the table is read once: every row, in any
+ * order, handed to op_keys_add(), then op_keys_rows() gives what
+ * locations_read_keys() would.  Each row's columns as sqlite3_column_int64()
+ * reads them (sqlite3_column_int() for kind), NULLs flagged.
+ */
+struct op_key_cols {
+	int64_t seq;
+	int kind;
+	int64_t codeptr;
+	int has_codeptr;
+	int64_t map_index;
+	int has_map_index;
+	int64_t src_addr, dst_addr;
+};
+
+struct op_keys;
+
+/* NULL with *err set when out of memory.  op_keys_free() accepts NULL. */
+struct op_keys *op_keys_new(struct db *db, char **err);
+void op_keys_free(struct op_keys *k);
+
+/* Add one row of data_op_raw.  0, or -1 with *err set. */
+int op_keys_add(struct op_keys *k, const struct op_key_cols *row, char **err);
+
+/* The rows of locations_read_keys() (and reads target_raw).  0, or -1 with *err set. */
+int op_keys_rows(struct op_keys *k, struct op_key_row **keys, size_t *nkeys,
+		 struct codeptr_row **codeptrs, size_t *ncodeptrs, char **err);
+
 /* A row of 'location'.  Strings borrowed for the call; NULL: NULL. */
 struct location_row {
 	uint64_t codeptr;

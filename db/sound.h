@@ -3,8 +3,10 @@
  *
  * A database can be damaged (a crash, a disk, an older or newer writer) or
  * hostile (anyone can edit a SQLite file).  A row that breaks what the schema
- * means is "damaged": the report counts it per table (db_read_run ->
- * run_info.damaged) and feeds it to no detector, total or timeline.  The
+ * means is "damaged": the report counts it per table (the event stream,
+ * event_stream_damaged(); run_info.damaged_run) and feeds it to no
+ * detector, total or timeline.  db/events.c checks these rules in C on rows
+ * of integers, and asks SQLite with the expressions below about any other.  The
  * rules (docs/database.md, "Damaged rows"), for data_op_raw:
  *   - kind is one of OMPT's data op codes (1-6, 17-20);
  *   - src_dev and dst_dev lie in [DB_DEVICE_MIN, DB_DEVICE_MAX];

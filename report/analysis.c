@@ -9,6 +9,7 @@
 
 #include "db/attribution.h"
 #include "db/db.h"
+#include "db/locations.h"
 #include "report/analysis.h"
 #include "report/detect.h"
 
@@ -24,7 +25,7 @@ static void analysis_reset(struct analysis *a)
 static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mode, char **err)
 {
 	struct detect_config cfg = { a->host_device, 0 };
-	struct event_stream *s = event_stream_open(db, mode, err);
+	struct event_stream *s = event_stream_open(db, mode, a->keys, err);
 	struct detect *d = s ? detect_new(&cfg, findings_add, &a->findings) : NULL;
 	const char *why = NULL;
 	struct event ev;
@@ -46,6 +47,8 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 	}
 	if (rc == 0 && !why && detect_finish(d, &why) < 0 && !why)
 		why = "detector failed";
+	if (rc == 0)
+		event_stream_damaged(s, &a->damaged_ops, &a->damaged_kernels);
 	detect_free(d);
 	event_stream_close(s);
 	if (rc < 0)
@@ -66,7 +69,7 @@ int analysis_run(struct db *db, struct analysis *a, char **err)
 	memset(a, 0, sizeof(*a));
 	totals_init(&a->totals);
 	findings_init(&a->findings);
-	if (db_read_run(db, &a->run, err) < 0)
+	if (db_read_run(db, &a->run, err) < 0 || !(a->keys = op_keys_new(db, err)))
 		return -1;
 	a->host_device = a->run.has_host_device ? a->run.host_device : -1;
 	rc = analyse_stream(db, a, EVENTS_BY_SEQ, err);
@@ -97,6 +100,8 @@ void analysis_release(struct analysis *a)
 	if (!a)
 		return;
 	run_info_release(&a->run);
+	op_keys_free(a->keys);
+	a->keys = NULL;
 	attribution_close(a->attr);
 	a->attr = NULL;
 	free(a->source_root);

@@ -16,10 +16,14 @@
 
 struct db;
 struct attribution;
+struct plans;
+struct op_keys;
 
 /* Everything the outputs show about one run. */
 struct analysis {
 	struct run_info run;
+	struct damaged damaged_ops;      /* data_op_raw rows left out (db/sound.h) */
+	struct damaged damaged_kernels;  /* kernel_raw rows left out */
 	struct run_totals totals;
 	struct findings findings;
 	int host_device;         /* -1 when unknown */
@@ -29,6 +33,14 @@ struct analysis {
 	int no_source;           /* leave snippets out of the outputs */
 	char *source_root;       /* paths are shown relative to it (report/paths.h); NULL: none */
 	struct attribution *attr;  /* source lines and variables; NULL: none stored */
+	struct op_keys *keys;    /* the attribution keys the pass gathered, for attribute_run() */
+	/*
+	 * The fix plans (report/plans.h), built once for every output by
+	 * whoever drives them (report_run()), after attr and source_root: plans
+	 * read both, and the source files.  Borrowed; NULL: each output builds
+	 * its own (plans_get()).
+	 */
+	const struct plans *plans;
 };
 
 /*

@@ -254,8 +254,8 @@ out:
 	return rc;
 }
 
-int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct attribute_stats *stats,
-		  char **err)
+int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct op_keys *op_keys,
+		  struct attribute_stats *stats, char **err)
 {
 	struct update u = { .s = s, .snippets = snippets, .err = err };
 	struct op_key_row *keys = NULL;
@@ -267,7 +267,8 @@ int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct attr
 	if (!u.w)
 		return -1;
 	u.cwd = locations_run_cwd(db);
-	if (locations_read_keys(db, &keys, &nkeys, &codeptrs, &n, err) < 0)
+	if ((op_keys ? op_keys_rows(op_keys, &keys, &nkeys, &codeptrs, &n, err)
+		     : locations_read_keys(db, &keys, &nkeys, &codeptrs, &n, err)) < 0)
 		goto out;
 	if (symbolizer_set_codeptrs(s, codeptrs, n) < 0) {
 		oom(err);

@@ -15,6 +15,7 @@
 
 struct db;
 struct symbolizer;
+struct op_keys;
 
 /* What attribute_run() found, for a terminal summary. */
 struct attribute_stats {
@@ -36,10 +37,13 @@ struct attribute_stats {
  * stored.  A file is quoted only when 'snippets' is set and it is a source
  * file of the recorded program (symbolizer_is_source(): named by the DWARF
  * of a module whose build-id matches the recording), never because a string
- * in the database names it.  One transaction.  'stats' may be NULL.
- * Returns 0, or -1 with *err set (the database is then unchanged).
+ * in the database names it.  One transaction.  'keys': the data
+ * operations' keys and code pointers as a pass over every row gathered them
+ * (analysis_run()'s, struct analysis), or NULL to read them here.  'stats'
+ * may be NULL.  Returns 0, or -1 with *err set (the database is then
+ * unchanged).
  */
-int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct attribute_stats *stats,
-		  char **err);
+int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct op_keys *keys,
+		  struct attribute_stats *stats, char **err);
 
 #endif

@@ -257,7 +257,7 @@ int diff_add(struct diff *d, enum diff_side side, const char *path, int no_sourc
 		goto out;
 	/* Source lines and variables, as 'mapprof report' stores them: the keys need them. */
 	sym = symbolizer_new(db, &msg);
-	if (!sym || attribute_run(db, sym, !no_source, NULL, &msg) < 0)
+	if (!sym || attribute_run(db, sym, !no_source, a.keys, NULL, &msg) < 0)
 		fprintf(stderr, "mapprof: warning: no source attribution for '%s': %s\n", path,
 			msg ? msg : "out of memory");
 	symbolizer_free(sym);

@@ -253,18 +253,11 @@ static void sift_down(struct cursor *h, size_t n, size_t i)
 	}
 }
 
-/* Union over the findings of 'kind' (or all when kind < 0).  -1 when out of memory. */
-static int64_t union_over(const struct findings *f, int kind)
+/* The union over the n findings whose cursors h holds (each with operations). */
+static int64_t merge_union(struct cursor *h, size_t n)
 {
-	struct cursor *h = malloc((f->n ? f->n : 1) * sizeof(*h));
 	struct sweep s = { 0 };
-	size_t n = 0;
 
-	if (!h)
-		return -1;
-	for (size_t i = 0; i < f->n; i++)
-		if ((kind < 0 || (int)f->v[i].kind == kind) && f->v[i].nops)
-			h[n++] = (struct cursor){ &f->v[i], 0 };
 	for (size_t i = n; i-- > 0;)
 		sift_down(h, n, i);
 	while (n) {
@@ -276,8 +269,40 @@ static int64_t union_over(const struct findings *f, int kind)
 			h[0] = h[--n];
 		sift_down(h, n, 0);
 	}
-	free(h);
 	return sweep_total(&s);
+}
+
+/* Union over the findings of 'kind' (or all when kind < 0).  -1 when out of memory. */
+static int64_t union_over(const struct findings *f, int kind)
+{
+	struct cursor *h = malloc((f->n ? f->n : 1) * sizeof(*h));
+	size_t n = 0;
+	int64_t total;
+
+	if (!h)
+		return -1;
+	for (size_t i = 0; i < f->n; i++)
+		if ((kind < 0 || (int)f->v[i].kind == kind) && f->v[i].nops)
+			h[n++] = (struct cursor){ &f->v[i], 0 };
+	total = merge_union(h, n);
+	free(h);
+	return total;
+}
+
+int64_t findings_union_ns(const struct findings *f, const size_t *members, size_t n)
+{
+	struct cursor *h = malloc((n ? n : 1) * sizeof(*h));
+	size_t k = 0;
+	int64_t total;
+
+	if (!h)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (f->v[members[i]].nops)
+			h[k++] = (struct cursor){ &f->v[members[i]], 0 };
+	total = merge_union(h, k);
+	free(h);
+	return total;
 }
 
 const char *module_locate(const struct run_module *modules, size_t n, uint64_t addr,

@@ -110,6 +110,14 @@ const char *module_locate(const struct run_module *modules, size_t n, uint64_t a
 int64_t ops_union_ns(const struct finding_op *ops, size_t n);
 
 /*
+ * Union of the intervals of the operations that fixing the findings
+ * f->v[members[0..n)] removes (finding_op_saved()), each operation once
+ * however many of them hold it; after findings_finish() (operations
+ * sorted).  Merged in place, no copy.  -1 when out of memory.
+ */
+int64_t findings_union_ns(const struct findings *f, const size_t *members, size_t n);
+
+/*
  * 1 when fixing finding 'g' makes 'op' (one of g's operations) go away, so
  * that its time counts in the savings.  Every operation does, except the
  * send of a host->device->host round trip: its natural fix (map(to:) for

@@ -81,10 +81,10 @@ static double rounded(double v)
 }
 
 /* {"data_ops": N, "kernels": N, "run": N}: rows the report left out (db/sound.h). */
-static json_t *damaged_json(const struct run_info *r)
+static json_t *damaged_json(const struct analysis *a)
 {
-	return json_pack("{sIsIsI}", "data_ops", (json_int_t)r->damaged_ops.rows,
-			 "kernels", (json_int_t)r->damaged_kernels.rows, "run", (json_int_t)r->damaged_run);
+	return json_pack("{sIsIsI}", "data_ops", (json_int_t)a->damaged_ops.rows,
+			 "kernels", (json_int_t)a->damaged_kernels.rows, "run", (json_int_t)a->run.damaged_run);
 }
 
 static json_t *run_json(const struct analysis *a)
@@ -108,7 +108,7 @@ static json_t *run_json(const struct analysis *a)
 							  a->host_device));
 	json_object_set_new(o, "events", json_integer((json_int_t)a->totals.events));
 	json_object_set_new(o, "events_lost", json_integer(r->events_lost));
-	json_object_set_new(o, "damaged_rows", damaged_json(r));
+	json_object_set_new(o, "damaged_rows", damaged_json(a));
 	/* Devices the runtime reported, and any other that events name, by number. */
 	for (size_t i = 0; i < a->totals.ndevices; i++) {
 		const struct device_totals *t = &a->totals.devices[i];
@@ -252,14 +252,12 @@ static json_t *edit_json(const struct plan_edit *e)
  */
 static json_t *plans_json(const struct analysis *a)
 {
-	struct plans p;
-	json_t *arr;
+	struct plans own;
+	const struct plans *p = plans_get(a, &own);
+	json_t *arr = p ? json_array() : NULL;
 
-	if (plans_build(a, &p) < 0)
-		return NULL;
-	arr = json_array();
-	for (size_t i = 0; arr && i < p.n; i++) {
-		const struct plan *pl = &p.v[i];
+	for (size_t i = 0; arr && i < p->n; i++) {
+		const struct plan *pl = &p->v[i];
 		json_t *o = json_object(), *ids = json_array(), *kinds = json_object();
 		json_t *dir = place(a, pl->codeptr);
 
@@ -278,7 +276,7 @@ static json_t *plans_json(const struct analysis *a)
 		json_object_set_new(o, "edit", edit_json(&pl->edit));
 		json_array_append_new(arr, o);
 	}
-	plans_release(&p);
+	plans_release(&own);
 	return arr;
 }
 

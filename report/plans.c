@@ -43,39 +43,14 @@ static int cmp_keyed(const void *x, const void *y)
 	return d ? d : (a->index > b->index) - (a->index < b->index);
 }
 
-static int cmp_op(const void *x, const void *y)
-{
-	const struct finding_op *a = x, *b = y;
-	if (a->begin_ns != b->begin_ns)
-		return a->begin_ns < b->begin_ns ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
 /* The union of the members' operations, each seq once.  -1 when out of memory. */
 static int plan_savings(const struct analysis *a, struct plan *p)
 {
-	size_t n = 0, k = 0;
-	struct finding_op *ops;
-
-	for (size_t i = 0; i < p->nmembers; i++)
-		n += a->findings.v[p->members[i]].nops;
-	ops = malloc((n ? n : 1) * sizeof(*ops));
-	if (!ops)
+	p->savings_ns = findings_union_ns(&a->findings, p->members, p->nmembers);
+	if (p->savings_ns < 0)
 		return -1;
-	for (size_t i = 0; i < p->nmembers; i++) {
-		const struct finding *g = &a->findings.v[p->members[i]];
-		k += finding_saved_ops(g, ops + k);
-	}
-	n = k;
-	sort_array(ops, n, sizeof(*ops), cmp_op);
-	k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!k || ops[i].seq != ops[k - 1].seq)
-			ops[k++] = ops[i];
-	p->savings_ns = ops_union_ns(ops, k);
 	if (a->duration_ns > 0 && p->savings_ns > a->duration_ns)
 		p->savings_ns = a->duration_ns;
-	free(ops);
 	return 0;
 }
 
@@ -129,6 +104,14 @@ out:
 	if (rc < 0)
 		plans_release(p);
 	return rc;
+}
+
+const struct plans *plans_get(const struct analysis *a, struct plans *own)
+{
+	memset(own, 0, sizeof(*own));
+	if (a->plans)
+		return a->plans;
+	return plans_build(a, own) < 0 ? NULL : own;
 }
 
 void plans_release(struct plans *p)

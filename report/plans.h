@@ -42,4 +42,11 @@ struct plans {
 int plans_build(const struct analysis *a, struct plans *p);
 void plans_release(struct plans *p);
 
+/*
+ * a->plans when the driver built them (report_run(): once for every
+ * output), else a's plans built into *own.  The caller releases *own with
+ * plans_release() either way.  NULL when out of memory.
+ */
+const struct plans *plans_get(const struct analysis *a, struct plans *own);
+
 #endif

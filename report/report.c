@@ -18,6 +18,7 @@
 #include "report/html.h"
 #include "report/json.h"
 #include "report/paths.h"
+#include "report/plans.h"
 #include "report/report.h"
 #include "report/sarif.h"
 #include "report/summary.h"
@@ -64,6 +65,7 @@ static int check_gates(const struct report_options *opt, const struct findings *
 int report_run(const struct report_options *opt, struct report_result *res, char **err)
 {
 	struct analysis a;
+	struct plans plans;
 	struct db *db;
 	json_t *doc = NULL;
 	char *why = NULL;
@@ -71,6 +73,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 
 	memset(res, 0, sizeof(*res));
 	memset(&a, 0, sizeof(a));
+	memset(&plans, 0, sizeof(plans));
 	db = db_open(opt->db_path, DB_OPEN_WRITE | (opt->check ? DB_OPEN_CHECK : 0), &res->problem, &why);
 	if (!db) {
 		if (err && asprintf(err, "cannot report on '%s': %s", opt->db_path, why ? why : "out of memory") < 0)
@@ -96,7 +99,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	{
 		char *msg = NULL;
 		struct symbolizer *sym = symbolizer_new(db, &msg);
-		if (!sym || attribute_run(db, sym, !opt->no_source, NULL, &msg) < 0) {
+		if (!sym || attribute_run(db, sym, !opt->no_source, a.keys, NULL, &msg) < 0) {
 			symbolizer_free(sym);
 			explain_failure(db, res, &msg);
 			if (res->problem != DB_OK) {
@@ -126,6 +129,10 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 			a.stored = !db_copied(db);
 		}
 	}
+	/* Once for the summary and the document: they read the source files. */
+	if ((!opt->quiet || opt->json_path || opt->html_path || opt->sarif_path) &&
+	    plans_build(&a, &plans) == 0)
+		a.plans = &plans;
 	if (!opt->quiet) {
 		/* A report on standard output keeps it to itself. */
 		FILE *out = outfile_is_stdout(opt->json_path) || outfile_is_stdout(opt->html_path)
@@ -163,6 +170,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	rc = 0;
 release:
 	json_decref(doc);
+	plans_release(&plans);
 	analysis_release(&a);
 	db_close(db);
 	return rc;

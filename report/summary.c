@@ -110,14 +110,15 @@ static void print_edit(FILE *out, const struct plan_edit *e, int with_patch)
 /* The directives to change first: one line per plan, its findings by kind, its edit. */
 static void print_plans(FILE *out, const struct analysis *a, int top)
 {
-	struct plans p;
+	struct plans own;
+	const struct plans *p = plans_get(a, &own);
 	char t[32];
 
-	if (plans_build(a, &p) < 0)
+	if (!p)
 		return;
-	fprintf(out, "\ndirectives to change (%zu), by savings:\n", p.n);
-	for (size_t i = 0; i < p.n && (int)i < top; i++) {
-		const struct plan *pl = &p.v[i];
+	fprintf(out, "\ndirectives to change (%zu), by savings:\n", p->n);
+	for (size_t i = 0; i < p->n && (int)i < top; i++) {
+		const struct plan *pl = &p->v[i];
 		const char *sep = "";
 
 		fprintf(out, "  %zu. ", i + 1);
@@ -135,9 +136,9 @@ static void print_plans(FILE *out, const struct analysis *a, int top)
 		fprintf(out, "%s)\n", pl->nmembers > 8 ? ", ..." : "");
 		print_edit(out, &pl->edit, i == 0);
 	}
-	if (p.n > (size_t)top)
-		fprintf(out, "  ... and %zu more directives\n", p.n - (size_t)top);
-	plans_release(&p);
+	if (p->n > (size_t)top)
+		fprintf(out, "  ... and %zu more directives\n", p->n - (size_t)top);
+	plans_release(&own);
 }
 
 static int cmp_savings(const void *x, const void *y)
@@ -225,8 +226,8 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 	int incomplete = run_incomplete(&a->run);
 	char t[32], b[32], d[32];
 
-	print_damaged(out, "data_op_raw", &a->run.damaged_ops);
-	print_damaged(out, "kernel_raw", &a->run.damaged_kernels);
+	print_damaged(out, "data_op_raw", &a->damaged_ops);
+	print_damaged(out, "kernel_raw", &a->damaged_kernels);
 	if (a->run.damaged_run)
 		fprintf(out, "mapprof: warning: 1 damaged row in run_raw ignored: %" PRId64
 			" with a duration or host device out of range\n", a->run.damaged_run);

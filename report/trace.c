@@ -325,7 +325,7 @@ static int write_event(struct trace *t, const struct event *ev, char **err)
 /* One pass of the stream: 0, -1 with *err, or EVENTS_RESTART (seq mode only). */
 static int write_events(struct trace *t, enum events_mode mode, char **err)
 {
-	struct event_stream *s = event_stream_open(t->db, mode, err);
+	struct event_stream *s = event_stream_open(t->db, mode, NULL, err);
 	struct event ev;
 	int rc;
 

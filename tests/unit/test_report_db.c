@@ -56,7 +56,7 @@ static void test_stream_order_and_pairs(void)
 	int n = 0;
 
 	check_exec(db, run_sql);
-	s = event_stream_open(db, EVENTS_BY_SEQ, &err);
+	s = event_stream_open(db, EVENTS_BY_SEQ, NULL, &err);
 	CHECK(s != NULL);
 	while (s && n < 16 && event_stream_next(s, &ev, &err) == 1) {
 		if (ev.kind == EV_DELETE && ev.seq == 25) {
