@@ -38,6 +38,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(MAPPROF_XXH3_X86)
@@ -285,14 +286,24 @@ static void start_helpers(void)
 	atomic_store(&nhelpers, started);
 }
 
+/*
+ * Memory for a job beyond the static pool: mapped, never from malloc, so
+ * that the program's heap stays as it would be without us (text.h).
+ */
+static void *job_map(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static void job_free(struct hash_job *j)
 {
 	if (j->chunk_hash != j->inline_hash)
-		free(j->chunk_hash);
+		munmap(j->chunk_hash, j->nchunks * sizeof(uint64_t));
 	if (j->pool_slot >= 0)
 		atomic_fetch_and_explicit(&pool_used, ~(1u << j->pool_slot), memory_order_release);
 	else
-		free(j);
+		munmap(j, sizeof(*j));
 }
 
 static struct hash_job *job_new(const void *p, uint64_t n)
@@ -310,7 +321,7 @@ static struct hash_job *job_new(const void *p, uint64_t n)
 			break;
 		}
 	}
-	if (!j && !(j = malloc(sizeof(*j))))
+	if (!j && !(j = job_map(sizeof(*j))))
 		return NULL;
 	j->pool_slot = slot;
 	j->p = p;
@@ -321,7 +332,7 @@ static struct hash_job *job_new(const void *p, uint64_t n)
 	j->in_queue = 0;
 	j->next = NULL;
 	j->chunk_hash = j->nchunks <= INLINE_CHUNKS ? j->inline_hash
-		: malloc(j->nchunks * sizeof(uint64_t));
+		: job_map(j->nchunks * sizeof(uint64_t));
 	if (!j->chunk_hash) {
 		j->chunk_hash = j->inline_hash;
 		job_free(j);

@@ -83,10 +83,10 @@ static void note_site(struct thread_state *t, uint64_t codeptr, const char *entr
 	for (s = sites; s; s = s->next)
 		if (s->codeptr == codeptr)
 			break;
-	if (!s && (s = calloc(1, sizeof(*s)))) {
+	if (!s && (s = text_alloc(sizeof(*s)))) {
 		s->codeptr = codeptr;
 		s->entry = entry;
-		s->psource = loc && loc->psource ? strdup(loc->psource) : NULL;
+		s->psource = loc && loc->psource ? text_strdup(loc->psource) : NULL;
 		sb_put(&json, "[", 1);
 		for (int i = 0; i < n; i++) {
 			const char *name = names ? (const char *)names[i] : NULL;

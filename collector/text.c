@@ -1,10 +1,13 @@
 /*
  * text.c - messages on stderr and JSON strings (see text.h).
  */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "collector/text.h"
 
@@ -42,13 +45,55 @@ size_t json_escape(unsigned char c, char esc[8])
 	return 1;
 }
 
+#define ARENA_BLOCK ((size_t)64 << 10)
+
+static pthread_mutex_t arena_mu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned char *arena_next, *arena_end;
+
+void *text_alloc(size_t n)
+{
+	void *p = NULL;
+
+	n = (n + 15) & ~(size_t)15;
+	if (n > ARENA_BLOCK / 4) {
+		p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		return p == MAP_FAILED ? NULL : p;
+	}
+	pthread_mutex_lock(&arena_mu);
+	if (!arena_next || (size_t)(arena_end - arena_next) < n) {
+		unsigned char *b = mmap(NULL, ARENA_BLOCK, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (b != MAP_FAILED) {
+			arena_next = b;
+			arena_end = b + ARENA_BLOCK;
+		}
+	}
+	if (arena_next && (size_t)(arena_end - arena_next) >= n) {
+		p = arena_next;
+		arena_next += n;
+	}
+	pthread_mutex_unlock(&arena_mu);
+	return p;
+}
+
+char *text_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = text_alloc(n);
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
 void sb_put(struct sbuf *b, const char *s, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
 		size_t ncap = (b->len + n + 1) * 2;
-		char *np = realloc(b->p, ncap);
+		char *np = text_alloc(ncap);
 		if (!np)
 			return;
+		if (b->p)
+			memcpy(np, b->p, b->len + 1);
 		b->p = np;
 		b->cap = ncap;
 	}

@@ -75,12 +75,14 @@ struct wt_scan_arg {
 #define VEC 64
 #define MAX_BACKOFF 256
 #define PEND 4
+#define INLINE_CHUNKS 8
 
 struct entry {
 	uint64_t addr, len;   /* len 0: a free slot */
 	uint64_t lo, hi;      /* its pages */
 	uint64_t hash;
-	uint64_t *chunk;      /* hash_nchunks(len) chunk hashes while known */
+	uint64_t *chunk;      /* hash_nchunks(len) chunk hashes while known: inline, or mapped */
+	uint64_t inline_chunk[INLINE_CHUNKS];
 	uint64_t used;        /* for eviction: the least recently used goes */
 	uint32_t sends;
 	uint32_t skip, backoff;
@@ -329,7 +331,8 @@ static void forget(struct entry *e)
 {
 	if (e->tracked)
 		protect(e->lo, e->hi, 0);  /* written, for any other range holding these pages */
-	free(e->chunk);
+	if (e->chunk && e->chunk != e->inline_chunk)
+		munmap(e->chunk, hash_nchunks(e->len) * sizeof(uint64_t));
 	memset(e, 0, sizeof(*e));
 }
 
@@ -386,8 +389,16 @@ static int protect_for(struct entry *e, uint64_t lo, uint64_t hi, int on)
 static int hash_all(struct entry *e)
 {
 	uint32_t n = hash_nchunks(e->len);
-	if (!e->chunk && !(e->chunk = malloc(n * sizeof(uint64_t))))
-		return -1;
+	/* Not from malloc: the program's heap stays as it would be without us (text.h). */
+	if (!e->chunk && n <= INLINE_CHUNKS)
+		e->chunk = e->inline_chunk;
+	if (!e->chunk) {
+		void *m = mmap(NULL, n * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return -1;
+		e->chunk = m;
+	}
 	int64_t t = mono_ns();
 	for (uint32_t i = 0; i < n; i++)
 		e->chunk[i] = hash_chunk((const void *)(uintptr_t)e->addr, e->len, i);
