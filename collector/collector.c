@@ -321,13 +321,16 @@ static int side_frames_waiting(void)
 static void side_frames_write(enum buffer_moment when)
 {
 	if (when == BUFFER_END) {
-		uint64_t read, reused;
+		uint64_t read, reused, by_helpers;
+		int helpers;
 		modules_record();  /* the last chance: no cheap test first */
 		hash_stats(&read, &reused);
+		helpers = hash_helpers(&by_helpers);
 		output_frame(SPOOL_STAT, "hash_bytes", (int64_t)read);
 		output_frame(SPOOL_STAT, "hash_reused_bytes", (int64_t)reused);
 		output_frame(SPOOL_STAT, "hash_reuse", (int64_t)wtrack_active());
-		output_frame(SPOOL_STAT, "hash_helpers", (int64_t)hash_helpers());
+		output_frame(SPOOL_STAT, "hash_helpers", (int64_t)helpers);
+		output_frame(SPOOL_STAT, "hash_helper_bytes", (int64_t)by_helpers);
 	} else if (modules_changed()) {
 		/* At a swap, a library loaded since also gets its offload calls sent to us. */
 		if (when == BUFFER_SWAPPED)

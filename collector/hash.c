@@ -14,7 +14,9 @@
  * How many: one per core the program leaves idle, at most 3 -- the cores
  * this process may run on minus the threads the OpenMP runtime will run
  * (omp_get_max_threads()), so none when the program's OpenMP threads use
- * every core, as they do by default.  Measured on 2 cores with host offload
+ * every core, as they do by default -- and a job goes to them only while
+ * /proc/stat says a core was idle over the last 100 ms (other processes,
+ * such as the other ranks of an MPI job, take cores too).  Measured on 2 cores with host offload
  * (issue #15, bench/real): a helper on a core the program's threads use
  * took that core from them (a blocked LU ran 14% faster without it), while
  * on idle cores a helper hides the hash behind the runtime's copy.  Helpers
@@ -32,6 +34,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -118,6 +121,15 @@ static struct hash_job pool[POOL_JOBS];
 static _Atomic uint32_t pool_used;  /* bit i: pool[i] is taken */
 
 static _Atomic uint64_t bytes_read, bytes_reused;
+static _Atomic uint64_t helper_busy_ns;  /* time helpers spent hashing */
+static _Atomic uint64_t helper_bytes;    /* bytes they hashed */
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static uint64_t chunk_len(const struct hash_job *j, uint32_t i)
 {
@@ -125,13 +137,16 @@ static uint64_t chunk_len(const struct hash_job *j, uint32_t i)
 	return j->n - off < HASH_CHUNK_BYTES ? j->n - off : HASH_CHUNK_BYTES;
 }
 
-/* Take and hash chunks of j until none is left. */
-static void work_on(struct hash_job *j)
+/* Take and hash chunks of j until none is left; the bytes hashed. */
+static uint64_t work_on(struct hash_job *j)
 {
+	uint64_t bytes = 0;
 	uint32_t i;
-	while ((i = atomic_fetch_add_explicit(&j->next_chunk, 1, memory_order_relaxed)) < j->nchunks)
-		j->chunk_hash[i] = xxh3(j->p + (uint64_t)i * HASH_CHUNK_BYTES,
-							 chunk_len(j, i));
+	while ((i = atomic_fetch_add_explicit(&j->next_chunk, 1, memory_order_relaxed)) < j->nchunks) {
+		j->chunk_hash[i] = xxh3(j->p + (uint64_t)i * HASH_CHUNK_BYTES, chunk_len(j, i));
+		bytes += chunk_len(j, i);
+	}
+	return bytes;
 }
 
 uint64_t hash_chunk(const void *p, uint64_t n, uint32_t i)
@@ -148,9 +163,10 @@ void hash_count_reused(uint64_t bytes)
 	atomic_fetch_add_explicit(&bytes_reused, bytes, memory_order_relaxed);
 }
 
-int hash_helpers(void)
+int hash_helpers(uint64_t *bytes)
 {
 	int n = atomic_load_explicit(&nhelpers, memory_order_relaxed);
+	*bytes = atomic_load_explicit(&helper_bytes, memory_order_relaxed);
 	return n > 0 ? n : 0;
 }
 
@@ -211,7 +227,9 @@ static void *helper_main(void *arg)
 		}
 		atomic_fetch_add_explicit(&j->busy, 1, memory_order_relaxed);
 		pthread_mutex_unlock(&mu);
-		work_on(j);
+		int64_t t0 = mono_ns();
+		atomic_fetch_add_explicit(&helper_bytes, work_on(j), memory_order_relaxed);
+		atomic_fetch_add_explicit(&helper_busy_ns, (uint64_t)(mono_ns() - t0), memory_order_relaxed);
 		pthread_mutex_lock(&mu);
 		int owner_may_wait = !j->in_queue;
 		/* Release: the owner that sees busy reach 0 sees the chunk hashes. */
@@ -260,6 +278,75 @@ static long idle_cores(void)
 	return cores - (max_threads ? max_threads() : 1);
 }
 
+/*
+ * How many cores are idle now, measured: the idle share of every CPU's time
+ * in /proc/stat over the last IDLE_PERIOD_NS or more, our helpers' own
+ * hashing counted as idle (it would be without them).  The program's
+ * OpenMP threads spinning in a barrier count as busy: the runtime chose to
+ * keep those cores.  So do other processes (the other ranks of an MPI job).
+ * -1 until two readings exist.  Read without stdio or malloc.
+ */
+#define IDLE_PERIOD_NS 100000000
+static pthread_mutex_t idle_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int idle_now = -1;
+static _Atomic int64_t idle_at;
+static uint64_t idle_prev, total_prev, busy_prev;
+static int gated;  /* helpers only while cores are idle (not when MAPPROF_HASH_THREADS is set) */
+
+static int read_cpu_ticks(uint64_t *idle, uint64_t *total)
+{
+	char buf[512], *q = buf;
+	uint64_t v[8] = { 0 };
+	int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 5 || strncmp(buf, "cpu ", 4))
+		return -1;
+	buf[n] = 0;
+	q += 4;
+	/* user nice system idle iowait irq softirq steal (guest time is in user) */
+	for (int i = 0; i < 8; i++) {
+		while (*q == ' ')
+			q++;
+		while (*q >= '0' && *q <= '9')
+			v[i] = v[i] * 10 + (uint64_t)(*q++ - '0');
+	}
+	*idle = v[3] + v[4];
+	*total = 0;
+	for (int i = 0; i < 8; i++)
+		*total += v[i];
+	return 0;
+}
+
+static int cores_idle_now(void)
+{
+	int64_t now = mono_ns();
+	int v = atomic_load_explicit(&idle_now, memory_order_relaxed);
+	uint64_t idle, total, busy;
+
+	if (now - atomic_load_explicit(&idle_at, memory_order_relaxed) < IDLE_PERIOD_NS ||
+	    pthread_mutex_trylock(&idle_mu))
+		return v;
+	if (read_cpu_ticks(&idle, &total) == 0) {
+		busy = atomic_load_explicit(&helper_busy_ns, memory_order_relaxed);
+		if (total_prev && total > total_prev) {
+			long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+			double ticks_ns = 1e9 / (double)sysconf(_SC_CLK_TCK);
+			double idle_ticks = (double)(idle - idle_prev) + (double)(busy - busy_prev) / ticks_ns;
+			v = (int)(idle_ticks * (double)cpus / (double)(total - total_prev));
+			atomic_store_explicit(&idle_now, v, memory_order_relaxed);
+		}
+		idle_prev = idle;
+		total_prev = total;
+		busy_prev = busy;
+	}
+	atomic_store_explicit(&idle_at, now, memory_order_relaxed);
+	pthread_mutex_unlock(&idle_mu);
+	return v;
+}
+
 /* Start the helpers once; called with mu held. */
 static void start_helpers(void)
 {
@@ -283,6 +370,9 @@ static void start_helpers(void)
 		pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 		atfork_set = 1;
 	}
+	gated = !(env && *env);
+	if (started && gated)
+		cores_idle_now();  /* the first reading */
 	atomic_store(&nhelpers, started);
 }
 
@@ -398,6 +488,9 @@ struct hash_job *hash_start(const void *p, uint64_t n)
 		if (atomic_load(&nhelpers) == 0)
 			return NULL;
 	}
+	/* No core idle now (or not known yet): hashing on this thread takes none. */
+	if (gated && cores_idle_now() < 1)
+		return NULL;
 	j = job_new(p, n);
 	if (!j)
 		return NULL;

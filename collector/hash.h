@@ -57,8 +57,8 @@ uint64_t hash_combine(const uint64_t *h, uint64_t n);
  */
 void hash_count_reused(uint64_t bytes);
 void hash_stats(uint64_t *read, uint64_t *reused);
-/* The helper threads started (0 before the first large transfer). */
-int hash_helpers(void);
+/* The helper threads started (0 before the first large transfer); *bytes: what they hashed. */
+int hash_helpers(uint64_t *bytes);
 
 /*
  * Device memory the host can read.  collector_device_note() is called at
