@@ -13,34 +13,20 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/userfaultfd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "collector/hash.h"
+#include "collector/wtrack_uapi.h"
 
-#ifndef UFFD_USER_MODE_ONLY
-#define UFFD_USER_MODE_ONLY 1
-#endif
-#define FEATURES ((1ULL << 15) | (1ULL << 13))  /* WP_ASYNC, WP_UNPOPULATED */
+#define FEATURES (WT_FEATURE_WP_ASYNC | WT_FEATURE_WP_UNPOPULATED)
 
-struct region {
-	uint64_t start, end, categories;
-};
-
-struct scan_arg {
-	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-
-#define PAGEMAP_SCAN_IOCTL _IOWR('f', 16, struct scan_arg)
 #define BYTES ((size_t)64 << 20)
 #define ROUNDS 7
 #define FIGURES 7
@@ -66,11 +52,11 @@ static void protect(char *p, size_t n, int on)
 
 static long scan(char *p, size_t n)
 {
-	static struct region vec[64];
-	struct scan_arg a = { .size = sizeof(a), .flags = 3, .start = (uint64_t)(uintptr_t)p,
+	static struct wt_page_region vec[64];
+	struct wt_scan_arg a = { .size = sizeof(a), .flags = WT_SCAN_WP_MATCHING | WT_SCAN_CHECK_WPASYNC, .start = (uint64_t)(uintptr_t)p,
 			      .end = (uint64_t)(uintptr_t)p + n, .vec = (uint64_t)(uintptr_t)vec,
-			      .vec_len = 64, .category_anyof_mask = 2, .return_mask = 2 };
-	return ioctl(pagemap, PAGEMAP_SCAN_IOCTL, &a);
+			      .vec_len = 64, .category_anyof_mask = WT_PAGE_IS_WRITTEN, .return_mask = WT_PAGE_IS_WRITTEN };
+	return ioctl(pagemap, WT_PAGEMAP_SCAN, &a);
 }
 
 static int cmp(const void *a, const void *b)

@@ -34,11 +34,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
-#include <linux/userfaultfd.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -46,29 +44,7 @@
 
 #include "collector/hash.h"
 #include "collector/wtrack.h"
-
-/* Linux 6.7's interface; Debian 12's kernel headers are older. */
-#ifndef UFFD_USER_MODE_ONLY
-#define UFFD_USER_MODE_ONLY 1
-#endif
-#define WT_FEATURE_WP_UNPOPULATED (1ULL << 13)
-#define WT_FEATURE_WP_ASYNC (1ULL << 15)
-
-struct wt_page_region {
-	uint64_t start, end, categories;
-};
-
-struct wt_scan_arg {
-	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-
-#define WT_PAGEMAP_SCAN _IOWR('f', 16, struct wt_scan_arg)
-#define WT_SCAN_WP_MATCHING (1ULL << 0)
-#define WT_SCAN_CHECK_WPASYNC (1ULL << 1)
-#define WT_PAGE_IS_WRITTEN (1ULL << 1)
-#define WT_PAGE_IS_FILE (1ULL << 2)
-#define WT_PAGE_IS_PRESENT (1ULL << 3)
+#include "collector/wtrack_uapi.h"
 
 #define ENTRIES 256
 #define MIN_BYTES ((uint64_t)64 << 10)  /* smaller ranges: the ioctls cost more than hashing */
