@@ -223,6 +223,7 @@ REPORT_OBJS := \
 	$(B)/report/merge.o \
 	$(B)/report/diff.o \
 	$(B)/db/open.o \
+	$(B)/db/sound.o \
 	$(B)/db/events.o \
 	$(B)/db/findings.o \
 	$(B)/report/symbolize.o \
@@ -233,6 +234,7 @@ REPORT_OBJS := \
 	$(B)/report/attribute.o \
 	$(B)/db/attribution.o \
 	$(B)/report/html.o \
+	$(B)/db/timeline_rows.o \
 	$(B)/db/timeline.o \
 	$(B)/gen/assets.o \
 	$(B)/report/gate.o \

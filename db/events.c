@@ -13,12 +13,9 @@
  * Damaged rows (db/sound.h) are left out here, row by row, and counted per
  * reason (event_stream_damaged()): the stream holds only rows whose times,
  * sizes and devices the detectors can do arithmetic on.  The statements
- * select every row, since each is read anyway: a row whose columns under
- * the rules all hold integers is judged in C, which is what SQLite answers
- * for integers; one with a NULL, a real, text or a blob there (only an
- * edited or broken database has one) is judged by SQLite itself, with
- * db/sound.h's expressions, by its seq.  Judging every row in SQL cost a
- * third of the stream, and counting the damaged ones a second pass.
+ * select every row, since each is read anyway, and sound_op() and
+ * sound_kernel() judge each as it comes: a WHERE per row cost a third of the
+ * stream, and counting the damaged ones a second pass.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -39,7 +36,7 @@ struct event_stream {
 	int64_t pair_delete, pair_alloc;
 	struct hmap live;              /* alloc seq -> {bytes, host addr} */
 	struct op_keys *keys;          /* every row's attribution keys, or NULL */
-	sqlite3_stmt *judge_op, *judge_kernel;  /* prepared at the first row C cannot judge */
+	struct sound_judge judge;
 	struct damaged damaged_ops, damaged_kernels;
 	/* seq mode: the window, sorted by (begin_ns, seq), in win[head..tail) */
 	struct event *win;
@@ -67,22 +64,15 @@ static const char ops_sorted_sql[] =
 	"SELECT " OP_COLUMNS ","
 	" (SELECT p.alloc_seq FROM delete_pair_raw p WHERE d.kind IN (4, 20) AND p.delete_seq = d.seq)"
 	" FROM data_op_raw d ORDER BY d.begin_ns, d.seq";
-/* Column 7 is dur_ns, for the rules. */
+/* The columns of KERNEL_SELECT, in order: dur_ns is for the rules. */
+enum {
+	K_SEQ, K_THREAD, K_DEVICE, K_BEGIN, K_END, K_CODEPTR, K_TARGET, K_DUR
+};
 #define KERNEL_SELECT \
 	"SELECT k.seq, k.thread, k.device, k.begin_ns, k.begin_ns + k.dur_ns," \
 	" t.codeptr, k.target_id, k.dur_ns FROM kernel_raw k LEFT JOIN target_raw t ON t.id = k.target_id"
 static const char kernels_by_seq_sql[] = KERNEL_SELECT " ORDER BY k.seq";
 static const char kernels_sorted_sql[] = KERNEL_SELECT " ORDER BY k.begin_ns, k.seq";
-
-/* A row C cannot judge, by seq: sound, then each reason (db/sound.h) as 0 or 1. */
-static const char judge_op_sql[] =
-	"SELECT " OP_SOUND("d") ", " OP_BAD_NULL("d") " IS 1, " OP_BAD_KIND("d") " IS 1,"
-	" " OP_BAD_DEVICE("d") " IS 1, " OP_BAD_BYTES("d") " IS 1, " BAD_TIME("d") " IS 1"
-	" FROM data_op_raw d WHERE d.seq = ?";
-static const char judge_kernel_sql[] =
-	"SELECT " KERNEL_SOUND("k") ", " KERNEL_BAD_NULL("k") " IS 1, 0,"
-	" " KERNEL_BAD_DEVICE("k") " IS 1, 0, " BAD_TIME("k") " IS 1"
-	" FROM kernel_raw k WHERE k.seq = ?";
 static const char pairs_sql[] =
 	"SELECT delete_seq, alloc_seq FROM delete_pair_raw ORDER BY delete_seq";
 
@@ -113,115 +103,55 @@ static uint64_t col_u64(sqlite3_stmt *st, int i)
 	return (uint64_t)sqlite3_column_int64(st, i);
 }
 
-/* db/sound.h's rules on integers: what SQLite's BETWEENs answer for them. */
-static int device_ok(int64_t v)
-{
-	return v >= DB_DEVICE_MIN && v <= DB_DEVICE_MAX;
-}
-
-static int value_ok(int64_t v)
-{
-	return v >= 0 && v <= DB_VALUE_MAX;
-}
-
-/* begin_ns in range, then dur_ns in [0, DB_VALUE_MAX - begin_ns] (no overflow). */
-static int times_ok(int64_t begin_ns, int64_t dur_ns)
-{
-	return value_ok(begin_ns) && dur_ns >= 0 && dur_ns <= DB_VALUE_MAX - begin_ns;
-}
-
-static int all_integers(sqlite3_stmt *st, const int *cols, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (sqlite3_column_type(st, cols[i]) != SQLITE_INTEGER)
-			return 0;
-	return 1;
-}
-
 static int64_t i64(sqlite3_value *v)
 {
 	return sqlite3_value_int64(v);
 }
 
-static int is_int(sqlite3_value *v)
-{
-	return sqlite3_value_type(v) == SQLITE_INTEGER;
-}
-
-static void count_damaged(struct damaged *d, int null, int kind, int device, int bytes, int time)
+/* Count a damaged row (sound_op(), sound_kernel()): once, and once per reason. */
+static int count_damaged(struct damaged *d, unsigned why)
 {
 	d->rows++;
-	d->null += null;
-	d->kind += kind;
-	d->device += device;
-	d->bytes += bytes;
-	d->time += time;
-}
-
-/*
- * Ask SQLite about row 'seq' with the statement 'sql' (judge_op_sql,
- * judge_kernel_sql), prepared once into *st: 1 sound, 0 damaged (counted
- * into *d), -1 on error.
- */
-static int judge(struct event_stream *s, sqlite3_stmt **st, const char *sql, int64_t seq,
-		 struct damaged *d, char **err)
-{
-	int rc, sound;
-
-	if (!*st && !(*st = db_prepare(s->db, sql, err)))
-		return -1;
-	sqlite3_bind_int64(*st, 1, seq);
-	rc = sqlite3_step(*st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(*st);
-		return step_error(s, err);
-	}
-	sound = sqlite3_column_int(*st, 0);
-	if (!sound)
-		count_damaged(d, sqlite3_column_int(*st, 1), sqlite3_column_int(*st, 2),
-			      sqlite3_column_int(*st, 3), sqlite3_column_int(*st, 4),
-			      sqlite3_column_int(*st, 5));
-	sqlite3_reset(*st);
-	return sound;
+	d->null += !!(why & SOUND_BAD_NULL);
+	d->kind += !!(why & SOUND_BAD_KIND);
+	d->device += !!(why & SOUND_BAD_DEVICE);
+	d->bytes += !!(why & SOUND_BAD_BYTES);
+	d->time += !!(why & SOUND_BAD_TIME);
+	return 0;
 }
 
 /* The data operation in c (s->ops' columns): 1 sound, 0 damaged (counted), -1 on error. */
 static int op_sound(struct event_stream *s, sqlite3_value **c, char **err)
 {
-	enum ev_kind kind;
-	int64_t raw_kind;
-	int kind_bad, device_bad, bytes_bad, time_bad;
+	struct sound_op_row r = {
+		.seq = i64(c[OP_SEQ]),
+		.kind = c[OP_KIND],
+		.src_dev = c[OP_SRC_DEV],
+		.dst_dev = c[OP_DST_DEV],
+		.bytes = c[OP_BYTES],
+		.begin_ns = c[OP_BEGIN],
+		.dur_ns = c[OP_DUR],
+	};
+	unsigned why;
+	int rc = sound_op(&s->judge, &r, &why, err);
 
-	if (!is_int(c[OP_KIND]) || !is_int(c[OP_SRC_DEV]) || !is_int(c[OP_DST_DEV]) ||
-	    !is_int(c[OP_BYTES]) || !is_int(c[OP_BEGIN]) || !is_int(c[OP_DUR]))
-		return judge(s, &s->judge_op, judge_op_sql, i64(c[OP_SEQ]), &s->damaged_ops, err);
-	raw_kind = i64(c[OP_KIND]);
-	kind_bad = raw_kind < 1 || raw_kind > 20 || op_kind((int)raw_kind, &kind) < 0;
-	device_bad = !device_ok(i64(c[OP_SRC_DEV])) || !device_ok(i64(c[OP_DST_DEV]));
-	bytes_bad = !value_ok(i64(c[OP_BYTES]));
-	time_bad = !times_ok(i64(c[OP_BEGIN]), i64(c[OP_DUR]));
-	if (!kind_bad && !device_bad && !bytes_bad && !time_bad)
-		return 1;
-	count_damaged(&s->damaged_ops, 0, kind_bad, device_bad, bytes_bad, time_bad);
-	return 0;
+	return rc ? rc : count_damaged(&s->damaged_ops, why);
 }
 
 /* The kernel in s->kernels: 1 sound, 0 damaged (counted), -1 on error. */
 static int kernel_sound(struct event_stream *s, char **err)
 {
-	static const int cols[] = { 2, 3, 7 };   /* device, begin_ns, dur_ns */
 	sqlite3_stmt *st = s->kernels;
-	int device_bad, time_bad;
+	struct sound_kernel_row r = {
+		.seq = sqlite3_column_int64(st, K_SEQ),
+		.device = sqlite3_column_value(st, K_DEVICE),
+		.begin_ns = sqlite3_column_value(st, K_BEGIN),
+		.dur_ns = sqlite3_column_value(st, K_DUR),
+	};
+	unsigned why;
+	int rc = sound_kernel(&s->judge, &r, &why, err);
 
-	if (!all_integers(st, cols, 3))
-		return judge(s, &s->judge_kernel, judge_kernel_sql, sqlite3_column_int64(st, 0),
-			     &s->damaged_kernels, err);
-	device_bad = !device_ok(sqlite3_column_int64(st, 2));
-	time_bad = !times_ok(sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 7));
-	if (!device_bad && !time_bad)
-		return 1;
-	count_damaged(&s->damaged_kernels, 0, 0, device_bad, 0, time_bad);
-	return 0;
+	return rc ? rc : count_damaged(&s->damaged_kernels, why);
 }
 
 static int read_pair(struct event_stream *s, char **err)
@@ -361,13 +291,13 @@ static int read_kernel(struct event_stream *s, char **err)
 		return -1;
 	memset(e, 0, sizeof(*e));
 	e->kind = EV_KERNEL;
-	e->seq = sqlite3_column_int64(st, 0);
-	e->thread = sqlite3_column_int(st, 1);
-	e->src_device = e->dest_device = sqlite3_column_int(st, 2);
-	e->begin_ns = sqlite3_column_int64(st, 3);
-	e->end_ns = sqlite3_column_int64(st, 4);
-	e->codeptr = col_u64(st, 5);
-	e->target_id = sqlite3_column_int64(st, 6);
+	e->seq = sqlite3_column_int64(st, K_SEQ);
+	e->thread = sqlite3_column_int(st, K_THREAD);
+	e->src_device = e->dest_device = sqlite3_column_int(st, K_DEVICE);
+	e->begin_ns = sqlite3_column_int64(st, K_BEGIN);
+	e->end_ns = sqlite3_column_int64(st, K_END);
+	e->codeptr = col_u64(st, K_CODEPTR);
+	e->target_id = sqlite3_column_int64(st, K_TARGET);
 	s->have_kernel = 1;
 	return 0;
 }
@@ -385,6 +315,7 @@ struct event_stream *event_stream_open(struct db *db, enum events_mode mode, str
 	s->db = db;
 	s->mode = mode;
 	s->keys = keys;
+	sound_judge_init(&s->judge, db);
 	hmap_init(&s->live, 1, sizeof(struct live_alloc));
 	/*
 	 * The sorter: memory before temp files, and helper threads.  Seq mode
@@ -485,8 +416,7 @@ void event_stream_close(struct event_stream *s)
 	sqlite3_finalize(s->ops);
 	sqlite3_finalize(s->kernels);
 	sqlite3_finalize(s->pairs);
-	sqlite3_finalize(s->judge_op);
-	sqlite3_finalize(s->judge_kernel);
+	sound_judge_release(&s->judge);
 	hmap_release(&s->live);
 	free(s->win);
 	free(s);

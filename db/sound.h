@@ -5,9 +5,10 @@
  * hostile (anyone can edit a SQLite file).  A row that breaks what the schema
  * means is "damaged": the report counts it per table (the event stream,
  * event_stream_damaged(); run_info.damaged_run) and feeds it to no
- * detector, total or timeline.  db/events.c checks these rules in C on rows
- * of integers, and asks SQLite with the expressions below about any other.  The
- * rules (docs/database.md, "Damaged rows"), for data_op_raw:
+ * detector, total or timeline.  The rules come in two forms, both here: SQL
+ * expressions, and sound_op() and sound_kernel() (db/sound.c), which the
+ * readers that stream the tables (db/events.c, db/timeline_rows.c) call on every
+ * row they fetch.  The rules (docs/database.md, "Damaged rows"), for data_op_raw:
  *   - kind is one of OMPT's data op codes (1-6, 17-20);
  *   - src_dev and dst_dev lie in [DB_DEVICE_MIN, DB_DEVICE_MAX];
  *   - bytes lies in [0, DB_VALUE_MAX];
@@ -23,6 +24,11 @@
  */
 #ifndef MAPPROF_DB_SOUND_H
 #define MAPPROF_DB_SOUND_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "db/db.h"
 
 #define DB_VALUE_MAX 2305843009213693951LL   /* INT64_MAX / 4 */
 #define DB_VALUE_MAX_SQL "2305843009213693951"
@@ -61,5 +67,58 @@
 	"((" k ".device" DB_DEVICE_RANGE_SQL \
 	" AND " k ".begin_ns BETWEEN 0 AND " DB_VALUE_MAX_SQL \
 	" AND " k ".dur_ns BETWEEN 0 AND " DB_VALUE_MAX_SQL " - " k ".begin_ns) IS 1)"
+
+/*
+ * The rules in C, on a row as a statement fetched it.  A row whose columns
+ * under the rules all hold integers is judged in C, which is what the
+ * expressions above answer for integers; one with a NULL, a real, text or a
+ * blob there (only an edited or broken database has one) is judged by
+ * SQLite itself, with the expressions above, by its seq.  Judging every row
+ * in SQL cost a third of a pass over a table.
+ *
+ * A judge asks SQLite through statements it prepares at the first row C
+ * cannot judge; embed it, sound_judge_init() it, sound_judge_release() it.
+ */
+struct sound_judge {
+	struct db *db;
+	sqlite3_stmt *op, *kernel;
+};
+
+void sound_judge_init(struct sound_judge *j, struct db *db);
+
+/* Accepts a judge that was never used. */
+void sound_judge_release(struct sound_judge *j);
+
+/*
+ * The columns the rules read, of one row of data_op_raw or kernel_raw, as
+ * fetched (sqlite3_column_value(): valid until the statement's next step).
+ */
+struct sound_op_row {
+	int64_t seq;
+	sqlite3_value *kind, *src_dev, *dst_dev, *bytes, *begin_ns, *dur_ns;
+};
+
+struct sound_kernel_row {
+	int64_t seq;
+	sqlite3_value *device, *begin_ns, *dur_ns;
+};
+
+/* Why a row is damaged, one bit a reason (those of struct damaged, db/events.h). */
+enum sound_why {
+	SOUND_BAD_NULL = 1 << 0,     /* NULL where a value is needed */
+	SOUND_BAD_KIND = 1 << 1,     /* unknown op code */
+	SOUND_BAD_DEVICE = 1 << 2,   /* device number out of range */
+	SOUND_BAD_BYTES = 1 << 3,    /* negative or implausible size */
+	SOUND_BAD_TIME = 1 << 4,     /* begin or duration out of range, end before begin */
+};
+
+/*
+ * Judge a row: 1 sound, 0 damaged (*why, unless why is NULL, gets its
+ * reasons: enum sound_why bits), -1 with *err set (malloc'ed) when SQLite
+ * cannot answer.
+ */
+int sound_op(struct sound_judge *j, const struct sound_op_row *r, unsigned *why, char **err);
+int sound_kernel(struct sound_judge *j, const struct sound_kernel_row *r, unsigned *why,
+		 char **err);
 
 #endif

@@ -1,15 +1,16 @@
 /*
  * timeline.c - binning the run's events per device and lane (see timeline.h).
  *
- * Every interval is read once into an array (about 48 bytes per event), the
- * span is taken from them, and each (device, lane) gets its bins.  Busy time
- * is spread over the bins an interval covers with a difference array, so a
- * long interval costs O(1) and the whole build is O(events + devices * bins),
- * plus one sort of the allocation endpoints for the mapped-bytes peaks.
+ * Every interval is read once into an array (about 48 bytes per event:
+ * timeline_rows.h), the span is taken from them, and each (device, lane)
+ * gets its bins.  Busy time is spread over the bins an interval covers with
+ * a difference array, so a long interval costs O(1) and the whole build is
+ * O(events + devices * bins), plus one sort of the allocation endpoints for
+ * the mapped-bytes peaks.
  *
- * The queries read the raw tables and leave out damaged rows (db/sound.h):
- * every time is then in [0, DB_VALUE_MAX], so spans and bin arithmetic stay
- * far from overflow; the sums that grow with the number of events saturate
+ * The intervals are those of sound rows only (db/sound.h): every time is
+ * then in [0, DB_VALUE_MAX], so spans and bin arithmetic stay far from
+ * overflow; the sums that grow with the number of events saturate
  * (lib/sat.h), and the number of bins is capped whatever the span.
  */
 #define _GNU_SOURCE
@@ -17,85 +18,19 @@
 #include <string.h>
 
 #include "db/db_internal.h"
-#include "db/sound.h"
 #include "db/timeline.h"
+#include "db/timeline_rows.h"
 #include "lib/sat.h"
 #include "lib/sort.h"
 
-enum lane { LANE_KERNELS, LANE_TO, LANE_FROM, LANE_ALLOC_OPS, LANE_MAPPED, LANE_COUNT };
-
 static const char *const lane_names[LANE_COUNT] = {
 	"kernels", "to_device", "from_device", "alloc_ops", "mapped",
-};
-
-struct iv {
-	int64_t seq;       /* the event; for a mapped lifetime its alloc_seq */
-	int64_t seq2;      /* mapped lifetime: its delete_seq, else -1 */
-	int64_t begin_ns;
-	int64_t end_ns;    /* -1: still mapped at exit (mapped lane) */
-	int64_t bytes;
-	int device;
-	enum lane lane;
-};
-
-struct ivs {
-	struct iv *v;
-	size_t n, cap;
 };
 
 struct bins {
 	int64_t *busy, *count, *bytes, *diff;
 	int64_t total_count, total_busy, total_bytes, peak;
 };
-
-static int ivs_push(struct ivs *a, const struct iv *x)
-{
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 4096;
-		struct iv *v = realloc(a->v, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		a->v = v;
-		a->cap = cap;
-	}
-	a->v[a->n++] = *x;
-	return 0;
-}
-
-/*
- * Run one query whose rows are (seq, seq2, device, lane, begin_ns, end_ns,
- * bytes) and append them.  A NULL end_ns becomes -1, a NULL device skips the
- * row (nothing to draw it on).
- */
-static int load(struct db *db, const char *sql, struct ivs *out, char **err)
-{
-	sqlite3_stmt *st = db_prepare(db, sql, err);
-	int rc;
-	if (!st)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct iv x;
-		if (sqlite3_column_type(st, 2) == SQLITE_NULL || sqlite3_column_type(st, 4) == SQLITE_NULL)
-			continue;
-		x.seq = sqlite3_column_int64(st, 0);
-		x.seq2 = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
-		x.device = sqlite3_column_int(st, 2);
-		x.lane = (enum lane)sqlite3_column_int(st, 3);
-		x.begin_ns = sqlite3_column_int64(st, 4);
-		x.end_ns = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
-		x.bytes = sqlite3_column_int64(st, 6);
-		if (x.end_ns >= 0 && x.end_ns < x.begin_ns)
-			x.end_ns = x.begin_ns;
-		if (ivs_push(out, &x) < 0) {
-			sqlite3_finalize(st);
-			return db_fail(err, "out of memory reading the timeline of '%s'", db_path(db));
-		}
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_fail(err, "cannot read the timeline of '%s': %s", db_path(db), db_errmsg(db));
-	return 0;
-}
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -267,28 +202,6 @@ static json_t *device_types(struct db *db)
 	return types;
 }
 
-/*
- * Each query yields (seq, seq2, device, lane, begin_ns, end_ns, bytes): the
- * values of the views kernels, data_ops and allocations, over sound rows only.
- */
-#define Q_KERNELS \
-	"SELECT k.seq, NULL, k.device, 0, k.begin_ns, k.begin_ns + k.dur_ns, 0" \
-	" FROM kernel_raw k WHERE " KERNEL_SOUND("k")
-#define Q_DATA_OPS \
-	"SELECT d.seq, NULL, CASE WHEN d.kind IN (1, 2, 17, 18) THEN d.dst_dev ELSE d.src_dev END," \
-	" CASE WHEN d.kind IN (2, 18) THEN 1 WHEN d.kind IN (3, 19) THEN 2 ELSE 3 END," \
-	" d.begin_ns, d.begin_ns + d.dur_ns," \
-	" CASE WHEN d.kind IN (4, 20)" \
-	"  THEN COALESCE((SELECT a.bytes FROM delete_pair_raw p JOIN data_op_raw a ON a.seq = p.alloc_seq" \
-	"                  WHERE p.delete_seq = d.seq AND " OP_SOUND("a") "), d.bytes)" \
-	"  ELSE d.bytes END" \
-	" FROM data_op_raw d WHERE d.kind IN (1, 2, 3, 4, 17, 18, 19, 20) AND " OP_SOUND("d")
-#define Q_MAPPED \
-	"SELECT a.seq, p.delete_seq, a.dst_dev, 4, a.begin_ns, d.begin_ns + d.dur_ns, a.bytes" \
-	" FROM data_op_raw a LEFT JOIN delete_pair_raw p ON p.alloc_seq = a.seq" \
-	" LEFT JOIN data_op_raw d ON d.seq = p.delete_seq AND " OP_SOUND("d") \
-	" WHERE a.kind IN (1, 17) AND " OP_SOUND("a")
-
 json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, char **err)
 {
 	struct ivs all = { 0 };
@@ -298,8 +211,7 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 	json_t *root = NULL, *jdevs, *jmarks, *types = NULL, *lanes;
 	struct bins b = { 0 };
 
-	if (load(db, Q_KERNELS, &all, err) < 0 || load(db, Q_DATA_OPS, &all, err) < 0 ||
-	    load(db, Q_MAPPED, &all, err) < 0)
+	if (timeline_rows_read(db, &all, err) < 0)
 		goto out;
 
 	for (size_t i = 0; i < all.n; i++) {

@@ -501,6 +501,61 @@ static void test_timeline(void)
 	db_close(db);
 }
 
+/* The intervals of lane 'name' of the timeline's first device, as "[b,e,bytes,seq]..." text. */
+static char *lane_intervals(json_t *tl, const char *name)
+{
+	json_t *dev = json_array_get(json_object_get(tl, "devices"), 0);
+	json_t *lane = json_object_get(json_object_get(dev, "lanes"), name);
+	return json_dumps(json_object_get(lane, "intervals"), JSON_COMPACT);
+}
+
+/*
+ * Damaged rows and odd pairs: what the views kernels, data_ops and
+ * allocations give over sound rows.  A delete whose allocation is damaged
+ * keeps its own bytes; a lifetime whose delete is damaged never ends (it
+ * runs to the timeline's end); a pair naming a transfer as its delete ends
+ * the lifetime there (an allocation freed twice has two); a sound row
+ * holding a real reads as SQLite truncates it.
+ */
+static void test_timeline_damaged(void)
+{
+	struct db *db = sample_db();
+	char *err = NULL, *s;
+	json_t *tl;
+	if (!db)
+		return;
+	check_exec(db, "UPDATE data_op_raw SET bytes = -1 WHERE seq = 10;"
+		 "UPDATE data_op_raw SET dur_ns = NULL WHERE seq = 24;"
+		 "UPDATE data_op_raw SET begin_ns = 3010000.5 WHERE seq = 30;"
+		 "INSERT INTO delete_pair_raw VALUES (41, 40);"
+		 "UPDATE kernel_raw SET dur_ns = 300000.75 WHERE seq = 2;"
+		 "UPDATE kernel_raw SET device = 'x' WHERE seq = 12;");
+	tl = timeline_build(db, NULL, 0, &err);
+	CHECK(tl != NULL);
+	if (!tl) {
+		fprintf(stderr, "%s\n", err);
+		free(err);
+		db_close(db);
+		return;
+	}
+	CHECK_INT(json_integer_value(json_object_get(tl, "end_ns")), 4675000);
+	s = lane_intervals(tl, "mapped");
+	CHECK_STR(s, "[[10000,675000,2048,0],[2010000,4675000,2048,20],[3010000,3675000,2048,30],"
+		  "[4010000,4190000,2048,40],[4010000,4675000,2048,40]]");
+	free(s);
+	s = lane_intervals(tl, "alloc_ops");
+	CHECK_STR(s, "[[10000,30000,2048,0],[660000,675000,2048,4],[1660000,1675000,0,14],"
+		  "[2010000,2030000,2048,20],[3010000,3030000,2048,30],[3660000,3675000,2048,34],"
+		  "[4010000,4030000,2048,40],[4660000,4675000,2048,44]]");
+	free(s);
+	s = lane_intervals(tl, "kernels");
+	CHECK_STR(s, "[[190000,490000,0,2],[2190000,2490000,0,22],[3190000,3490000,0,32],"
+		  "[4190000,4490000,0,42]]");
+	free(s);
+	json_decref(tl);
+	db_close(db);
+}
+
 static void test_errors(void)
 {
 	char *err = NULL;
@@ -540,6 +595,7 @@ int main(void)
 		snprintf(outdir, sizeof(outdir), "%s", tmpdir);
 	}
 	RUN(test_timeline);
+	RUN(test_timeline_damaged);
 	RUN(test_sample);
 	RUN(test_xss);
 	RUN(test_big);

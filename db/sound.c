@@ -1,0 +1,128 @@
+/*
+ * sound.c - db/sound.h's rules in C, and SQLite's verdict where C cannot
+ * give it (see sound.h).
+ */
+#include <stddef.h>
+
+#include "db/db_internal.h"
+#include "db/sound.h"
+
+/* A row C cannot judge, by seq: sound, then each reason as 0 or 1. */
+static const char judge_op_sql[] =
+	"SELECT " OP_SOUND("d") ", " OP_BAD_NULL("d") " IS 1, " OP_BAD_KIND("d") " IS 1,"
+	" " OP_BAD_DEVICE("d") " IS 1, " OP_BAD_BYTES("d") " IS 1, " BAD_TIME("d") " IS 1"
+	" FROM data_op_raw d WHERE d.seq = ?";
+static const char judge_kernel_sql[] =
+	"SELECT " KERNEL_SOUND("k") ", " KERNEL_BAD_NULL("k") " IS 1, 0,"
+	" " KERNEL_BAD_DEVICE("k") " IS 1, 0, " BAD_TIME("k") " IS 1"
+	" FROM kernel_raw k WHERE k.seq = ?";
+
+/* What the BETWEENs and the IN of the expressions answer for integers. */
+static int kind_ok(int64_t v)
+{
+	return (v >= 1 && v <= 6) || (v >= 17 && v <= 20);   /* SOUND_KINDS_SQL */
+}
+
+static int device_ok(int64_t v)
+{
+	return v >= DB_DEVICE_MIN && v <= DB_DEVICE_MAX;
+}
+
+static int value_ok(int64_t v)
+{
+	return v >= 0 && v <= DB_VALUE_MAX;
+}
+
+/* begin_ns in range, then dur_ns in [0, DB_VALUE_MAX - begin_ns] (no overflow). */
+static int times_ok(int64_t begin_ns, int64_t dur_ns)
+{
+	return value_ok(begin_ns) && dur_ns >= 0 && dur_ns <= DB_VALUE_MAX - begin_ns;
+}
+
+static int is_int(sqlite3_value *v)
+{
+	return sqlite3_value_type(v) == SQLITE_INTEGER;
+}
+
+static int reject(unsigned *why, unsigned reasons)
+{
+	if (why)
+		*why = reasons;
+	return 0;
+}
+
+/*
+ * Ask SQLite about row 'seq' with 'sql' (judge_op_sql, judge_kernel_sql),
+ * prepared once into *st: 1 sound, 0 damaged (its reasons into *why), -1 on
+ * error.
+ */
+static int ask(struct sound_judge *j, sqlite3_stmt **st, const char *sql, int64_t seq,
+	       unsigned *why, char **err)
+{
+	static const unsigned reason[] = {
+		SOUND_BAD_NULL, SOUND_BAD_KIND, SOUND_BAD_DEVICE, SOUND_BAD_BYTES, SOUND_BAD_TIME
+	};
+	unsigned reasons = 0;
+	int rc, sound;
+
+	if (!*st && !(*st = db_prepare(j->db, sql, err)))
+		return -1;
+	sqlite3_bind_int64(*st, 1, seq);
+	rc = sqlite3_step(*st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(*st);
+		return db_fail(err, "cannot read events from '%s': %s", j->db->path,
+			       sqlite3_errmsg(j->db->sql));
+	}
+	sound = sqlite3_column_int(*st, 0);
+	for (int i = 0; !sound && i < 5; i++)
+		if (sqlite3_column_int(*st, 1 + i))
+			reasons |= reason[i];
+	sqlite3_reset(*st);
+	return sound ? 1 : reject(why, reasons);
+}
+
+void sound_judge_init(struct sound_judge *j, struct db *db)
+{
+	j->db = db;
+	j->op = j->kernel = NULL;
+}
+
+void sound_judge_release(struct sound_judge *j)
+{
+	sqlite3_finalize(j->op);
+	sqlite3_finalize(j->kernel);
+	j->op = j->kernel = NULL;
+}
+
+int sound_op(struct sound_judge *j, const struct sound_op_row *r, unsigned *why, char **err)
+{
+	unsigned reasons = 0;
+
+	if (!is_int(r->kind) || !is_int(r->src_dev) || !is_int(r->dst_dev) ||
+	    !is_int(r->bytes) || !is_int(r->begin_ns) || !is_int(r->dur_ns))
+		return ask(j, &j->op, judge_op_sql, r->seq, why, err);
+	if (!kind_ok(sqlite3_value_int64(r->kind)))
+		reasons |= SOUND_BAD_KIND;
+	if (!device_ok(sqlite3_value_int64(r->src_dev)) || !device_ok(sqlite3_value_int64(r->dst_dev)))
+		reasons |= SOUND_BAD_DEVICE;
+	if (!value_ok(sqlite3_value_int64(r->bytes)))
+		reasons |= SOUND_BAD_BYTES;
+	if (!times_ok(sqlite3_value_int64(r->begin_ns), sqlite3_value_int64(r->dur_ns)))
+		reasons |= SOUND_BAD_TIME;
+	return reasons ? reject(why, reasons) : 1;
+}
+
+int sound_kernel(struct sound_judge *j, const struct sound_kernel_row *r, unsigned *why,
+		 char **err)
+{
+	unsigned reasons = 0;
+
+	if (!is_int(r->device) || !is_int(r->begin_ns) || !is_int(r->dur_ns))
+		return ask(j, &j->kernel, judge_kernel_sql, r->seq, why, err);
+	if (!device_ok(sqlite3_value_int64(r->device)))
+		reasons |= SOUND_BAD_DEVICE;
+	if (!times_ok(sqlite3_value_int64(r->begin_ns), sqlite3_value_int64(r->dur_ns)))
+		reasons |= SOUND_BAD_TIME;
+	return reasons ? reject(why, reasons) : 1;
+}

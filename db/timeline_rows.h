@@ -1,0 +1,44 @@
+/*
+ * timeline_rows.h - the intervals the timeline bins (db/ only: timeline.c).
+ *
+ * One interval per sound row (db/sound.h) of kernel_raw and of data_op_raw's
+ * transfers, allocations and deletes, and one per allocation lifetime: what
+ * the views kernels, data_ops and allocations hold, over sound rows only.
+ */
+#ifndef MAPPROF_DB_TIMELINE_ROWS_H
+#define MAPPROF_DB_TIMELINE_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/db.h"
+
+enum lane { LANE_KERNELS, LANE_TO, LANE_FROM, LANE_ALLOC_OPS, LANE_MAPPED, LANE_COUNT };
+
+struct iv {
+	int64_t seq;       /* the event; for a mapped lifetime its alloc_seq */
+	int64_t seq2;      /* mapped lifetime: its delete_seq, else -1 */
+	int64_t begin_ns;
+	int64_t end_ns;    /* -1: still mapped at exit (mapped lane) */
+	int64_t bytes;
+	int device;
+	enum lane lane;
+};
+
+struct ivs {
+	struct iv *v;
+	size_t n, cap;
+};
+
+/*
+ * Append to *out, in this order: the kernels by seq, the data operations by
+ * seq, then the lifetimes by alloc_seq and, for an allocation freed more
+ * than once, by delete_seq.  A delete's bytes are those of the allocation it
+ * frees when that row is sound; a lifetime ends where its delete does, or
+ * (-1) never when the delete is missing or damaged.  An end before its begin
+ * is moved to the begin.  Returns 0, or -1 with *err set (malloc'ed); the
+ * caller frees out->v either way.
+ */
+int timeline_rows_read(struct db *db, struct ivs *out, char **err);
+
+#endif
