@@ -37,6 +37,8 @@ static _Atomic uint64_t next_target_id = 1;
 static ompt_set_callback_t set_callback;
 static atomic_int host_device = -1;  /* learned from the runtime at the first data op */
 static const char *runtime_version;
+static atomic_int kernels_running;  /* submit begun and not ended: a kernel may be using cores */
+static int (*omp_in_parallel_fn)(void), (*omp_max_threads_fn)(void);
 
 
 static int64_t rel_ns(void)
@@ -66,6 +68,20 @@ static int is_transfer_from(int kind)
 {
 	return kind == ompt_target_data_transfer_from_device ||
 	       kind == ompt_target_data_transfer_from_device_async;
+}
+
+/*
+ * The program's OpenMP threads known to have no work while this thread
+ * transfers: a transfer on the initial thread, outside a parallel region,
+ * while no kernel runs, leaves its team waiting for the next parallel
+ * region (hash.h: their cores may hash).  0 when not known.
+ */
+static int threads_waiting(uint64_t bytes)
+{
+	if (bytes < HASH_CHUNK_BYTES || atomic_load_explicit(&kernels_running, memory_order_relaxed) ||
+	    !omp_in_parallel_fn || !omp_max_threads_fn || gettid() != getpid() || omp_in_parallel_fn())
+		return 0;
+	return omp_max_threads_fn() - 1;
 }
 
 /*
@@ -122,7 +138,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			if (is_transfer_to(optype) && wtrack_source(src_addr, bytes, &p->hash)) {
 				p->job = NULL;
 			} else {
-				p->job = hash_start(src_addr, bytes);
+				p->job = hash_start(src_addr, bytes, threads_waiting(bytes));
 				if (!p->job)
 					p->hash = hash_bytes(src_addr, bytes);
 			}
@@ -183,7 +199,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			r->has_hash = 1;
 		} else if (is_transfer_from(optype) && !r->has_hash && bytes && dest_addr &&
 			   dest_device_num == learn_host_device()) {
-			r->hash = hash_parallel(dest_addr, bytes);
+			r->hash = hash_parallel(dest_addr, bytes, threads_waiting(bytes));
 			r->has_hash = 1;
 		}
 		buffer_commit(t);
@@ -244,12 +260,14 @@ static void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
 	if (!buffer_recording() || !(t = thread_state()))
 		return;
 	if (endpoint == ompt_scope_begin) {
+		atomic_fetch_add_explicit(&kernels_running, 1, memory_order_relaxed);
 		t->kernel_seq = counter_next(&next_seq);
 		if (host_op_id)
 			*host_op_id = t->kernel_seq;
 		t->kernel_begin_ns = event_time();
 		return;
 	}
+	atomic_fetch_sub_explicit(&kernels_running, 1, memory_order_relaxed);
 	r = buffer_slot(t);
 	if (r) {
 		r->type = REC_KERNEL;
@@ -444,6 +462,8 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 		return NULL;
 	state_clock_start();
 	runtime_version = runtime ? strdup(runtime) : NULL;
+	omp_in_parallel_fn = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_in_parallel");
+	omp_max_threads_fn = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
 	atexit(at_exit);
 	return &result;
 }

@@ -11,12 +11,15 @@
  * started at the first large transfer.  The thread that owns a job takes the
  * chunks still left when the copy is over, so a job completes even if every
  * helper is busy elsewhere, and never costs much more than hashing inline.
- * How many: one per core the program leaves idle, at most 3 -- the cores
- * this process may run on minus the threads the OpenMP runtime will run
- * (omp_get_max_threads()), so none when the program's OpenMP threads use
- * every core, as they do by default -- and a job goes to them only while
- * /proc/stat says a core was idle over the last 100 ms (other processes,
- * such as the other ranks of an MPI job, take cores too).  Measured on 2 cores with host offload
+ * How many: a job goes to as many helpers (at most 3, and fewer than the
+ * cores this process may run on) as there are idle cores: those /proc/stat
+ * shows idle over the last 100 ms, plus the program's OpenMP threads the
+ * caller knows are waiting for work (a transfer on the initial thread,
+ * outside a parallel region, while no kernel runs: those threads spin or
+ * sleep, and a spinning thread's core counts as busy in /proc/stat).  While
+ * the program's threads compute, or other processes (the other ranks of an
+ * MPI job) take the cores, there are none, and the job is hashed on the
+ * caller's thread.  Measured on 2 cores with host offload
  * (issue #15, bench/real): a helper on a core the program's threads use
  * took that core from them (a blocked LU ran 14% faster without it), while
  * on idle cores a helper hides the hash behind the runtime's copy.  Helpers
@@ -263,19 +266,14 @@ static void at_fork_child(void)
 	atomic_store(&nhelpers, -1);
 }
 
-/*
- * The cores the program leaves idle: those this process may run on minus
- * the threads its OpenMP runtime runs in a parallel region.
- */
-static long idle_cores(void)
+/* The cores this process may run on. */
+static long usable_cores(void)
 {
-	int (*max_threads)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	cpu_set_t set;
 
 	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		cores = CPU_COUNT(&set);
-	return cores - (max_threads ? max_threads() : 1);
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 /*
@@ -291,7 +289,6 @@ static pthread_mutex_t idle_mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int idle_now = -1;
 static _Atomic int64_t idle_at;
 static uint64_t idle_prev, total_prev, busy_prev;
-static int gated;  /* helpers only while cores are idle (not when MAPPROF_HASH_THREADS is set) */
 
 static int read_cpu_ticks(uint64_t *idle, uint64_t *total)
 {
@@ -351,7 +348,7 @@ static int cores_idle_now(void)
 static void start_helpers(void)
 {
 	const char *env = getenv("MAPPROF_HASH_THREADS");
-	long want = env && *env ? atol(env) : idle_cores();
+	long want = env && *env ? atol(env) : usable_cores() - 1;
 	sigset_t all, old;
 	static int atfork_set;
 	int started = 0;
@@ -370,9 +367,6 @@ static void start_helpers(void)
 		pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 		atfork_set = 1;
 	}
-	gated = !(env && *env);
-	if (started && gated)
-		cores_idle_now();  /* the first reading */
 	atomic_store(&nhelpers, started);
 }
 
@@ -474,11 +468,31 @@ uint64_t hash_bytes(const void *p, uint64_t n)
 	return XXH3_64bits_digest(&st);
 }
 
-struct hash_job *hash_start(const void *p, uint64_t n)
+/* Helpers a job may have now: idle cores (see the top), or all under MAPPROF_HASH_THREADS. */
+static int helpers_allowed(int waiting)
+{
+	static int gate = -1;  /* 1: by idle cores; 0: MAPPROF_HASH_THREADS set */
+	int idle;
+
+	if (gate < 0) {
+		const char *env = getenv("MAPPROF_HASH_THREADS");
+		gate = !(env && *env);
+	}
+	if (!gate)
+		return MAX_HELPERS;
+	idle = cores_idle_now();
+	return (idle > 0 ? idle : 0) + (waiting > 0 ? waiting : 0);
+}
+
+struct hash_job *hash_start(const void *p, uint64_t n, int waiting)
 {
 	struct hash_job *j;
+	int allowed;
 
 	if (n < START_MIN_BYTES || atomic_load_explicit(&nhelpers, memory_order_relaxed) == 0)
+		return NULL;
+	/* No core idle now: hashing on this thread takes none. */
+	if ((allowed = helpers_allowed(waiting)) < 1)
 		return NULL;
 	if (atomic_load_explicit(&nhelpers, memory_order_acquire) < 0) {
 		pthread_mutex_lock(&mu);
@@ -488,9 +502,6 @@ struct hash_job *hash_start(const void *p, uint64_t n)
 		if (atomic_load(&nhelpers) == 0)
 			return NULL;
 	}
-	/* No core idle now (or not known yet): hashing on this thread takes none. */
-	if (gated && cores_idle_now() < 1)
-		return NULL;
 	j = job_new(p, n);
 	if (!j)
 		return NULL;
@@ -501,8 +512,8 @@ struct hash_job *hash_start(const void *p, uint64_t n)
 	else
 		queue_head = j;
 	queue_tail = j;
-	if (parked)
-		pthread_cond_broadcast(&work_cv);
+	for (int k = 0; k < allowed && k < parked; k++)
+		pthread_cond_signal(&work_cv);
 	pthread_mutex_unlock(&mu);
 	return j;
 }
@@ -526,10 +537,10 @@ void hash_cancel(struct hash_job *j)
 	job_free(j);
 }
 
-uint64_t hash_parallel(const void *p, uint64_t n)
+uint64_t hash_parallel(const void *p, uint64_t n, int waiting)
 {
 	/* Splitting needs two chunks: this thread takes the first one at once. */
-	struct hash_job *j = n >= 2 * HASH_CHUNK_BYTES ? hash_start(p, n) : NULL;
+	struct hash_job *j = n >= 2 * HASH_CHUNK_BYTES ? hash_start(p, n, waiting) : NULL;
 	return j ? hash_finish(j) : hash_bytes(p, n);
 }
 

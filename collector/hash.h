@@ -27,10 +27,12 @@ struct hash_job;
 /*
  * Start hashing p[0..n) on a helper thread and return a job to end with
  * hash_finish() or hash_cancel(), or NULL when that is not worth it (small
- * buffer, no helper): then call hash_bytes().  The bytes must stay readable
- * and unchanged until the job ends.
+ * buffer, no helper, no idle core): then call hash_bytes().  The bytes must
+ * stay readable and unchanged until the job ends.  waiting: threads of the
+ * program known to have no work right now (OpenMP threads waiting for the
+ * next parallel region, whose cores count as busy while they spin), or 0.
  */
-struct hash_job *hash_start(const void *p, uint64_t n);
+struct hash_job *hash_start(const void *p, uint64_t n, int waiting);
 
 /* Hash what the helpers have not taken on this thread, wait, free the job, return the hash. */
 uint64_t hash_finish(struct hash_job *job);
@@ -38,8 +40,8 @@ uint64_t hash_finish(struct hash_job *job);
 /* Stop the job without its hash: wait only for chunks in progress, free it. */
 void hash_cancel(struct hash_job *job);
 
-/* The hash of p[0..n), using a helper thread for large buffers. */
-uint64_t hash_parallel(const void *p, uint64_t n);
+/* The hash of p[0..n), using a helper thread for large buffers (waiting: as for hash_start()). */
+uint64_t hash_parallel(const void *p, uint64_t n, int waiting);
 
 /* The chunks of an n-byte buffer: 1 below HASH_CHUNK_BYTES. */
 static inline uint32_t hash_nchunks(uint64_t n)

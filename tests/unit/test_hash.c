@@ -49,7 +49,7 @@ static void test_small_is_plain_xxh3(void)
 	static const uint64_t sizes[] = { 0, 1, 8, 4096, HASH_CHUNK_BYTES - 1 };
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		CHECK(hash_bytes(p, sizes[i]) == XXH3_64bits(p, sizes[i]));
-		CHECK(hash_parallel(p, sizes[i]) == XXH3_64bits(p, sizes[i]));
+		CHECK(hash_parallel(p, sizes[i], 0) == XXH3_64bits(p, sizes[i]));
 	}
 	free(p);
 }
@@ -64,8 +64,8 @@ static void test_large_matches_definition(void)
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		uint64_t want = reference(p, sizes[i]);
 		CHECK(hash_bytes(p, sizes[i]) == want);
-		CHECK(hash_parallel(p, sizes[i]) == want);
-		struct hash_job *j = hash_start(p, sizes[i]);
+		CHECK(hash_parallel(p, sizes[i], 0) == want);
+		struct hash_job *j = hash_start(p, sizes[i], 0);
 		if (j)
 			CHECK(hash_finish(j) == want);
 	}
@@ -77,9 +77,9 @@ static void test_content_not_address(void)
 	/* Equal bytes at different addresses hash equal; one changed byte differs. */
 	size_t n = 3 * HASH_CHUNK_BYTES + 7;
 	unsigned char *a = filled(n, 3), *b = filled(n, 3);
-	CHECK(hash_parallel(a, n) == hash_parallel(b, n));
+	CHECK(hash_parallel(a, n, 0) == hash_parallel(b, n, 0));
 	b[2 * HASH_CHUNK_BYTES + 5] ^= 1;
-	CHECK(hash_parallel(a, n) != hash_parallel(b, n));
+	CHECK(hash_parallel(a, n, 0) != hash_parallel(b, n, 0));
 	/* The size is part of the hash: a prefix differs from the whole. */
 	CHECK(hash_bytes(a, n) != hash_bytes(a, n - 1));
 	free(a);
@@ -95,7 +95,7 @@ static void test_many_jobs_in_flight(void)
 	struct hash_job *j[JOBS];
 	for (int i = 0; i < JOBS; i++) {
 		p[i] = filled(n, 10 + i);
-		j[i] = hash_start(p[i], n);
+		j[i] = hash_start(p[i], n, 0);
 	}
 	for (int i = JOBS - 1; i >= 0; i--) {
 		uint64_t got = j[i] ? hash_finish(j[i]) : hash_bytes(p[i], n);
@@ -112,8 +112,8 @@ static void test_sizes_around_thresholds(void)
 		for (int d = -2; d <= 2; d++) {
 			uint64_t n = base + d, want = reference(p, n);
 			CHECK(hash_bytes(p, n) == want);
-			CHECK(hash_parallel(p, n) == want);
-			struct hash_job *j = hash_start(p, n);
+			CHECK(hash_parallel(p, n, 0) == want);
+			struct hash_job *j = hash_start(p, n, 0);
 			CHECK((j ? hash_finish(j) : hash_bytes(p, n)) == want);
 		}
 	}
@@ -128,10 +128,10 @@ static void test_hashed_while_copied(void)
 	for (int r = 0; r < 20; r++) {
 		src[r * 4099] ^= (unsigned char)r;
 		uint64_t want = reference(src, n);
-		struct hash_job *j = hash_start(src, n);
+		struct hash_job *j = hash_start(src, n, 0);
 		memcpy(dst, src, n);
 		CHECK((j ? hash_finish(j) : hash_bytes(src, n)) == want);
-		CHECK(hash_parallel(dst, n) == want);
+		CHECK(hash_parallel(dst, n, 0) == want);
 	}
 	free(src);
 	free(dst);
@@ -145,7 +145,7 @@ static void test_more_jobs_than_the_pool(void)
 	unsigned char *p = filled(n + JOBS, 6);
 	struct hash_job *j[JOBS];
 	for (int i = 0; i < JOBS; i++)
-		j[i] = hash_start(p + i, n);
+		j[i] = hash_start(p + i, n, 0);
 	for (int i = 0; i < JOBS; i++) {
 		if (i % 3 == 0) {
 			if (j[i])
@@ -156,7 +156,7 @@ static void test_more_jobs_than_the_pool(void)
 	}
 	/* Slots of finished and cancelled jobs are reused. */
 	for (int i = 0; i < JOBS; i++)
-		j[i] = hash_start(p + i, n);
+		j[i] = hash_start(p + i, n, 0);
 	for (int i = 0; i < JOBS; i++)
 		CHECK((j[i] ? hash_finish(j[i]) : hash_bytes(p + i, n)) == reference(p + i, n));
 	free(p);
@@ -174,7 +174,7 @@ static void *owner_main(void *arg)
 	unsigned char *p = filled(n, (unsigned)a->seed);
 	uint64_t want = reference(p, n);
 	for (int r = 0; r < 30; r++) {
-		struct hash_job *j = hash_start(p, n);
+		struct hash_job *j = hash_start(p, n, 0);
 		uint64_t got = j ? hash_finish(j) : hash_bytes(p, n);
 		a->failures += got != want;
 	}
@@ -204,11 +204,11 @@ static void test_forked_child(void)
 	size_t n = 6 * HASH_CHUNK_BYTES + 9;
 	unsigned char *p = filled(n, 7);
 	uint64_t want = reference(p, n);
-	struct hash_job *j = hash_start(p, n);
+	struct hash_job *j = hash_start(p, n, 0);
 	pid_t pid = fork();
 	if (pid == 0) {
-		struct hash_job *k = hash_start(p, n);
-		int ok = (k ? hash_finish(k) : hash_bytes(p, n)) == want && hash_parallel(p, n) == want;
+		struct hash_job *k = hash_start(p, n, 0);
+		int ok = (k ? hash_finish(k) : hash_bytes(p, n)) == want && hash_parallel(p, n, 0) == want;
 		_exit(ok ? 0 : 1);
 	}
 	CHECK(pid > 0);
