@@ -130,9 +130,8 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		if (is_transfer_from(optype) && bytes && dest_addr &&
 		    dest_device_num == learn_host_device())
 			p->wt_dest = wtrack_dest_begin(dest_addr, bytes);
-		if (p->wt_dest) {
-			/* hashed after the copy */
-		} else if (bytes && src_addr && hash_source(optype, src_device_num, dest_device_num)) {
+		/* (wt_dest: hashed after the copy, by wtrack_dest_end().) */
+		if (!p->wt_dest && bytes && src_addr && hash_source(optype, src_device_num, dest_device_num)) {
 			/* A host range unwritten since it was hashed is not read again;
 			 * large sources are hashed by a helper while the runtime copies them. */
 			if (is_transfer_to(optype) && wtrack_source(src_addr, bytes, &p->hash)) {

@@ -8,7 +8,8 @@
  * collector.c (the OMPT callbacks, the tool's start and finish) above
  * interpose.c (our offload entry points) and got.c (which sends the
  * program's offload calls to them), then buffer.c (per-thread buffers),
- * modules.c and runinfo.c (what the run is), output.c (the spool file,
+ * wtrack.c (write tracking of host ranges), modules.c and runinfo.c (what
+ * the run is), output.c (the spool file,
  * db/spool.h), and the leaves: this file, text.h, hash.h.
  * It never exits, aborts or prints to stdout inside the user's program: on
  * trouble it says so once on stderr ("mapprof-collector: ...") and stops

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "collector/hash.h"
+#include "collector/modules.h"
 #include "collector/wtrack.h"
 #include "collector/wtrack_uapi.h"
 
@@ -104,8 +105,8 @@ static int protect(uint64_t lo, uint64_t hi, int on)
  * and every page of a file (a file's pages change with the file, and shared
  * memory with any process mapping it, none of it through our page tables),
  * protected again; -1 when the range is not (all) tracked any more.
- * *more is set when there were more such regions than vec holds: the pages
- * from *walk_end on were neither looked at nor protected.
+ * VEC regions returned and *walk_end below hi: there were more, and the
+ * pages from *walk_end on were neither looked at nor protected.
  */
 static long scan(uint64_t lo, uint64_t hi, struct wt_page_region *vec, uint64_t *walk_end)
 {
@@ -233,13 +234,6 @@ static const char *const dma_libraries[] = {
 	"librccl", "libcudart", "libamdhip64", NULL,
 };
 
-static int adds_peek(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	*(unsigned long long *)arg = info->dlpi_adds;
-	return 1;
-}
-
 static int dma_find(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	const char *name = strrchr(info->dlpi_name, '/');
@@ -267,14 +261,14 @@ static void stop(void)
 /* Whether tracking is on; called with mu held. */
 static int on(void)
 {
-	unsigned long long adds = 0;
+	unsigned long long adds;
 	int found = 0;
 
 	if (state == 0)
 		start();
 	if (state <= 0)
 		return 0;
-	dl_iterate_phdr(adds_peek, &adds);
+	adds = modules_loaded();
 	if (adds != seen_adds) {
 		seen_adds = adds;
 		dl_iterate_phdr(dma_find, &found);
@@ -393,7 +387,7 @@ static int track(struct entry *e)
 
 	if (!e->tracked) {
 		if (ioctl(uffd, UFFDIO_REGISTER, &reg) < 0) {
-			/* Not private anonymous memory, or someone else's userfaultfd. */
+			/* Memory the kernel cannot write-protect, or someone else's userfaultfd. */
 			e->never = 1;
 			return -1;
 		}
