@@ -112,11 +112,13 @@ run_recorded() {
 # for three).  As in time_runs, an iteration is its three runs and nothing
 # else; the databases are read after the loop.  Appends one line per
 # iteration to $real_runs: "NAME NATIVE_NS RECORDED_NS FLOOR_NS
-# NATIVE_CPU_NS RECORDED_CPU_NS HASH_BYTES HASH_REUSED_BYTES" (CPU = user +
-# sys of the program; n/a where the database has no 'stats' view).
+# NATIVE_CPU_NS RECORDED_CPU_NS HASH_BYTES HASH_REUSED_BYTES BACK_BYTES" (CPU
+# = user + sys of the program; n/a where the database has no 'stats' view;
+# BACK_BYTES: what transfers from the device brought into host memory, new
+# bytes that no reuse can spare hashing).
 real_orders=(nrf rfn fnr frn rnf nfr)
 real_runs() {
-	local name=$1 prog=$2 nat=() natc=() natcpu=() recc=() i k order stats rw fw hb hr cpu
+	local name=$1 prog=$2 nat=() natc=() natcpu=() recc=() i k order stats rw fw hb hr cpu back
 	for ((i = 0; i < NR; i++)); do
 		order=${real_orders[i % 6]}
 		for ((k = 0; k < 3; k++)); do
@@ -130,15 +132,16 @@ real_runs() {
 	stats=$(sqlite3 "$out/real-r-0.db" "SELECT COUNT(*) FROM sqlite_master WHERE name = 'stats'")
 	for ((i = 0; i < NR; i++)); do
 		if [ "$stats" = 1 ]; then
-			read -r rw hb hr cpu < <(sqlite3 -separator ' ' -nullvalue n/a "$out/real-r-$i.db" \
+			read -r rw hb hr cpu back < <(sqlite3 -separator ' ' -nullvalue n/a "$out/real-r-$i.db" \
 				"SELECT (SELECT wall_ns FROM run), $(stat_sql hash_bytes), $(stat_sql hash_reused_bytes),
-				        $(stat_sql program_user_ns) + $(stat_sql program_sys_ns)")
+				        $(stat_sql program_user_ns) + $(stat_sql program_sys_ns),
+				        (SELECT TOTAL(bytes) FROM data_ops WHERE op = 'from_device')")
 		else
-			rw=$(sqlite3 "$out/real-r-$i.db" 'SELECT wall_ns FROM run') hb=n/a hr=n/a cpu=n/a
+			rw=$(sqlite3 "$out/real-r-$i.db" 'SELECT wall_ns FROM run') hb=n/a hr=n/a cpu=n/a back=n/a
 		fi
 		fw=$(sqlite3 "$out/real-f-$i.db" 'SELECT wall_ns FROM run')
 		rm -f "$out/real-r-$i.db" "$out/real-f-$i.db"
-		echo "$name ${nat[i]} $rw $fw ${natcpu[i]} $cpu $hb $hr" >>"$real_runs"
+		echo "$name ${nat[i]} $rw $fw ${natcpu[i]} $cpu $hb $hr ${back%.0}" >>"$real_runs"
 	done
 }
 stat_sql() { echo "(SELECT SUM(value) FROM stats WHERE name = '$1')"; }
@@ -164,13 +167,14 @@ real_row() {
 		if ($6 == "n/a") cpu_na = 1; else cpu = cpu " " ($6 - $5)
 		if ($7 == "n/a") hb_na = 1; else hb = hb " " $7
 		if ($8 == "n/a") hr_na = 1; else hr = hr " " $8
+		if ($9 == "" || $9 == "n/a") bk_na = 1; else bk = bk " " $9
 	}
 	END {
 		split(r, rr, " ")
 		split(f, ff, " ")
-		printf "%-14s %10.2f  %-22s %-22s %+9.3f %11s %11s %11s\n", p, med(nat) / 1e6,
+		printf "%-14s %10.2f  %-22s %-22s %+9.3f %11s %11s %9s %11s\n", p, med(nat) / 1e6,
 			sprintf("%s (%s-%s)", rr[2], rr[3], rr[4]), sprintf("%s (%s-%s)", ff[2], ff[3], ff[4]),
-			rr[2] - ff[2], mib(hb, hb_na), mib(hr, hr_na),
+			rr[2] - ff[2], mib(hb, hb_na), mib(hr, hr_na), mib(bk, bk_na),
 			cpu_na ? "n/a" : sprintf("%+.1fms", med(cpu) / 1e6)
 	}' "$real_runs"
 }
@@ -198,8 +202,8 @@ real_suite() {
 	echo "realistic suite (bench/real/): $NR runs each, native, recorded and floor in rotating order," \
 		"GLIBC_TUNABLES=${GLIBC_TUNABLES:-unset}, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, load average $load"
 	echo
-	printf '%-14s %10s  %-22s %-22s %9s %11s %11s %11s\n' program native_ms \
-		'recorded/native (95%)' 'floor/native (95%)' rec-floor hashed_MiB reused_MiB collector_cpu
+	printf '%-14s %10s  %-22s %-22s %9s %11s %11s %9s %11s\n' program native_ms \
+		'recorded/native (95%)' 'floor/native (95%)' rec-floor hashed_MiB reused_MiB back_MiB collector_cpu
 	for p in "${progs[@]}"; do
 		real_runs "$(basename "$p")" "$p"
 		real_row "$(basename "$p")"

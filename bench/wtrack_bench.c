@@ -7,11 +7,17 @@
  * a write to an unprotected page, protecting, a write to a protected page
  * (the fault the program pays), a PAGEMAP_SCAN of clean and of written
  * pages, unprotecting, and hashing a page (XXH3 as the collector does,
- * from memory: the buffer is larger than the caches).  Prints one line per
- * figure, or why it cannot measure.
+ * from memory: the buffer is larger than the caches).  Then what one
+ * protect-and-unprotect of a single page costs, alone and while another
+ * thread of the process runs on another core (as an OpenMP worker spinning
+ * between kernels does): every change of protection then flushes that
+ * core's TLB by an interrupt, a fixed cost per call that page counts do
+ * not show.  Prints one line per figure, or why it cannot measure.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +63,16 @@ static long scan(char *p, size_t n)
 			      .end = (uint64_t)(uintptr_t)p + n, .vec = (uint64_t)(uintptr_t)vec,
 			      .vec_len = 64, .category_anyof_mask = WT_PAGE_IS_WRITTEN, .return_mask = WT_PAGE_IS_WRITTEN };
 	return ioctl(pagemap, WT_PAGEMAP_SCAN, &a);
+}
+
+static atomic_int spin_stop;
+
+static void *spin(void *arg)
+{
+	(void)arg;
+	while (!atomic_load_explicit(&spin_stop, memory_order_relaxed))
+		;
+	return NULL;
 }
 
 static int cmp(const void *a, const void *b)
@@ -128,6 +144,31 @@ int main(void)
 	for (int k = 0; k < FIGURES; k++) {
 		qsort(t[k], ROUNDS, sizeof(double), cmp);
 		printf("write tracking: %-34s %7.1f ns\n", names[k], t[k][ROUNDS / 2] / pages * 1e9);
+	}
+	/* The fixed cost of a call: one page protected and unprotected, median of 101. */
+	for (int other = 0; other < 2; other++) {
+		enum { CALLS = 101 };
+		double c[CALLS];
+		pthread_t th;
+		if (other && (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pthread_create(&th, NULL, spin, NULL))) {
+			printf("write tracking: protect+unprotect 1 page, another thread running: not measured (one core)\n");
+			break;
+		}
+		usleep(10000);
+		for (int i = 0; i < CALLS; i++) {
+			p[0]++;
+			double a = now();
+			protect(p, 4096, 1);
+			protect(p, 4096, 0);
+			c[i] = now() - a;
+		}
+		if (other) {
+			atomic_store(&spin_stop, 1);
+			pthread_join(th, NULL);
+		}
+		qsort(c, CALLS, sizeof(double), cmp);
+		printf("write tracking: protect+unprotect 1 page, %-28s %7.1f us\n",
+		       other ? "another thread running" : "no other thread", c[CALLS / 2] * 1e6);
 	}
 	return sink == 42;
 }

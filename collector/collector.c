@@ -78,7 +78,7 @@ static int is_transfer_from(int kind)
  */
 static int threads_waiting(uint64_t bytes)
 {
-	if (bytes < HASH_CHUNK_BYTES || atomic_load_explicit(&kernels_running, memory_order_relaxed) ||
+	if (bytes < HASH_HELPER_MIN_BYTES || atomic_load_explicit(&kernels_running, memory_order_relaxed) ||
 	    !omp_in_parallel_fn || !omp_max_threads_fn || gettid() != getpid() || omp_in_parallel_fn())
 		return 0;
 	return omp_max_threads_fn() - 1;

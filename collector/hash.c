@@ -96,8 +96,8 @@ static inline uint64_t xxh3(const void *p, size_t n)
 
 #define MAX_HELPERS 3
 /* Smallest job worth a helper: below it, hashing inline costs less than the hand-off. */
-#define START_MIN_BYTES HASH_CHUNK_BYTES
-#define INLINE_CHUNKS 64
+#define START_MIN_BYTES HASH_HELPER_MIN_BYTES
+#define INLINE_CHUNKS 256
 #define POOL_JOBS 32
 
 struct hash_job {
@@ -540,7 +540,7 @@ void hash_cancel(struct hash_job *j)
 uint64_t hash_parallel(const void *p, uint64_t n, int waiting)
 {
 	/* Splitting needs two chunks: this thread takes the first one at once. */
-	struct hash_job *j = n >= 2 * HASH_CHUNK_BYTES ? hash_start(p, n, waiting) : NULL;
+	struct hash_job *j = n >= 2 * START_MIN_BYTES ? hash_start(p, n, waiting) : NULL;
 	return j ? hash_finish(j) : hash_bytes(p, n);
 }
 

@@ -17,7 +17,9 @@
 
 #include <stdint.h>
 
-#define HASH_CHUNK_BYTES ((uint64_t)1 << 20)
+#define HASH_CHUNK_BYTES ((uint64_t)64 << 10)
+/* The smallest buffer a helper thread may take part in hashing (hash.c). */
+#define HASH_HELPER_MIN_BYTES ((uint64_t)1 << 20)
 
 /* The hash, computed on this thread. */
 uint64_t hash_bytes(const void *p, uint64_t n);

@@ -52,7 +52,7 @@
 #define VEC 64
 #define MAX_BACKOFF 256
 #define PEND 4
-#define INLINE_CHUNKS 8
+#define INLINE_CHUNKS 16
 
 struct entry {
 	uint64_t addr, len;   /* len 0: a free slot */

@@ -17,6 +17,9 @@
 #include "collector/hash.h"
 #include "check.h"
 
+/* k chunks past the smallest buffer helpers take part in: a job, not inline. */
+#define JOB(k) (HASH_HELPER_MIN_BYTES + (k) * HASH_CHUNK_BYTES)
+
 static unsigned char *filled(size_t n, unsigned seed)
 {
 	unsigned char *p = malloc(n);
@@ -58,9 +61,9 @@ static void test_large_matches_definition(void)
 {
 	static const uint64_t sizes[] = {
 		HASH_CHUNK_BYTES, HASH_CHUNK_BYTES + 1, 2 * HASH_CHUNK_BYTES,
-		5 * HASH_CHUNK_BYTES + 12345, 70 * HASH_CHUNK_BYTES + 3,  /* > inline chunk array */
+		5 * HASH_CHUNK_BYTES + 12345, JOB(3) + 17, 300 * HASH_CHUNK_BYTES + 3,  /* > inline chunk array */
 	};
-	unsigned char *p = filled(71 * HASH_CHUNK_BYTES, 2);
+	unsigned char *p = filled(301 * HASH_CHUNK_BYTES, 2);
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		uint64_t want = reference(p, sizes[i]);
 		CHECK(hash_bytes(p, sizes[i]) == want);
@@ -90,7 +93,7 @@ static void test_many_jobs_in_flight(void)
 {
 	/* Several jobs started before any is finished, finished out of order. */
 	enum { JOBS = 6 };
-	size_t n = 4 * HASH_CHUNK_BYTES + 100;
+	size_t n = JOB(4) + 100;
 	unsigned char *p[JOBS];
 	struct hash_job *j[JOBS];
 	for (int i = 0; i < JOBS; i++) {
@@ -107,8 +110,11 @@ static void test_many_jobs_in_flight(void)
 static void test_sizes_around_thresholds(void)
 {
 	/* Inline below the job threshold, one job above; chunk edges either side. */
-	unsigned char *p = filled(3 * HASH_CHUNK_BYTES + 2, 4);
-	for (uint64_t base = HASH_CHUNK_BYTES; base <= 3 * HASH_CHUNK_BYTES; base += HASH_CHUNK_BYTES) {
+	static const uint64_t bases[] = { HASH_CHUNK_BYTES, 2 * HASH_CHUNK_BYTES, 3 * HASH_CHUNK_BYTES,
+					  HASH_HELPER_MIN_BYTES, 2 * HASH_HELPER_MIN_BYTES };
+	unsigned char *p = filled(2 * HASH_HELPER_MIN_BYTES + 2, 4);
+	for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
+		uint64_t base = bases[b];
 		for (int d = -2; d <= 2; d++) {
 			uint64_t n = base + d, want = reference(p, n);
 			CHECK(hash_bytes(p, n) == want);
@@ -123,7 +129,7 @@ static void test_sizes_around_thresholds(void)
 static void test_hashed_while_copied(void)
 {
 	/* The collector's use: start on the source, copy it, finish. */
-	size_t n = 8 * HASH_CHUNK_BYTES + 5;
+	size_t n = JOB(8) + 5;
 	unsigned char *src = filled(n, 5), *dst = malloc(n);
 	for (int r = 0; r < 20; r++) {
 		src[r * 4099] ^= (unsigned char)r;
@@ -141,7 +147,7 @@ static void test_more_jobs_than_the_pool(void)
 {
 	/* 40 jobs in flight (the static pool holds fewer), some cancelled. */
 	enum { JOBS = 40 };
-	size_t n = 2 * HASH_CHUNK_BYTES + 1;
+	size_t n = JOB(2) + 1;
 	unsigned char *p = filled(n + JOBS, 6);
 	struct hash_job *j[JOBS];
 	for (int i = 0; i < JOBS; i++)
@@ -170,7 +176,7 @@ struct owner_arg {
 static void *owner_main(void *arg)
 {
 	struct owner_arg *a = arg;
-	size_t n = 3 * HASH_CHUNK_BYTES + (size_t)a->seed;
+	size_t n = JOB(3) + (size_t)a->seed;
 	unsigned char *p = filled(n, (unsigned)a->seed);
 	uint64_t want = reference(p, n);
 	for (int r = 0; r < 30; r++) {
@@ -201,7 +207,7 @@ static void test_owners_on_several_threads(void)
 static void test_forked_child(void)
 {
 	/* A child forked while a job is in flight hashes on its own; the parent's job still ends. */
-	size_t n = 6 * HASH_CHUNK_BYTES + 9;
+	size_t n = JOB(6) + 9;
 	unsigned char *p = filled(n, 7);
 	uint64_t want = reference(p, n);
 	struct hash_job *j = hash_start(p, n, 0);
