@@ -145,6 +145,39 @@ int main(void)
 	if (pwrite(fd, "changed!", 8, 4096) != 8)
 		return 2;
 	send(f, N);
+
+	/* An anonymous range, part of it mapped over by that file: its scans must
+	 * look for file pages from then on, whichever range registered the file's
+	 * mapping (here one sent on its own first). */
+	double *g = mmap(NULL, N * sizeof(double), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (long i = 0; i < N; i++)
+		g[i] = 3;
+	send(g, N);
+	send(g, N);
+	double *part = g + (1L << 20) / sizeof(double);
+	if (mmap(part, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) != part)
+		return 2;
+	send(part, (1L << 20) / sizeof(double));
+	send(part, (1L << 20) / sizeof(double));
+	send(g, N);
+	send(g, N);
+	if (pwrite(fd, "again!!!", 8, 8192) != 8)
+		return 2;
+	send(g, N);
+	send(part, (1L << 20) / sizeof(double));
+	/* The same, the range itself finding the file's mapping. */
+	double *h = mmap(NULL, N * sizeof(double), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (long i = 0; i < N; i++)
+		h[i] = 4;
+	send(h, N);
+	send(h, N);
+	if (mmap(h + N / 2, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) != h + N / 2)
+		return 2;
+	send(h, N);
+	send(h, N);
+	if (pwrite(fd, "thrice!!", 8, 12288) != 8)
+		return 2;
+	send(h, N);
 	close(fd);
 
 	printf("%g %g\n", a[7], m[1]);
