@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#define HASH_CHUNK_BYTES ((uint64_t)64 << 10)
+#define HASH_CHUNK_BYTES ((uint64_t)16 << 10)
 /* The smallest buffer a helper thread may take part in hashing (hash.c). */
 #define HASH_HELPER_MIN_BYTES ((uint64_t)1 << 20)
 

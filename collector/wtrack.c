@@ -56,7 +56,7 @@
 
 struct entry {
 	uint64_t addr, len;   /* len 0: a free slot */
-	uint64_t lo, hi;      /* its pages */
+	uint64_t lo, hi;      /* its whole pages, the ones protected (see insert()) */
 	uint64_t hash;
 	uint64_t *chunk;      /* hash_nchunks(len) chunk hashes while known: inline, or mapped */
 	uint64_t inline_chunk[INLINE_CHUNKS];
@@ -360,8 +360,14 @@ static struct entry *insert(uint64_t addr, uint64_t len)
 		forget(e);
 	e->addr = addr;
 	e->len = len;
-	e->lo = addr / page_size * page_size;
-	e->hi = (addr + len + page_size - 1) / page_size * page_size;
+	/* Only whole pages: a page shared with a neighbour (arrays side by side,
+	 * a malloc header) would be unprotected for every copy into the
+	 * neighbour -- a TLB flush on every core the program runs on, dearer
+	 * than reading the chunk around it again at each send (refresh()). */
+	e->lo = (addr + page_size - 1) / page_size * page_size;
+	e->hi = (addr + len) / page_size * page_size;
+	if (e->hi <= e->lo)
+		e->never = 1;
 	e->backoff = 1;
 	return e;
 }
@@ -471,18 +477,23 @@ static int not_paying(const struct entry *e)
 	return e->tracked_sends >= 4 && e->spent_ns > e->saved_ns + 2 * e->hash_ns;
 }
 
-/* Hash again e's chunks that hold bytes of [s, t); returns the bytes read. */
-static uint64_t reread(struct entry *e, uint64_t s, uint64_t t)
+/*
+ * Hash again e's chunks that hold bytes of [s, t), from chunk *from on
+ * (called in address order, a chunk is read once); returns the bytes read.
+ */
+static uint64_t reread(struct entry *e, uint64_t s, uint64_t t, uint32_t *from)
 {
 	uint64_t bytes = 0;
+	uint32_t c, last;
 	if (s < e->addr)
 		s = e->addr;
 	if (t > e->addr + e->len)
 		t = e->addr + e->len;
 	if (s >= t)
 		return 0;  /* a shared page, outside the range itself */
-	for (uint32_t c = (uint32_t)((s - e->addr) / HASH_CHUNK_BYTES);
-	     c <= (uint32_t)((t - 1 - e->addr) / HASH_CHUNK_BYTES); c++) {
+	c = (uint32_t)((s - e->addr) / HASH_CHUNK_BYTES);
+	last = (uint32_t)((t - 1 - e->addr) / HASH_CHUNK_BYTES);
+	for (c = c > *from ? c : *from, *from = last + 1 > *from ? last + 1 : *from; c <= last; c++) {
 		e->chunk[c] = hash_chunk((const void *)(uintptr_t)e->addr, e->len, c);
 		bytes += e->len < HASH_CHUNK_BYTES ? e->len : HASH_CHUNK_BYTES;
 	}
@@ -513,16 +524,22 @@ static int refresh(struct entry *e)
 		e->spent_ns += fault_ns * (double)((e->hi - e->lo) / page_size);
 		return 0;
 	}
+	/* The partial pages at the ends are never protected (below): read every time. */
+	uint32_t from = 0;
+	bytes += reread(e, e->addr, e->lo, &from);
 	for (long k = 0; k < r; k++) {
 		if (vec[k].categories & WT_PAGE_IS_FILE)
 			e->never = 1;  /* read again every time: not worth protecting */
 		bad += (vec[k].end - vec[k].start) / page_size;
 		protected_for(e, vec[k].start, vec[k].end);
-		bytes += reread(e, vec[k].start, vec[k].end);
+		bytes += reread(e, vec[k].start, vec[k].end, &from);
 	}
-	for (int k = 0; k < e->npend; k++)
-		bytes += reread(e, e->pend_lo[k], e->pend_hi[k]);
-	if (r > 0 || e->npend)
+	bytes += reread(e, e->hi, e->addr + e->len, &from);
+	for (int k = 0; k < e->npend; k++) {
+		from = 0;  /* (at most PEND: a chunk may be read twice) */
+		bytes += reread(e, e->pend_lo[k], e->pend_hi[k], &from);
+	}
+	if (bytes)
 		e->hash = hash_combine(e->chunk, e->len);
 	e->npend = 0;
 	hash_count_reused(bytes < e->len ? e->len - bytes : 0);
