@@ -11,10 +11,13 @@
  * that the whole range is tracked, and is hashed again.
  *
  * Protection is per page and pages are shared: two ranges may overlap, or
- * share the page at their ends.  Unprotecting a page marks it written for
- * every range holding it, which is safe; protecting a page forgets that it
- * was written, so whenever pages are protected for one entry every other
- * entry holding any of them stops being known.
+ * share the page at their ends.  A range protects only its whole pages; the
+ * chunks holding its partial end pages are read at every send, because a
+ * page it shares with a neighbour would otherwise be unprotected for every
+ * copy into the neighbour.  Unprotecting a page marks it written for every
+ * range holding it, which is safe; protecting a page forgets that it was
+ * written, so whenever pages are protected for one entry every other entry
+ * holding any of them stops being known.
  *
  * Whether it pays is measured per range, in the program, not assumed: on
  * the 2-core VM of bench/wtrack_bench.c a write to a protected page costs
@@ -22,7 +25,9 @@
  * it 190 ns, a scan of clean pages 3 ns a page, while hashing a page from
  * memory costs about 330 ns -- so a range pays when few of its pages are
  * written between sends, and a round trip (unprotect for the runtime's
- * copy back, protect after it) is about even.  Each entry adds up the time
+ * copy back, protect after it) is about even.  Every call that changes
+ * protection also costs a fixed 12-35 us while another thread of the
+ * process runs (an interrupt flushes that core's TLB), against 2 us alone.  Each entry adds up the time
  * its ioctls took and the faults it made the program take (the pages found
  * written, times the cost of one fault measured at start), against the
  * hashing it saved (bytes not read, times this process's measured hash
