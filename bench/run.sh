@@ -206,7 +206,7 @@ real_suite() {
 		'recorded/native (95%)' 'floor/native (95%)' rec-floor hashed_MiB reused_MiB back_MiB collector_cpu
 	for p in "${progs[@]}"; do
 		real_runs "$(basename "$p")" "$p"
-		real_row "$(basename "$p")"
+		real_row "$(basename "$p")" | tee -a "$out/real-table"
 	done
 	awk '{ print $1, $2, $3 }' "$real_runs" | "$B/bench/bootstrap" -r -e >"$out/real-rec"
 	awk '{ print $1, $2, $4 }' "$real_runs" | "$B/bench/bootstrap" -r -e >"$out/real-floor"
@@ -217,6 +217,14 @@ real_suite() {
 		"(95% bootstrap interval $lo-$hi; target <= 1.05)"
 	read -r _ g lo hi < <(tail -n 1 "$out/real-floor")
 	echo "the same with an OMPT tool that records nothing (the floor), floor/native: $g (95% bootstrap interval $lo-$hi)"
+	# The per-program targets, from the rows above (median ratios).
+	awk '$3 + 0 > 1.10 { over = over sprintf(" %s %.3f", $1, $3) }
+	     $7 + 0 > 0.05 { floor = floor sprintf(" %s %+.3f", $1, $7) }
+	     END {
+		printf "per program (targets: recorded/native <= 1.10, and at most 0.05 above the floor): above 1.10:%s; more than 0.05 above the floor:%s\n",
+			over == "" ? " none" : over, floor == "" ? " none" : floor
+	     }' "$out/real-table"
+	rm -f "$out/real-table"
 	read -r load _ </proc/loadavg
 	echo "every run's times: $real_runs ($(( (t1 - t0) / 1000000 )) s; load average $load at the end)"
 }
