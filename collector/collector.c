@@ -348,6 +348,8 @@ static void side_frames_write(enum buffer_moment when)
 		output_frame(SPOOL_STAT, "hash_reuse", (int64_t)wtrack_active());
 		output_frame(SPOOL_STAT, "hash_helpers", (int64_t)helpers);
 		output_frame(SPOOL_STAT, "hash_helper_bytes", (int64_t)by_helpers);
+		/* The hash's definition (docs/database.md): its chunk size. */
+		output_frame(SPOOL_STAT, "hash_chunk_bytes", (int64_t)HASH_CHUNK_BYTES);
 	} else if (modules_changed()) {
 		/* At a swap, a library loaded since also gets its offload calls sent to us. */
 		if (when == BUFFER_SWAPPED)

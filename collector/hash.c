@@ -489,7 +489,8 @@ struct hash_job *hash_start(const void *p, uint64_t n, int waiting)
 	struct hash_job *j;
 	int allowed;
 
-	if (n < START_MIN_BYTES || atomic_load_explicit(&nhelpers, memory_order_relaxed) == 0)
+	if (n < START_MIN_BYTES || n / HASH_CHUNK_BYTES >= UINT32_MAX ||  /* (32-bit chunk indexes) */
+	    atomic_load_explicit(&nhelpers, memory_order_relaxed) == 0)
 		return NULL;
 	/* No core idle now: hashing on this thread takes none. */
 	if ((allowed = helpers_allowed(waiting)) < 1)

@@ -77,7 +77,7 @@ struct entry {
 	uint64_t pend_lo[PEND], pend_hi[PEND];
 	int npend;
 	unsigned char known, tracked, never;
-	unsigned char file;   /* may hold a file's or shared pages: scans look for them (see scan()) */
+	unsigned char file;   /* not known to be anonymous memory: scans look for a file's pages (see scan()) */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -112,8 +112,8 @@ static int protect(uint64_t lo, uint64_t hi, int on)
  * file, and shared memory with any process mapping it, none of it through
  * our page tables), protected again; -1 when the range is not (all)
  * tracked any more.  Telling a file's page costs the kernel a look at each
- * page's struct page (30-70 ns a page against 5-25 ns), so ranges whose
- * mappings are all private and anonymous (plain_anonymous()) leave it out.
+ * page's struct page (30-70 ns a page against 5-25 ns), so ranges known to
+ * be private anonymous memory (plain_anonymous(), see track()) leave it out.
  * VEC regions returned and *walk_end below hi: there were more, and the
  * pages from *walk_end on were neither looked at nor protected.
  */
@@ -275,7 +275,10 @@ off:
  */
 static const char *const dma_libraries[] = {
 	"libibverbs", "libfabric", "libucp", "libuct", "libpsm2", "libmlx5", "libnccl",
-	"librccl", "libcudart", "libamdhip64", NULL,
+	"librccl", "libcudart", "libamdhip64",
+	/* The GPU drivers LLVM's offload plugins load: their copies into pinned
+	 * host memory may land after the end callback (not verified on a GPU). */
+	"libcuda", "libhsa-runtime64", "libze_loader", NULL,
 };
 
 static int dma_find(struct dl_phdr_info *info, size_t size, void *arg)
@@ -435,13 +438,8 @@ static int track(struct entry *e)
 	struct uffdio_register reg = { .range = { .start = e->lo, .len = e->hi - e->lo },
 				       .mode = UFFDIO_REGISTER_MODE_WP };
 
-	/* Before registering: a mapping of a file registered by any range makes
-	 * every range holding it look for file pages (see scan()). */
-	e->file = plain_anonymous(e->lo, e->hi) != 1;
-	if (e->file)
-		for (int i = 0; i < ENTRIES; i++)
-			if (table[i].len && table[i].lo < e->hi && e->lo < table[i].hi)
-				table[i].file = 1;
+	int plain;
+
 	if (!e->tracked) {
 		if (ioctl(uffd, UFFDIO_REGISTER, &reg) < 0) {
 			/* Memory the kernel cannot write-protect, or someone else's userfaultfd. */
@@ -451,6 +449,24 @@ static int track(struct entry *e)
 		e->spent_ns = e->saved_ns = 0;
 		e->tracked_sends = 0;
 	}
+	/*
+	 * After registering (a mapping that replaces one of these later is not
+	 * registered, which every scan checks): only private anonymous memory
+	 * is tracked where the kernel can say so.  A file's mapping, shared
+	 * memory or a device's (whose pages the scan skips without a word) is
+	 * not, and is not left registered either, so that no range holding it
+	 * passes the scan's check.  Where the kernel cannot say (before Linux
+	 * 6.11), every range's scan looks for file pages.
+	 */
+	plain = plain_anonymous(e->lo, e->hi);
+	if (plain == 0) {
+		struct uffdio_range r = { .start = e->lo, .len = e->hi - e->lo };
+		ioctl(uffd, UFFDIO_UNREGISTER, &r);
+		e->never = 1;
+		e->tracked = e->known = 0;
+		return -1;
+	}
+	e->file = plain < 0;
 	e->opened = 0;
 	if (protect_for(e, e->lo, e->hi, 1) < 0) {
 		e->never = 1;
@@ -562,7 +578,7 @@ int wtrack_source(const void *p, uint64_t n, uint64_t *hash)
 	struct entry *e;
 	int r = 0;
 
-	if (n < MIN_BYTES)
+	if (n < MIN_BYTES || n / HASH_CHUNK_BYTES >= UINT32_MAX)  /* (chunk indexes are 32-bit) */
 		return 0;
 	pthread_mutex_lock(&mu);
 	if (!on())

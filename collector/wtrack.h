@@ -13,9 +13,12 @@
  * page): it is left unprotected for a while.  Exactness and its limits:
  * docs/performance.md, "Hashing".
  *
- * Only private anonymous memory can be tracked (heap, stack, anonymous
- * maps); anything else, a kernel without the feature, a forked child, or
- * MAPPROF_HASH_REUSE=0, leaves every range to be hashed as before.
+ * Only private anonymous memory is tracked (heap, stack, .bss, anonymous
+ * maps), and only a range's whole pages; on kernels that cannot say what a
+ * mapping is (before 6.11, no PROCMAP_QUERY) private file mappings are too,
+ * their file pages read again at every send.  Anything else, a kernel
+ * without the feature, a forked child, a loaded library that writes memory
+ * by DMA, or MAPPROF_HASH_REUSE=0, leaves every range to be hashed as before.
  */
 #ifndef MAPPROF_COLLECTOR_WTRACK_H
 #define MAPPROF_COLLECTOR_WTRACK_H

@@ -31,6 +31,7 @@ diff "$t/off.h" "$t/on.h" >"$t/diff" || fail "hashes differ with reuse on:
 $(head -20 "$t/diff")"
 assert_eq "$(stat_of "$t/off.db" hash_reused_bytes)" 0 "bytes reused with MAPPROF_HASH_REUSE=0"
 assert_eq "$(stat_of "$t/off.db" hash_reuse)" 0 "hash_reuse with MAPPROF_HASH_REUSE=0"
+assert_eq "$(stat_of "$t/on.db" hash_chunk_bytes)" 16384 "the hash's chunk size in stats"
 # Identical content must still be seen as identical: the unchanged sends share a hash.
 first=$(sed -n 1p "$t/on.h")
 assert_eq "$(sed -n 2p "$t/on.h")" "$first" "second unchanged send"
