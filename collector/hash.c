@@ -95,8 +95,6 @@ static inline uint64_t xxh3(const void *p, size_t n)
 }
 
 #define MAX_HELPERS 3
-/* Smallest job worth a helper: below it, hashing inline costs less than the hand-off. */
-#define START_MIN_BYTES HASH_HELPER_MIN_BYTES
 #define INLINE_CHUNKS 256
 #define POOL_JOBS 32
 
@@ -134,31 +132,24 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static uint64_t chunk_len(const struct hash_job *j, uint32_t i)
-{
-	uint64_t off = (uint64_t)i * HASH_CHUNK_BYTES;
-	return j->n - off < HASH_CHUNK_BYTES ? j->n - off : HASH_CHUNK_BYTES;
-}
-
 /* Take and hash chunks of j until none is left; the bytes hashed. */
 static uint64_t work_on(struct hash_job *j)
 {
 	uint64_t bytes = 0;
 	uint32_t i;
 	while ((i = atomic_fetch_add_explicit(&j->next_chunk, 1, memory_order_relaxed)) < j->nchunks) {
-		j->chunk_hash[i] = xxh3(j->p + (uint64_t)i * HASH_CHUNK_BYTES, chunk_len(j, i));
-		bytes += chunk_len(j, i);
+		j->chunk_hash[i] = xxh3(j->p + (uint64_t)i * HASH_CHUNK_BYTES, hash_chunk_len(j->n, i));
+		bytes += hash_chunk_len(j->n, i);
 	}
 	return bytes;
 }
 
 uint64_t hash_chunk(const void *p, uint64_t n, uint32_t i)
 {
-	uint64_t off = (uint64_t)i * HASH_CHUNK_BYTES;
-	uint64_t len = n < HASH_CHUNK_BYTES ? n : n - off < HASH_CHUNK_BYTES ? n - off : HASH_CHUNK_BYTES;
+	uint64_t len = hash_chunk_len(n, i);
 
 	atomic_fetch_add_explicit(&bytes_read, len, memory_order_relaxed);
-	return xxh3((const unsigned char *)p + (n < HASH_CHUNK_BYTES ? 0 : off), (size_t)len);
+	return xxh3((const unsigned char *)p + (uint64_t)i * HASH_CHUNK_BYTES, (size_t)len);
 }
 
 void hash_count_reused(uint64_t bytes)
@@ -410,7 +401,7 @@ static struct hash_job *job_new(const void *p, uint64_t n)
 	j->pool_slot = slot;
 	j->p = p;
 	j->n = n;
-	j->nchunks = n < HASH_CHUNK_BYTES ? 1 : (uint32_t)((n + HASH_CHUNK_BYTES - 1) / HASH_CHUNK_BYTES);
+	j->nchunks = hash_nchunks(n);
 	atomic_init(&j->next_chunk, 0);
 	atomic_init(&j->busy, 0);
 	j->in_queue = 0;
@@ -489,7 +480,7 @@ struct hash_job *hash_start(const void *p, uint64_t n, int waiting)
 	struct hash_job *j;
 	int allowed;
 
-	if (n < START_MIN_BYTES || n / HASH_CHUNK_BYTES >= UINT32_MAX ||  /* (32-bit chunk indexes) */
+	if (n < HASH_HELPER_MIN_BYTES || n >= HASH_CHUNKED_MAX_BYTES ||
 	    atomic_load_explicit(&nhelpers, memory_order_relaxed) == 0)
 		return NULL;
 	/* No core idle now: hashing on this thread takes none. */
@@ -541,7 +532,7 @@ void hash_cancel(struct hash_job *j)
 uint64_t hash_parallel(const void *p, uint64_t n, int waiting)
 {
 	/* Splitting needs two chunks: this thread takes the first one at once. */
-	struct hash_job *j = n >= 2 * START_MIN_BYTES ? hash_start(p, n, waiting) : NULL;
+	struct hash_job *j = n >= 2 * HASH_HELPER_MIN_BYTES ? hash_start(p, n, waiting) : NULL;
 	return j ? hash_finish(j) : hash_bytes(p, n);
 }
 

@@ -45,10 +45,18 @@ void hash_cancel(struct hash_job *job);
 /* The hash of p[0..n), using a helper thread for large buffers (waiting: as for hash_start()). */
 uint64_t hash_parallel(const void *p, uint64_t n, int waiting);
 
-/* The chunks of an n-byte buffer: 1 below HASH_CHUNK_BYTES. */
+/* Chunk indexes are 32-bit: buffers this large or larger are hashed by hash_bytes() alone. */
+#define HASH_CHUNKED_MAX_BYTES ((uint64_t)UINT32_MAX * HASH_CHUNK_BYTES)
+/* The chunks of an n-byte buffer (n below HASH_CHUNKED_MAX_BYTES): 1 below HASH_CHUNK_BYTES. */
 static inline uint32_t hash_nchunks(uint64_t n)
 {
 	return n < HASH_CHUNK_BYTES ? 1 : (uint32_t)((n + HASH_CHUNK_BYTES - 1) / HASH_CHUNK_BYTES);
+}
+/* The length of chunk i of an n-byte buffer (the whole buffer below HASH_CHUNK_BYTES). */
+static inline uint64_t hash_chunk_len(uint64_t n, uint32_t i)
+{
+	uint64_t off = (uint64_t)i * HASH_CHUNK_BYTES;
+	return n - off < HASH_CHUNK_BYTES ? n - off : HASH_CHUNK_BYTES;
 }
 /* Chunk i of p[0..n) hashed on this thread (the whole buffer below HASH_CHUNK_BYTES). */
 uint64_t hash_chunk(const void *p, uint64_t n, uint32_t i);

@@ -223,7 +223,7 @@ static void start(void)
 	struct uffdio_api api = { .api = UFFD_API,
 				  .features = WT_FEATURE_WP_ASYNC | WT_FEATURE_WP_UNPOPULATED };
 	struct wt_page_region vec[VEC];
-	uint64_t end;
+	uint64_t end, probe_page;
 	long probe = 0;
 
 	state = -1;
@@ -243,15 +243,12 @@ static void start(void)
 	if (pagemap < 0)
 		goto off;
 	/* A page of ours is not registered: the scan must say so (EPERM), not fail as unknown. */
-	{
-		uint64_t lo = (uint64_t)(uintptr_t)&probe / page_size * page_size;
-		if (scan(lo, lo + page_size, 1, vec, &end) >= 0 || errno != EPERM)
-			goto off;
-	}
+	probe_page = (uint64_t)(uintptr_t)&probe / page_size * page_size;
+	if (scan(probe_page, probe_page + page_size, 1, vec, &end) >= 0 || errno != EPERM)
+		goto off;
 	/* Optional (Linux 6.11): without it every range is scanned for file pages. */
 	maps = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (maps >= 0 && plain_anonymous((uint64_t)(uintptr_t)&probe / page_size * page_size,
-					 (uint64_t)(uintptr_t)&probe / page_size * page_size + page_size) < 0) {
+	if (maps >= 0 && plain_anonymous(probe_page, probe_page + page_size) < 0) {
 		close(maps);
 		maps = -1;
 	}
@@ -437,7 +434,6 @@ static int track(struct entry *e)
 {
 	struct uffdio_register reg = { .range = { .start = e->lo, .len = e->hi - e->lo },
 				       .mode = UFFDIO_REGISTER_MODE_WP };
-
 	int plain;
 
 	if (!e->tracked) {
@@ -460,8 +456,7 @@ static int track(struct entry *e)
 	 */
 	plain = plain_anonymous(e->lo, e->hi);
 	if (plain == 0) {
-		struct uffdio_range r = { .start = e->lo, .len = e->hi - e->lo };
-		ioctl(uffd, UFFDIO_UNREGISTER, &r);
+		ioctl(uffd, UFFDIO_UNREGISTER, &reg.range);
 		e->never = 1;
 		e->tracked = e->known = 0;
 		return -1;
@@ -514,9 +509,13 @@ static uint64_t reread(struct entry *e, uint64_t s, uint64_t t, uint32_t *from)
 		return 0;  /* a shared page, outside the range itself */
 	c = (uint32_t)((s - e->addr) / HASH_CHUNK_BYTES);
 	last = (uint32_t)((t - 1 - e->addr) / HASH_CHUNK_BYTES);
-	for (c = c > *from ? c : *from, *from = last + 1 > *from ? last + 1 : *from; c <= last; c++) {
+	if (c < *from)
+		c = *from;
+	if (*from <= last)
+		*from = last + 1;
+	for (; c <= last; c++) {
 		e->chunk[c] = hash_chunk((const void *)(uintptr_t)e->addr, e->len, c);
-		bytes += e->len < HASH_CHUNK_BYTES ? e->len : HASH_CHUNK_BYTES;
+		bytes += hash_chunk_len(e->len, c);
 	}
 	return bytes;
 }
@@ -578,7 +577,7 @@ int wtrack_source(const void *p, uint64_t n, uint64_t *hash)
 	struct entry *e;
 	int r = 0;
 
-	if (n < MIN_BYTES || n / HASH_CHUNK_BYTES >= UINT32_MAX)  /* (chunk indexes are 32-bit) */
+	if (n < MIN_BYTES || n >= HASH_CHUNKED_MAX_BYTES)
 		return 0;
 	pthread_mutex_lock(&mu);
 	if (!on())
