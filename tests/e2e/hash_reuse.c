@@ -46,6 +46,9 @@ int main(void)
 	send(a, N);
 	memset(a, 0, PAGE);  /* a page */
 	send(a, N);
+	a[N / 4] = -2;  /* pages in neighbouring chunks (16 KiB = 2048 doubles apart) */
+	a[N / 4 + 2048] = -3;
+	send(a, N);
 	fd = open("/proc/self/exe", O_RDONLY);  /* the kernel writes: read() */
 	if (fd < 0 || read(fd, (char *)a + 2 * 1024 * 1024 + 100, 64) != 64)
 		return 2;
