@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#define XXH_STATIC_LINKING_ONLY  /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -116,29 +117,21 @@ static const char *op_name(ompt_target_data_op_t optype)
 /* The content hash, from its definition (written apart from collector/hash.c). */
 static uint64_t content_hash(const void *p, size_t n)
 {
-	enum { CHUNK = 16 * 1024, MAX_CHUNKS = 4096 };
-	static __thread unsigned char le[MAX_CHUNKS * 8];
-	size_t k = 0;
-	XXH3_state_t *st;
-	uint64_t h;
+	enum { CHUNK = 16 * 1024 };
+	XXH3_state_t st;
+	unsigned char le[8];
 
 	if (n < CHUNK)
 		return XXH3_64bits(p, n);
-	st = XXH3_createState();
-	XXH3_64bits_reset_withSeed(st, n);
+	XXH3_INITSTATE(&st);
+	XXH3_64bits_reset_withSeed(&st, n);
 	for (size_t off = 0; off < n; off += CHUNK) {
 		uint64_t c = XXH3_64bits((const unsigned char *)p + off, n - off < CHUNK ? n - off : CHUNK);
 		for (int b = 0; b < 8; b++)
-			le[k * 8 + b] = (unsigned char)(c >> (8 * b));
-		if (++k == MAX_CHUNKS) {
-			XXH3_64bits_update(st, le, k * 8);
-			k = 0;
-		}
+			le[b] = (unsigned char)(c >> (8 * b));
+		XXH3_64bits_update(&st, le, sizeof(le));
 	}
-	XXH3_64bits_update(st, le, k * 8);
-	h = XXH3_64bits_digest(st);
-	XXH3_freeState(st);
-	return h;
+	return XXH3_64bits_digest(&st);
 }
 
 static int is_to_device(ompt_target_data_op_t optype)
