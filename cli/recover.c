@@ -54,11 +54,17 @@ static const char recover_usage[] =
 	"                      suffix, the database 'mapprof record' left unfinished);\n"
 	"                      for a spool directory, record's -o (%p, %r allowed;\n"
 	"                      default: the directory without '.spool.d')\n"
-	"  -f, --force         replace PATH even when it holds a recorded run\n"
+	"  -f, --force         replace PATH even when it holds a recorded run (once the\n"
+	"                      new database is whole; never an executable)\n"
 	"  -h, --help          show this help\n"
 	"\n"
+	"A spool 'mapprof record' is still writing is refused (it holds a lock on it\n"
+	"until it ends).  The spool of a 'record -f' (PATH.new-PID-spool) replaces PATH\n"
+	"once recovered, as record would have.\n"
+	"\n"
 	"Exit status: 0 when the database holds the spool's events, 2 on usage errors,\n"
-	"3 when the spool cannot be read or the database cannot be written.\n";
+	"3 when the spool cannot be read, is still being recorded, or the database\n"
+	"cannot be written.\n";
 
 /*
  * Take the spool (or spool directory) 'path' for ourselves: 'mapprof record'
