@@ -333,14 +333,17 @@ test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/bootstrap
 	$(Q)CC='$(CC)' OMPCC='$(OMPCC)' LLVM_DIR='$(LLVM_DIR)' OFFLOAD_TARGET='$(OFFLOAD_TARGET)' \
 	  PYTHON='$(PYTHON)' CI='$(CI)' SANITIZE='$(SANITIZE)' tests/run.sh $(B)
 
-# 'mapprof report' on thousands of damaged recordings, built with the
-# sanitizers in $(B)/san (tests/e2e/report_fuzz.sh; the suite runs a few
-# hundred).  FUZZ_SEED=N starts elsewhere.
+# 'mapprof report' on thousands of damaged recordings, and 'mapprof recover'
+# on thousands of damaged spools, built with the sanitizers in $(B)/san
+# (tests/e2e/report_fuzz.sh, tests/e2e/spool_fuzz.sh; the suite runs a few
+# hundred of each).  FUZZ_SEED=N starts elsewhere.
 FUZZ_CASES ?= 3000
 fuzz: all samples
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined B=$(B)/san $(B)/san/mapprof
 	$(Q)MAPPROF_BUILD=$(abspath $(B)) MAPPROF_BIN=$(abspath $(B))/san/mapprof FUZZ_CASES=$(FUZZ_CASES) \
 	  FUZZ_OUT=$(abspath $(B))/report_fuzz_san PYTHON='$(PYTHON)' bash tests/e2e/report_fuzz.sh
+	$(Q)MAPPROF_BUILD=$(abspath $(B)) MAPPROF_BIN=$(abspath $(B))/san/mapprof FUZZ_CASES=$(FUZZ_CASES) \
+	  FUZZ_OUT=$(abspath $(B))/spool_fuzz_san PYTHON='$(PYTHON)' bash tests/e2e/spool_fuzz.sh
 
 # Every other C program of the project (unit tests, tracer, bench tools):
 # what tests/e2e/build_warnings.sh compiles with each compiler.

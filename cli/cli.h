@@ -32,6 +32,14 @@ void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "mapprof: error: ..." plus "see 'mapprof CMD --help'".  Returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Why the existing file 'path' must never be replaced by a database, or NULL
+ * when it may be (or does not exist): it is the program argv[0] runs (found
+ * in PATH as the shell would), a file one of argv's arguments names, an
+ * executable, an ELF file or a script.  argv may be NULL.  Static text.
+ */
+const char *output_refusal(const char *path, char *const *argv);
+
 /* Directory holding the running mapprof binary (malloc'ed), or NULL. */
 char *exe_dir(void);
 

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -54,8 +55,10 @@ static const char record_usage[] =
 	"                      its MPI rank, %% a %.  Every process of the command that\n"
 	"                      offloads gets a database: PATH for the first, PATH with\n"
 	"                      .PID before .db for the others unless %p/%r tell them apart\n"
-	"  -f, --force         overwrite PATH if it exists (a regular file only: a\n"
-	"                      device, a FIFO or a directory is always refused)\n"
+	"  -f, --force         replace PATH if it exists, once the new database is\n"
+	"                      whole (written as PATH.new-PID until then); a device,\n"
+	"                      a FIFO, a directory, an executable, the program and\n"
+	"                      the files its arguments name are always refused\n"
 	"      --max-spool SIZE the most the events may take on disk while the program\n"
 	"                      runs (the spool beside PATH), like 512M or 20G; 0: no cap.\n"
 	"                      Default: MAPPROF_SPOOL_MAX, else 8G or a quarter of the\n"
@@ -150,7 +153,7 @@ static char **child_env(const char *output, const char *spool, const char *colle
 {
 	static const char *const ours[] = { "MAPPROF_OUTPUT", "MAPPROF_SPOOL", "MAPPROF_SPOOL_FD",
 					    "MAPPROF_RING_FD", "MAPPROF_LIVE_FD", "MAPPROF_CLOCK",
-					    "OMP_TOOL_LIBRARIES" };
+					    "MAPPROF_CLOCK_BASE", "OMP_TOOL_LIBRARIES" };
 	size_t n = 0, k = 0, nours = sizeof(ours) / sizeof(ours[0]);
 	char **env;
 
@@ -170,6 +173,15 @@ static char **child_env(const char *output, const char *spool, const char *colle
 	    asprintf(&env[k++], "MAPPROF_CLOCK=%s", tsc ? "tsc" : "monotonic") < 0) {
 		env[k - 1] = NULL;
 		goto oom;
+	}
+	if (tsc) {
+		/* The first (ticks, ns) pair of the run: see output_clock_frame(). */
+		int64_t ticks, ns;
+		spool_clock_pair(&ticks, &ns);
+		if (asprintf(&env[k++], "MAPPROF_CLOCK_BASE=%lld:%lld", (long long)ticks, (long long)ns) < 0) {
+			env[k - 1] = NULL;
+			goto oom;
+		}
 	}
 	if (!(env[k++] = env_entry("OMP_TOOL_LIBRARIES", collector, ":")))
 		goto oom;
@@ -193,6 +205,59 @@ static void forward_signal(int sig)
 {
 	if (child_pid > 0)
 		kill(child_pid, sig);
+}
+
+/*
+ * The spool (or the spool directory) is 'mapprof record's while it lives:
+ * an exclusive flock() on a descriptor of our own (close-on-exec, so the
+ * program does not hold it), released when record ends or dies.  'mapprof
+ * recover' takes the same lock and refuses a spool it cannot get
+ * (cli/recover.c).  -1 when there is nothing to lock.
+ */
+static int lock_live(const char *path)
+{
+	int fd;
+
+	if (!path)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static void unlock_live(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Rename the finished database 'from' over 'to' (record -f).  0, or -1 (said why). */
+static int replace_with(const char *from, const char *to)
+{
+	const char *refusal = output_refusal(to, NULL);
+	char side[4096];
+
+	if (refusal) {
+		error("refusing to replace '%s': %s", to, refusal);
+		hint("the new database is kept as '%s'", from);
+		return -1;
+	}
+	/* The old database's journal would be replayed into the new one. */
+	snprintf(side, sizeof(side), "%s-journal", to);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-wal", to);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", to);
+	unlink(side);
+	if (rename(from, to) < 0) {
+		error("cannot replace '%s': %s", to, strerror(errno));
+		hint("the new database is kept as '%s'", from);
+		return -1;
+	}
+	return 0;
 }
 
 int record_program(const struct record_options *opt, int *status, char **db_path_out)
@@ -225,6 +290,10 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	struct record_procs *procs = NULL;
 	char *main_path = NULL;
 	int usage = 0;
+	const char *refusal;
+	char *final = NULL;   /* -f: the database to replace once the new one is finished */
+	struct stat ost;
+	int lock_fd = -1, dir_lock_fd = -1;
 
 	*status = EXIT_ERROR;
 	if ((chunks_end && *chunks_end) || chunks < 0 || chunks > 4096) {
@@ -233,6 +302,13 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		return -1;
 	}
 	nchunks = (unsigned)chunks;
+	/* --max-spool '' says nothing: a usage error; an empty MAPPROF_SPOOL_MAX is unset. */
+	if (opt->max_spool && !*opt->max_spool) {
+		error("--max-spool needs a size like 512M or 8G (0: none), not ''");
+		free(output);
+		*status = EXIT_USAGE;
+		return -1;
+	}
 	if (max_text && *max_text && spool_parse_size(max_text, &spool_max) < 0) {
 		error("the spool cap must be a size like 512M or 8G (0: none), not '%s'", max_text);
 		free(output);
@@ -254,13 +330,36 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	}
 	free(output);
 	output = main_path;
+	/* Never the program, its files or any executable, -f or not. */
+	refusal = output_refusal(output, opt->argv);
+	if (refusal) {
+		error("refusing to write the database to '%s': %s", output, refusal);
+		hint("name the database with -o PATH");
+		goto fail_early;
+	}
+	/*
+	 * -f over an existing database: the new one is written beside it and
+	 * renamed over it once finished, so that a program that cannot start,
+	 * or a recording cut short, leaves the old one as it was.  The spool
+	 * is the new one's (NAME.new-PID-spool); its run names the old path,
+	 * for 'mapprof recover' to finish the replacement.
+	 */
+	if (opt->force && lstat(output, &ost) == 0 && S_ISREG(ost.st_mode)) {
+		final = output;
+		if (asprintf(&output, "%s.new-%ld", final, (long)getpid()) < 0) {
+			output = final;
+			final = NULL;
+			error("out of memory");
+			goto fail_early;
+		}
+	}
 	collector = find_collector();
 	if (!collector) {
 		error("cannot find the collector library '%s'", COLLECTOR_NAME);
 		hint("it is built beside the mapprof binary by 'make'; or set MAPPROF_COLLECTOR");
 		goto fail;
 	}
-	db = db_create(output, opt->force, &err);
+	db = db_create(output, opt->force && !final, &err);
 	if (!db) {
 		error("%s", err);
 		goto fail;
@@ -271,7 +370,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		error("out of memory");
 		goto fail;
 	}
-	if (db_mark_recording(db, spool, &err) < 0) {
+	if (db_mark_recording(db, spool, final, &err) < 0) {
 		error("%s", err);
 		goto fail;
 	}
@@ -287,6 +386,8 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		error("%s", err);
 		goto fail;
 	}
+	lock_fd = lock_live(spool);
+	dir_lock_fd = lock_live(getenv("MAPPROF_SPOOL_DIR"));
 
 	env = child_env(abs_output ? abs_output : output, spool, collector, drain, tsc);
 	if (!env) {
@@ -304,7 +405,12 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		drain_close(drain);
 		unlink(output);
 		unlink(spool);
+		unlock_live(lock_fd);
+		unlock_live(dir_lock_fd);
+		if (final)
+			info("'%s' is left as it was", final);
 		*status = spawn_errno == ENOENT ? 127 : 126;
+		free(final);
 		free(output);
 		free(abs_output);
 		free(collector);
@@ -345,7 +451,8 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	*status = end.exit_status;
 
 	ingested = db_ingest_spool(db, spool, &ing, &err);
-	if (ingested == 0) {
+	if (ingested >= 0) {
+		/* Expanded, or nothing in it (no collector came): either way not wanted. */
 		unlink(spool);
 		if (ing.truncated && !stopped)
 			info("warning: the spool ended mid-write (the program was killed?): "
@@ -358,6 +465,8 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		error("cannot expand the recorded events into '%s': %s", output, err);
 		hint("the events are kept in '%s'; once there is room, recover them with: mapprof recover %s",
 		     spool, spool);
+		if (final)
+			info("'%s' is left as it was until then", final);
 		if (asprintf(&lost, "%s; they are kept in the spool '%s': recover them with: mapprof recover %s",
 			     err, spool, spool) < 0) {
 			lost = err;
@@ -374,17 +483,27 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		if (ingested >= 0) {
 			error("%s", err);
 			hint("the program may have removed or overwritten '%s'", output);
+			if (final)
+				info("'%s' is left as it was", final);
 		}
 		db_close(db);
 		free(err);
 		err = NULL;
-	} else if (record_procs_main(procs, db, &output, child_pid, wstatus) == 1) {
+	} else if (record_procs_main(procs, db, final ? &final : &output, child_pid, wstatus) == 1) {
 		/* Only other processes offloaded (the program is mpirun, a shell): theirs are the databases. */
 		info("'%s' did not offload itself: the processes it started did", opt->argv[0]);
 		db_close(db);
 		unlink(output);
 		unlink(spool);
+		if (final)
+			info("'%s' is left as it was", final);
 	} else {
+		/* Finished: now it may replace the old database. */
+		if (final && replace_with(output, final) == 0) {
+			free(output);
+			output = final;
+			final = NULL;
+		}
 		db_record_counts(db, &counts);
 		if (counts.status && !strcmp(counts.status, "complete")) {
 			info("recorded %llu data operations, %llu kernels, %llu target constructs to '%s'",
@@ -417,7 +536,11 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		db_close(db);
 	}
 	free(stopped);
+	/* Held until the spool is expanded and gone: 'mapprof recover' must leave it alone. */
+	unlock_live(lock_fd);
 	record_procs_finish(procs);
+	unlock_live(dir_lock_fd);
+	free(final);
 	if (db_path_out)
 		*db_path_out = output;
 	else
@@ -435,6 +558,10 @@ fail:
 		db_close(db);
 		unlink(output);
 	}
+	unlock_live(lock_fd);
+	unlock_live(dir_lock_fd);
+fail_early:
+	free(final);
 	free(spool);
 	free(err);
 	free(output);

@@ -394,7 +394,9 @@ static char *db_name(struct record_procs *rp, long pid, long rank, int image)
 	char *base = expand(rp->tmpl, pid, rank, 0), *name = base, tag[48];
 
 	for (int i = 0; name && i < 2; i++) {
-		if (!used_name(rp, name) && (rp->force || access(name, F_OK) < 0))
+		/* -f replaces an old database, never an executable (cli.h). */
+		if (!used_name(rp, name) &&
+		    ((rp->force && !output_refusal(name, NULL)) || access(name, F_OK) < 0))
 			break;
 		if (i == 0)
 			snprintf(tag, sizeof(tag), "%ld", pid);
@@ -404,7 +406,8 @@ static char *db_name(struct record_procs *rp, long pid, long rank, int image)
 			free(name);
 		name = with_tag(base, tag);
 	}
-	if (name && (used_name(rp, name) || (!rp->force && access(name, F_OK) == 0))) {
+	if (name && (used_name(rp, name) || ((!rp->force || output_refusal(name, NULL)) &&
+					     access(name, F_OK) == 0))) {
 		error("cannot name the database of process %ld: '%s' exists", pid, name);
 		hint("use -f to overwrite, or %%p in -o");
 		if (name != base)

@@ -17,12 +17,15 @@
  * named as record would have named it (cli/record_procs.c).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,11 +54,44 @@ static const char recover_usage[] =
 	"                      suffix, the database 'mapprof record' left unfinished);\n"
 	"                      for a spool directory, record's -o (%p, %r allowed;\n"
 	"                      default: the directory without '.spool.d')\n"
-	"  -f, --force         replace PATH even when it holds a recorded run\n"
+	"  -f, --force         replace PATH even when it holds a recorded run (once the\n"
+	"                      new database is whole; never an executable)\n"
 	"  -h, --help          show this help\n"
 	"\n"
+	"A spool 'mapprof record' is still writing is refused (it holds a lock on it\n"
+	"until it ends).  The spool of a 'record -f' (PATH.new-PID-spool) replaces PATH\n"
+	"once recovered, as record would have.\n"
+	"\n"
 	"Exit status: 0 when the database holds the spool's events, 2 on usage errors,\n"
-	"3 when the spool cannot be read or the database cannot be written.\n";
+	"3 when the spool cannot be read, is still being recorded, or the database\n"
+	"cannot be written.\n";
+
+/*
+ * Take the spool (or spool directory) 'path' for ourselves: 'mapprof record'
+ * holds an exclusive flock() on it for as long as it lives (cli/record.c),
+ * and expanding a spool it still writes would take its events from it.
+ * The descriptor (hold it until done), or -1 when it is taken (said so) or
+ * cannot be opened (the caller says why).
+ */
+static int take_spool(const char *path, int *live)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*live = 0;
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK) {
+			*live = 1;
+			error("cannot recover '%s': it is being recorded ('mapprof record' is still running,"
+			      " or another 'mapprof recover' has it)", path);
+			hint("wait for it to end: 'mapprof record' expands the spool itself");
+		}
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
 
 /* SPOOL without "-spool", or SPOOL + ".db" (malloc'ed). */
 static char *default_output(const char *spool)
@@ -86,7 +122,7 @@ static int recover_dir(const char *dir, const char *spool, const char *output, i
 {
 	size_t n = strlen(dir), k = strlen(".spool.d");
 	char *tmpl;
-	int recovered;
+	int recovered, lock, live;
 
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
@@ -99,7 +135,14 @@ static int recover_dir(const char *dir, const char *spool, const char *output, i
 			       " does not end in '.spool.d')");
 	if (!tmpl)
 		return error("out of memory");
+	lock = take_spool(dir, &live);
+	if (lock < 0 && live) {
+		free(tmpl);
+		return EXIT_ERROR;
+	}
 	recovered = record_procs_recover(dir, tmpl, spool, force);
+	if (lock >= 0)
+		close(lock);
 	free(tmpl);
 	if (recovered < 0)
 		return EXIT_ERROR;
@@ -109,6 +152,45 @@ static int recover_dir(const char *dir, const char *spool, const char *output, i
 	}
 	info("recovered %d process%s, one database each", recovered, recovered > 1 ? "es" : "");
 	return 0;
+}
+
+/* Rename the recovered database 'from' over 'to'.  0, or EXIT_ERROR (said why). */
+static int replace(const char *from, const char *to)
+{
+	const char *refusal = output_refusal(to, NULL);
+	char side[4096];
+
+	if (refusal) {
+		error("refusing to replace '%s': %s", to, refusal);
+		hint("the recovered database is '%s'", from);
+		return EXIT_ERROR;
+	}
+	snprintf(side, sizeof(side), "%s-journal", to);
+	unlink(side);
+	if (rename(from, to) < 0) {
+		error("cannot replace '%s': %s", to, strerror(errno));
+		hint("the recovered database is '%s'", from);
+		return EXIT_ERROR;
+	}
+	return 0;
+}
+
+/*
+ * 'mapprof record' made DB.spool.d for the command's other processes: a
+ * killed record leaves it, empty when there were none (removed here), else
+ * holding their spools (said).
+ */
+static void leftover_dir(const char *db)
+{
+	char *dir;
+
+	if (!db || asprintf(&dir, "%s.spool.d", db) < 0)
+		return;
+	if (rmdir(dir) < 0 && (errno == ENOTEMPTY || errno == EEXIST)) {
+		info("note: '%s' holds the spools of the command's other processes", dir);
+		hint("recover them with: mapprof recover %s", dir);
+	}
+	free(dir);
 }
 
 int cmd_recover(int argc, char **argv)
@@ -126,7 +208,9 @@ int cmd_recover(int argc, char **argv)
 	struct record_counts counts;
 	struct db *db = NULL;
 	struct stat st;
-	int c, force = 0, created = 0, found, rc = EXIT_ERROR;
+	int c, force = 0, created = 0, found, rc = EXIT_ERROR, lock = -1, live;
+	const char *refusal;
+	char *replaces = NULL, *rec_db = NULL;
 
 	while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -163,9 +247,23 @@ int cmd_recover(int argc, char **argv)
 		error("cannot read the spool '%s': %s", spool, found ? "not a regular file" : "no such file");
 		return EXIT_ERROR;
 	}
+	lock = take_spool(spool, &live);
+	if (lock < 0) {
+		if (!live)
+			error("cannot read the spool '%s': %s", spool, strerror(errno));
+		return EXIT_ERROR;
+	}
 	out = output ? strdup(output) : default_output(spool);
-	if (!out)
+	if (!out) {
+		close(lock);
 		return error("out of memory");
+	}
+	refusal = output_refusal(out, NULL);
+	if (refusal) {
+		error("refusing to write the database to '%s': %s", out, refusal);
+		hint("write another database with -o PATH");
+		goto out;
+	}
 	/* The database record left (its run says 'recording'), or a new one. */
 	if (!force && access(out, F_OK) == 0) {
 		db = db_open(out, DB_OPEN_WRITE | DB_OPEN_UNFINISHED, NULL, &err);
@@ -180,7 +278,21 @@ int cmd_recover(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		db = db_create(out, force, &err);
+		/*
+		 * -f over an existing file: the new database is written beside
+		 * it and renamed over it once whole, so that a spool that cannot
+		 * be read leaves it as it was.
+		 */
+		if (force && access(out, F_OK) == 0) {
+			replaces = out;
+			if (asprintf(&out, "%s.new-%ld", replaces, (long)getpid()) < 0) {
+				out = replaces;
+				replaces = NULL;
+				error("out of memory");
+				goto out;
+			}
+		}
+		db = db_create(out, force && !replaces, &err);
 		if (!db) {
 			error("%s", err);
 			goto out;
@@ -212,10 +324,22 @@ int cmd_recover(int argc, char **argv)
 		error("%s", err);
 		goto out;
 	}
+	/* 'mapprof record -f' was to replace a database with this one: done here. */
+	if (!created)
+		replaces = db_take_replaces(db);
 	/* The write transaction db_open() began (a new database has none). */
 	if (!created && db_commit(db) < 0) {
 		error("cannot write '%s': %s", out, db_errmsg(db));
 		goto out;
+	}
+	rec_db = replaces ? strdup(replaces) : default_output(spool);
+	if (replaces) {
+		created = 0;  /* whole now: kept, even when it cannot take the old one's name */
+		if (replace(out, replaces) != 0)
+			goto out;
+		free(out);
+		out = replaces;
+		replaces = NULL;
 	}
 	db_record_counts(db, &counts);
 	info("recovered %llu data operations, %llu kernels, %llu target constructs from '%s' into '%s'",
@@ -225,11 +349,17 @@ int cmd_recover(int argc, char **argv)
 		info("the run is %s: %s", counts.status, counts.status_detail ? counts.status_detail : "no detail");
 	record_counts_release(&counts);
 	unlink(spool);
+	/* record's spool directory, empty when the command had no other process. */
+	leftover_dir(rec_db);
 	rc = 0;
 out:
 	db_close(db);
 	if (rc && created)
 		unlink(out);
+	if (lock >= 0)
+		close(lock);
+	free(replaces);
+	free(rec_db);
 	free(why);
 	free(err);
 	free(out);

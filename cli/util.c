@@ -2,11 +2,13 @@
  * util.c - messages and small helpers shared by the subcommands.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -62,4 +64,52 @@ char *exe_dir(void)
 		return NULL;
 	path[n] = 0;
 	return strdup(dirname(path));
+}
+
+/* The file the program's name runs: a path as it is, else the first match in PATH. */
+static int program_stat(const char *prog, struct stat *st)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(prog, '/'))
+		return stat(prog, st);
+	if (!path || !*path)
+		path = "/bin:/usr/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)n, path, n ? "/" : "", prog);
+		if (stat(buf, st) == 0 && S_ISREG(st->st_mode) && access(buf, X_OK) == 0)
+			return 0;
+		path += n + (path[n] == ':');
+	}
+	return -1;
+}
+
+const char *output_refusal(const char *path, char *const *argv)
+{
+	struct stat st, other;
+	unsigned char head[4] = { 0 };
+	int fd;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	for (size_t i = 0; argv && argv[i]; i++) {
+		int found = i ? stat(argv[i], &other) == 0 : program_stat(argv[i], &other) == 0;
+		if (found && other.st_dev == st.st_dev && other.st_ino == st.st_ino)
+			return i ? "the program's argument names it" : "it is the program to record";
+	}
+	if (st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))
+		return "it is an executable file";
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0) {
+		if (read(fd, head, sizeof(head)) < 0)
+			head[0] = 0;
+		close(fd);
+	}
+	if (!memcmp(head, "\177ELF", 4))
+		return "it is an ELF file (a program or a library)";
+	if (head[0] == '#' && head[1] == '!')
+		return "it is a script";
+	return NULL;
 }

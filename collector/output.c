@@ -413,9 +413,32 @@ int output_frame(uint32_t type, ...)
 	return rc;
 }
 
+/*
+ * The pair 'mapprof record' read before it started the program
+ * (MAPPROF_CLOCK_BASE, "TICKS:NS"), written with each pair of ours: with it,
+ * the spool converts ticks to ns from its first clock frame on, whatever
+ * ends the recording early (record or the program killed), and the ingest
+ * does not need the pair of the end.
+ */
+static int clock_base(int64_t *ticks, int64_t *ns)
+{
+	const char *v = getenv("MAPPROF_CLOCK_BASE");
+	long long t, n;
+	int used = 0;
+
+	if (!v || sscanf(v, "%lld:%lld%n", &t, &n, &used) != 2 || v[used] || t <= 0 || n <= 0)
+		return -1;
+	*ticks = t;
+	*ns = n;
+	return 0;
+}
+
 int output_clock_frame(void)
 {
 	int64_t ticks, ns;
+
+	if (clock_base(&ticks, &ns) == 0)
+		output_frame(SPOOL_CLOCK, ticks, ns);
 	spool_clock_pair(&ticks, &ns);
 	return output_frame(SPOOL_CLOCK, ticks, ns);
 }

@@ -220,7 +220,7 @@ fail:
 	return -1;
 }
 
-int db_mark_recording(struct db *db, const char *spool_path, char **err)
+int db_mark_recording(struct db *db, const char *spool_path, const char *replaces, char **err)
 {
 	sqlite3_stmt *st = db_prepare(db, "INSERT INTO run_raw (id, status, status_detail) VALUES (1, 'recording', ?)", err);
 	char *detail;
@@ -239,7 +239,34 @@ int db_mark_recording(struct db *db, const char *spool_path, char **err)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return db_fail(err, "cannot write '%s': %s", db->path, sqlite3_errmsg(db->sql));
+	if (!replaces)
+		return 0;
+	st = db_prepare(db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('replaces', ?)", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, replaces, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(err, "cannot write '%s': %s", db->path, sqlite3_errmsg(db->sql));
 	return 0;
+}
+
+char *db_take_replaces(struct db *db)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT value FROM meta WHERE key = 'replaces'", NULL);
+	char *path = NULL;
+
+	if (!st)
+		return NULL;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		path = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (path && db_exec(db, "DELETE FROM meta WHERE key = 'replaces'", NULL) < 0) {
+		free(path);
+		path = NULL;
+	}
+	return path;
 }
 
 int db_pair_deletes_if_needed(struct db *db, char **err)

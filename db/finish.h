@@ -24,9 +24,18 @@ struct run_end {
  * Before the program starts: the run's row says the recording is under way
  * ('recording', no command yet) and where its events are, so that a
  * database whose 'mapprof record' was killed says how to recover them.  The
- * spool's RUN frame fills the row in.  0 or -1 (*err set).
+ * spool's RUN frame fills the row in.  replaces: the database this one
+ * will replace once finished (record -f), or NULL.  0 or -1 (*err set).
  */
-int db_mark_recording(struct db *db, const char *spool_path, char **err);
+int db_mark_recording(struct db *db, const char *spool_path, const char *replaces, char **err);
+
+/*
+ * The database 'replaces' named (db_mark_recording: 'mapprof record -f'
+ * writes beside an existing database, and renames over it once finished),
+ * malloc'ed, and forgotten (in the caller's transaction); NULL when none.
+ * 'mapprof recover' renames what it finished over that path.
+ */
+char *db_take_replaces(struct db *db);
 
 /*
  * Pair every delete with the allocation it frees, derive the host's device

@@ -92,13 +92,24 @@ static void drop_pages(const unsigned char *map, size_t from, size_t to)
 
 /*
  * Event times as timestamp counter ticks (the spool has CLOCK frames) map to
- * ns since the run's start through the first and last (ticks, ns) pairs.
+ * ns since the run's start through the two (ticks, ns) pairs furthest apart.
+ * 'mapprof record' reads one pair before the program starts and hands it to
+ * the collector, which writes it with its own when it starts: however early
+ * the recording ends (record killed, the program killed), the spool holds
+ * two pairs from the start.
  */
 struct ticks_to_ns {
 	int on;
 	int64_t t0, n0;  /* ticks and ns (relative to the run's start) at the first pair */
 	double ns_per_tick;
 };
+
+/*
+ * Ticks per ns must be those of a real counter: from 10 MHz to 100 GHz.  A
+ * damaged spool's pairs give anything, and times then stay as written.
+ */
+#define NS_PER_TICK_MIN 0.01
+#define NS_PER_TICK_MAX 100.0
 
 /*
  * Find the CLOCK frames and the run's start.  Malformed frames are left to
@@ -110,7 +121,7 @@ static void clock_scan(int fd, size_t size, struct ticks_to_ns *tc)
 {
 	struct spool_field f[SPOOL_MAX_FIELDS];
 	unsigned char payload[4096];
-	int64_t start_ns = 0, t_first = 0, n_first = 0, t_last = 0, n_last = 0;
+	int64_t start_ns = 0, t_first = 0, n_first = 0, t_last = 0, n_last = 0, dt, dn;
 	int pairs = 0;
 	size_t off = sizeof(struct spool_header);
 
@@ -127,13 +138,16 @@ static void clock_scan(int fd, size_t size, struct ticks_to_ns *tc)
 		    spool_unpack(fr.type, payload, fr.len, f) == 0) {
 			if (fr.type == SPOOL_RUN) {
 				start_ns = f[5].i;
-			} else if (f[0].i) {
-				if (!pairs++) {
+			} else if (f[0].i > 0 && f[1].i > 0) {
+				/* The earliest and the latest pair, in whatever order written. */
+				if (!pairs++ || f[0].i < t_first) {
 					t_first = f[0].i;
 					n_first = f[1].i;
 				}
-				t_last = f[0].i;
-				n_last = f[1].i;
+				if (pairs == 1 || f[0].i > t_last) {
+					t_last = f[0].i;
+					n_last = f[1].i;
+				}
 			}
 		}
 		off += fr.len;
@@ -141,15 +155,30 @@ static void clock_scan(int fd, size_t size, struct ticks_to_ns *tc)
 	/* One pair: the collector did not time with the counter (the ns are plain). */
 	if (pairs < 2 || t_last <= t_first || n_last <= n_first)
 		return;
+	dt = t_last - t_first;  /* both positive: no overflow */
+	dn = n_last - n_first;
+	tc->ns_per_tick = (double)dn / (double)dt;
+	if (!(tc->ns_per_tick >= NS_PER_TICK_MIN && tc->ns_per_tick <= NS_PER_TICK_MAX) ||
+	    __builtin_sub_overflow(n_first, start_ns, &tc->n0))
+		return;
 	tc->on = 1;
 	tc->t0 = t_first;
-	tc->n0 = n_first - start_ns;
-	tc->ns_per_tick = (double)(n_last - n_first) / (double)(t_last - t_first);
 }
 
+/* Ticks to ns since the start; a damaged record's times saturate instead of overflowing. */
 static int64_t to_ns(const struct ticks_to_ns *tc, int64_t ticks)
 {
-	return tc->n0 + (int64_t)llround((double)(ticks - tc->t0) * tc->ns_per_tick);
+	int64_t dt;
+	double ns;
+
+	if (__builtin_sub_overflow(ticks, tc->t0, &dt))
+		return ticks < tc->t0 ? INT64_MIN : INT64_MAX;
+	ns = (double)tc->n0 + (double)dt * tc->ns_per_tick;
+	if (ns >= 9.2e18)
+		return INT64_MAX;
+	if (ns <= -9.2e18)
+		return INT64_MIN;
+	return (int64_t)llround(ns);
 }
 
 /* Walk the frames of a mapped spool. */
@@ -161,7 +190,7 @@ static int replay_all(struct db_writer *w, int fd, const unsigned char *p, size_
 	struct ticks_to_ns tc;
 	struct rec *conv = NULL;
 	size_t conv_cap = 0, dropped = 0;
-	int rc = -1;
+	int rc = -1, runs = 0;
 
 	clock_scan(fd, size, &tc);
 	while (off < size) {
@@ -185,6 +214,11 @@ static int replay_all(struct db_writer *w, int fd, const unsigned char *p, size_
 			if (fr.len % sizeof(struct rec)) {
 				db_fail(err, "corrupt spool '%s' at byte %zu", path, off);
 				goto out;
+			}
+			if (!n) {
+				/* A buffer written empty: nothing to copy or insert. */
+				res->frames++;
+				continue;
 			}
 			/* The frames before it hold strings, so the payload may
 			 * be misaligned for struct rec: copied then. */
@@ -218,6 +252,10 @@ static int replay_all(struct db_writer *w, int fd, const unsigned char *p, size_
 					db_fail(err, "corrupt spool '%s' at byte %zu", path, off);
 					goto out;
 				}
+			} else if (fr.type == SPOOL_RUN && runs++) {
+				/* One process, one run: two are the frames of two spools mixed. */
+				db_fail(err, "corrupt spool '%s' at byte %zu: a second run", path, off);
+				goto out;
 			} else if (replay(w, fr.type, f) < 0) {
 				if (fr.type == SPOOL_RUN) {
 					db_fail(err, "the database already holds a recorded run");

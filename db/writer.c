@@ -252,6 +252,12 @@ int dbw_commit(struct db_writer *w)
 	return db_commit(w->db);
 }
 
+/* A record's duration; a damaged spool's times wrap instead of overflowing. */
+static int64_t dur_ns(const struct rec *r)
+{
+	return (int64_t)((uint64_t)r->end_ns - (uint64_t)r->begin_ns);
+}
+
 /* Bind one record's values from parameter k + 1 on. */
 static void bind_data_op(sqlite3_stmt *st, int k, const struct rec *r)
 {
@@ -264,7 +270,7 @@ static void bind_data_op(sqlite3_stmt *st, int k, const struct rec *r)
 	sqlite3_bind_int64(st, k + 7, (int64_t)r->dst_addr);
 	sqlite3_bind_int64(st, k + 8, (int64_t)r->bytes);
 	sqlite3_bind_int64(st, k + 9, r->begin_ns);
-	sqlite3_bind_int64(st, k + 10, r->end_ns - r->begin_ns);
+	sqlite3_bind_int64(st, k + 10, dur_ns(r));
 	db_bind_opt_int64(st, k + 11, r->has_hash, (int64_t)r->hash);
 	sqlite3_bind_int64(st, k + 12, (int64_t)r->codeptr);
 	db_bind_opt_int64(st, k + 13, r->target_id != 0, (int64_t)r->target_id);
@@ -279,7 +285,7 @@ static void bind_kernel(sqlite3_stmt *st, int k, const struct rec *r)
 	sqlite3_bind_int(st, k + 4, r->src_dev);
 	sqlite3_bind_int64(st, k + 5, r->teams);
 	sqlite3_bind_int64(st, k + 6, r->begin_ns);
-	sqlite3_bind_int64(st, k + 7, r->end_ns - r->begin_ns);
+	sqlite3_bind_int64(st, k + 7, dur_ns(r));
 }
 
 static void bind_target(sqlite3_stmt *st, int k, const struct rec *r)
@@ -290,7 +296,7 @@ static void bind_target(sqlite3_stmt *st, int k, const struct rec *r)
 	sqlite3_bind_int(st, k + 4, r->kind);
 	sqlite3_bind_int(st, k + 5, r->src_dev);
 	sqlite3_bind_int64(st, k + 6, r->begin_ns);
-	sqlite3_bind_int64(st, k + 7, r->end_ns - r->begin_ns);
+	sqlite3_bind_int64(st, k + 7, dur_ns(r));
 	sqlite3_bind_int64(st, k + 8, (int64_t)r->codeptr);
 }
 
@@ -307,12 +313,13 @@ static const struct {
 
 /*
  * Rows go in BATCH_ROWS at a time through one multi-row INSERT (a third of
- * the cost of one statement per row), the remainder one by one.
+ * the cost of one statement per row), the remainder one by one.  The first
+ * failure ends it: SQLite may have rolled the whole transaction back (a full
+ * disk), and a row inserted after that would be committed on its own.
  */
 int dbw_records(struct db_writer *w, const struct rec *recs, size_t n)
 {
 	const struct rec *batch[BATCH_ROWS];
-	int rc = 0;
 
 	for (size_t t = 0; t < sizeof(rec_tables) / sizeof(rec_tables[0]); t++) {
 		int nb = 0;
@@ -324,13 +331,15 @@ int dbw_records(struct db_writer *w, const struct rec *recs, size_t n)
 				continue;
 			for (int j = 0; j < nb; j++)
 				rec_tables[t].bind(w->st[rec_tables[t].many], j * rec_tables[t].nparams, batch[j]);
-			rc |= step_reset(w, w->st[rec_tables[t].many]);
+			if (step_reset(w, w->st[rec_tables[t].many]) < 0)
+				return -1;
 			nb = 0;
 		}
 		for (int j = 0; j < nb; j++) {
 			rec_tables[t].bind(w->st[rec_tables[t].one], 0, batch[j]);
-			rc |= step_reset(w, w->st[rec_tables[t].one]);
+			if (step_reset(w, w->st[rec_tables[t].one]) < 0)
+				return -1;
 		}
 	}
-	return rc ? -1 : 0;
+	return 0;
 }
