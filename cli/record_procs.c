@@ -554,14 +554,20 @@ static void end_of(const struct record_procs *rp, const struct process_row *pr, 
 		e->signal = WTERMSIG(r->wstatus);
 		e->exit_status = 128 + e->signal;
 		e->complete = ie->ring_kept;
-		e->detail = ie->ring_kept ? NULL : "the process was killed before the collector finished: "
-						   "the events of its last buffer (up to 1024 per thread) are lost";
+		e->detail = ie->ring_kept ? "the process was killed before its collector finished; its buffers"
+					    " were in shared memory: every event it recorded is here"
+					  : "the process was killed before the collector finished: "
+					    "the events of its last buffer (up to 1024 per thread) are lost";
 	} else if (r) {
 		e->has_status = 1;
 		e->exit_status = WEXITSTATUS(r->wstatus);
 		/* exit() finishes the collector; _exit() (or a raw exit_group) does not, unless it came through ours. */
 		e->ended = ie->ring_end == RING_ENDED_EXIT || !pr->has_end ? "_exit" : "exited";
 		e->complete = ie->ring_kept;
+		if (!pr->has_end && ie->ring_kept)
+			e->detail = "the process ended without running its exit handlers (_exit) before its "
+				    "collector finished; its buffers were in shared memory: every event it "
+				    "recorded is here";
 	} else if (ie->ring_end == RING_ENDED_EXIT) {
 		e->ended = "_exit";
 		e->has_status = 1;
@@ -571,8 +577,11 @@ static void end_of(const struct record_procs *rp, const struct process_row *pr, 
 	} else {
 		e->ended = "unknown";
 		e->complete = ie->ring_kept;
-		e->detail = "the process ended before the collector could finish (killed, or _exit); "
-			    "its parent reaped it, so how it ended is unknown";
+		e->detail = ie->ring_kept ? "the process ended before its collector finished (killed, or a raw "
+					    "exit system call) and its parent reaped it, so how is unknown; its "
+					    "buffers were in shared memory: every event it recorded is here"
+					  : "the process ended before the collector could finish (killed, or _exit); "
+					    "its parent reaped it, so how it ended is unknown";
 	}
 	re->exit_status = e->exit_status;
 	re->signal = e->signal;
