@@ -706,6 +706,7 @@ static int expand_one(struct record_procs *rp, const struct spool_file *s, int n
 		re.exit_unknown = 1;
 		re.unfinished_why = rp->recovered;
 		e.detail = rp->recovered;
+		e.complete = 0;
 	}
 	if (db_finish_run(db, &re, &err) < 0 || db_process_end(db, &e, &err) < 0)
 		goto fail;
