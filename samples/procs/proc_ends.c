@@ -4,7 +4,9 @@
  *
  *   _exit      the child offloads 3 times and calls _exit(7); the parent waits.
  *   daemon     the parent offloads once and exits at once; the child, an
- *              orphan now, waits 300 ms, offloads 4 times and exits (0).
+ *              orphan now, waits 300 ms, offloads 300 times (more than a
+ *              buffer of events: its collector looks whether 'record' is
+ *              alive) and exits (0).
  *   kill       the child offloads 5 times and waits; the parent kills it
  *              (SIGKILL) and exits without reaping it.
  *   killwait   the same, but the parent reaps the killed child.
@@ -73,7 +75,7 @@ int main(int argc, char **argv)
 			_exit(7);
 		} else if (!strcmp(how, "daemon")) {
 			nanosleep(&(struct timespec){ 0, 300 * 1000000 }, NULL);
-			offload(4);
+			offload(300);
 			exit(0);
 		} else if (!strcmp(how, "kill") || !strcmp(how, "killwait")) {
 			offload(5);

@@ -48,7 +48,7 @@ child _exit 3 "fork|_exit|7|"
 # The parent exits at once: record waits for the orphan, which is told nothing.
 record daemon
 grep -q "gone" daemon.err && fail "daemon: the child was told record was gone: $(cat daemon.err)"
-child daemon 4 "fork|exited|0|"
+child daemon 300 "fork|exited|0|"
 
 record kill
 child kill 5 "fork|killed|137|9"
