@@ -11,7 +11,12 @@
  *
  * Record also holds the write end of a pipe whose read end the program
  * inherits (MAPPROF_LIVE_FD): when record dies, the collector reads end of
- * file there and stops recording.  The spool is held to its cap here as in
+ * file there and stops recording.  It stays open until every process of the
+ * command is done, not only the first (a daemon outlives it); a process
+ * that lost the pipe looks at record's pid and start time instead
+ * (MAPPROF_RECORDER).  The other processes' rings are files in the spool
+ * directory; once such a process is gone, drain_ring_file() appends what
+ * its buffers still held to its spool.  The spool is held to its cap here as in
  * the collector (the ring header's accounting), and once the program has
  * ended a spool that stopped early is cut back to its last whole frame and
  * told why (a STATUS frame), so that the database, or 'mapprof recover',

@@ -8,8 +8,12 @@
  * subreaper, so the orphans of the command (a child whose parent did not
  * wait) are its children too, and their exit status is known; a process
  * reaped by someone else (the ranks mpirun starts) is 'exited' when its
- * collector finished and 'unknown' when it did not.  Each spool becomes a
- * database of its own, one at a time (the memory of one spool's expansion).
+ * collector finished, '_exit' when it came through the collector's _exit,
+ * and 'unknown' otherwise.  Each process's ring file ("PID.N.ring",
+ * collector/procs.c) is the registry of what records: record waits until
+ * none of them runs, then appends what their buffers still held to their
+ * spools (drain.c).  Each spool becomes a database of its own, one at a
+ * time (the memory of one spool's expansion).
  */
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -23,6 +23,12 @@
  * Loaded by hand, the collector keeps the same accounting in a header of its
  * own.
  *
+ * Every other process of the command (collector/procs.h) has a ring of its
+ * own, a file in the spool directory mapped shared, that nobody drains
+ * while it runs (RING_SELF_WRITTEN): only its memory outliving the process
+ * matters, so 'record' finds what a killed process's buffers held.  Its
+ * header also says how the process ended (enum ring_end).
+ *
  * Layout: struct ring_header, then nchunks struct ring_chunk.  The chunk's
  * frame header sits right before its records, so a chunk is written to the
  * spool with one write().
