@@ -646,7 +646,10 @@ static int recorder_gone(void)
 	if (now - recorder_seen_ns < 100000000)
 		return 0;
 	recorder_seen_ns = now;
-	return ring_proc_start(recorder_pid) != recorder_start;
+	if (ring_proc_start(recorder_pid) == recorder_start)
+		return 0;
+	/* Without a /proc to read (not this process's either), nothing is known: go on. */
+	return ring_proc_start((long)getpid()) >= 0;
 }
 
 int output_check(void)
