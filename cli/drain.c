@@ -11,7 +11,12 @@
  *
  * Record also holds the write end of a pipe whose read end the program
  * inherits (MAPPROF_LIVE_FD): when record dies, the collector reads end of
- * file there and stops recording.  The spool is held to its cap here as in
+ * file there and stops recording.  It stays open until every process of the
+ * command is done, not only the first (a daemon outlives it); a process
+ * that lost the pipe looks at record's pid and start time instead
+ * (MAPPROF_RECORDER).  The other processes' rings are files in the spool
+ * directory; once such a process is gone, drain_ring_file() appends what
+ * its buffers still held to its spool.  The spool is held to its cap here as in
  * the collector (the ring header's accounting), and once the program has
  * ended a spool that stopped early is cut back to its last whole frame and
  * told why (a STATUS frame), so that the database, or 'mapprof recover',
@@ -46,6 +51,8 @@ struct drain {
 	size_t ring_size;
 	int live[2];                 /* the program reads live[0]; record holds live[1] */
 	uint64_t chunks;             /* chunks written by us */
+	char live_env[64];           /* MAPPROF_LIVE_FD */
+	char recorder_env[64];       /* MAPPROF_RECORDER */
 };
 
 static int write_all(int fd, const void *p, size_t n)
@@ -129,9 +136,33 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool
 	d->ring->nchunks = nchunks;
 	d->ring->chunk_size = sizeof(struct ring_chunk);
 	d->ring->recorder = (int64_t)getpid();
+	d->ring->recorder_start = ring_proc_start((long)getpid());
 	d->ring->spool_max = spool_max;
 	atomic_store(&d->ring->spool_bytes, (int64_t)sizeof(h));
+	{
+		struct stat st;
+		snprintf(d->live_env, sizeof(d->live_env), "%d:%llu", d->live[0],
+			 fstat(d->live[0], &st) == 0 ? (unsigned long long)st.st_ino : 0ULL);
+		snprintf(d->recorder_env, sizeof(d->recorder_env), "%ld:%lld", (long)getpid(),
+			 (long long)d->ring->recorder_start);
+	}
 	return d;
+}
+
+const char *drain_live_env(const struct drain *d)
+{
+	return d->live_env;
+}
+
+const char *drain_recorder_env(const struct drain *d)
+{
+	return d->recorder_env;
+}
+
+int drain_ended(const struct drain *d, int *status)
+{
+	*status = atomic_load(&d->ring->exit_status);
+	return atomic_load(&d->ring->ended);
 }
 
 int drain_live_fd(const struct drain *d)
@@ -306,4 +337,87 @@ void drain_close(struct drain *d)
 	close(d->ring_fd);
 	close(d->spool_fd);
 	free(d);
+}
+
+/* Map the ring file at path (O_RDWR, or read-only).  Its size in *size; NULL when it is not a ring. */
+static struct ring_header *ring_file_map(const char *path, int writable, size_t *size)
+{
+	int fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	struct ring_header *r;
+	struct stat st;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*r)) {
+		close(fd);
+		return NULL;
+	}
+	r = mmap(NULL, (size_t)st.st_size, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
+	close(fd);
+	if (r == MAP_FAILED)
+		return NULL;
+	if (memcmp(r->magic, RING_MAGIC, sizeof(r->magic)) || r->chunk_size != sizeof(struct ring_chunk) ||
+	    ring_bytes(r->nchunks) != (size_t)st.st_size) {
+		munmap(r, (size_t)st.st_size);
+		return NULL;
+	}
+	*size = (size_t)st.st_size;
+	return r;
+}
+
+int drain_ring_info(const char *ring_path, struct ring_file_info *out)
+{
+	size_t size;
+	struct ring_header *r = ring_file_map(ring_path, 0, &size);
+
+	memset(out, 0, sizeof(*out));
+	if (!r)
+		return -1;
+	out->pid = (long)atomic_load(&r->owner);
+	out->start = r->owner_start;
+	out->ended = atomic_load(&r->ended);
+	out->exit_status = atomic_load(&r->exit_status);
+	munmap(r, size);
+	return 0;
+}
+
+int drain_ring_file(const char *ring_path, const char *spool_path, char **err)
+{
+	struct drain d = { .spool_fd = -1, .ring_fd = -1, .live = { -1, -1 } };
+	struct stat st;
+	int64_t whole;
+
+	if (access(ring_path, F_OK) < 0)
+		return 0;
+	d.ring = ring_file_map(ring_path, 1, &d.ring_size);
+	if (!d.ring) {
+		/* Made but never whole (the process died as it made it): nothing in it. */
+		unlink(ring_path);
+		return 0;
+	}
+	d.spool_fd = open(spool_path, O_RDWR | O_APPEND | O_CLOEXEC);
+	if (d.spool_fd < 0 || fstat(d.spool_fd, &st) < 0) {
+		if (asprintf(err, "cannot open '%s': %s", spool_path, strerror(errno)) < 0)
+			*err = NULL;
+		if (d.spool_fd >= 0)
+			close(d.spool_fd);
+		munmap(d.ring, d.ring_size);
+		return -1;
+	}
+	/* A write the process's end cut short: the records go after its last whole frame. */
+	whole = spool_whole_end(d.spool_fd, (int64_t)st.st_size);
+	if (whole < (int64_t)st.st_size && ftruncate(d.spool_fd, (off_t)whole) < 0) {
+		if (asprintf(err, "cannot write '%s': %s", spool_path, strerror(errno)) < 0)
+			*err = NULL;
+		close(d.spool_fd);
+		munmap(d.ring, d.ring_size);
+		return -1;
+	}
+	drain_pass(&d, 1);
+	if (atomic_load(&d.ring->stop))
+		tell_why(&d);
+	close(d.spool_fd);
+	munmap(d.ring, d.ring_size);
+	unlink(ring_path);
+	return 0;
 }

@@ -22,6 +22,12 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool
 int drain_spool_fd(const struct drain *d);
 int drain_ring_fd(const struct drain *d);
 int drain_live_fd(const struct drain *d);
+/* MAPPROF_LIVE_FD's value: the pipe's descriptor and inode, "FD:INODE" (the collector checks it is ours). */
+const char *drain_live_env(const struct drain *d);
+/* MAPPROF_RECORDER's value: this process, "PID:START" (db/ring.h ring_proc_start()). */
+const char *drain_recorder_env(const struct drain *d);
+/* How the program's first process ended, as its collector said (enum ring_end); *status for RING_ENDED_EXIT. */
+int drain_ended(const struct drain *d, int *status);
 /* The program started: record closes its copy of the pipe's read end. */
 void drain_started(struct drain *d);
 /* wait4(pid) that writes full chunks to the spool meanwhile.  0, or -1 with errno. */
@@ -37,7 +43,27 @@ void drain_final(struct drain *d, int clock_frame);
 char *drain_stop_text(const struct drain *d);
 /* Nonzero when the collector already said on stderr why the spool stopped. */
 int drain_stop_said(const struct drain *d);
-/* Close the spool, the ring and the pipe; accepts NULL. */
+/*
+ * Close the spool, the ring and the pipe; accepts NULL.  Only once every
+ * process of the command is done: the pipe tells them record is alive.
+ */
 void drain_close(struct drain *d);
+
+/* What a process's own ring file (collector/procs.c, "PID.N.ring") says of it. */
+struct ring_file_info {
+	long pid;
+	int64_t start;       /* its start time (ring_proc_start()) */
+	int ended;           /* enum ring_end */
+	int exit_status;     /* RING_ENDED_EXIT */
+};
+/* Read it.  0, or -1 when there is no such ring or it is not one. */
+int drain_ring_info(const char *ring_path, struct ring_file_info *out);
+/*
+ * The process that owned the ring file is gone: append what its buffers
+ * still held to its spool (after cutting a frame it left half-written),
+ * then remove the ring.  0 (also when there is no ring), or -1 (*err
+ * malloc'ed; the ring is kept).
+ */
+int drain_ring_file(const char *ring_path, const char *spool_path, char **err);
 
 #endif

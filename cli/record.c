@@ -152,8 +152,8 @@ static char **child_env(const char *output, const char *spool, const char *colle
 			const struct drain *d, int tsc)
 {
 	static const char *const ours[] = { "MAPPROF_OUTPUT", "MAPPROF_SPOOL", "MAPPROF_SPOOL_FD",
-					    "MAPPROF_RING_FD", "MAPPROF_LIVE_FD", "MAPPROF_CLOCK",
-					    "MAPPROF_CLOCK_BASE", "OMP_TOOL_LIBRARIES" };
+					    "MAPPROF_RING_FD", "MAPPROF_LIVE_FD", "MAPPROF_RECORDER",
+					    "MAPPROF_CLOCK", "MAPPROF_CLOCK_BASE", "OMP_TOOL_LIBRARIES" };
 	size_t n = 0, k = 0, nours = sizeof(ours) / sizeof(ours[0]);
 	char **env;
 
@@ -169,7 +169,8 @@ static char **child_env(const char *output, const char *spool, const char *colle
 	    asprintf(&env[k++], "MAPPROF_SPOOL=%s", spool) < 0 ||
 	    asprintf(&env[k++], "MAPPROF_SPOOL_FD=%d", drain_spool_fd(d)) < 0 ||
 	    asprintf(&env[k++], "MAPPROF_RING_FD=%d", drain_ring_fd(d)) < 0 ||
-	    asprintf(&env[k++], "MAPPROF_LIVE_FD=%d", drain_live_fd(d)) < 0 ||
+	    asprintf(&env[k++], "MAPPROF_LIVE_FD=%s", drain_live_env(d)) < 0 ||
+	    asprintf(&env[k++], "MAPPROF_RECORDER=%s", drain_recorder_env(d)) < 0 ||
 	    asprintf(&env[k++], "MAPPROF_CLOCK=%s", tsc ? "tsc" : "monotonic") < 0) {
 		env[k - 1] = NULL;
 		goto oom;
@@ -285,7 +286,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	const char *max_text = opt->max_spool ? opt->max_spool : getenv("MAPPROF_SPOOL_MAX");
 	int64_t spool_max = -1;
 	char *stopped = NULL;
-	int ingested, said = 0;
+	int ingested, said = 0, main_end, main_end_status;
 	char *lost = NULL;
 	struct record_procs *procs = NULL;
 	char *main_path = NULL;
@@ -432,8 +433,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	drain_final(drain, tsc);
 	stopped = drain_stop_text(drain);
 	said = drain_stop_said(drain);
-	drain_close(drain);
-	drain = NULL;
+	main_end = drain_ended(drain, &main_end_status);
 	end.peak_rss_kb = ru.ru_maxrss;
 	end.user_ns = (int64_t)ru.ru_utime.tv_sec * 1000000000 + (int64_t)ru.ru_utime.tv_usec * 1000;
 	end.sys_ns = (int64_t)ru.ru_stime.tv_sec * 1000000000 + (int64_t)ru.ru_stime.tv_usec * 1000;
@@ -489,7 +489,8 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		db_close(db);
 		free(err);
 		err = NULL;
-	} else if (record_procs_main(procs, db, final ? &final : &output, child_pid, wstatus) == 1) {
+	} else if (record_procs_main(procs, db, final ? &final : &output, child_pid, wstatus, main_end,
+				     main_end_status) == 1) {
 		/* Only other processes offloaded (the program is mpirun, a shell): theirs are the databases. */
 		info("'%s' did not offload itself: the processes it started did", opt->argv[0]);
 		db_close(db);
@@ -539,6 +540,8 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	/* Held until the spool is expanded and gone: 'mapprof recover' must leave it alone. */
 	unlock_live(lock_fd);
 	record_procs_finish(procs);
+	/* Only now: until every process of the command is done, the pipe tells them record is alive. */
+	drain_close(drain);
 	unlock_live(dir_lock_fd);
 	free(final);
 	if (db_path_out)

@@ -8,8 +8,12 @@
  * subreaper, so the orphans of the command (a child whose parent did not
  * wait) are its children too, and their exit status is known; a process
  * reaped by someone else (the ranks mpirun starts) is 'exited' when its
- * collector finished and 'unknown' when it did not.  Each spool becomes a
- * database of its own, one at a time (the memory of one spool's expansion).
+ * collector finished, '_exit' when it came through the collector's _exit,
+ * and 'unknown' otherwise.  Each process's ring file ("PID.N.ring",
+ * collector/procs.c) is the registry of what records: record waits until
+ * none of them runs, then appends what their buffers still held to their
+ * spools (drain.c).  Each spool becomes a database of its own, one at a
+ * time (the memory of one spool's expansion).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -19,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -26,11 +32,13 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/drain.h"
 #include "cli/record_procs.h"
 #include "db/db.h"
 #include "db/finish.h"
 #include "db/ingest.h"
 #include "db/process.h"
+#include "db/ring.h"
 #include "lib/sort.h"
 
 /* Seconds to wait, once the program ended, for the rest of the command (MAPPROF_PROCS_WAIT). */
@@ -61,6 +69,7 @@ struct record_procs {
 	char **used;         /* database names given so far */
 	size_t nused;
 	const char *recovered;   /* 'mapprof recover DIR': why each run is incomplete, else NULL */
+	int reaping_done;
 };
 
 static long env_rank(void)
@@ -256,15 +265,94 @@ void record_procs_abort(struct record_procs *rp)
 	procs_free(rp);
 }
 
-/* Reap what is left of the command, waiting up to MAPPROF_PROCS_WAIT seconds. */
+static struct spool_file *list_spools(const struct record_procs *rp, size_t *n);
+
+/* DIR/PID.N.EXT (spool, ring, db), malloc'ed or NULL. */
+static char *spool_file_path(const struct record_procs *rp, const struct spool_file *s, const char *ext)
+{
+	char *p;
+	return asprintf(&p, "%s/%ld.%d.%s", rp->dir, s->pid, s->n, ext) < 0 ? NULL : p;
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/*
+ * Nonzero while the process pid, started at 'start', runs (a zombie has
+ * ended: its parent has yet to reap it).
+ */
+static int proc_running(long pid, int64_t start)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0 || ring_proc_start(pid) != start)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+/*
+ * A process that loaded the collector and still records: its ring says
+ * neither that it finished nor that it exec'd, and it runs.  Its pid, or 0
+ * when there is none.
+ */
+static long recording_process(const struct record_procs *rp)
+{
+	struct spool_file *v;
+	struct ring_file_info ri;
+	size_t n;
+	long found = 0;
+
+	v = list_spools(rp, &n);
+	for (size_t i = 0; i < n && !found; i++) {
+		char *ring = spool_file_path(rp, &v[i], "ring");
+		if (ring && drain_ring_info(ring, &ri) == 0 && ri.ended == RING_RUNNING &&
+		    proc_running(ri.pid, ri.start))
+			found = ri.pid;
+		free(ring);
+	}
+	free(v);
+	return found;
+}
+
+/*
+ * Reap what is left of the command: every process that loaded the collector
+ * (its ring file, PID.N.ring, says it still records), however long it runs;
+ * any other process up to MAPPROF_PROCS_WAIT seconds.  ^C (or SIGTERM)
+ * stops the wait: what still records is then 'running'.
+ */
 static void reap(struct record_procs *rp)
 {
 	const char *env = getenv("MAPPROF_PROCS_WAIT");
-	long wait_ms = (env && *env ? atol(env) : PROCS_WAIT_S) * 1000;
-	int st;
+	long wait_ms = (env && *env ? atol(env) : PROCS_WAIT_S) * 1000, waited_ms = 0;
+	struct sigaction stop = { .sa_handler = on_interrupt }, old_int, old_term, old_hup;
+	int st, told = 0;
 
+	if (rp->reaping_done)
+		return;
+	rp->reaping_done = 1;
+	interrupted = 0;
+	sigaction(SIGINT, &stop, &old_int);
+	sigaction(SIGTERM, &stop, &old_term);
+	sigaction(SIGHUP, &stop, &old_hup);
 	for (;;) {
 		pid_t p = waitpid(-1, &st, WNOHANG);
+		long busy;
 		if (p > 0) {
 			if (rp->nreaped == rp->reaped_cap) {
 				size_t cap = rp->reaped_cap ? 2 * rp->reaped_cap : 16;
@@ -277,17 +365,32 @@ static void reap(struct record_procs *rp)
 			rp->reaped[rp->nreaped++] = (struct reaped){ p, st };
 			continue;
 		}
-		if (p < 0 && errno == EINTR)
+		if (p < 0 && errno == EINTR && !interrupted)
 			continue;
-		if (p < 0 || wait_ms <= 0) {
+		busy = recording_process(rp);
+		if (interrupted) {
+			if (busy)
+				info("warning: stopped waiting: process %ld (and maybe others) still records; "
+				     "what it recorded until now is kept", busy);
+			break;
+		}
+		if (!busy && (p < 0 || waited_ms >= wait_ms)) {
 			if (p == 0)
 				info("warning: processes of the command still run %s s after it ended: "
 				     "their recordings may be incomplete", env && *env ? env : "10");
-			return;
+			break;
+		}
+		if (busy && waited_ms >= wait_ms && !told) {
+			info("waiting for process %ld of the command, which still records "
+			     "(^C stops waiting and keeps what it recorded)", busy);
+			told = 1;
 		}
 		nanosleep(&(struct timespec){ 0, 20 * 1000000 }, NULL);
-		wait_ms -= 20;
+		waited_ms += 20;
 	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 }
 
 static const struct reaped *reaped_of(const struct record_procs *rp, long pid)
@@ -343,9 +446,10 @@ static int cmp_spool(const void *a, const void *b)
 
 static int spool_exists(const struct record_procs *rp, long pid, int n)
 {
-	char *p;
+	struct spool_file f = { pid, n };
+	char *p = spool_file_path(rp, &f, "spool");
 	int yes;
-	if (asprintf(&p, "%s/%ld.%d.spool", rp->dir, pid, n) < 0)
+	if (!p)
 		return 0;
 	yes = access(p, F_OK) == 0;
 	free(p);
@@ -421,50 +525,82 @@ static char *db_name(struct record_procs *rp, long pid, long rank, int image)
 	return name;
 }
 
+/* What we know of how one program image ended, besides its database. */
+struct image_end {
+	int next_image;      /* the same pid has a later spool: it exec'd a program that records */
+	int ring_kept;       /* its buffers were in shared memory, all written to its spool */
+	int ring_end;        /* enum ring_end: what its collector said */
+	int ring_status;     /* RING_ENDED_EXIT: the status */
+	int running;         /* it still ran when record stopped waiting */
+};
+
 /* How a process ended, from what we know of it. */
-static void end_of(const struct record_procs *rp, const struct process_row *pr, int image, int next_image,
-		   int ring_kept, struct process_end *e, struct run_end *re)
+static void end_of(const struct record_procs *rp, const struct process_row *pr, const struct image_end *ie,
+		   struct process_end *e, struct run_end *re)
 {
-	const struct reaped *r = next_image ? NULL : reaped_of(rp, (long)pr->pid);
+	int exec = ie->next_image || ie->ring_end == RING_ENDED_EXEC;
+	const struct reaped *r = exec || ie->running ? NULL : reaped_of(rp, (long)pr->pid);
 
 	memset(e, 0, sizeof(*e));
 	memset(re, 0, sizeof(*re));
-	(void)image;
 	e->recording = rp->recording;
-	if (next_image) {
+	if (exec) {
 		e->ended = "exec";
-		e->complete = ring_kept || pr->has_end;
-		e->detail = ring_kept ? "the process replaced its program (exec): the new program is "
-					"recorded in a database of its own"
+		e->complete = ie->ring_kept || pr->has_end;
+		e->detail = ie->ring_kept ? "the process replaced its program (exec)"
 				      : "the process replaced its program (exec) before the collector "
 					"finished: the events of its last buffer (up to 1024 per thread) "
 					"are lost";
+	} else if (ie->running) {
+		e->ended = "running";
+		e->detail = "the process still ran when 'mapprof record' stopped waiting for it: "
+			    "this is what it recorded until then";
+	} else if (r && WIFSIGNALED(r->wstatus)) {
+		e->has_status = 1;
+		e->ended = "killed";
+		e->signal = WTERMSIG(r->wstatus);
+		e->exit_status = 128 + e->signal;
+		e->complete = ie->ring_kept;
+		e->detail = ie->ring_kept ? "the process was killed before its collector finished; its buffers"
+					    " were in shared memory: every event it recorded is here"
+					  : "the process was killed before the collector finished: "
+					    "the events of its last buffer (up to 1024 per thread) are lost";
 	} else if (r) {
 		e->has_status = 1;
-		if (WIFSIGNALED(r->wstatus)) {
-			e->ended = "killed";
-			e->signal = WTERMSIG(r->wstatus);
-			e->exit_status = 128 + e->signal;
-		} else {
-			e->ended = "exited";
-			e->exit_status = WEXITSTATUS(r->wstatus);
-		}
+		e->exit_status = WEXITSTATUS(r->wstatus);
+		/* exit() finishes the collector; _exit() (or a raw exit_group) does not, unless it came through ours. */
+		e->ended = ie->ring_end == RING_ENDED_EXIT || !pr->has_end ? "_exit" : "exited";
+		e->complete = ie->ring_kept;
+		if (!pr->has_end && ie->ring_kept)
+			e->detail = "the process ended without running its exit handlers (_exit) before its "
+				    "collector finished; its buffers were in shared memory: every event it "
+				    "recorded is here";
+	} else if (ie->ring_end == RING_ENDED_EXIT) {
+		e->ended = "_exit";
+		e->has_status = 1;
+		e->exit_status = ie->ring_status;
 	} else if (pr->has_end) {
 		e->ended = "exited";
 	} else {
 		e->ended = "unknown";
-		e->detail = "the process ended before the collector could finish (killed, or _exit); "
-			    "'mapprof record' did not start it, so how it ended is unknown";
+		e->complete = ie->ring_kept;
+		e->detail = ie->ring_kept ? "the process ended before its collector finished (killed, or a raw "
+					    "exit system call) and its parent reaped it, so how is unknown; its "
+					    "buffers were in shared memory: every event it recorded is here"
+					  : "the process ended before the collector could finish (killed, or _exit); "
+					    "its parent reaped it, so how it ended is unknown";
 	}
 	re->exit_status = e->exit_status;
 	re->signal = e->signal;
 }
 
-int record_procs_main(struct record_procs *rp, struct db *db, char **path, pid_t child, int wstatus)
+int record_procs_main(struct record_procs *rp, struct db *db, char **path, pid_t child, int wstatus,
+		      int ring_end, int ring_status)
 {
 	struct process_row pr;
 	struct process_end e;
 	struct run_end re;
+	struct image_end ie = { 0 };
 	char *err = NULL, *name;
 	int rc = 0;
 
@@ -484,7 +620,11 @@ int record_procs_main(struct record_procs *rp, struct db *db, char **path, pid_t
 		use_name(rp, *path);
 		return 0;
 	}
-	end_of(rp, &pr, 0, spool_exists(rp, (long)pr.pid, 0), 1, &e, &re);
+	ie.next_image = spool_exists(rp, (long)pr.pid, 0);
+	ie.ring_kept = 1;
+	ie.ring_end = ring_end;
+	ie.ring_status = ring_status;
+	end_of(rp, &pr, &ie, &e, &re);
 	if (db_process_end(db, &e, &err) < 0) {
 		error("%s", err);
 		free(err);
@@ -512,19 +652,33 @@ int record_procs_main(struct record_procs *rp, struct db *db, char **path, pid_t
 /* Expand one spool into its own database.  1 recorded, 0 nothing in it, -1 error (said why). */
 static int expand_one(struct record_procs *rp, const struct spool_file *s, int next_image)
 {
-	char *spool = NULL, *tmp = NULL, *err = NULL, *name = NULL;
+	char *spool = NULL, *tmp = NULL, *err = NULL, *name = NULL, *ring = NULL;
 	struct ingest_result ing;
 	struct process_row pr = { 0 };
 	struct process_end e;
 	struct run_end re;
 	struct record_counts counts;
+	struct ring_file_info ri;
+	struct image_end ie = { 0 };
 	struct db *db = NULL;
 	int rc = -1;
 
-	if (asprintf(&spool, "%s/%ld.%d.spool", rp->dir, s->pid, s->n) < 0 ||
-	    asprintf(&tmp, "%s/%ld.%d.db", rp->dir, s->pid, s->n) < 0) {
+	if (!(spool = spool_file_path(rp, s, "spool")) || !(tmp = spool_file_path(rp, s, "db")) ||
+	    !(ring = spool_file_path(rp, s, "ring"))) {
 		error("out of memory");
 		goto out;
+	}
+	ie.next_image = next_image;
+	if (drain_ring_info(ring, &ri) == 0) {
+		ie.ring_end = ri.ended;
+		ie.ring_status = ri.exit_status;
+		ie.running = ri.ended == RING_RUNNING && proc_running(ri.pid, ri.start);
+		/* Its buffers are shared memory that outlives it: what they held goes to its spool now. */
+		if (!ie.running) {
+			if (drain_ring_file(ring, spool, &err) < 0)
+				goto fail;
+			ie.ring_kept = 1;
+		}
 	}
 	db = db_create(tmp, 1, &err);
 	if (!db)
@@ -553,12 +707,13 @@ static int expand_one(struct record_procs *rp, const struct spool_file *s, int n
 		rc = 0;
 		goto out;
 	}
-	end_of(rp, &pr, s->n, next_image, 0, &e, &re);
+	end_of(rp, &pr, &ie, &e, &re);
 	if (rp->recovered) {
 		/* record was killed: how the process ended, and when, is not known. */
 		re.exit_unknown = 1;
 		re.unfinished_why = rp->recovered;
 		e.detail = rp->recovered;
+		e.complete = 0;
 	}
 	if (db_finish_run(db, &re, &err) < 0 || db_process_end(db, &e, &err) < 0)
 		goto fail;
@@ -609,6 +764,7 @@ out:
 	free(err);
 	free(spool);
 	free(tmp);
+	free(ring);
 	return rc;
 }
 
@@ -648,6 +804,7 @@ int record_procs_finish(struct record_procs *rp)
 
 	if (!rp)
 		return 0;
+	reap(rp);
 	rc = expand_all(rp, NULL, &recorded);
 	if (recorded)
 		info("recorded %d more process%s, one database each", recorded, recorded > 1 ? "es" : "");

@@ -205,7 +205,7 @@ static int ring_swap(struct tslot *s, struct buf *b)
 {
 	struct buf *c;
 
-	if (!in_ring(b) || !(c = ring_take()))
+	if (!in_ring(b) || (ring->flags & RING_SELF_WRITTEN) || !(c = ring_take()))
 		return 0;
 	atomic_store_explicit(&b->state, RING_FULL, memory_order_release);
 	atomic_store_explicit(&s->cur, c, memory_order_relaxed);
@@ -341,6 +341,23 @@ void buffer_start(const struct buffer_hooks *h)
 	pthread_once(&exit_key_once, exit_key_create);
 	atomic_store(&started, 1);
 	atomic_store(&buffer_running, 1);
+}
+
+void buffer_sync(void)
+{
+	if (!atomic_load(&started))
+		return;
+	pthread_mutex_lock(&mu);
+	if (!atomic_load(&finished) && atomic_load(&buffer_running)) {
+		for (struct tslot *s = slots; s; s = s->next) {
+			struct buf *b = atomic_load_explicit(&s->cur, memory_order_relaxed);
+			if (b)
+				write_buf(b);
+		}
+		hooks.frames_write(BUFFER_WRITTEN);
+		output_sync();
+	}
+	pthread_mutex_unlock(&mu);
 }
 
 void buffer_finish(void)

@@ -44,6 +44,12 @@ void buffer_start(const struct buffer_hooks *hooks);
  * the spool.  Idempotent; a no-op when recording never started.
  */
 void buffer_finish(void);
+/*
+ * Write every thread's buffer and the frames that go with them (call sites,
+ * libraries) now, and go on recording: before an exec, which drops the
+ * process's memory.
+ */
+void buffer_sync(void);
 
 /*
  * Around fork() (procs.c): the lock held across it; in the child, forget the

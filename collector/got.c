@@ -39,6 +39,7 @@ struct got_walk {
 	const struct got_target *targets;
 	size_t n;
 	const char *needed;  /* only objects that depend on a library whose name holds this */
+	int program;         /* only the program itself (the first object), any name */
 	int patched;
 };
 
@@ -85,8 +86,8 @@ static void patch_relocs(const struct dl_phdr_info *info, struct got_walk *w, co
 		if (type != R_JUMP_SLOT && type != R_GLOB_DAT)
 			continue;
 		name = strtab + symtab[ELF64_R_SYM(rel[i].r_info)].st_name;
-		if (name[0] != '_' || name[1] != '_')
-			continue;  /* every name we redirect starts so; most do not */
+		if (!w->program && (name[0] != '_' || name[1] != '_'))
+			continue;  /* every library call we redirect starts so; most do not */
 		for (size_t k = 0; k < w->n; k++) {
 			if (!strcmp(name, w->targets[k].name)) {
 				if (write_slot(info->dlpi_addr + rel[i].r_offset, w->targets[k].fn, lo, hi) > 0)
@@ -115,7 +116,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 		}
 	}
 	if (!dyn)
-		return 0;
+		return w->program;
 #ifdef R_JUMP_SLOT
 	const ElfW(Sym) *symtab = NULL;
 	const char *strtab = NULL;
@@ -149,8 +150,9 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 		}
 	}
 	if (!symtab || !strtab || !rela_plt)
-		return 0;
+		return w->program;
 	/* Only the objects that link the library the targets replace (a cheap test, before any relocation). */
+	needs = w->program;
 	for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL && !needs; d++)
 		if (d->d_tag == DT_NEEDED && strstr(strtab + d->d_un.d_val, w->needed))
 			needs = 1;
@@ -165,7 +167,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 	(void)hi;
 	(void)w;
 #endif
-	return 0;
+	return w->program;  /* the program is the first object: stop there */
 }
 
 int got_redirect(const struct got_target *targets, size_t n, const char *needed)
@@ -174,7 +176,7 @@ int got_redirect(const struct got_target *targets, size_t n, const char *needed)
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	static unsigned long long walked_adds = (unsigned long long)-1;
 	unsigned long long adds;
-	struct got_walk w = { targets, n, needed, 0 };
+	struct got_walk w = { targets, n, needed, 0, 0 };
 
 #ifndef R_JUMP_SLOT
 	return -1;
@@ -186,6 +188,20 @@ int got_redirect(const struct got_target *targets, size_t n, const char *needed)
 		dl_iterate_phdr(visit, &w);
 		walked_adds = adds;
 	}
+	pthread_mutex_unlock(&mu);
+	return w.patched;
+}
+
+int got_redirect_program(const struct got_target *targets, size_t n)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	struct got_walk w = { targets, n, "", 1, 0 };
+
+#ifndef R_JUMP_SLOT
+	return -1;
+#endif
+	pthread_mutex_lock(&mu);
+	dl_iterate_phdr(visit, &w);
 	pthread_mutex_unlock(&mu);
 	return w.patched;
 }

@@ -20,4 +20,11 @@ struct got_target {
  */
 int got_redirect(const struct got_target *targets, size_t n, const char *needed);
 
+/*
+ * The same in the program itself (the executable, not its libraries), for
+ * functions of any name: the calls a process ends or replaces itself with
+ * (procs.c).  The number of slots changed, or -1.
+ */
+int got_redirect_program(const struct got_target *targets, size_t n);
+
 #endif

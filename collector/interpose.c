@@ -102,8 +102,19 @@ static void note_site(struct thread_state *t, uint64_t codeptr, const char *entr
 		s->next = sites;
 		sites = s;
 		atomic_fetch_add_explicit(&unwritten, 1, memory_order_relaxed);
+	} else {
+		s = NULL;  /* known already */
 	}
 	pthread_mutex_unlock(&sites_mu);
+	/*
+	 * A new call site goes to the spool now (once per site, not per call):
+	 * the process may end any moment by a signal or an exec, and its events
+	 * survive in shared memory (procs.h) but a site kept here would not.
+	 */
+	if (s) {
+		interpose_flush();
+		output_sync();
+	}
 }
 
 static void note_call(uint64_t codeptr, const char *entry, const ident_t *loc, int n,

@@ -21,6 +21,16 @@
  * event, with one poll() that does not wait.  Whichever happens is said
  * once on stderr.
  *
+ * The descriptors are the program's table too: a program that closes every
+ * descriptor it did not open (daemons do) and opens its own files gets our
+ * numbers back.  So ours are moved to high numbers (close-on-exec) as soon
+ * as they are ours, their device and inode are kept, and each is checked
+ * with fstat() right before every use: a descriptor that is no longer ours
+ * is never read, written or closed again.  The spool is then opened again
+ * by its path; the pipe is replaced by a look at /proc/PID/stat of 'record'
+ * (its pid and start time, MAPPROF_RECORDER); the ring is memory, mapped
+ * once, and needs no descriptor at all.
+ *
  * Writes are serialised by one mutex, taken once per buffer of events and
  * for the rare other frames.  Those small frames (run, modules, devices, call
  * sites) are staged in memory and go out with the next buffer of events, at
@@ -35,6 +45,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <stdarg.h>
@@ -51,8 +62,15 @@
 
 #define INGEST_LIB "libmapprof-ingest.so"
 
+/* A descriptor of ours, and what it is (to tell it from a program's file that took its number). */
+struct own_fd {
+	int fd;      /* -1: none */
+	dev_t dev;
+	ino_t ino;
+};
+
 static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
-static int out_fd = -1;
+static struct own_fd out = { -1, 0, 0 };   /* the spool */
 static int out_failed;
 static char *spool_path;
 static char *by_hand_db;  /* set when there is no 'mapprof record' to expand the spool */
@@ -62,16 +80,101 @@ static struct ring_header *ring;
 /* The spool's accounting: the ring's header, or this one without 'record'. */
 static struct ring_header solo;
 static struct ring_header *sp_acct = &solo;
-static int live_fd = -1;   /* read end of record's pipe: EOF once record is gone */
+static struct own_fd live = { -1, 0, 0 };  /* read end of record's pipe: EOF once record is gone */
+static long recorder_pid;      /* 'mapprof record' (MAPPROF_RECORDER), or 0 */
+static int64_t recorder_start; /* its start time (ring_proc_start()) */
+static int64_t recorder_seen_ns;  /* when /proc last said it is alive */
 static atomic_int said;    /* the stop was announced */
+
+/*
+ * The first number a descriptor of ours takes: far above those a program
+ * opens (open() takes the lowest free one), below its limit, and not so high
+ * that the kernel grows the descriptor table (which fork() copies) much.
+ */
+static int high_fd_base(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1100)
+		return 1024;
+	return rl.rlim_cur > 64 ? (int)(rl.rlim_cur * 3 / 4) : 3;
+}
+
+/*
+ * Make fd (ours: just opened, or checked) o's descriptor: moved to a high
+ * number, close-on-exec, its identity kept.  The low number is closed.
+ */
+static void own_fd_take(struct own_fd *o, int fd)
+{
+	struct stat st;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, high_fd_base());
+
+	if (high < 0)
+		high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	} else {
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	o->fd = fd;
+	o->dev = 0;
+	o->ino = 0;
+	if (fstat(fd, &st) == 0) {
+		o->dev = st.st_dev;
+		o->ino = st.st_ino;
+	}
+}
+
+/* Nonzero when o's descriptor is still the file it was (fstat now). */
+static int own_fd_ok(const struct own_fd *o)
+{
+	struct stat st;
+	return o->fd >= 0 && fstat(o->fd, &st) == 0 && st.st_dev == o->dev && st.st_ino == o->ino;
+}
+
+/* Close o's descriptor if it is still ours; forget it either way. */
+static void own_fd_close(struct own_fd *o)
+{
+	if (own_fd_ok(o))
+		close(o->fd);
+	o->fd = -1;
+}
+
+/*
+ * With out_mu held, right before a write: 0 when out.fd is the spool (opened
+ * again by its path if the program closed ours), -1 when it cannot be
+ * (recording stops, RING_STOP_LOST).
+ */
+static int spool_fd_check(void)
+{
+	struct stat st;
+	int fd;
+
+	if (own_fd_ok(&out))
+		return 0;
+	out.fd = -1;  /* the number is the program's now: never touched again */
+	fd = spool_path ? open(spool_path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != out.dev || st.st_ino != out.ino)) {
+		close(fd);  /* another file by that name now: not our spool */
+		fd = -1;
+		errno = ESTALE;
+	}
+	if (fd < 0) {
+		ring_set_stop(sp_acct, RING_STOP_LOST, errno ? errno : EBADF);
+		return -1;
+	}
+	own_fd_take(&out, fd);
+	return 0;
+}
 
 /* Absolute, so a program that changes directory still writes beside it. */
 static char *absolute(const char *path)
 {
-	char cwd[4096], *out;
+	char cwd[4096], *abs;
 	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
 		return strdup(path);
-	return asprintf(&out, "%s/%s", cwd, path) < 0 ? NULL : out;
+	return asprintf(&abs, "%s/%s", cwd, path) < 0 ? NULL : abs;
 }
 
 /* The pid in a spool another process claimed, or -1. */
@@ -92,7 +195,7 @@ static long owner_of(const char *path)
 static int write_all(struct iovec *iov, int n)
 {
 	while (n) {
-		ssize_t k = writev(out_fd, iov, n);
+		ssize_t k = writev(out.fd, iov, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -140,8 +243,14 @@ static int locked_write(const void *p, size_t n, uint64_t events)
 	struct iovec iov[2] = { { staged, nstaged }, { (void *)p, n } };
 	int rc = 0;
 
-	if (out_fd < 0 || out_failed)
+	if (out.fd < 0 || out_failed)
 		return -1;
+	if (spool_fd_check() < 0) {
+		out_failed = 1;
+		nstaged = 0;
+		announce();
+		return -1;
+	}
 	if (n && ring_reserve(sp_acct, n, events) < 0) {
 		iov[1].iov_len = 0;
 		rc = -1;
@@ -161,17 +270,60 @@ static int locked_write(const void *p, size_t n, uint64_t events)
 	return rc;
 }
 
-/* An inherited descriptor from the environment variable 'name', or -1. */
-static int env_fd(const char *name)
+/*
+ * An inherited descriptor from the environment variable 'name' ("N", or
+ * "N:INODE"), or -1.  *ino: the inode after the colon, or 0.
+ */
+static int env_fd(const char *name, unsigned long long *ino)
 {
 	const char *v = getenv(name);
 	char *end;
 	long fd;
 
+	*ino = 0;
 	if (!v || !*v)
 		return -1;
 	fd = strtol(v, &end, 10);
+	if (*end == ':')
+		*ino = strtoull(end + 1, &end, 10);
 	return *end || fd < 0 || fd > 1 << 20 ? -1 : (int)fd;
+}
+
+/* Nonzero when fd is the memfd 'mapprof record' made for the ring (cli/drain.c names it). */
+static int is_ring_fd(int fd)
+{
+	char path[64], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 0;
+	target[n] = 0;
+	return !strncmp(target, "/memfd:mapprof-ring", strlen("/memfd:mapprof-ring"));
+}
+
+/*
+ * The pipe that says 'record' is alive (MAPPROF_LIVE_FD), ours once it is
+ * the very pipe (its inode), and 'record' itself (MAPPROF_RECORDER, its pid
+ * and start time) for when the program closes the pipe or never had it.
+ */
+static void live_take(void)
+{
+	const char *rec = getenv("MAPPROF_RECORDER");
+	unsigned long long ino;
+	int fd = env_fd("MAPPROF_LIVE_FD", &ino);
+	struct stat st;
+	long long start;
+	long pid;
+
+	if (rec && sscanf(rec, "%ld:%lld", &pid, &start) == 2 && pid > 0) {
+		recorder_pid = pid;
+		recorder_start = start;
+	}
+	if (live.fd < 0 && fd >= 0 && ino && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
+	    (unsigned long long)st.st_ino == ino)
+		own_fd_take(&live, fd);
 }
 
 /*
@@ -190,18 +342,20 @@ static int open_from_record(int spool_fd, int ring_fd)
 	 * The numbers may have been reused: a program exec'd after the one that
 	 * claimed them (which made them close-on-exec), or started by a daemon
 	 * that closed them, can hold anything there.  Ours only if the spool
-	 * descriptor is the file MAPPROF_SPOOL names.
+	 * descriptor is the file MAPPROF_SPOOL names and the ring's is the
+	 * memfd record made.
 	 */
 	if (fstat(spool_fd, &sp) < 0 || stat(spool_path, &want) < 0 || sp.st_dev != want.st_dev ||
-	    sp.st_ino != want.st_ino)
+	    sp.st_ino != want.st_ino || !S_ISREG(sp.st_mode))
 		ring_fd = -1;
-	if (ring_fd < 0 || fstat(ring_fd, &st) < 0 || (size_t)st.st_size < sizeof(*r) ||
+	if (ring_fd < 0 || !is_ring_fd(ring_fd) || fstat(ring_fd, &st) < 0 ||
+	    (size_t)st.st_size < sizeof(*r) ||
 	    (r = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd, 0)) ==
 		    MAP_FAILED) {
 		if (quiet)
 			return -2;
 		clog_msg("not recording process %ld: the descriptors 'mapprof record' passed are gone "
-			 "(another process of this run records)", (long)me);
+			 "(closed before OpenMP started, or another process of this run records)", (long)me);
 		return -1;
 	}
 	if (memcmp(r->magic, RING_MAGIC, sizeof(r->magic)) || r->chunk_size != sizeof(struct ring_chunk) ||
@@ -217,19 +371,17 @@ static int open_from_record(int spool_fd, int ring_fd)
 				 getenv("MAPPROF_OUTPUT") ? getenv("MAPPROF_OUTPUT") : spool_path,
 				 (long)none);
 		munmap(r, (size_t)st.st_size);
+		/* Both checked above: record's, inherited, of no use here. */
 		close(ring_fd);
 		close(spool_fd);
 		return quiet ? -2 : -1;
 	}
-	/* Ours now; the program's own children need neither descriptor. */
+	r->owner_start = ring_proc_start((long)me);
+	/* Ours now: the ring is mapped (no descriptor needed), the spool moves out of the program's way. */
 	close(ring_fd);
-	fcntl(spool_fd, F_SETFD, FD_CLOEXEC);
-	live_fd = env_fd("MAPPROF_LIVE_FD");
-	if (live_fd >= 0 && fcntl(live_fd, F_SETFD, FD_CLOEXEC) < 0)
-		live_fd = -1;
+	own_fd_take(&out, spool_fd);
 	ring = r;
 	sp_acct = r;
-	out_fd = spool_fd;
 	return 0;
 }
 
@@ -261,12 +413,14 @@ int output_open(void)
 {
 	const char *spool = getenv("MAPPROF_SPOOL"), *db = getenv("MAPPROF_OUTPUT");
 	struct spool_header h = { SPOOL_MAGIC, SPOOL_VERSION, sizeof(struct rec), (int64_t)getpid() };
-	int spool_fd = env_fd("MAPPROF_SPOOL_FD"), rc = -1;
+	unsigned long long ino;
+	int spool_fd = env_fd("MAPPROF_SPOOL_FD", &ino), rc = -1;
 	char def[64];
 
 	if (spool_fd >= 0) {
+		live_take();
 		spool_path = absolute(spool && *spool ? spool : "spool");
-		if (!spool_path || (rc = open_from_record(spool_fd, env_fd("MAPPROF_RING_FD"))) < 0)
+		if (!spool_path || (rc = open_from_record(spool_fd, env_fd("MAPPROF_RING_FD", &ino))) < 0)
 			goto fail;
 	} else if (spool && *spool) {
 		spool_path = absolute(spool);
@@ -290,9 +444,12 @@ int output_open(void)
 	}
 	if (!ring && spool_max_from_env(spool_path) < 0)
 		goto fail;
-	if (out_fd < 0)
-		out_fd = open(spool_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (out_fd < 0) {
+	if (out.fd < 0) {
+		int fd = open(spool_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			own_fd_take(&out, fd);
+	}
+	if (out.fd < 0) {
 		if (errno == EEXIST)
 			clog_msg("not recording process %ld: '%s' already records process %ld",
 				 (long)getpid(), by_hand_db ? by_hand_db : db ? db : spool_path,
@@ -303,10 +460,9 @@ int output_open(void)
 	}
 	/* 'mapprof record' wrote the header of the spool it handed over. */
 	atomic_fetch_add(&solo.spool_bytes, (int64_t)sizeof(h));
-	if (!ring && write(out_fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
+	if (!ring && write(out.fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
 		clog_msg("not recording: cannot write '%s': %s", spool_path, strerror(errno));
-		close(out_fd);
-		out_fd = -1;
+		own_fd_close(&out);
 		if (!ring)
 			unlink(spool_path);
 		goto fail;
@@ -319,7 +475,7 @@ fail:
 	return rc;
 }
 
-int output_adopt(int fd, const char *path)
+int output_adopt(int fd, const char *path, struct ring_header *r)
 {
 	struct spool_header h = { SPOOL_MAGIC, SPOOL_VERSION, sizeof(struct rec), (int64_t)getpid() };
 
@@ -331,8 +487,32 @@ int output_adopt(int fd, const char *path)
 		close(fd);
 		return -1;
 	}
-	out_fd = fd;
+	own_fd_take(&out, fd);
+	if (r) {
+		/* Its accounting goes on in the ring 'record' reads once the process is gone. */
+		r->spool_max = sp_acct->spool_max;
+		r->recorder = sp_acct->recorder ? sp_acct->recorder : recorder_pid;
+		r->recorder_start = recorder_start;
+		atomic_store(&r->spool_bytes, (int64_t)sizeof(h));
+		ring = r;
+		sp_acct = r;
+	}
 	return 0;
+}
+
+long output_recorder(void)
+{
+	return recorder_pid;
+}
+
+void output_ended(int how, int status)
+{
+	pthread_mutex_lock(&out_mu);
+	if (ring) {
+		atomic_store(&ring->exit_status, status);
+		atomic_store(&ring->ended, how);
+	}
+	pthread_mutex_unlock(&out_mu);
 }
 
 /*
@@ -350,9 +530,7 @@ void output_at_fork(enum fork_moment when)
 		pthread_mutex_unlock(&out_mu);
 		return;
 	}
-	if (out_fd >= 0)
-		close(out_fd);
-	out_fd = -1;
+	own_fd_close(&out);
 	/* The child's spool is its own: its accounting starts afresh in 'solo'
 	 * (the ring's header, 'sp_acct' until now, is unmapped here), under
 	 * the same cap.  The pipe to 'record' stays: it still says whether
@@ -398,7 +576,7 @@ int output_frame(uint32_t type, ...)
 	if (!buf || !n)
 		return -1;
 	pthread_mutex_lock(&out_mu);
-	if (out_fd < 0 || out_failed) {
+	if (out.fd < 0 || out_failed) {
 		rc = -1;
 	} else if (nstaged + n <= sizeof(staged)) {
 		memcpy(staged + nstaged, buf, n);
@@ -468,12 +646,40 @@ int output_failed(void)
 	return out_failed;
 }
 
+/*
+ * Nonzero once 'mapprof record' is gone: its pipe reads end of file, or,
+ * when the program closed the pipe (or this image never had it), its pid is
+ * gone or another process's (the start time differs; looked at in /proc
+ * at most every 100 ms).
+ */
+static int recorder_gone(void)
+{
+	struct pollfd p = { live.fd, POLLIN, 0 };
+	int64_t now;
+
+	if (live.fd >= 0) {
+		/* Checked first: a poll on the program's file would say it is readable. */
+		if (own_fd_ok(&live))
+			return poll(&p, 1, 0) > 0;
+		live.fd = -1;  /* the program's now */
+	}
+	if (recorder_pid <= 0 || recorder_start <= 0)
+		return 0;
+	now = now_ns();
+	if (now - recorder_seen_ns < 100000000)
+		return 0;
+	recorder_seen_ns = now;
+	if (ring_proc_start(recorder_pid) == recorder_start)
+		return 0;
+	/* Without a /proc to read (not this process's either), nothing is known: go on. */
+	return ring_proc_start((long)getpid()) >= 0;
+}
+
 int output_check(void)
 {
-	struct pollfd p = { live_fd, POLLIN, 0 };
 	int stop = atomic_load_explicit(&sp_acct->stop, memory_order_relaxed);
 
-	if (!stop && live_fd >= 0 && poll(&p, 1, 0) > 0) {
+	if (!stop && recorder_gone()) {
 		/*
 		 * 'record' never writes into the pipe: readable means end of
 		 * file, its write end closed with it.  Its last write may have
@@ -481,9 +687,7 @@ int output_check(void)
 		 */
 		pthread_mutex_lock(&out_mu);
 		ring_set_stop(sp_acct, RING_STOP_GONE, 0);
-		if (out_fd >= 0)
-			close(out_fd);
-		out_fd = -1;
+		own_fd_close(&out);
 		nstaged = 0;
 		pthread_mutex_unlock(&out_mu);
 		stop = RING_STOP_GONE;
@@ -537,9 +741,7 @@ void output_close(void)
 {
 	pthread_mutex_lock(&out_mu);
 	locked_write(NULL, 0, 0);
-	if (out_fd >= 0)
-		close(out_fd);
-	out_fd = -1;
+	own_fd_close(&out);
 	pthread_mutex_unlock(&out_mu);
 	if (by_hand_db && spool_path)
 		ingest_by_hand();

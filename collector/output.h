@@ -23,8 +23,16 @@
  * this process's own (procs.c).
  */
 int output_open(void);
-/* Write to fd, a new empty spool file at path, from now on (its header first).  0 or -1. */
-int output_adopt(int fd, const char *path);
+/*
+ * Write to fd, a new empty spool file at path, from now on (its header
+ * first); r, when not NULL, is the process's own ring (procs.c), whose
+ * accounting it takes over.  0 or -1.
+ */
+int output_adopt(int fd, const char *path, struct ring_header *r);
+/* The pid of 'mapprof record' (MAPPROF_RECORDER), or 0. */
+long output_recorder(void);
+/* How this process ends (enum ring_end, db/ring.h), told to 'record' through its ring. */
+void output_ended(int how, int status);
 /* Around fork() (procs.c): the lock held across it; the child drops the parent's spool and ring. */
 void output_at_fork(enum fork_moment when);
 /* Append a frame; its fields as spool_frame_format(type) says (int64_t, const char *). */

@@ -17,15 +17,20 @@
  * 'record' are another process's or not inherited).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "collector/buffer.h"
+#include "collector/got.h"
 #include "collector/interpose.h"
 #include "collector/modules.h"
 #include "collector/output.h"
@@ -33,6 +38,7 @@
 #include "collector/runinfo.h"
 #include "collector/state.h"
 #include "collector/text.h"
+#include "db/ring.h"
 
 /* The variables MPI launchers set to a process's rank (docs/usage.md). */
 static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
@@ -48,6 +54,47 @@ static int ndevices;
 
 static const char *runtime_version;
 static int recording_at_fork;
+/* The process whose recording this memory holds: a vfork() child shares it and must not end it. */
+static pid_t recording_pid;
+
+/*
+ * This process's own ring: a file beside its spool ("PID.N.ring"), mapped
+ * shared and its descriptor closed at once.  Its threads' buffers are its
+ * chunks, so that whatever they hold when the process ends (_exit, a
+ * signal, an exec) is still there for 'record' to append to the spool
+ * (cli/drain.c).  Nobody drains it while the process runs: a thread writes
+ * its own full chunk, as it did with buffers of its own.  NULL when it
+ * cannot be made (the process then records into buffers of its own).
+ */
+static struct ring_header *ring_file(const char *spool)
+{
+	char path[4096];
+	size_t len = strlen(spool), bytes = ring_bytes(RING_CHUNKS_CHILD);
+	struct ring_header *r;
+	int fd;
+
+	if (len < 6 || len + 1 > sizeof(path))
+		return NULL;
+	snprintf(path, sizeof(path), "%.*s.ring", (int)(len - 6), spool);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NULL;
+	r = ftruncate(fd, (off_t)bytes) == 0 ?
+		    mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+	close(fd);
+	if (r == MAP_FAILED) {
+		unlink(path);
+		return NULL;
+	}
+	r->nchunks = RING_CHUNKS_CHILD;
+	r->chunk_size = sizeof(struct ring_chunk);
+	r->flags = RING_SELF_WRITTEN;
+	atomic_store(&r->owner, (int64_t)getpid());
+	r->owner_start = ring_proc_start((long)getpid());
+	/* Last: 'record' takes a ring with its magic as whole. */
+	memcpy(r->magic, RING_MAGIC, sizeof(r->magic));
+	return r;
+}
 
 int procs_open(void)
 {
@@ -76,7 +123,7 @@ int procs_open(void)
 			 dir, strerror(errno));
 		return -1;
 	}
-	return output_adopt(fd, path);
+	return output_adopt(fd, path, ring_file(path));
 }
 
 int procs_record(const char *started)
@@ -143,12 +190,174 @@ static void at_fork_child(void)
 			     (int64_t)-1);
 	modules_record();
 	interpose_flush();
-	if (output_sync() == 0)
+	if (output_sync() == 0) {
+		recording_pid = getpid();
 		buffer_restart();
+	}
 }
+
+/* --- the ways a process ends or replaces its program ---------------------------
+ *
+ * The program's own calls to exec and _exit come here first (got.c points
+ * the program's slots for them at these): before an exec every buffer and
+ * call site goes to the spool (the image's memory is about to go) and the
+ * ring says the process exec'd, which 'record' cannot learn otherwise when
+ * the new program does not load the collector (a cleared environment); an
+ * _exit() finishes the recording as exit() would and says its status.  In a
+ * vfork() child, which runs in its parent's memory, they do nothing.
+ */
+static int ours(void)
+{
+	return recording_pid && getpid() == recording_pid;
+}
+
+static void before_exec(void)
+{
+	if (!ours())
+		return;
+	buffer_sync();
+	output_ended(RING_ENDED_EXEC, 0);
+}
+
+/* The exec failed: the program goes on, and so does its recording. */
+static void exec_failed(void)
+{
+	int e = errno;
+	if (ours())
+		output_ended(RING_RUNNING, 0);
+	errno = e;
+}
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef void (*exit_fn)(int);
+
+static void *libc_fn(const char *name)
+{
+	return dlsym(RTLD_DEFAULT, name);
+}
+
+static int mp_execve(const char *path, char *const argv[], char *const envp[])
+{
+	execve_fn fn = (execve_fn)libc_fn("execve");
+	int rc;
+	before_exec();
+	rc = fn ? fn(path, argv, envp) : (errno = ENOSYS, -1);
+	exec_failed();
+	return rc;
+}
+
+static int mp_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	execve_fn fn = (execve_fn)libc_fn("execvpe");
+	int rc;
+	before_exec();
+	rc = fn ? fn(file, argv, envp) : (errno = ENOSYS, -1);
+	exec_failed();
+	return rc;
+}
+
+static int mp_fexecve(int fd, char *const argv[], char *const envp[])
+{
+	fexecve_fn fn = (fexecve_fn)libc_fn("fexecve");
+	int rc;
+	before_exec();
+	rc = fn ? fn(fd, argv, envp) : (errno = ENOSYS, -1);
+	exec_failed();
+	return rc;
+}
+
+static int mp_execv(const char *path, char *const argv[])
+{
+	return mp_execve(path, argv, environ);
+}
+
+static int mp_execvp(const char *file, char *const argv[])
+{
+	return mp_execvpe(file, argv, environ);
+}
+
+/*
+ * execl, execlp, execle: the arguments gathered on the stack (no malloc: the
+ * caller may be a vfork() child).  'envp': execle's environment follows the
+ * NULL that ends the arguments.
+ */
+#define GATHER(arg, argv, envp, with_env)                                       \
+	do {                                                                    \
+		va_list ap;                                                     \
+		size_t n = 1;                                                   \
+		va_start(ap, arg);                                              \
+		while (va_arg(ap, char *))                                      \
+			n++;                                                    \
+		va_end(ap);                                                     \
+		argv = __builtin_alloca((n + 1) * sizeof(char *));              \
+		argv[0] = (char *)arg;                                          \
+		va_start(ap, arg);                                              \
+		for (size_t i = 1; i <= n; i++)                                 \
+			argv[i] = i < n ? va_arg(ap, char *) : NULL;            \
+		if (with_env) {                                                 \
+			(void)va_arg(ap, char *);                               \
+			envp = va_arg(ap, char **);                             \
+		}                                                               \
+		va_end(ap);                                                     \
+	} while (0)
+
+static int mp_execl(const char *path, const char *arg, ...)
+{
+	char **argv, **envp = environ;
+	GATHER(arg, argv, envp, 0);
+	return mp_execve(path, argv, envp);
+}
+
+static int mp_execlp(const char *file, const char *arg, ...)
+{
+	char **argv, **envp = environ;
+	GATHER(arg, argv, envp, 0);
+	return mp_execvpe(file, argv, envp);
+}
+
+static int mp_execle(const char *path, const char *arg, ...)
+{
+	char **argv, **envp = environ;
+	GATHER(arg, argv, envp, 1);
+	return mp_execve(path, argv, envp);
+}
+
+static void end_by_exit(const char *name, int status)
+{
+	exit_fn fn = (exit_fn)libc_fn(name);
+	if (ours()) {
+		output_ended(RING_ENDED_EXIT, status);
+		buffer_finish();
+	}
+	if (fn)
+		fn(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+static void mp__exit(int status)
+{
+	end_by_exit("_exit", status);
+}
+
+static void mp__Exit(int status)
+{
+	end_by_exit("_Exit", status);
+}
+
+static const struct got_target ends[] = {
+	{ "execve", (void *)mp_execve },     { "execv", (void *)mp_execv },
+	{ "execvp", (void *)mp_execvp },     { "execvpe", (void *)mp_execvpe },
+	{ "execl", (void *)mp_execl },       { "execlp", (void *)mp_execlp },
+	{ "execle", (void *)mp_execle },     { "fexecve", (void *)mp_fexecve },
+	{ "_exit", (void *)mp__exit },       { "_Exit", (void *)mp__Exit },
+};
 
 void procs_start(const char *runtime)
 {
 	runtime_version = runtime;
+	recording_pid = getpid();
 	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
+	got_redirect_program(ends, sizeof(ends) / sizeof(ends[0]));
 }

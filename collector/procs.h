@@ -9,6 +9,11 @@
  * own in the directory 'record' named in MAPPROF_SPOOL_DIR, one file per
  * program image ("PID.N.spool", N counting the images a pid ran), and
  * 'record' expands each into a database of its own once the command ended.
+ * Its threads' buffers are chunks of a ring file beside it ("PID.N.ring",
+ * shared memory that outlives the process): whatever they hold when the
+ * process ends, however it ends, 'record' appends to the spool.  The
+ * program's own exec and _exit calls come here first (got.c), so the image
+ * before an exec writes its call sites and says it exec'd.
  * A PROCESS frame after the run's says who the process is: pid, parent,
  * MPI rank, how it started.
  *

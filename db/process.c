@@ -52,14 +52,21 @@ int db_process_end(struct db *db, const struct process_end *e, char **err)
 			" DELETE FROM stats_raw WHERE name IN ('program_user_ns', 'program_sys_ns')", err) < 0)
 		goto fail;
 	if (e->detail || e->complete) {
-		st = db_prepare(db, "UPDATE run_raw SET status = CASE WHEN ? THEN 'complete' ELSE status END,"
-				    " status_detail = COALESCE(?, status_detail)"
+		/*
+		 * Complete only where the collector's missing end (db/finish.c)
+		 * was the one thing missing; another reason stays, and is said.
+		 */
+		st = db_prepare(db, "UPDATE run_raw SET"
+				    " status = CASE WHEN ?1 AND status_detail LIKE ?3 THEN 'complete' ELSE status END,"
+				    " status_detail = CASE WHEN ?1 AND NOT status_detail LIKE ?3 THEN status_detail"
+				    " ELSE COALESCE(?2, status_detail) END"
 				    " WHERE id = 1 AND status = 'incomplete'", err);
 		if (!st)
 			goto fail;
 		sqlite3_bind_int(st, 1, e->complete);
 		if (e->detail)
 			sqlite3_bind_text(st, 2, e->detail, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, "the program ended before the collector could finish%", -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)

@@ -16,7 +16,8 @@ struct process_end {
 	int exit_status;       /* exit code, or 128+N */
 	int signal;            /* N, or 0 */
 	const char *detail;    /* replaces the run's status detail when it is 'incomplete', or NULL */
-	int complete;          /* every event is in the database: the run's status becomes 'complete' */
+	int complete;          /* every event is in the database: an 'incomplete' run only because its
+				  collector did not finish becomes 'complete' */
 	const char *recording; /* names the 'mapprof record' the process belongs to */
 };
 

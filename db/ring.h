@@ -23,6 +23,12 @@
  * Loaded by hand, the collector keeps the same accounting in a header of its
  * own.
  *
+ * Every other process of the command (collector/procs.h) has a ring of its
+ * own, a file in the spool directory mapped shared, that nobody drains
+ * while it runs (RING_SELF_WRITTEN): only its memory outliving the process
+ * matters, so 'record' finds what a killed process's buffers held.  Its
+ * header also says how the process ended (enum ring_end).
+ *
  * Layout: struct ring_header, then nchunks struct ring_chunk.  The chunk's
  * frame header sits right before its records, so a chunk is written to the
  * spool with one write().
@@ -30,16 +36,21 @@
 #ifndef MAPPROF_DB_RING_H
 #define MAPPROF_DB_RING_H
 
+#include <fcntl.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "db/spool.h"
 
 #define RING_MAGIC "MPRING1"  /* 8 bytes with its NUL */
 #define RING_CHUNK_RECS 1024
 #define RING_CHUNKS_DEFAULT 64  /* 6 MiB: 65536 events in flight */
+#define RING_CHUNKS_CHILD 256   /* a ring file of another process: one chunk a thread (sparse) */
 
 enum ring_state {
 	RING_FREE = 0,
@@ -54,7 +65,23 @@ enum ring_stop {
 	RING_STOP_CAP,           /* the spool reached spool_max */
 	RING_STOP_WRITE,         /* a write failed (stop_errno: ENOSPC when the disk filled up) */
 	RING_STOP_GONE,          /* 'mapprof record' died while the program ran */
+	RING_STOP_LOST,          /* the program closed the spool's descriptor and it cannot be reopened */
 };
+
+/*
+ * How the process that owns the ring ended, as far as its collector could
+ * tell (ring_header.ended): what 'mapprof record' cannot learn when another
+ * process reaps it.
+ */
+enum ring_end {
+	RING_RUNNING = 0,
+	RING_ENDED_FINISHED,     /* the collector finished (exit(), or the runtime's end) */
+	RING_ENDED_EXIT,         /* _exit() or _Exit(): exit_status holds its status */
+	RING_ENDED_EXEC,         /* it replaced its program (exec): the ring is left for good */
+};
+
+/* ring_header.flags */
+#define RING_SELF_WRITTEN 1u  /* nobody drains FULL chunks while the owner runs: its threads write their own */
 
 struct ring_header {
 	char magic[8];
@@ -68,7 +95,12 @@ struct ring_header {
 	_Atomic int32_t stop;        /* enum ring_stop; set once */
 	_Atomic int32_t stop_errno;  /* RING_STOP_WRITE: the write's errno */
 	_Atomic int32_t said;        /* the collector said why on stderr: record need not */
-	char pad[60];
+	_Atomic int32_t ended;       /* enum ring_end */
+	int64_t recorder_start;      /* start time of 'mapprof record' (ring_proc_start()) */
+	int64_t owner_start;         /* start time of the owner, once it claimed the ring */
+	_Atomic int32_t exit_status; /* RING_ENDED_EXIT: the status it gave */
+	uint32_t flags;              /* RING_SELF_WRITTEN */
+	char pad[32];
 };
 
 struct ring_chunk {
@@ -103,7 +135,8 @@ static inline int ring_reserve(struct ring_header *h, size_t n, uint64_t events)
 	int32_t stop = atomic_load_explicit(&h->stop, memory_order_relaxed);
 	int64_t was;
 
-	if (stop == RING_STOP_WRITE || stop == RING_STOP_GONE || (events && stop == RING_STOP_CAP))
+	if (stop == RING_STOP_WRITE || stop == RING_STOP_GONE || stop == RING_STOP_LOST ||
+	    (events && stop == RING_STOP_CAP))
 		return -1;
 	was = atomic_fetch_add(&h->spool_bytes, (int64_t)n);
 	if (events && h->spool_max && was + (int64_t)n > h->spool_max) {
@@ -123,6 +156,39 @@ static inline size_t ring_bytes(uint32_t nchunks)
 static inline struct ring_chunk *ring_chunk_at(struct ring_header *h, uint32_t i)
 {
 	return (struct ring_chunk *)(void *)((char *)h + sizeof(*h)) + i;
+}
+
+/*
+ * When process 'pid' started (clock ticks since boot, /proc/PID/stat field
+ * 22), or -1 when it does not exist.  A pid and its start time name one
+ * process for good: a pid reused later has another start time.  The same
+ * definition on both sides, so the collector can tell whether 'record' is
+ * alive and 'record' whether a process that recorded still runs.
+ */
+static inline int64_t ring_proc_start(long pid)
+{
+	char path[64], buf[1024], *p;
+	long long start = -1;
+	ssize_t n;
+	int fd, field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* The command name may hold spaces and parentheses: fields count from its last ')'. */
+	p = strrchr(buf, ')');
+	for (; p && *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (p && field == 22 && sscanf(p, "%lld", &start) != 1)
+		start = -1;
+	return start;
 }
 
 #endif

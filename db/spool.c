@@ -226,6 +226,11 @@ void spool_stop_text(int stop, int err, int64_t max, uint64_t events, char *buf,
 		snprintf(buf, n, "the recorder ('mapprof record') was gone after %llu events: later events"
 			 " were not recorded", (unsigned long long)events);
 		break;
+	case RING_STOP_LOST:
+		snprintf(buf, n, "the program closed the spool's file descriptor after %llu events and the"
+			 " spool could not be opened again (%s): later events were not recorded",
+			 (unsigned long long)events, strerror(err ? err : EBADF));
+		break;
 	default:
 		if (n)
 			buf[0] = 0;
