@@ -23,6 +23,11 @@ int cmd_recover(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
+/*
+ * The messages: one line each on stderr, escaped for the terminal as a whole
+ * (lib/termesc.h: control characters from a path or a recorded name are
+ * shown as \x1b, never sent).
+ */
 /* "mapprof: error: ..." on stderr.  Returns EXIT_ERROR. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "mapprof: hint: ..." on stderr. */
@@ -31,6 +36,12 @@ void hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "mapprof: error: ..." plus "see 'mapprof CMD --help'".  Returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * 'path' quoted for a POSIX shell (lib/shquote.h), for a command in a hint
+ * that a user pastes: malloc'ed, NULL when out of memory.
+ */
+char *shell_quoted(const char *path);
 
 /* Directory holding the running mapprof binary (malloc'ed), or NULL. */
 char *exe_dir(void);

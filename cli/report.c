@@ -88,9 +88,13 @@ static void problem_hint(enum db_problem problem, const char *db_path)
 	case DB_NOT_MAPPROF:
 		hint("was it written by 'mapprof record'?");
 		break;
-	case DB_DAMAGED:
-		hint("record the program again; 'sqlite3 %s .recover' may save some of its rows", db_path);
+	case DB_DAMAGED: {
+		char *quoted = shell_quoted(db_path);
+		hint("record the program again; 'sqlite3 %s .recover' may save some of its rows",
+		     quoted ? quoted : db_path);
+		free(quoted);
 		break;
+	}
 	case DB_NEWER:
 		hint("report it with the mapprof that recorded it, or a newer one");
 		break;
@@ -129,16 +133,13 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 	opt.gates = rc->gates;
 	opt.ngates = rc->ngates;
 	opt.baseline_path = rc->baseline;
+	opt.json_oflags = report_cli_oflags(rc->json, json);
+	opt.html_oflags = report_cli_oflags(rc->html, html);
 	if (report_run(&opt, &res, &err) < 0) {
 		status = error("%s", err ? err : "report failed");
 		problem_hint(res.problem, db_path);
 	} else {
-		if (json && !outfile_is_stdout(json))
-			info("wrote '%s'", json);
-		if (html && !outfile_is_stdout(html))
-			info("wrote '%s'", html);
-		if (rc->sarif && !outfile_is_stdout(rc->sarif))
-			info("wrote '%s'", rc->sarif);
+		int bad = report_cli_said_outputs(&res, json, html, rc->sarif) < 0;
 		if (res.incomplete) {
 			/* The summary says why; this line is for scripts and -q. */
 			info("warning: the recording is incomplete: the report covers what was recorded"
@@ -155,8 +156,11 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 			}
 			status = EXIT_FAIL_ON;
 		}
+		/* An output not written wins over 1 and 4: the files a script reads next are not there. */
+		if (bad)
+			status = EXIT_ERROR;
 	}
-	free(res.tripped);
+	report_result_release(&res);
 	free(err);
 	free(json);
 	free(html);
