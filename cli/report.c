@@ -64,18 +64,24 @@ static const char report_usage[] =
 	"\n"
 	"A regular file (or a symlink's regular target) is replaced only once its\n"
 	"report is complete; a device, a FIFO or standard output is written in place.\n"
-	"With a report on standard output the summary goes to stderr.  Refused: an\n"
-	"output that is DB (or its journal), two outputs that are the same file.\n"
+	"A default output (report.json, report.html beside DB) never follows a\n"
+	"symlink: the link is replaced, its target left alone.  With a report on\n"
+	"standard output the summary goes to stderr.  Refused: an output that is DB\n"
+	"(or its journal), two outputs that are the same file, a directory.\n"
 	"\n"
 	"Running it again replaces the stored findings.  A read-only or locked DB is\n"
 	"analysed in a temporary copy (nothing is stored in it).\n"
 	"\n"
 	"Exit status: 0 done; 1 findings over a --fail-on threshold ('mapprof: --fail-on\n"
-	"SPEC: ...' on stderr; wins over 4); 2 usage error (refused outputs included); 3 DB cannot be reported on (damaged,\n"
-	"empty, unfinished, not mapprof's, newer, locked) or a report cannot be\n"
-	"written, with a 'mapprof: error:' line, and nothing written; 4 the recording\n"
-	"is incomplete (run.status is not 'complete'): the reports cover what was\n"
-	"recorded and say so.\n";
+	"SPEC: ...' on stderr; wins over 4); 2 usage error (refused outputs included);\n"
+	"3 DB cannot be reported on (damaged, empty, unfinished, not mapprof's, newer,\n"
+	"locked; 'mapprof: error:' on stderr, nothing written), or an output cannot be\n"
+	"written (the summary on standard output included): each output written is\n"
+	"said ('mapprof: wrote PATH'), each one not by a 'mapprof: error:' line, the\n"
+	"findings are stored all the same (wins over 1 and 4); 4 the recording is\n"
+	"incomplete (run.status is not 'complete'): the reports cover what was recorded\n"
+	"and say so.  A reader that stops reading the summary (| head) is no error:\n"
+	"the reports are still written.\n";
 
 /* What a user can do about each refused database. */
 static void problem_hint(enum db_problem problem, const char *db_path)

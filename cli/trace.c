@@ -24,13 +24,15 @@ static const char trace_usage[] =
 	"lines and arrows come from what 'mapprof report' stored in DB: report first.\n"
 	"\n"
 	"  -o, --output PATH   where ('-': standard output; default: trace.json in\n"
-	"                      DB's directory)\n"
+	"                      DB's directory, never written through a symlink: one\n"
+	"                      there is replaced)\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"Memory does not grow with the number of events.\n"
 	"\n"
 	"Exit status: 0 done; 2 usage error; 3 DB cannot be read or the trace cannot\n"
-	"be written ('mapprof: error:' on stderr; nothing written).\n";
+	"be written ('mapprof: error:' on stderr with the write's own error, such as\n"
+	"'No space left on device'; no file left behind).\n";
 
 int cmd_trace(int argc, char **argv)
 {
