@@ -113,10 +113,14 @@ int report_cli_said_outputs(const struct report_result *res, const char *json, c
 	int bad = 0;
 
 	for (int i = 0; i < REPORT_OUT_COUNT; i++) {
-		if (res->out_err[i]) {
-			error("%s", res->out_err[i]);
+		if (res->out_err[i] || (paths[i] && !res->wrote[i])) {
+			/* (no message: it could not be made, out of memory) */
+			if (res->out_err[i])
+				error("%s", res->out_err[i]);
+			else
+				error("cannot write '%s': out of memory", paths[i]);
 			bad = 1;
-		} else if (res->wrote[i] && paths[i] && !outfile_is_stdout(paths[i])) {
+		} else if (paths[i] && !outfile_is_stdout(paths[i])) {
 			info("wrote '%s'", paths[i]);
 		}
 	}

@@ -92,9 +92,6 @@ int report_cli_run_many(const struct report_cli *rc, char **dbs, int n)
 	if (html)
 		all.wrote[REPORT_OUT_HTML] = html_write(html, report_cli_oflags(rc->html, html), doc, NULL,
 							&all.out_err[REPORT_OUT_HTML]) == 0;
-	for (int i = REPORT_OUT_JSON; i <= REPORT_OUT_HTML; i++)
-		if (!all.wrote[i] && !all.out_err[i] && (i == REPORT_OUT_JSON ? json : html))
-			all.out_err[i] = strdup("out of memory");
 	bad = report_cli_said_outputs(&all, json, html, NULL) < 0;
 	if (incomplete) {
 		info("warning: %d of the recordings are incomplete: the report covers what was recorded"

@@ -205,11 +205,6 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 			log && report_sarif_write(log, opt->sarif_path, &res->out_err[REPORT_OUT_SARIF]) == 0;
 		json_decref(log);
 	}
-	for (int i = 0; i < REPORT_OUT_COUNT; i++)
-		if (!res->wrote[i] && i != REPORT_OUT_SUMMARY && !res->out_err[i] &&
-		    (i == REPORT_OUT_JSON ? opt->json_path : i == REPORT_OUT_HTML ? opt->html_path
-		     : opt->sarif_path))
-			res->out_err[i] = strdup("out of memory");
 	/* The write transaction db_open() began (a copy's is thrown away): the
 	 * findings are stored whether or not every output could be written. */
 	if (!db_copied(db) && db_commit(db) < 0)
