@@ -8,7 +8,8 @@
  * that with a regular file (as root, /dev/null).  So:
  *
  *   "-", or a path that is this process's standard output (same device and
- *   inode as descriptor 1)        -> stdout, the stdio stream
+ *   inode as descriptor 1)        -> descriptor 1 (stdio's stdout flushed
+ *                                    first), never closed
  *   /dev/stderr, /dev/fd/N, /proc/self/fd/N, a symlink to one
  *                                 -> a duplicate of descriptor N, written at
  *                                    its offset (a shell's '>>' appends)
