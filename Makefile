@@ -201,6 +201,7 @@ DB_OBJS := \
 REPORT_OBJS := \
 	$(B)/lib/hmap.o \
 	$(B)/lib/outfile.o \
+	$(B)/lib/termesc.o \
 	$(B)/lib/units.o \
 	$(B)/report/occurrence.o \
 	$(B)/report/detect_common.o \

@@ -23,6 +23,11 @@ int cmd_recover(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
+/*
+ * The messages: one line each on stderr, escaped for the terminal as a whole
+ * (lib/termesc.h: control characters from a path or a recorded name are
+ * shown as \x1b, never sent).
+ */
 /* "mapprof: error: ..." on stderr.  Returns EXIT_ERROR. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "mapprof: hint: ..." on stderr. */
@@ -39,6 +44,12 @@ int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(pri
  * executable, an ELF file or a script.  argv may be NULL.  Static text.
  */
 const char *output_refusal(const char *path, char *const *argv);
+
+/*
+ * 'path' quoted for a POSIX shell (lib/shquote.h), for a command in a hint
+ * that a user pastes: malloc'ed, NULL when out of memory.
+ */
+char *shell_quoted(const char *path);
 
 /* Directory holding the running mapprof binary (malloc'ed), or NULL. */
 char *exe_dir(void);

@@ -3,10 +3,12 @@
  * findings and to the time spent (report/diff.h).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "lib/outfile.h"
@@ -34,7 +36,9 @@ static const char diff_usage[] =
 	"  -q, --quiet     print no summary\n"
 	"  -h, --help      show this help\n"
 	"\n"
-	"Exit status: 0 done; 2 usage error; 3 a database cannot be read.\n";
+	"Exit status: 0 done; 2 usage error; 3 a database cannot be read, or the\n"
+	"comparison cannot be written (standard output included: a full disk; a\n"
+	"reader that stopped reading, as 'head' does, is no error).\n";
 
 int cmd_diff(int argc, char **argv)
 {
@@ -88,12 +92,24 @@ int cmd_diff(int argc, char **argv)
 		status = error("%s", err ? err : "out of memory");
 		goto out;
 	}
-	if (!quiet)
-		diff_print(d, json && outfile_is_stdout(json) ? stderr : stdout);
+	if (!quiet) {
+		/* Escaped for the terminal; a reader gone away (EPIPE) is no error. */
+		int fd = json && outfile_is_stdout(json) ? STDERR_FILENO : STDOUT_FILENO;
+		struct outfile o;
+
+		if (outfile_fd(&o, fd, OUTFILE_TEXT) == 0) {
+			diff_print(d, o.f);
+			if (outfile_commit(&o) < 0 && errno != EPIPE && fd == STDOUT_FILENO)
+				status = error("cannot write the comparison to standard output: %s",
+					       strerror(errno));
+		}
+	}
 	if (json) {
 		json_t *doc = diff_json(d);
-		if (!doc || report_json_write(doc, json, &err) < 0)
+		if (!doc || report_json_write(doc, json, 0, &err) < 0)
 			status = error("%s", err ? err : "out of memory");
+		else if (!outfile_is_stdout(json))
+			info("wrote '%s'", json);
 		json_decref(doc);
 	}
 out:

@@ -1,6 +1,8 @@
 /*
  * main.c - the mapprof command: a table of subcommands.
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,8 +40,51 @@ static void usage(FILE *f)
 		   "\n'mapprof <command> --help' describes a command.\n");
 }
 
-int main(int argc, char **argv)
+static void on_sigpipe(int sig)
 {
+	(void)sig;
+}
+
+/*
+ * A closed standard output ('mapprof report DB | head -3') must never cost a
+ * file: SIGPIPE would end mapprof in the middle of the summary, before
+ * report.json and report.html and with the database's write transaction
+ * open.  Caught by a handler that does nothing, the write fails with EPIPE
+ * instead, which the summary takes as "stop printing".  A handler rather
+ * than SIG_IGN: exec resets a caught signal to its default, so the profiled
+ * program gets SIGPIPE as it would without mapprof; an ignored one it would
+ * inherit.  Where mapprof's own parent ignores SIGPIPE it stays ignored, for
+ * the program too, as without mapprof.
+ */
+static void catch_sigpipe(void)
+{
+	struct sigaction old, sa = { .sa_handler = on_sigpipe, .sa_flags = SA_RESTART };
+
+	if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+		return;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/*
+ * What is still buffered for standard output (--help, --version), flushed
+ * and checked: 'mapprof --help > /dev/full' fails.  A reader that went away
+ * (EPIPE) is no error.
+ */
+static int close_stdout(int status)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	if (errno == EPIPE)
+		return status;
+	error("cannot write to standard output: %s", errno ? strerror(errno) : "write error");
+	return status ? status : EXIT_ERROR;
+}
+
+static int run_main(int argc, char **argv)
+{
+	catch_sigpipe();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -56,4 +101,9 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
 	return usage_error("", "unknown command '%s'", argv[1]);
+}
+
+int main(int argc, char **argv)
+{
+	return close_stdout(run_main(argc, argv));
 }

@@ -463,15 +463,17 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		if (stopped && !said)
 			info("warning: recording of '%s' stopped early: %s", opt->argv[0], stopped);
 		error("cannot expand the recorded events into '%s': %s", output, err);
+		char *qspool = shell_quoted(spool);   /* pasted into a shell */
 		hint("the events are kept in '%s'; once there is room, recover them with: mapprof recover %s",
-		     spool, spool);
+		     spool, qspool ? qspool : spool);
 		if (final)
 			info("'%s' is left as it was until then", final);
 		if (asprintf(&lost, "%s; they are kept in the spool '%s': recover them with: mapprof recover %s",
-			     err, spool, spool) < 0) {
+			     err, spool, qspool ? qspool : spool) < 0) {
 			lost = err;
 			err = NULL;
 		}
+		free(qspool);
 		end.lost_why = lost;
 	}
 	free(err);

@@ -188,7 +188,9 @@ static void leftover_dir(const char *db)
 		return;
 	if (rmdir(dir) < 0 && (errno == ENOTEMPTY || errno == EEXIST)) {
 		info("note: '%s' holds the spools of the command's other processes", dir);
-		hint("recover them with: mapprof recover %s", dir);
+		char *q = shell_quoted(dir);
+		hint("recover them with: mapprof recover %s", q ? q : dir);
+		free(q);
 	}
 	free(dir);
 }

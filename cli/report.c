@@ -64,18 +64,24 @@ static const char report_usage[] =
 	"\n"
 	"A regular file (or a symlink's regular target) is replaced only once its\n"
 	"report is complete; a device, a FIFO or standard output is written in place.\n"
-	"With a report on standard output the summary goes to stderr.  Refused: an\n"
-	"output that is DB (or its journal), two outputs that are the same file.\n"
+	"A default output (report.json, report.html beside DB) never follows a\n"
+	"symlink: the link is replaced, its target left alone.  With a report on\n"
+	"standard output the summary goes to stderr.  Refused: an output that is DB\n"
+	"(or its journal), two outputs that are the same file, a directory.\n"
 	"\n"
 	"Running it again replaces the stored findings.  A read-only or locked DB is\n"
 	"analysed in a temporary copy (nothing is stored in it).\n"
 	"\n"
 	"Exit status: 0 done; 1 findings over a --fail-on threshold ('mapprof: --fail-on\n"
-	"SPEC: ...' on stderr; wins over 4); 2 usage error (refused outputs included); 3 DB cannot be reported on (damaged,\n"
-	"empty, unfinished, not mapprof's, newer, locked) or a report cannot be\n"
-	"written, with a 'mapprof: error:' line, and nothing written; 4 the recording\n"
-	"is incomplete (run.status is not 'complete'): the reports cover what was\n"
-	"recorded and say so.\n";
+	"SPEC: ...' on stderr; wins over 4); 2 usage error (refused outputs included);\n"
+	"3 DB cannot be reported on (damaged, empty, unfinished, not mapprof's, newer,\n"
+	"locked; 'mapprof: error:' on stderr, nothing written), or an output cannot be\n"
+	"written (the summary on standard output included): each output written is\n"
+	"said ('mapprof: wrote PATH'), each one not by a 'mapprof: error:' line, the\n"
+	"findings are stored all the same (wins over 1 and 4); 4 the recording is\n"
+	"incomplete (run.status is not 'complete'): the reports cover what was recorded\n"
+	"and say so.  A reader that stops reading the summary (| head) is no error:\n"
+	"the reports are still written.\n";
 
 /* What a user can do about each refused database. */
 static void problem_hint(enum db_problem problem, const char *db_path)
@@ -88,9 +94,13 @@ static void problem_hint(enum db_problem problem, const char *db_path)
 	case DB_NOT_MAPPROF:
 		hint("was it written by 'mapprof record'?");
 		break;
-	case DB_DAMAGED:
-		hint("record the program again; 'sqlite3 %s .recover' may save some of its rows", db_path);
+	case DB_DAMAGED: {
+		char *quoted = shell_quoted(db_path);
+		hint("record the program again; 'sqlite3 %s .recover' may save some of its rows",
+		     quoted ? quoted : db_path);
+		free(quoted);
 		break;
+	}
 	case DB_NEWER:
 		hint("report it with the mapprof that recorded it, or a newer one");
 		break;
@@ -129,16 +139,13 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 	opt.gates = rc->gates;
 	opt.ngates = rc->ngates;
 	opt.baseline_path = rc->baseline;
+	opt.json_oflags = report_cli_oflags(rc->json, json);
+	opt.html_oflags = report_cli_oflags(rc->html, html);
 	if (report_run(&opt, &res, &err) < 0) {
 		status = error("%s", err ? err : "report failed");
 		problem_hint(res.problem, db_path);
 	} else {
-		if (json && !outfile_is_stdout(json))
-			info("wrote '%s'", json);
-		if (html && !outfile_is_stdout(html))
-			info("wrote '%s'", html);
-		if (rc->sarif && !outfile_is_stdout(rc->sarif))
-			info("wrote '%s'", rc->sarif);
+		int bad = report_cli_said_outputs(&res, json, html, rc->sarif) < 0;
 		if (res.incomplete) {
 			/* The summary says why; this line is for scripts and -q. */
 			info("warning: the recording is incomplete: the report covers what was recorded"
@@ -155,8 +162,11 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 			}
 			status = EXIT_FAIL_ON;
 		}
+		/* An output not written wins over 1 and 4: the files a script reads next are not there. */
+		if (bad)
+			status = EXIT_ERROR;
 	}
-	free(res.tripped);
+	report_result_release(&res);
 	free(err);
 	free(json);
 	free(html);

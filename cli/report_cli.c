@@ -14,6 +14,7 @@
 #include "cli/report_cli.h"
 #include "lib/outfile.h"
 #include "report/gate.h"
+#include "report/report.h"
 
 char *report_beside(const char *db_path, const char *name)
 {
@@ -93,6 +94,39 @@ int report_cli_outputs(const struct report_cli *rc, const char *db_path, char **
 	return 0;
 }
 
+unsigned report_cli_oflags(const char *given, const char *path)
+{
+	struct stat st;
+
+	if (given || !path)
+		return 0;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		info("note: '%s' is a symbolic link: a default output never follows one; the output"
+		     " replaces the link, its target is left alone", path);
+	return OUTFILE_NOFOLLOW;
+}
+
+int report_cli_said_outputs(const struct report_result *res, const char *json, const char *html,
+			    const char *sarif)
+{
+	const char *paths[REPORT_OUT_COUNT] = { NULL, json, html, sarif };
+	int bad = 0;
+
+	for (int i = 0; i < REPORT_OUT_COUNT; i++) {
+		if (res->out_err[i] || (paths[i] && !res->wrote[i])) {
+			/* (no message: it could not be made, out of memory) */
+			if (res->out_err[i])
+				error("%s", res->out_err[i]);
+			else
+				error("cannot write '%s': out of memory", paths[i]);
+			bad = 1;
+		} else if (paths[i] && !outfile_is_stdout(paths[i])) {
+			info("wrote '%s'", paths[i]);
+		}
+	}
+	return bad ? -1 : 0;
+}
+
 /* The files of a database an output must not be: SQLite's beside it, record's spool. */
 static const char *const db_files[] = { "", "-journal", "-wal", "-shm", "-spool" };
 
@@ -129,6 +163,33 @@ static int is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/*
+ * 1 when the output 'out' cannot be a file at all (said on stderr): it is a
+ * directory, or its directory does not exist.  Refused before any work, so
+ * that no other output is written first ('--html DIR').
+ */
+static int output_impossible(const char *opt, const char *out)
+{
+	char *copy;
+	int bad = 0;
+
+	if (outfile_is_stdout(out))
+		return 0;
+	if (is_dir(out)) {
+		error("%s '%s' is a directory", opt, out);
+		hint("give a file name, such as %s '%s/report.%s'", opt, out,
+		     !strcmp(opt, "--sarif") ? "sarif" : opt + 2);
+		return 1;
+	}
+	copy = strdup(out);
+	if (copy && !is_dir(dirname(copy))) {
+		error("%s '%s': no directory '%s'", opt, out, copy);
+		bad = 1;
+	}
+	free(copy);
+	return bad;
+}
+
 int report_cli_check(const struct report_cli *rc, const char *db_path)
 {
 	char *json, *html;
@@ -149,6 +210,10 @@ int report_cli_check(const struct report_cli *rc, const char *db_path)
 		error("--sarif '%s' is the same file as the %s report", rc->sarif,
 		      json && outfile_same(json, rc->sarif) ? "JSON" : "HTML");
 		hint("write the SARIF log to another file");
+		status = EXIT_USAGE;
+	} else if ((json && output_impossible("--json", json)) ||
+		   (html && output_impossible("--html", html)) ||
+		   (rc->sarif && output_impossible("--sarif", rc->sarif))) {
 		status = EXIT_USAGE;
 	} else if (rc->source_root && !is_dir(rc->source_root)) {
 		error("--source-root '%s' is not a directory", rc->source_root);

@@ -56,6 +56,22 @@ int report_cli_check(const struct report_cli *rc, const char *db_path);
  * errors; returns an exit status. */
 int report_cli_run(const struct report_cli *rc, const char *db_path);
 
+/*
+ * The lib/outfile.h flags for an output: OUTFILE_NOFOLLOW when the user gave
+ * no path ('given' NULL) and 'path' is the default beside the database; a
+ * symlink there is then replaced, never followed, and a note says so.
+ */
+unsigned report_cli_oflags(const char *given, const char *path);
+
+/*
+ * Say what report_run() wrote and what it could not ("mapprof: wrote 'P'",
+ * one error line per output not written).  -1 when an output was not
+ * written (the exit status is then EXIT_ERROR), else 0.
+ */
+struct report_result;
+int report_cli_said_outputs(const struct report_result *res, const char *json, const char *html,
+			    const char *sarif);
+
 /* "<dirname of db_path>/<name>", malloc'ed. */
 char *report_beside(const char *db_path, const char *name);
 

@@ -31,9 +31,10 @@ static const char run_usage[] =
 	"Exit status: the program's own when not 0 (128+N if killed by signal N;\n"
 	"'mapprof: the program exited with status N' on stderr); 127/126 if it could\n"
 	"not be started; else the report's: 0, 1 if the findings are over a --fail-on\n"
-	"threshold, 3 if it failed ('mapprof: error:' on stderr), 4 if the recording\n"
-	"is incomplete.  The database's run.exit_status\n"
-	"is the program's status.\n";
+	"threshold, 3 if it failed or an output could not be written ('mapprof:\n"
+	"error:' on stderr; 'mapprof: wrote PATH' for each written), 4 if the\n"
+	"recording is incomplete.  The database's run.exit_status is the program's\n"
+	"status.\n";
 
 static char *db_for_base(const char *base)
 {

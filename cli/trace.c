@@ -24,13 +24,15 @@ static const char trace_usage[] =
 	"lines and arrows come from what 'mapprof report' stored in DB: report first.\n"
 	"\n"
 	"  -o, --output PATH   where ('-': standard output; default: trace.json in\n"
-	"                      DB's directory)\n"
+	"                      DB's directory, never written through a symlink: one\n"
+	"                      there is replaced)\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"Memory does not grow with the number of events.\n"
 	"\n"
 	"Exit status: 0 done; 2 usage error; 3 DB cannot be read or the trace cannot\n"
-	"be written ('mapprof: error:' on stderr; nothing written).\n";
+	"be written ('mapprof: error:' on stderr with the write's own error, such as\n"
+	"'No space left on device'; no file left behind).\n";
 
 int cmd_trace(int argc, char **argv)
 {
@@ -44,7 +46,7 @@ int cmd_trace(int argc, char **argv)
 	const char *db_path;
 	char *out = NULL, *err = NULL;
 	struct db *db;
-	int c, status = 0;
+	int c, status = 0, given;
 
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -66,6 +68,7 @@ int cmd_trace(int argc, char **argv)
 		return usage_error("trace", optind >= argc ? "no database given" : "one database at a time");
 	}
 	db_path = argv[optind];
+	given = out != NULL;
 	if (!out && !(out = report_beside(db_path, "trace.json")))
 		return error("out of memory");
 	if (outfile_same(out, db_path)) {
@@ -76,12 +79,15 @@ int cmd_trace(int argc, char **argv)
 	db = db_open(db_path, 0, &problem, &err);
 	if (!db) {
 		status = error("cannot read '%s': %s", db_path, err ? err : "out of memory");
-	} else if (trace_write(db, out, &st, &err) < 0) {
+	} else if (trace_write(db, out, report_cli_oflags(given ? out : NULL, out), &st, &err) < 0) {
 		status = error("%s", err ? err : "cannot write the trace");
 	} else {
-		if (!st.has_sources || !st.has_findings)
+		if (!st.has_sources || !st.has_findings) {
+			char *quoted = shell_quoted(db_path);
 			hint("'%s' holds no findings: run 'mapprof report %s' first for variables,"
-			     " source lines and finding arrows", db_path, db_path);
+			     " source lines and finding arrows", db_path, quoted ? quoted : db_path);
+			free(quoted);
+		}
 		if (!outfile_is_stdout(out))
 			info("wrote '%s': %llu events, %llu finding arrows", out,
 			     (unsigned long long)st.events, (unsigned long long)st.flows);

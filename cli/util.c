@@ -12,13 +12,26 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "lib/shquote.h"
+#include "lib/termesc.h"
 
+/*
+ * One line on stderr.  The message quotes paths, names and error texts that
+ * come from the user, a database or the system: all of it is escaped for the
+ * terminal (lib/termesc.h), a newline in it included, so that it stays one
+ * line and can neither retitle nor clear the terminal.
+ */
 __attribute__((format(printf, 2, 0)))
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
+	char *text = NULL;
+
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
 	fprintf(stderr, "mapprof: %s", prefix);
-	vfprintf(stderr, fmt, ap);
+	termesc_fputs(text ? text : "(out of memory)", stderr, 0);
 	fputc('\n', stderr);
+	free(text);
 }
 
 int error(const char *fmt, ...)
@@ -54,6 +67,16 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "mapprof: hint: see 'mapprof %s%s--help'\n", cmd && *cmd ? cmd : "", cmd && *cmd ? " " : "");
 	return EXIT_USAGE;
+}
+
+char *shell_quoted(const char *path)
+{
+	size_t n = shquote(NULL, 0, path);
+	char *out = malloc(n + 1);
+
+	if (out)
+		shquote(out, n + 1, path);
+	return out;
 }
 
 char *exe_dir(void)

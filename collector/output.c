@@ -59,6 +59,7 @@
 #include "collector/text.h"
 #include "db/ring.h"
 #include "db/spool.h"
+#include "lib/shquote.h"
 
 #define INGEST_LIB "libmapprof-ingest.so"
 
@@ -222,10 +223,13 @@ static void announce(void)
 		return;
 	atomic_store(&sp_acct->said, 1);
 	if (atomic_load(&sp_acct->stop) == RING_STOP_GONE) {
+		char quoted[8192];   /* the hint is pasted into a shell */
+		if (shquote(quoted, sizeof(quoted), spool_path) >= sizeof(quoted))
+			snprintf(quoted, sizeof(quoted), "'%s'", "SPOOL");
 		clog_msg("the recorder ('mapprof record', pid %lld) is gone: recording stopped, the program"
 			 " runs on; the spool '%s' holds what was recorded until then (%llu events);"
 			 " recover it with: mapprof recover %s", (long long)sp_acct->recorder, spool_path,
-			 (unsigned long long)atomic_load(&sp_acct->spool_events), spool_path);
+			 (unsigned long long)atomic_load(&sp_acct->spool_events), quoted);
 		return;
 	}
 	spool_stop_text(atomic_load(&sp_acct->stop), atomic_load(&sp_acct->stop_errno), sp_acct->spool_max,

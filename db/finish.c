@@ -11,6 +11,7 @@
 
 #include "db/db_internal.h"
 #include "db/finish.h"
+#include "lib/shquote.h"
 
 /*
  * A delete names the device address it frees.  Its allocation is the latest
@@ -223,17 +224,25 @@ fail:
 int db_mark_recording(struct db *db, const char *spool_path, const char *replaces, char **err)
 {
 	sqlite3_stmt *st = db_prepare(db, "INSERT INTO run_raw (id, status, status_detail) VALUES (1, 'recording', ?)", err);
-	char *detail;
+	/* The command is pasted into a shell: the path quoted for one (lib/shquote.h). */
+	size_t qn = shquote(NULL, 0, spool_path);
+	char *detail, *quoted = malloc(qn + 1);
 	int rc;
 
-	if (!st)
+	if (!st) {
+		free(quoted);
 		return -1;
-	if (asprintf(&detail, "mapprof record has not finished this database: it is still running, or it was"
-		     " killed; the events are in the spool '%s': recover them with: mapprof recover %s",
-		     spool_path, spool_path) < 0) {
+	}
+	if (quoted)
+		shquote(quoted, qn + 1, spool_path);
+	if (!quoted || asprintf(&detail, "mapprof record has not finished this database: it is still"
+				" running, or it was killed; the events are in the spool '%s': recover them"
+				" with: mapprof recover %s", spool_path, quoted) < 0) {
+		free(quoted);
 		sqlite3_finalize(st);
 		return db_fail(err, "out of memory");
 	}
+	free(quoted);
 	sqlite3_bind_text(st, 1, detail, -1, free);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/outfile.h"
+#include "lib/termesc.h"
 
 int outfile_is_stdout(const char *path)
 {
@@ -83,6 +84,107 @@ static mode_t new_file_mode(void)
 	return 0666 & ~mask;
 }
 
+/* All of buf to fd: 0, or -1 with errno set. */
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, buf, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO;
+			return -1;
+		}
+		buf += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* The first error is kept; later writes are not tried (stdio sees each fail). */
+static int put(struct outfile *o, const char *buf, size_t n)
+{
+	if (o->err) {
+		errno = o->err;
+		return -1;
+	}
+	if (write_all(o->fd, buf, n) < 0) {
+		o->err = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* OUTFILE_TEXT: escaped in pieces; a UTF-8 sequence cut by the end of buf waits in pend. */
+static int put_text(struct outfile *o, const char *buf, size_t n, int final)
+{
+	char in[1024], out[TERMESC_MAX(sizeof(in))];
+	size_t done = 0;
+
+	do {
+		size_t k = o->npend, take = n - done, used, len;
+
+		memcpy(in, o->pend, k);
+		if (take > sizeof(in) - k)
+			take = sizeof(in) - k;
+		if (take)
+			memcpy(in + k, buf + done, take);
+		done += take;
+		k += take;
+		len = termesc(out, in, k, TERMESC_LINES, final && done == n, &used);
+		o->npend = k - used;
+		memcpy(o->pend, in + used, o->npend);
+		if (len && put(o, out, len) < 0)
+			return -1;
+	} while (done < n);
+	return 0;
+}
+
+static ssize_t cookie_write(void *cookie, const char *buf, size_t n)
+{
+	struct outfile *o = cookie;
+
+	if ((o->flags & OUTFILE_TEXT) ? put_text(o, buf, n, 0) : put(o, buf, n))
+		return -1;
+	return (ssize_t)n;
+}
+
+static int cookie_close(void *cookie)
+{
+	struct outfile *o = cookie;
+
+	/* The end of a cut sequence that never came: its bytes, escaped. */
+	if (o->npend && !o->err)
+		return put_text(o, "", 0, 1);
+	return 0;
+}
+
+/* o->f: a stream writing to o->fd through 'o'. */
+static int open_stream(struct outfile *o)
+{
+	static const cookie_io_functions_t io = { .write = cookie_write, .close = cookie_close };
+
+	o->f = fopencookie(o, "w", io);
+	return o->f ? 0 : -1;
+}
+
+/* o->f on descriptor fd, which o now owns (closed on failure). */
+static int open_fd(struct outfile *o, int fd)
+{
+	int saved;
+
+	o->fd = fd;
+	o->own_fd = 1;
+	if (open_stream(o) == 0)
+		return 0;
+	saved = errno;
+	close(fd);
+	o->own_fd = 0;
+	errno = saved;
+	return -1;
+}
+
 /* A temporary file beside 'dest', renamed over it by outfile_commit. */
 static int open_replace(struct outfile *o, const char *dest, const struct stat *old)
 {
@@ -97,10 +199,15 @@ static int open_replace(struct outfile *o, const char *dest, const struct stat *
 	if (fd < 0)
 		goto fail;
 	/* mkstemp makes it 0600: give it the mode the file has or would get. */
-	if (fchmod(fd, old ? old->st_mode & 0777 : new_file_mode()) < 0 ||
-	    !(o->f = fdopen(fd, "w"))) {
+	if (fchmod(fd, old ? old->st_mode & 0777 : new_file_mode()) < 0) {
 		saved = errno;
 		close(fd);
+		unlink(o->tmp);
+		errno = saved;
+		goto fail;
+	}
+	if (open_fd(o, fd) < 0) {
+		saved = errno;
 		unlink(o->tmp);
 		errno = saved;
 		goto fail;
@@ -118,49 +225,68 @@ fail:
 }
 
 /* Not a regular file: write to it where it is. */
-static int open_in_place(struct outfile *o, const char *path)
+static int open_in_place(struct outfile *o, const char *path, int extra)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0666);
-	int saved;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC | extra, 0666);
 
 	if (fd < 0)
 		return -1;
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		saved = errno;
-		close(fd);
-		errno = saved;
-		return -1;
-	}
-	return 0;
+	return open_fd(o, fd);
 }
 
-int outfile_open(struct outfile *o, const char *path)
+int outfile_fd(struct outfile *o, int fd, unsigned flags)
+{
+	memset(o, 0, sizeof(*o));
+	o->flags = flags;
+	/* What stdio holds for the descriptor goes first. */
+	if (fd == STDOUT_FILENO)
+		fflush(stdout);
+	else if (fd == STDERR_FILENO)
+		fflush(stderr);
+	o->fd = fd;
+	o->is_stdout = fd == STDOUT_FILENO;
+	return open_stream(o);
+}
+
+/* A default output: the path itself, never what a symlink there points to. */
+static int open_nofollow(struct outfile *o, const char *path)
+{
+	struct stat st, out;
+
+	if (!strcmp(path, "-"))
+		return outfile_fd(o, STDOUT_FILENO, o->flags);
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? open_replace(o, path, NULL) : -1;
+	if (S_ISLNK(st.st_mode))
+		return open_replace(o, path, NULL);   /* renamed over the link itself */
+	if (S_ISREG(st.st_mode)) {
+		/* 'mapprof report run.db > report.json': the shell's file is the output. */
+		if (fstat(STDOUT_FILENO, &out) == 0 && out.st_dev == st.st_dev && out.st_ino == st.st_ino)
+			return outfile_fd(o, STDOUT_FILENO, o->flags);
+		return open_replace(o, path, &st);
+	}
+	return open_in_place(o, path, O_NOFOLLOW);
+}
+
+int outfile_open(struct outfile *o, const char *path, unsigned flags)
 {
 	struct stat st;
 	char *real;
 	int rc, fd;
 
 	memset(o, 0, sizeof(*o));
-	if (outfile_is_stdout(path)) {
-		o->f = stdout;
-		o->is_stdout = 1;
-		return 0;
-	}
+	o->flags = flags;
+	if (flags & OUTFILE_NOFOLLOW)
+		return open_nofollow(o, path);
+	if (outfile_is_stdout(path))
+		return outfile_fd(o, STDOUT_FILENO, flags);
 	fd = proc_fd(path);
 	if (fd >= 0) {
 		/* An open descriptor (/dev/stderr, /dev/fd/3): write to it as it is. */
 		fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (fd < 0)
 			return -1;
-		o->f = fdopen(fd, "w");
-		if (!o->f) {
-			int saved = errno;
-			close(fd);
-			errno = saved;
-			return -1;
-		}
-		return 0;
+		return open_fd(o, fd);
 	}
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? open_replace(o, path, NULL) : -1;
@@ -176,29 +302,34 @@ int outfile_open(struct outfile *o, const char *path)
 		return rc;
 	}
 	/* A device, a FIFO, a socket, a symlink to one, a dangling symlink. */
-	return open_in_place(o, path);
+	return open_in_place(o, path, 0);
 }
 
 int outfile_commit(struct outfile *o)
 {
-	int bad = 0;
+	int bad;
 
 	if (!o->f) {
 		errno = EBADF;
 		return -1;
 	}
+	/* Flushes through put(): a failure is in o->err with its own errno. */
 	errno = 0;
-	if (fflush(o->f) != 0 || ferror(o->f))
-		bad = errno ? errno : EIO;
-	if (o->is_stdout) {
-		o->f = NULL;
-		o->is_stdout = 0;
-	} else {
-		if (fclose(o->f) != 0 && !bad)
-			bad = errno ? errno : EIO;
-		o->f = NULL;
-		if (!bad && o->tmp && rename(o->tmp, o->dest) < 0)
+	if (fclose(o->f) != 0 && !o->err)
+		o->err = errno ? errno : EIO;
+	o->f = NULL;
+	bad = o->err;
+	if (o->own_fd) {
+		/* NFS and others may say ENOSPC or EIO only now. */
+		if (close(o->fd) < 0 && !bad && errno != EINTR)
 			bad = errno;
+		o->own_fd = 0;
+	}
+	if (!bad && o->tmp) {
+		if (rename(o->tmp, o->dest) < 0)
+			bad = errno;
+		else
+			o->tmp[0] = 0;   /* renamed: nothing to remove */
 	}
 	outfile_discard(o);
 	errno = bad;
@@ -209,11 +340,18 @@ void outfile_discard(struct outfile *o)
 {
 	int saved = errno;
 
-	if (o->f && !o->is_stdout)
+	if (o->f) {
+		/* Whatever is still buffered is not written. */
+		if (!o->err)
+			o->err = ECANCELED;
 		fclose(o->f);
+	}
 	o->f = NULL;
+	if (o->own_fd)
+		close(o->fd);
+	o->own_fd = 0;
 	o->is_stdout = 0;
-	if (o->tmp)
+	if (o->tmp && o->tmp[0])
 		unlink(o->tmp);
 	free(o->tmp);
 	free(o->dest);

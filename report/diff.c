@@ -13,6 +13,7 @@
 #include "db/db.h"
 #include "db/finish.h"
 #include "lib/sat.h"
+#include "lib/termesc.h"
 #include "report/attribute.h"
 #include "report/diff.h"
 #include "report/analysis.h"
@@ -258,15 +259,15 @@ int diff_add(struct diff *d, enum diff_side side, const char *path, int no_sourc
 	/* Source lines and variables, as 'mapprof report' stores them: the keys need them. */
 	sym = symbolizer_new(db, &msg);
 	if (!sym || attribute_run(db, sym, !no_source, a.keys, NULL, &msg) < 0)
-		fprintf(stderr, "mapprof: warning: no source attribution for '%s': %s\n", path,
-			msg ? msg : "out of memory");
+		termesc_line(stderr, "mapprof: warning: no source attribution for '%s': %s", path,
+			     msg ? msg : "out of memory");
 	symbolizer_free(sym);
 	free(msg);
 	a.attr = attribution_open(db);
 	rc = diff_add_analysis(d, side, path, &a, err);
 	if (rc == 0 && !db_copied(db) && db_commit(db) < 0)
-		fprintf(stderr, "mapprof: warning: source attribution was not stored in '%s': %s\n",
-			path, db_errmsg(db));
+		termesc_line(stderr, "mapprof: warning: source attribution was not stored in '%s': %s",
+			     path, db_errmsg(db));
 out:
 	analysis_release(&a);
 	db_close(db);
@@ -525,16 +526,28 @@ static void print_finding(FILE *out, char mark, const struct dfinding *f, const 
 	char s[32];
 
 	fmt_ns(s, sizeof(s), f->med_savings_ns);
-	fprintf(out, "  %c %s%s%s", mark, f->kind, *f->flavour ? " " : "", f->flavour);
-	if (f->variable)
-		fprintf(out, " of '%s'", f->variable);
-	fprintf(out, " at %s", f->file ? f->file : "?");
+	fprintf(out, "  %c ", mark);
+	termesc_fputs(f->kind, out, 0);
+	if (*f->flavour) {
+		fputc(' ', out);
+		termesc_fputs(f->flavour, out, 0);
+	}
+	if (f->variable) {
+		fputs(" of '", out);
+		termesc_fputs(f->variable, out, 0);
+		fputc('\'', out);
+	}
+	fputs(" at ", out);
+	termesc_fputs(f->file ? f->file : "?", out, 0);
 	if (f->line)
 		fprintf(out, ":%d", f->line);
 	if (now && now->line != f->line)
 		fprintf(out, " (now :%d)", now->line);
-	if (f->function)
-		fprintf(out, " in %s()", f->function);
+	if (f->function) {
+		fputs(" in ", out);
+		termesc_fputs(f->function, out, 0);
+		fputs("()", out);
+	}
 	fprintf(out, ", %llu occurrence%s, %s predicted\n", (unsigned long long)f->occurrences,
 		f->occurrences == 1 ? "" : "s", s);
 }
@@ -550,10 +563,12 @@ void diff_print(const struct diff *d, FILE *out)
 	struct stat3 wall = change_stat(d, M_WALL), busy = change_stat(d, M_BUSY);
 	char p[32], mw[32], mb[32];
 
-	fprintf(out, "mapprof diff: %zu run%s before (%s%s), %zu after (%s%s)\n\n",
-		d->side[DIFF_BEFORE].n, d->side[DIFF_BEFORE].n == 1 ? "" : "s", b->path,
-		d->side[DIFF_BEFORE].n > 1 ? ", ..." : "", d->side[DIFF_AFTER].n, a->path,
-		d->side[DIFF_AFTER].n > 1 ? ", ..." : "");
+	fprintf(out, "mapprof diff: %zu run%s before (", d->side[DIFF_BEFORE].n,
+		d->side[DIFF_BEFORE].n == 1 ? "" : "s");
+	termesc_fputs(b->path, out, 0);
+	fprintf(out, "%s), %zu after (", d->side[DIFF_BEFORE].n > 1 ? ", ..." : "", d->side[DIFF_AFTER].n);
+	termesc_fputs(a->path, out, 0);
+	fprintf(out, "%s)\n\n", d->side[DIFF_AFTER].n > 1 ? ", ..." : "");
 	fprintf(out, "  %-22s %12s %12s %12s%s\n", "median", "before", "after", "saved",
 		d->side[DIFF_BEFORE].n > 1 || d->side[DIFF_AFTER].n > 1 ? "           interval" : "");
 	print_measure(d, out, "run time", M_WALL);

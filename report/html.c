@@ -300,7 +300,7 @@ static int write_page(FILE *f, json_t *data, char **err)
 	return 0;
 }
 
-int html_write(const char *path, json_t *report, struct db *db, char **err)
+int html_write(const char *path, unsigned oflags, json_t *report, struct db *db, char **err)
 {
 	struct outfile o;
 	json_t *data;
@@ -311,22 +311,21 @@ int html_write(const char *path, json_t *report, struct db *db, char **err)
 	data = page_data(report, db, err);
 	if (!data)
 		return -1;
-	if (outfile_open(&o, path) < 0) {
+	if (outfile_open(&o, path, oflags) < 0) {
 		rc = -1;
 		goto cannot;
 	}
-	errno = 0;
 	rc = write_page(o.f, data, err);
-	if (rc < 0) {
+	if (rc < 0 && !o.err) {
 		outfile_discard(&o);  /* *err says why */
 		goto out;
 	}
-	if (ferror(o.f)) {
-		if (!errno)
-			errno = EIO;
-		outfile_discard(&o);
-		rc = -1;
-		goto cannot;
+	if (rc < 0) {
+		/* A write failed (o.err): that, not what write_page made of it. */
+		if (err) {
+			free(*err);
+			*err = NULL;
+		}
 	}
 	rc = outfile_commit(&o);
 cannot:

@@ -26,9 +26,11 @@ struct db;
  * gets the timeline of that database (db/timeline.h), with the events listed
  * in the findings' "events" arrays marked for highlighting.  Written as
  * lib/outfile.h says: a regular file through a temporary file renamed over
- * it, so a failure leaves no half page; a device or FIFO in place.
+ * it, so a failure leaves no half page; a device or FIFO in place (oflags:
+ * OUTFILE_NOFOLLOW for a default path).  The message names the path and the
+ * first write error.
  * Returns 0, or -1 with *err set to a malloc'ed message (when err).
  */
-int html_write(const char *path, json_t *report, struct db *db, char **err);
+int html_write(const char *path, unsigned oflags, json_t *report, struct db *db, char **err);
 
 #endif

@@ -302,18 +302,18 @@ json_t *report_json(const struct analysis *a)
 	return doc;
 }
 
-int report_json_dump(json_t *doc, const char *path, size_t flags, const char *what, char **err)
+int report_json_dump(json_t *doc, const char *path, unsigned oflags, size_t flags, const char *what,
+		     char **err)
 {
 	struct outfile o;
 	const char *why;
 
-	if (outfile_open(&o, path) < 0)
+	if (outfile_open(&o, path, oflags) < 0)
 		goto fail;
-	errno = 0;
-	if (json_dumpf(doc, o.f, flags) < 0 || fputc('\n', o.f) == EOF) {
-		if (!errno)
-			errno = EIO;
+	/* A failed write is in o.err, with its errno: commit says it. */
+	if ((json_dumpf(doc, o.f, flags) < 0 || fputc('\n', o.f) == EOF) && !o.err) {
 		outfile_discard(&o);
+		errno = ENOMEM;
 		goto fail;
 	}
 	if (outfile_commit(&o) < 0)
@@ -328,8 +328,8 @@ fail:
 	return -1;
 }
 
-int report_json_write(json_t *doc, const char *path, char **err)
+int report_json_write(json_t *doc, const char *path, unsigned oflags, char **err)
 {
-	return report_json_dump(doc, path, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10),
+	return report_json_dump(doc, path, oflags, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10),
 				"JSON report", err);
 }

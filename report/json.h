@@ -24,13 +24,15 @@
 json_t *report_json(const struct analysis *a);
 
 /* Write 'doc' to 'path' ("-" = stdout) as lib/outfile.h says (a regular file
- * through a temporary file and a rename, a device or FIFO in place).
- * 0, or -1 with *err. */
-int report_json_write(json_t *doc, const char *path, char **err);
+ * through a temporary file and a rename, a device or FIFO in place);
+ * oflags: OUTFILE_NOFOLLOW for a default path.  0, or -1 with *err, which
+ * names the path and the first write error (strerror). */
+int report_json_write(json_t *doc, const char *path, unsigned oflags, char **err);
 
 /* The same for any JSON document (the SARIF log...) with Jansson's dump
  * 'flags'; 'what' names it in the message for standard output. */
-int report_json_dump(json_t *doc, const char *path, size_t flags, const char *what, char **err);
+int report_json_dump(json_t *doc, const char *path, unsigned oflags, size_t flags, const char *what,
+		     char **err);
 
 
 #endif

@@ -18,6 +18,7 @@
 #include "db/process.h"
 #include "report/merge.h"
 #include "lib/sort.h"
+#include "lib/termesc.h"
 
 struct mproc {
 	char *path;
@@ -210,8 +211,11 @@ static struct mfinding **by_savings(const struct merge *m)
 
 static void kind_words(FILE *out, const char *kind)
 {
-	for (const char *k = kind; *k; k++)
+	char *words = termesc_dup(kind, 0);
+
+	for (const char *k = words ? words : ""; *k; k++)
 		fputc(*k == '_' ? ' ' : *k, out);
+	free(words);
 }
 
 void merge_summary(const struct merge *m, FILE *out, int top)
@@ -237,11 +241,14 @@ void merge_summary(const struct merge *m, FILE *out, int top)
 			fprintf(out, "  pid %lld", (long long)p->row.pid);
 			if (p->row.rank >= 0)
 				fprintf(out, " rank %lld", (long long)p->row.rank);
-			fprintf(out, " (%s): %llu data operations, %llu kernels, %llu findings  %s\n",
-				p->row.started ? p->row.started : "?",
+			fputs(" (", out);
+			termesc_fputs(p->row.started ? p->row.started : "?", out, 0);
+			fprintf(out, "): %llu data operations, %llu kernels, %llu findings  ",
 				(unsigned long long)p->totals.data_ops,
 				(unsigned long long)p->totals.kernels,
-				(unsigned long long)p->totals.findings, p->path);
+				(unsigned long long)p->totals.findings);
+			termesc_fputs(p->path, out, 0);
+			fputc('\n', out);
 		}
 	}
 	fprintf(out, "%zu distinct findings across the processes\n", m->nf);
@@ -251,10 +258,16 @@ void merge_summary(const struct merge *m, FILE *out, int top)
 		size_t n = 0;
 		fprintf(out, "  %zu. ", i + 1);
 		kind_words(out, f->kind);
-		if (f->variable)
-			fprintf(out, " of `%s`", f->variable);
-		if (f->file)
-			fprintf(out, " at %s:%d", f->file, f->line);
+		if (f->variable) {
+			fputs(" of `", out);
+			termesc_fputs(f->variable, out, 0);
+			fputc('`', out);
+		}
+		if (f->file) {
+			fputs(" at ", out);
+			termesc_fputs(f->file, out, 0);
+			fprintf(out, ":%d", f->line);
+		}
 		fprintf(out, ", on %s ", f->by_pid ? "pids" : "ranks");
 		if (who) {
 			/* A rank recorded twice (two images) counts once. */

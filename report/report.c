@@ -2,14 +2,17 @@
  * report.c - 'mapprof report' from database to outputs.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db/attribution.h"
 #include "db/db.h"
 #include "db/finish.h"
 #include "lib/outfile.h"
+#include "lib/termesc.h"
 #include "report/attribute.h"
 #include "report/detect.h"
 #include "report/diff.h"
@@ -62,6 +65,44 @@ static int check_gates(const struct report_options *opt, const struct findings *
 	return 0;
 }
 
+/*
+ * The summary on descriptor fd (1, or 2 when a report goes to standard
+ * output), its database strings escaped for the terminal.  A reader that
+ * went away (EPIPE: 'mapprof report DB | head') ends the summary and is no
+ * error; any other failure on standard output is one (res->out_err).
+ */
+static void print_summary(int fd, const struct analysis *a, int top, struct report_result *res)
+{
+	struct outfile o;
+
+	if (outfile_fd(&o, fd, OUTFILE_TEXT) < 0) {
+		if (fd == STDOUT_FILENO && asprintf(&res->out_err[REPORT_OUT_SUMMARY],
+				"cannot print the summary: %s", strerror(errno)) < 0)
+			res->out_err[REPORT_OUT_SUMMARY] = NULL;
+		return;
+	}
+	summary_print(o.f, a, top);
+	if (outfile_commit(&o) == 0) {
+		res->wrote[REPORT_OUT_SUMMARY] = 1;
+	} else if (errno == EPIPE) {
+		res->stdout_closed = fd == STDOUT_FILENO;
+	} else if (fd == STDOUT_FILENO) {
+		if (asprintf(&res->out_err[REPORT_OUT_SUMMARY],
+			     "cannot write the summary to standard output: %s", strerror(errno)) < 0)
+			res->out_err[REPORT_OUT_SUMMARY] = NULL;
+	}
+}
+
+void report_result_release(struct report_result *res)
+{
+	free(res->tripped);
+	res->tripped = NULL;
+	for (int i = 0; i < REPORT_OUT_COUNT; i++) {
+		free(res->out_err[i]);
+		res->out_err[i] = NULL;
+	}
+}
+
 int report_run(const struct report_options *opt, struct report_result *res, char **err)
 {
 	struct analysis a;
@@ -82,8 +123,8 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 		return -1;
 	}
 	if (db_copied(db))
-		fprintf(stderr, "mapprof: note: '%s' is %s: findings were not stored in it\n",
-			opt->db_path, db_copied(db));
+		termesc_line(stderr, "mapprof: note: '%s' is %s: findings were not stored in it",
+			     opt->db_path, db_copied(db));
 	if (db_pair_deletes_if_needed(db, err) < 0 || analysis_run(db, &a, err) < 0) {
 		explain_failure(db, res, err);
 		goto release;
@@ -109,8 +150,8 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 					free(msg);
 				goto release;
 			}
-			fprintf(stderr, "mapprof: warning: no source attribution: %s\n",
-				msg ? msg : "out of memory");
+			termesc_line(stderr, "mapprof: warning: no source attribution: %s",
+				     msg ? msg : "out of memory");
 			free(msg);
 		} else {
 			symbolizer_free(sym);
@@ -123,7 +164,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	{
 		char *msg = NULL;
 		if (findings_store(db, &a.findings, &msg) < 0) {
-			fprintf(stderr, "mapprof: warning: %s\n", msg ? msg : "cannot store findings");
+			termesc_line(stderr, "mapprof: warning: %s", msg ? msg : "cannot store findings");
 			free(msg);
 		} else {
 			a.stored = !db_copied(db);
@@ -135,10 +176,9 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 		a.plans = &plans;
 	if (!opt->quiet) {
 		/* A report on standard output keeps it to itself. */
-		FILE *out = outfile_is_stdout(opt->json_path) || outfile_is_stdout(opt->html_path)
-			    ? stderr : stdout;
-		summary_print(out, &a, opt->top > 0 ? opt->top : 5);
-		fflush(out);
+		int fd = outfile_is_stdout(opt->json_path) || outfile_is_stdout(opt->html_path)
+			 ? STDERR_FILENO : STDOUT_FILENO;
+		print_summary(fd, &a, opt->top > 0 ? opt->top : 5, res);
 	}
 	if (opt->json_path || opt->html_path || opt->sarif_path) {
 		doc = report_json(&a);
@@ -151,22 +191,25 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 		    diff_baseline(doc, opt->baseline_path, opt->db_path, &a, opt->no_source, err) < 0)
 			goto release;
 	}
-	if (opt->json_path && report_json_write(doc, opt->json_path, err) < 0)
-		goto release;
+	/* Each output whatever became of the one before: the messages say which were written. */
+	if (opt->json_path)
+		res->wrote[REPORT_OUT_JSON] = report_json_write(doc, opt->json_path, opt->json_oflags,
+								&res->out_err[REPORT_OUT_JSON]) == 0;
 	/* HTML: report/html.h, from the same document. */
-	if (opt->html_path && html_write(opt->html_path, doc, db, err) < 0)
-		goto release;
+	if (opt->html_path)
+		res->wrote[REPORT_OUT_HTML] = html_write(opt->html_path, opt->html_oflags, doc, db,
+							 &res->out_err[REPORT_OUT_HTML]) == 0;
 	if (opt->sarif_path) {
-		json_t *log = report_sarif(doc, db, opt->source_root, err);
-		int bad = !log || report_sarif_write(log, opt->sarif_path, err) < 0;
+		json_t *log = report_sarif(doc, db, opt->source_root, &res->out_err[REPORT_OUT_SARIF]);
+		res->wrote[REPORT_OUT_SARIF] =
+			log && report_sarif_write(log, opt->sarif_path, &res->out_err[REPORT_OUT_SARIF]) == 0;
 		json_decref(log);
-		if (bad)
-			goto release;
 	}
-	/* The write transaction db_open() began (a copy's is thrown away). */
+	/* The write transaction db_open() began (a copy's is thrown away): the
+	 * findings are stored whether or not every output could be written. */
 	if (!db_copied(db) && db_commit(db) < 0)
-		fprintf(stderr, "mapprof: warning: findings were not stored in '%s': %s\n",
-			opt->db_path, db_errmsg(db));
+		termesc_line(stderr, "mapprof: warning: findings were not stored in '%s': %s",
+			     opt->db_path, db_errmsg(db));
 	rc = 0;
 release:
 	json_decref(doc);

@@ -36,7 +36,13 @@ struct report_options {
 	const struct gate *gates;  /* --fail-on thresholds (report/gate.h) */
 	int ngates;
 	const char *baseline_path; /* --baseline DB: a "baseline" diff in the reports (report/diff.h) */
+	unsigned json_oflags;    /* OUTFILE_NOFOLLOW when json_path is the default beside the database */
+	unsigned html_oflags;    /* the same for html_path */
 };
+
+/* What report_run() prints and writes, in that order. */
+enum report_out { REPORT_OUT_SUMMARY, REPORT_OUT_JSON, REPORT_OUT_HTML, REPORT_OUT_SARIF,
+		  REPORT_OUT_COUNT };
 
 /* How 'mapprof report' went, beyond 0 / -1. */
 struct report_result {
@@ -44,9 +50,18 @@ struct report_result {
 	int incomplete;          /* the run's status is not 'complete': the outputs
 				    cover what was recorded, and say so */
 	char *tripped;           /* the --fail-on thresholds the findings are over, one
-				    "SPEC: why" a line (malloc'ed, the caller frees);
-				    NULL: none */
+				    "SPEC: why" a line (malloc'ed); NULL: none */
+	int wrote[REPORT_OUT_COUNT];     /* 1: this output was written whole */
+	char *out_err[REPORT_OUT_COUNT]; /* why this output was not written (malloc'ed,
+					    naming the path and strerror of the first
+					    failed write); NULL: written, or not asked for */
+	int stdout_closed;       /* the summary's reader closed standard output
+				    (EPIPE): the rest of the summary was not printed,
+				    which is no error */
 };
+
+/* Free what *res holds (accepts a zeroed one). */
+void report_result_release(struct report_result *res);
 
 /*
  * The whole of 'mapprof report'.  Checks the database first (db_open()) and
@@ -54,7 +69,10 @@ struct report_result {
  * attribution into the database when it can (else into a temporary copy,
  * and says so once on stderr), prints the summary on stdout (stderr when
  * the JSON goes to stdout) unless quiet, writes the requested files.
- * 0, or -1 with *err set (malloc'ed message); *res says more either way.
+ * 0 once the run was analysed and its findings stored, or -1 with *err set
+ * (malloc'ed message; nothing written).  An output that cannot be written
+ * does not stop the others nor the database: res->out_err says which and
+ * why, res->wrote which were written.  Release *res either way.
  */
 int report_run(const struct report_options *opt, struct report_result *res, char **err);
 

@@ -420,5 +420,5 @@ json_t *report_sarif(json_t *doc, struct db *db, const char *source_root, char *
 
 int report_sarif_write(json_t *log, const char *path, char **err)
 {
-	return report_json_dump(log, path, JSON_INDENT(2) | JSON_REAL_PRECISION(6), "SARIF log", err);
+	return report_json_dump(log, path, 0, JSON_INDENT(2) | JSON_REAL_PRECISION(6), "SARIF log", err);
 }

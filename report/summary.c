@@ -10,6 +10,7 @@
 #include "report/paths.h"
 #include "report/plans.h"
 #include "report/summary.h"
+#include "lib/termesc.h"
 #include "lib/units.h"
 #include "lib/sort.h"
 
@@ -22,13 +23,14 @@ static void print_place(FILE *out, const struct analysis *a, uint64_t addr)
 	json_int_t line = json_integer_value(json_object_get(src, "line"));
 
 	file = path_relative(a->source_root, file);
-	if (file && line > 0)
-		fprintf(out, "%s:%lld", file, (long long)line);
-	else if (file)
-		fprintf(out, "%s", file);
-	else if (mod)
-		fprintf(out, "%s+0x%" PRIx64, mod, off);
-	else if (addr)
+	if (file) {
+		termesc_fputs(file, out, 0);
+		if (line > 0)
+			fprintf(out, ":%lld", (long long)line);
+	} else if (mod) {
+		termesc_fputs(mod, out, 0);
+		fprintf(out, "+0x%" PRIx64, off);
+	} else if (addr)
 		fprintf(out, "0x%" PRIx64, addr);
 	else
 		fprintf(out, "unknown location");
@@ -41,8 +43,11 @@ static void print_variable(FILE *out, const struct analysis *a, const struct fin
 {
 	json_t *v = a->attr && g->nops ? attribution_variable(a->attr, g->ops[0].seq) : NULL;
 	const char *name = json_string_value(json_object_get(v, "name"));
-	if (name)
-		fprintf(out, " '%s'", name);
+	if (name) {
+		fputs(" '", out);
+		termesc_fputs(name, out, 0);
+		fputc('\'', out);
+	}
 	json_decref(v);
 }
 
@@ -213,11 +218,14 @@ static void print_incomplete(FILE *out, const struct run_info *r)
 {
 	const char *detail = r->status_detail ? r->status_detail : "no reason was recorded";
 
-	if (r->status && !strcmp(r->status, "incomplete"))
-		fprintf(out, "incomplete recording: %s", detail);
-	else
-		fprintf(out, "incomplete recording (run status '%s'): %s",
-			r->status ? r->status : "unknown", detail);
+	if (r->status && !strcmp(r->status, "incomplete")) {
+		fputs("incomplete recording: ", out);
+	} else {
+		fputs("incomplete recording (run status '", out);
+		termesc_fputs(r->status ? r->status : "unknown", out, 0);
+		fputs("'): ", out);
+	}
+	termesc_fputs(detail, out, 0);
 }
 
 void summary_print(FILE *out, const struct analysis *a, int top)
@@ -257,9 +265,11 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 			fprintf(out, "all of the run is data mapping that could go\n");
 	}
 	if (!f->n && incomplete) {
-		fprintf(out, "\nno inefficient data mapping found in what was recorded (the recording is"
-			" incomplete: %s).\n", a->run.status_detail ? a->run.status_detail
-			: a->run.status ? a->run.status : "no reason was recorded");
+		fputs("\nno inefficient data mapping found in what was recorded (the recording is"
+		      " incomplete: ", out);
+		termesc_fputs(a->run.status_detail ? a->run.status_detail
+			      : a->run.status ? a->run.status : "no reason was recorded", out, 0);
+		fputs(").\n", out);
 		return;
 	}
 	if (!f->n) {

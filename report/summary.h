@@ -11,7 +11,12 @@
 
 #include "report/analysis.h"
 
-/* Print the summary of 'a' to 'out', listing at most 'top' findings. */
+/*
+ * Print the summary of 'a' to 'out', listing at most 'top' findings.  Names
+ * and paths from the database are escaped whole (lib/termesc.h); give it a
+ * stream that escapes the rest too (lib/outfile.h, OUTFILE_TEXT): plans
+ * quote source text.
+ */
 void summary_print(FILE *out, const struct analysis *a, int top);
 
 

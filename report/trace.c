@@ -331,11 +331,15 @@ static int write_events(struct trace *t, enum events_mode mode, char **err)
 
 	if (!s)
 		return -1;
-	while ((rc = event_stream_next(s, &ev, err)) == 1)
+	while ((rc = event_stream_next(s, &ev, err)) == 1) {
 		if (write_event(t, &ev, err) < 0) {
 			rc = -1;
 			break;
 		}
+		/* The output failed (a full disk): the caller says why; read no more. */
+		if (ferror(t->f))
+			break;
+	}
 	event_stream_close(s);
 	return rc < 0 ? rc : 0;
 }
@@ -387,16 +391,13 @@ static int write_trace(struct db *db, struct outfile *o, enum events_mode mode,
 			goto out;
 		t.row_ok = r == 1;
 	}
-	errno = 0;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mapprof " MAPPROF_VERSION "\"},"
 	      "\"traceEvents\":[", t.f);
 	rc = write_events(&t, mode, err);
 	if (rc < 0)
 		goto out;
 	fputs("\n]}\n", t.f);
-	if (ferror(t.f)) {
-		if (!errno)
-			errno = EIO;
+	if (o->err || ferror(t.f)) {
 		*io = 1;
 		rc = -1;
 	}
@@ -405,16 +406,17 @@ out:
 	return rc;
 }
 
-int trace_write(struct db *db, const char *path, struct trace_stats *st, char **err)
+int trace_write(struct db *db, const char *path, unsigned oflags, struct trace_stats *st, char **err)
 {
 	struct outfile o;
-	int rc, io = 0;
+	int rc, io = 0, saved = 0;
 	/* Seq order needs no sort (memory stays small) but may have to start
 	 * again: only where the output can be thrown away and begun anew. */
 	enum events_mode mode = EVENTS_BY_SEQ;
 
 	for (;;) {
-		if (outfile_open(&o, path) < 0) {
+		if (outfile_open(&o, path, oflags) < 0) {
+			saved = errno;
 			io = 1;
 			rc = -1;
 			break;
@@ -423,8 +425,10 @@ int trace_write(struct db *db, const char *path, struct trace_stats *st, char **
 			mode = EVENTS_SORTED;
 		setvbuf(o.f, NULL, _IOFBF, 1 << 20);
 		rc = write_trace(db, &o, mode, st, &io, err);
-		if (rc == 0) {
+		if (rc == 0 || io) {
+			/* A write error with its own errno (o.err), not one a later call left. */
 			if (outfile_commit(&o) < 0) {
+				saved = errno;
 				io = 1;
 				rc = -1;
 			}
@@ -436,7 +440,7 @@ int trace_write(struct db *db, const char *path, struct trace_stats *st, char **
 		mode = EVENTS_SORTED;
 	}
 	if (rc < 0 && io && err) {
-		const char *why = strerror(errno ? errno : EIO);
+		const char *why = strerror(saved ? saved : EIO);
 		if ((outfile_is_stdout(path)
 		     ? asprintf(err, "cannot write the trace to standard output: %s", why)
 		     : asprintf(err, "cannot write '%s': %s", path, why)) < 0)

@@ -39,9 +39,10 @@ struct trace_stats {
 };
 
 /*
- * Write the trace of 'db' to 'path' ("-": stdout) as lib/outfile.h says.
- * 0, or -1 with *err set (malloc'ed).
+ * Write the trace of 'db' to 'path' ("-": stdout) as lib/outfile.h says
+ * (oflags: OUTFILE_NOFOLLOW for the default path).  0, or -1 with *err set
+ * (malloc'ed; a write error names the path and the first write's errno).
  */
-int trace_write(struct db *db, const char *path, struct trace_stats *st, char **err);
+int trace_write(struct db *db, const char *path, unsigned oflags, struct trace_stats *st, char **err);
 
 #endif

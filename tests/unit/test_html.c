@@ -77,7 +77,7 @@ static char *render(const char *name, json_t *report, struct db *db)
 {
 	char path[4200], *err = NULL;
 	snprintf(path, sizeof(path), "%s/%s", outdir, name);
-	if (html_write(path, report, db, &err) < 0) {
+	if (html_write(path, 0, report, db, &err) < 0) {
 		fprintf(stderr, "html_write: %s\n", err);
 		check_failures++;
 		free(err);
@@ -560,12 +560,12 @@ static void test_errors(void)
 {
 	char *err = NULL;
 	json_t *r = json_object();
-	CHECK_INT(html_write("/nonexistent-dir/report.html", r, NULL, &err), -1);
+	CHECK_INT(html_write("/nonexistent-dir/report.html", 0, r, NULL, &err), -1);
 	CHECK(err && strstr(err, "cannot write '/nonexistent-dir/report.html'"));
 	free(err);
 	err = NULL;
 	json_t *a = json_array();
-	CHECK_INT(html_write("/tmp/x.html", a, NULL, &err), -1);
+	CHECK_INT(html_write("/tmp/x.html", 0, a, NULL, &err), -1);
 	CHECK(err != NULL);
 	free(err);
 	json_decref(a);
