@@ -72,7 +72,7 @@ static const char report_usage[] =
 	"\n"
 	"Exit status: 0 done; 1 findings over a --fail-on threshold ('mapprof: --fail-on\n"
 	"SPEC: ...' on stderr; wins over 4); 2 usage error (refused outputs included); 3 DB cannot be reported on (damaged,\n"
-	"empty, unfinished, not mapprof's, newer, locked) or a report cannot be\n"
+	"empty, unfinished, not mapprof's, newer, locked, altered) or a report cannot be\n"
 	"written, with a 'mapprof: error:' line, and nothing written; 4 the recording\n"
 	"is incomplete (run.status is not 'complete'): the reports cover what was\n"
 	"recorded and say so.\n";
@@ -99,6 +99,10 @@ static void problem_hint(enum db_problem problem, const char *db_path)
 		break;
 	case DB_LOCKED:
 		hint("try again once the other process (a 'mapprof record' or 'report'?) is done with it");
+		break;
+	case DB_ALTERED:
+		hint("report on the database as 'mapprof record' wrote it, or drop what was added "
+		     "(sqlite3's '.schema' lists it)");
 		break;
 	default:
 		break;
