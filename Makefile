@@ -202,6 +202,7 @@ REPORT_OBJS := \
 	$(B)/lib/hmap.o \
 	$(B)/lib/outfile.o \
 	$(B)/lib/units.o \
+	$(B)/lib/utf8.o \
 	$(B)/report/occurrence.o \
 	$(B)/report/detect_common.o \
 	$(B)/report/detect.o \
