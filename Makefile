@@ -234,6 +234,7 @@ REPORT_OBJS := \
 	$(B)/db/locations.o \
 	$(B)/report/attribute.o \
 	$(B)/db/attribution.o \
+	$(B)/db/source_files.o \
 	$(B)/report/html.o \
 	$(B)/db/timeline_rows.o \
 	$(B)/db/timeline.o \

@@ -40,6 +40,7 @@
 #include "db/ingest.h"
 #include "db/ring.h"
 #include "db/spool.h"
+#include "report/attribute.h"
 
 #define COLLECTOR_NAME "libmapprof-collector.so"
 
@@ -385,6 +386,13 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		unlink(output);
 		unlink(spool);
 	} else {
+		/* The sources as they are now, for a report made after an edit (report/attribute.h). */
+		if (attribute_record_sources(db, &err) < 0) {
+			info("warning: the source files were not hashed (a report will not see them change): %s",
+			     err ? err : "out of memory");
+			free(err);
+			err = NULL;
+		}
 		db_record_counts(db, &counts);
 		if (counts.status && !strcmp(counts.status, "complete")) {
 			info("recorded %llu data operations, %llu kernels, %llu target constructs to '%s'",

@@ -18,6 +18,8 @@ enum {
 	/* Optional (a database from before these columns gets none): */
 	ST_SOURCE_PATH = ST_COUNT,
 	ST_MAP_ENTRIES,
+	ST_CHANGED,
+	ST_CHANGED_ALL,
 	ST_ALL
 };
 
@@ -41,6 +43,9 @@ static const char *const optional_sql[ST_ALL - ST_COUNT] = {
 				       " ON d.codeptr = v.codeptr AND d.map_index = v.map_index"
 				       " WHERE v.codeptr = ? AND v.origin = 'ompt-ident' AND v.name IS NOT NULL"
 				       " GROUP BY v.map_index, v.name ORDER BY v.map_index"),
+	[ST_CHANGED - ST_COUNT] = ("SELECT c.note FROM location l JOIN source_changed c"
+				   " ON c.path = l.source_path WHERE l.codeptr = ?"),
+	[ST_CHANGED_ALL - ST_COUNT] = "SELECT path, note FROM source_changed ORDER BY path",
 };
 
 struct attribution {
@@ -129,6 +134,28 @@ static json_t *snippet(struct attribution *at, const char *file, int line)
 	return o;
 }
 
+/*
+ * Whether the source file of codeptr's location changed since the recording
+ * (table source_changed): then "source_changed": true and "source_note" go
+ * into o.
+ */
+static int source_changed(struct attribution *at, uint64_t codeptr, json_t *o)
+{
+	sqlite3_stmt *st = at->st[ST_CHANGED];
+	int changed = 0;
+
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, (int64_t)codeptr);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		changed = 1;
+		json_object_set_new(o, "source_changed", json_true());
+		set_text(o, "source_note", st, 0);
+	}
+	sqlite3_reset(st);
+	return changed;
+}
+
 json_t *attribution_location(struct attribution *at, uint64_t codeptr)
 {
 	sqlite3_stmt *st = at->st[ST_LOCATION];
@@ -150,13 +177,32 @@ json_t *attribution_location(struct attribution *at, uint64_t codeptr)
 		line = sqlite3_column_int(st, 2);
 	}
 	sqlite3_reset(st);
-	if (o && file && line > 0) {
+	if (o && source_changed(at, codeptr, o)) {
+		/* Its lines would be another file's: none are quoted (report/attribute.h). */
+	} else if (o && file && line > 0) {
 		json_t *s = snippet(at, file, line);
 		if (s)
 			json_object_set_new(o, "snippet", s);
 	}
 	free(file);
 	return o;
+}
+
+json_t *attribution_changed_sources(struct attribution *at)
+{
+	sqlite3_stmt *st = at->st[ST_CHANGED_ALL];
+	json_t *arr = json_array();
+
+	if (!st || !arr)
+		return arr;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *o = json_object();
+		set_text(o, "path", st, 0);
+		set_text(o, "note", st, 1);
+		json_array_append_new(arr, o);
+	}
+	sqlite3_reset(st);
+	return arr;
 }
 
 json_t *attribution_variable(struct attribution *at, int64_t seq)

@@ -264,6 +264,8 @@ static json_t *edit_json(const struct plan_edit *e)
 	json_object_set_new(o, "clauses", str_or_null(e->clauses));
 	json_object_set_new(o, "loop", loop);
 	json_object_set_new(o, "patch", str_or_null(e->patch));
+	if (e->source_changed)
+		json_object_set_new(o, "source_changed", json_true());
 	return o;
 }
 
