@@ -64,7 +64,9 @@ changed() {
 		and .edit.patch == null and .edit.loop == null and (.edit.text | test("Careful: the source file changed"))]
 		| all and length >= 2' "$1/report.json" >/dev/null ||
 		fail "$1: a plan edits the changed file: $(jq -c '[.plans[].edit]' "$1/report.json")"
-	grep -q "Source not quoted" "$1/report.html" || fail "$1: report.html does not say why the source is not quoted"
+	# The page's data (the same document) carries the marks its script shows ("Source not quoted: ...").
+	grep -q '"source_changed":true,"source_note":"the source file changed since the recording' "$1/report.html" ||
+		fail "$1: report.html's data does not say the source changed"
 	assert_eq "$(q "$1/r.db" "SELECT COUNT(*) FROM source_changed WHERE path = '$dir/round_trip.c'")" 1 "$1: source_changed rows"
 	assert_eq "$(q "$1/r.db" "SELECT COUNT(*) FROM snippet WHERE file = 'round_trip.c'")" 0 "$1: snippets stored of the changed file"
 	echo "ok: $1: $(sed -n 's/^mapprof: warning: //p' "$1/err" | head -n 1)"
