@@ -203,6 +203,7 @@ REPORT_OBJS := \
 	$(B)/lib/outfile.o \
 	$(B)/lib/termesc.o \
 	$(B)/lib/units.o \
+	$(B)/lib/utf8.o \
 	$(B)/report/occurrence.o \
 	$(B)/report/detect_common.o \
 	$(B)/report/detect.o \
@@ -234,6 +235,7 @@ REPORT_OBJS := \
 	$(B)/db/locations.o \
 	$(B)/report/attribute.o \
 	$(B)/db/attribution.o \
+	$(B)/db/source_files.o \
 	$(B)/report/html.o \
 	$(B)/db/timeline_rows.o \
 	$(B)/db/timeline.o \
@@ -363,9 +365,11 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 # What the tests add: Debian's Chromium driven by Debian's Selenium (the
 # browser test), python3 (the detectors' fuzz oracle), python3-jsonschema (the SARIF
 # schema check), jq (the golden tests), Open MPI (tests/e2e/record_mpi.sh: mpirun,
-# and mpicc for its sample), GNU time (/usr/bin/time: peak RSS in the tests and bench).
+# and mpicc for its sample), GNU time (/usr/bin/time: peak RSS in the tests and bench),
+# clang's sanitizer runtimes (libclang-rt-19-dev: 'make SANITIZE=address,undefined'
+# with clang-19, and tests/e2e/build_warnings.sh under it, link them).
 TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium python3-jsonschema jq \
-	openmpi-bin libopenmpi-dev time
+	openmpi-bin libopenmpi-dev time libclang-rt-19-dev
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 

@@ -41,6 +41,7 @@
 #include "db/ingest.h"
 #include "db/ring.h"
 #include "db/spool.h"
+#include "report/attribute.h"
 
 #define COLLECTOR_NAME "libmapprof-collector.so"
 
@@ -501,6 +502,13 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		if (final)
 			info("'%s' is left as it was", final);
 	} else {
+		/* The sources as they are now, for a report made after an edit (report/attribute.h). */
+		if (attribute_record_sources(db, &err) < 0) {
+			info("warning: the source files were not hashed (a report will not see them change): %s",
+			     err ? err : "out of memory");
+			free(err);
+			err = NULL;
+		}
 		/* Finished: now it may replace the old database. */
 		if (final && replace_with(output, final) == 0) {
 			free(output);

@@ -75,13 +75,13 @@ static const char report_usage[] =
 	"Exit status: 0 done; 1 findings over a --fail-on threshold ('mapprof: --fail-on\n"
 	"SPEC: ...' on stderr; wins over 4); 2 usage error (refused outputs included);\n"
 	"3 DB cannot be reported on (damaged, empty, unfinished, not mapprof's, newer,\n"
-	"locked; 'mapprof: error:' on stderr, nothing written), or an output cannot be\n"
-	"written (the summary on standard output included): each output written is\n"
-	"said ('mapprof: wrote PATH'), each one not by a 'mapprof: error:' line, the\n"
-	"findings are stored all the same (wins over 1 and 4); 4 the recording is\n"
-	"incomplete (run.status is not 'complete'): the reports cover what was recorded\n"
-	"and say so.  A reader that stops reading the summary (| head) is no error:\n"
-	"the reports are still written.\n";
+	"locked, altered; 'mapprof: error:' on stderr, nothing written), or an output\n"
+	"cannot be written (the summary on standard output included): each output\n"
+	"written is said ('mapprof: wrote PATH'), each one not by a 'mapprof: error:'\n"
+	"line, the findings are stored all the same (wins over 1 and 4); 4 the recording\n"
+	"is incomplete (run.status is not 'complete'): the reports cover what was\n"
+	"recorded and say so.  A reader that stops reading the summary (| head) is no\n"
+	"error: the reports are still written.\n";
 
 /* What a user can do about each refused database. */
 static void problem_hint(enum db_problem problem, const char *db_path)
@@ -109,6 +109,10 @@ static void problem_hint(enum db_problem problem, const char *db_path)
 		break;
 	case DB_LOCKED:
 		hint("try again once the other process (a 'mapprof record' or 'report'?) is done with it");
+		break;
+	case DB_ALTERED:
+		hint("report on the database as 'mapprof record' wrote it, or drop what was added "
+		     "(sqlite3's '.schema' lists it)");
 		break;
 	default:
 		break;

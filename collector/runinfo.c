@@ -21,6 +21,7 @@
 #include "collector/runinfo.h"
 #include "collector/state.h"
 #include "collector/text.h"
+#include "lib/utf8.h"
 
 extern char **environ;
 
@@ -69,19 +70,55 @@ static void mb_release(struct mbuf *b)
 
 /*
  * /proc/self/cmdline's bytes (NUL-terminated arguments) as a JSON array of
- * strings, fed in pieces: an argument may span two pieces.
+ * strings, fed in pieces: an argument, and a UTF-8 sequence, may span two
+ * pieces.  JSON holds only UTF-8 (a parser refuses the whole array for one
+ * bad byte, and the command was lost): a byte that is not part of valid
+ * UTF-8 is written as \u00XX, the character of its value (lib/utf8.h), so
+ * that every byte of the command stays in it.
  */
 struct cmd_json {
 	struct mbuf *out;
 	int nargs;
-	int open;  /* inside an argument's string */
+	int open;                 /* inside an argument's string */
+	unsigned char pend[4];    /* the start of a UTF-8 sequence not yet whole */
+	int npend;
 };
+
+/* Byte c >= 0x80 that is not part of valid UTF-8, as \u00XX. */
+static void cj_byte(struct cmd_json *cj, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+	char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+	mb_put(cj->out, esc, sizeof(esc));
+}
+
+/* The pending bytes turned out to start no valid sequence: each on its own. */
+static void cj_unpend(struct cmd_json *cj)
+{
+	for (int k = 0; k < cj->npend; k++)
+		cj_byte(cj, cj->pend[k]);
+	cj->npend = 0;
+}
 
 static void cj_bytes(struct cmd_json *cj, const char *s, size_t n)
 {
 	char esc[8];
 
 	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		if (cj->npend) {
+			if (!utf8_seq_next(cj->pend[0], cj->npend, c)) {
+				cj_unpend(cj);
+				continue;   /* c again, on its own */
+			}
+			cj->pend[cj->npend++] = c;
+			i++;
+			if (cj->npend == utf8_seq_len(cj->pend[0])) {
+				mb_put(cj->out, (const char *)cj->pend, (size_t)cj->npend);
+				cj->npend = 0;
+			}
+			continue;
+		}
 		if (!cj->open) {
 			if (cj->nargs++)
 				mb_put(cj->out, ",", 1);
@@ -89,17 +126,24 @@ static void cj_bytes(struct cmd_json *cj, const char *s, size_t n)
 			cj->open = 1;
 		}
 		size_t j = i;
-		while (j < n && (unsigned char)s[j] >= 0x20 && s[j] != '"' && s[j] != '\\')
+		while (j < n && (unsigned char)s[j] >= 0x20 && (unsigned char)s[j] < 0x80 && s[j] != '"' &&
+		       s[j] != '\\')
 			j++;
 		mb_put(cj->out, s + i, j - i);  /* a run that needs no escape */
 		i = j;
 		if (i == n)
 			break;
-		if (s[i] == 0) {
+		c = (unsigned char)s[i];
+		if (c == 0) {
 			mb_put(cj->out, "\"", 1);
 			cj->open = 0;
+		} else if (c < 0x80) {
+			mb_put(cj->out, esc, json_escape(c, esc));
+		} else if (utf8_seq_len(c)) {
+			cj->pend[0] = c;   /* whole or not: the next bytes say */
+			cj->npend = 1;
 		} else {
-			mb_put(cj->out, esc, json_escape((unsigned char)s[i], esc));
+			cj_byte(cj, c);
 		}
 		i++;
 	}
@@ -135,7 +179,7 @@ __attribute__((constructor)) static void argv_region(int argc, char **argv, char
 /* The command line as a JSON array, appended to out. */
 static void command_json(struct mbuf *out)
 {
-	struct cmd_json cj = { out, 0, 0 };
+	struct cmd_json cj = { .out = out };
 	char chunk[512];
 	ssize_t n;
 	int fd;
@@ -154,6 +198,7 @@ static void command_json(struct mbuf *out)
 			cj_bytes(&cj, chunk, (size_t)n);
 		close(fd);
 	}
+	cj_unpend(&cj);
 	if (cj.open)
 		mb_put(out, "\"", 1);
 	mb_put(out, "]", 1);

@@ -6,6 +6,7 @@
 
 #include "db/attribution.h"
 #include "db/db_internal.h"
+#include "lib/utf8.h"
 
 enum {
 	ST_LOCATION,
@@ -17,6 +18,8 @@ enum {
 	/* Optional (a database from before these columns gets none): */
 	ST_SOURCE_PATH = ST_COUNT,
 	ST_MAP_ENTRIES,
+	ST_CHANGED,
+	ST_CHANGED_ALL,
 	ST_ALL
 };
 
@@ -40,6 +43,9 @@ static const char *const optional_sql[ST_ALL - ST_COUNT] = {
 				       " ON d.codeptr = v.codeptr AND d.map_index = v.map_index"
 				       " WHERE v.codeptr = ? AND v.origin = 'ompt-ident' AND v.name IS NOT NULL"
 				       " GROUP BY v.map_index, v.name ORDER BY v.map_index"),
+	[ST_CHANGED - ST_COUNT] = ("SELECT c.note FROM location l JOIN source_changed c"
+				   " ON c.path = l.source_path WHERE l.codeptr = ?"),
+	[ST_CHANGED_ALL - ST_COUNT] = "SELECT path, note FROM source_changed ORDER BY path",
 };
 
 struct attribution {
@@ -72,12 +78,29 @@ void attribution_close(struct attribution *at)
 	free(at);
 }
 
+/*
+ * n bytes of s as a JSON string; bytes that are not UTF-8 (a Latin-1 file
+ * name, source line or map clause), which Jansson refuses, are read as their
+ * characters (lib/utf8.h) rather than lose the whole string.
+ */
+static json_t *text_n(const char *s, size_t n)
+{
+	json_t *v = json_stringn(s, n);
+	if (!v) {
+		size_t len;
+		char *fixed = utf8_latin1(s, n, &len);
+		v = fixed ? json_stringn(fixed, len) : NULL;
+		free(fixed);
+	}
+	return v;
+}
+
 /* Set key to the column's text, or leave it out when NULL. */
 static void set_text(json_t *o, const char *key, sqlite3_stmt *st, int col)
 {
 	const unsigned char *s = sqlite3_column_text(st, col);
 	if (s)
-		json_object_set_new(o, key, json_string((const char *)s));
+		json_object_set_new(o, key, text_n((const char *)s, strlen((const char *)s)));
 }
 
 static void set_int(json_t *o, const char *key, sqlite3_stmt *st, int col)
@@ -100,7 +123,7 @@ static json_t *snippet(struct attribution *at, const char *file, int line)
 		json_object_set_new(o, "first_line", json_integer(sqlite3_column_int(st, 0)));
 		for (const char *p = text;;) {
 			const char *nl = strchr(p, '\n');
-			json_array_append_new(lines, json_stringn(p, nl ? (size_t)(nl - p) : strlen(p)));
+			json_array_append_new(lines, text_n(p, nl ? (size_t)(nl - p) : strlen(p)));
 			if (!nl)
 				break;
 			p = nl + 1;
@@ -109,6 +132,28 @@ static json_t *snippet(struct attribution *at, const char *file, int line)
 	}
 	sqlite3_reset(st);
 	return o;
+}
+
+/*
+ * Whether the source file of codeptr's location changed since the recording
+ * (table source_changed): then "source_changed": true and "source_note" go
+ * into o.
+ */
+static int source_changed(struct attribution *at, uint64_t codeptr, json_t *o)
+{
+	sqlite3_stmt *st = at->st[ST_CHANGED];
+	int changed = 0;
+
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, (int64_t)codeptr);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		changed = 1;
+		json_object_set_new(o, "source_changed", json_true());
+		set_text(o, "source_note", st, 0);
+	}
+	sqlite3_reset(st);
+	return changed;
 }
 
 json_t *attribution_location(struct attribution *at, uint64_t codeptr)
@@ -132,13 +177,32 @@ json_t *attribution_location(struct attribution *at, uint64_t codeptr)
 		line = sqlite3_column_int(st, 2);
 	}
 	sqlite3_reset(st);
-	if (o && file && line > 0) {
+	if (o && source_changed(at, codeptr, o)) {
+		/* Its lines would be another file's: none are quoted (report/attribute.h). */
+	} else if (o && file && line > 0) {
 		json_t *s = snippet(at, file, line);
 		if (s)
 			json_object_set_new(o, "snippet", s);
 	}
 	free(file);
 	return o;
+}
+
+json_t *attribution_changed_sources(struct attribution *at)
+{
+	sqlite3_stmt *st = at->st[ST_CHANGED_ALL];
+	json_t *arr = json_array();
+
+	if (!st || !arr)
+		return arr;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *o = json_object();
+		set_text(o, "path", st, 0);
+		set_text(o, "note", st, 1);
+		json_array_append_new(arr, o);
+	}
+	sqlite3_reset(st);
+	return arr;
 }
 
 json_t *attribution_variable(struct attribution *at, int64_t seq)

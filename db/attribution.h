@@ -23,8 +23,17 @@ void attribution_close(struct attribution *at);
 /*
  * {"function", "file", "line", "column", "origin", "note",
  *  "snippet": {"first_line", "lines": [...]}}  (absent keys: unknown).
+ * When the report found the location's source file changed since the
+ * recording (table source_changed): "source_changed": true and
+ * "source_note" (what differs, in words) instead of "snippet".
  */
 json_t *attribution_location(struct attribution *at, uint64_t codeptr);
+
+/*
+ * The source files the report found changed since the recording:
+ * [{"path", "note"}] ordered by path; empty when none (or not known).
+ */
+json_t *attribution_changed_sources(struct attribution *at);
 
 /* {"name", "decl_file", "decl_line", "origin": "map-name"|"symbol"|"address"}. */
 json_t *attribution_variable(struct attribution *at, int64_t seq);

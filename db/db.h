@@ -39,6 +39,9 @@ enum db_problem {
 	DB_UNFINISHED,    /* no run yet, or run.status 'recording': 'mapprof
 			     record' is still running or was killed */
 	DB_LOCKED,        /* another process held a lock for DB_BUSY_TIMEOUT_MS */
+	DB_ALTERED,       /* it holds SQL mapprof would run but never wrote: a
+			     trigger, or a name of the schema's tables and
+			     views that is another kind of object (open.c) */
 };
 
 /* How long a locked database is waited for. */

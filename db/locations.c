@@ -450,7 +450,7 @@ int locations_read_keys(struct db *db, struct op_key_row **keys, size_t *nkeys,
 
 struct locations_writer {
 	struct db *db;
-	sqlite3_stmt *ins_loc, *ins_snip, *ins_var, *comp_dir;
+	sqlite3_stmt *ins_loc, *ins_snip, *ins_var, *comp_dir, *ins_changed;
 	int done;                       /* committed */
 };
 
@@ -485,7 +485,9 @@ static int prepare_all(struct locations_writer *w, char **err)
 					      "origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", err) : NULL;
 	w->comp_dir = w->ins_var ? db_prepare(w->db, "SELECT comp_dir FROM location WHERE codeptr = ?",
 					      err) : NULL;
-	return w->comp_dir ? 0 : -1;
+	w->ins_changed = w->comp_dir ? db_prepare(w->db, "INSERT OR REPLACE INTO source_changed (path, note)"
+						  " VALUES (?, ?)", err) : NULL;
+	return w->ins_changed ? 0 : -1;
 }
 
 struct locations_writer *locations_writer_open(struct db *db, char **err)
@@ -505,7 +507,8 @@ struct locations_writer *locations_writer_open(struct db *db, char **err)
 		return NULL;
 	}
 	w->db = db;
-	if (db_exec(db, "DELETE FROM location; DELETE FROM snippet; DELETE FROM variable;", err) < 0 ||
+	if (db_exec(db, "DELETE FROM location; DELETE FROM snippet; DELETE FROM variable;"
+		    " DELETE FROM source_changed;", err) < 0 ||
 	    prepare_all(w, err) < 0) {
 		locations_writer_free(w);
 		return NULL;
@@ -521,6 +524,7 @@ void locations_writer_free(struct locations_writer *w)
 	sqlite3_finalize(w->ins_snip);
 	sqlite3_finalize(w->ins_var);
 	sqlite3_finalize(w->comp_dir);
+	sqlite3_finalize(w->ins_changed);
 	if (!w->done)
 		db_rollback(w->db);
 	free(w);
@@ -574,6 +578,14 @@ int locations_writer_variable(struct locations_writer *w, const struct variable_
 	return step_done(w, st, err);
 }
 
+int locations_writer_source_changed(struct locations_writer *w, const char *path, const char *note,
+				    char **err)
+{
+	bind_text(w->ins_changed, 1, path);
+	bind_text(w->ins_changed, 2, note);
+	return step_done(w, w->ins_changed, err);
+}
+
 char *locations_writer_comp_dir(struct locations_writer *w, int64_t codeptr)
 {
 	char *comp_dir = NULL;
@@ -591,7 +603,8 @@ int locations_writer_commit(struct locations_writer *w, char **err)
 	sqlite3_finalize(w->ins_snip);
 	sqlite3_finalize(w->ins_var);
 	sqlite3_finalize(w->comp_dir);
-	w->ins_loc = w->ins_snip = w->ins_var = w->comp_dir = NULL;
+	sqlite3_finalize(w->ins_changed);
+	w->ins_loc = w->ins_snip = w->ins_var = w->comp_dir = w->ins_changed = NULL;
 	if (db_commit(w->db) < 0)
 		return db_fail(err, "cannot write '%s': %s", w->db->path, sqlite3_errmsg(w->db->sql));
 	w->done = 1;

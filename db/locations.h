@@ -168,6 +168,14 @@ int locations_writer_variable(struct locations_writer *w, const struct variable_
 int locations_writer_snippet(struct locations_writer *w, const char *file, int line,
 			     int first_line, const char *text, char **err);
 
+/*
+ * Say that the source file at 'path' (location.source_path) changed since
+ * the recording, 'note' saying how (table source_changed).  0, or -1 with
+ * *err set.
+ */
+int locations_writer_source_changed(struct locations_writer *w, const char *path, const char *note,
+				    char **err);
+
 /* comp_dir of the location row of 'codeptr' added before (malloc'ed), or NULL. */
 char *locations_writer_comp_dir(struct locations_writer *w, int64_t codeptr);
 

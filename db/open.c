@@ -148,6 +148,59 @@ static int check_header(const char *path, off_t size, enum db_problem *problem, 
 }
 
 /*
+ * The next CREATE TABLE or CREATE VIEW statement of db/schema.sql from *p
+ * on: its kind ("TABLE", "VIEW"), name (not NUL-terminated: *n bytes),
+ * whether it says IF NOT EXISTS, and in *body where its text after the name
+ * starts (" AS SELECT ...;" for a view, ending at *end, after the ';').
+ * 0 at the end of the schema.
+ */
+struct schema_stmt {
+	const char *kind, *name, *body, *end;
+	size_t n;
+	int if_not_exists;
+};
+
+static int schema_next(const char **p, struct schema_stmt *out)
+{
+	static const char *const kinds[] = { "TABLE", "VIEW" };
+
+	while ((*p = strstr(*p, "\nCREATE "))) {
+		const char *name = NULL;
+		*p += strlen("\nCREATE ");
+		for (size_t i = 0; i < 2; i++) {
+			size_t k = strlen(kinds[i]);
+			if (!strncmp(*p, kinds[i], k) && (*p)[k] == ' ') {
+				name = *p + k + 1;
+				out->kind = kinds[i];
+			}
+		}
+		if (!name)
+			continue;   /* an index */
+		out->if_not_exists = !strncmp(name, "IF NOT EXISTS ", 14);
+		if (out->if_not_exists)
+			name += 14;
+		out->name = name;
+		out->n = strspn(name, "abcdefghijklmnopqrstuvwxyz_0123456789");
+		out->body = name + out->n;
+		/* The statement ends at the first ';' that completes it (none is inside a string). */
+		out->end = out->body;
+		for (;;) {
+			const char *semi = strchr(out->end, ';');
+			if (!semi) {
+				out->end = out->body + strlen(out->body);
+				break;
+			}
+			out->end = semi + 1;
+			if (*out->end == '\n' || !*out->end)
+				break;
+		}
+		*p = out->end;
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Every table and view db/schema.sql creates for 'mapprof record' (those
  * written by 'report' say IF NOT EXISTS and are made again when missing).
  * Returns the first one missing from the database (malloc'ed), NULL when
@@ -155,37 +208,131 @@ static int check_header(const char *path, off_t size, enum db_problem *problem, 
  */
 static char *missing_object(sqlite3 *sql, const char **kind, int *rc)
 {
-	static const char *const kinds[] = { "TABLE", "VIEW" };
 	const char *p = db_schema_sql();
+	struct schema_stmt s;
 	sqlite3_stmt *st = NULL;
 	char *missing = NULL;
 
 	*rc = sqlite3_prepare_v2(sql, "SELECT 1 FROM sqlite_schema WHERE type = lower(?) AND name = ?",
 				 -1, &st, NULL);
-	while (*rc == SQLITE_OK && !missing && (p = strstr(p, "\nCREATE "))) {
-		const char *name = NULL;
-		size_t n;
-		p += strlen("\nCREATE ");
-		for (size_t i = 0; i < 2; i++) {
-			size_t k = strlen(kinds[i]);
-			if (!strncmp(p, kinds[i], k) && p[k] == ' ') {
-				name = p + k + 1;
-				*kind = kinds[i];
-			}
-		}
-		if (!name || !strncmp(name, "IF NOT EXISTS", 13))
+	while (*rc == SQLITE_OK && !missing && schema_next(&p, &s)) {
+		if (s.if_not_exists)
 			continue;
-		n = strspn(name, "abcdefghijklmnopqrstuvwxyz_0123456789");
-		sqlite3_bind_text(st, 1, *kind, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, name, (int)n, SQLITE_STATIC);
+		*kind = s.kind;
+		sqlite3_bind_text(st, 1, s.kind, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, s.name, (int)s.n, SQLITE_STATIC);
 		*rc = sqlite3_step(st);
 		if (*rc == SQLITE_DONE)
-			missing = strndup(name, n);
+			missing = strndup(s.name, s.n);
 		*rc = *rc == SQLITE_ROW || *rc == SQLITE_DONE ? SQLITE_OK : sqlite3_extended_errcode(sql);
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
 	return missing;
+}
+
+/*
+ * The database is the user's input, and its schema is SQL that reading it
+ * runs: no function with side effects may be called from it (trusted_schema
+ * off), and no statement may write SQLite's own structures (defensive).
+ * 0, or -1 when this SQLite cannot promise it (before 3.31).
+ */
+static int harden(sqlite3 *sql)
+{
+	int on = -1, off = -1;
+
+	if (sqlite3_db_config(sql, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &off) != SQLITE_OK ||
+	    sqlite3_db_config(sql, SQLITE_DBCONFIG_DEFENSIVE, 1, &on) != SQLITE_OK || off != 0 || on != 1)
+		return -1;
+	return 0;
+}
+
+/*
+ * What of the database's schema mapprof would run but never made (docs/
+ * database.md, "What report trusts"): a trigger (schema.sql makes none; one
+ * would run on report's writes), or a name of schema.sql's that is another
+ * kind of object (a view where a table belongs, a virtual table), whose SQL
+ * every read of that name would run.  Views of schema.sql's names are read
+ * through shadow_views()'s copies, whatever the file's say.  NULL when
+ * none (or *rc set when a query failed); else why, malloc'ed.
+ */
+static char *foreign_object(sqlite3 *sql, int *rc)
+{
+	const char *p = db_schema_sql();
+	struct schema_stmt s;
+	sqlite3_stmt *st = NULL;
+	char *why = NULL;
+
+	*rc = sqlite3_prepare_v2(sql, "SELECT name FROM sqlite_schema WHERE type = 'trigger' ORDER BY name",
+				 -1, &st, NULL);
+	if (*rc == SQLITE_OK && (*rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *name = sqlite3_column_text(st, 0);
+		if (asprintf(&why, "it holds a trigger ('%s'), which mapprof never makes and which would "
+			     "run on report's writes", name ? (const char *)name : "") < 0)
+			why = NULL;
+	}
+	*rc = *rc == SQLITE_ROW || *rc == SQLITE_DONE || *rc == SQLITE_OK ? SQLITE_OK
+	      : sqlite3_extended_errcode(sql);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (why || *rc != SQLITE_OK)
+		return why;
+	*rc = sqlite3_prepare_v2(sql, "SELECT type, substr(sql, 1, 13) = 'CREATE TABLE ' FROM sqlite_schema"
+				 " WHERE name = ? COLLATE NOCASE AND type IN ('table', 'view', 'index')",
+				 -1, &st, NULL);
+	while (*rc == SQLITE_OK && !why && schema_next(&p, &s)) {
+		sqlite3_bind_text(st, 1, s.name, (int)s.n, SQLITE_STATIC);
+		while ((*rc = sqlite3_step(st)) == SQLITE_ROW && !why) {
+			const char *type = (const char *)sqlite3_column_text(st, 0);
+			int plain = sqlite3_column_int(st, 1);
+			int want_table = !strcmp(s.kind, "TABLE");
+			if (!type || strcmp(type, want_table ? "table" : "view") || (want_table && !plain)) {
+				if (asprintf(&why, "'%.*s' is %s, where mapprof makes a %s", (int)s.n, s.name,
+					     !type ? "of no type" : !strcmp(type, "table") ?
+					     (plain ? "a table" : "a virtual table") :
+					     !strcmp(type, "view") ? "a view" : "an index",
+					     want_table ? "table" : "view") < 0)
+					why = NULL;
+				break;
+			}
+		}
+		*rc = *rc == SQLITE_ROW || *rc == SQLITE_DONE ? SQLITE_OK : sqlite3_extended_errcode(sql);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return why;
+}
+
+/*
+ * Every view of db/schema.sql made again in this connection's TEMP schema,
+ * which name lookups search before the file's: mapprof then reads through
+ * the views its schema says, never the SQL a file holds under their names
+ * (a view rewritten as an endless recursive query would otherwise run).
+ * 0, or -1 with *err set.
+ */
+static int shadow_views(sqlite3 *sql, char **err)
+{
+	const char *p = db_schema_sql();
+	struct schema_stmt s;
+
+	while (schema_next(&p, &s)) {
+		char *stmt, *msg = NULL;
+		int rc;
+		if (strcmp(s.kind, "VIEW"))
+			continue;
+		if (asprintf(&stmt, "CREATE TEMP VIEW %.*s%.*s", (int)s.n, s.name,
+			     (int)(s.end - s.body), s.body) < 0)
+			return db_fail(err, "out of memory");
+		rc = sqlite3_exec(sql, stmt, NULL, NULL, &msg);
+		free(stmt);
+		if (rc != SQLITE_OK) {
+			db_fail(err, "cannot make view '%.*s': %s", (int)s.n, s.name,
+				msg ? msg : sqlite3_errmsg(sql));
+			sqlite3_free(msg);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* A query failed with 'rc' while checking: say what that means. */
@@ -226,6 +373,17 @@ static int check_content(sqlite3 *sql, const char *path, int flags, enum db_prob
 	if ((flags & DB_OPEN_CHECK) && (words = quick_check(sql))) {
 		*problem = DB_DAMAGED;
 		db_fail(err, "the database is damaged: SQLite says: %s", words);
+		free(words);
+		return -1;
+	}
+	/* Before the first read of a table of ours: its name might run a view's SQL. */
+	words = foreign_object(sql, &rc);
+	if (rc != SQLITE_OK)
+		return query_failed(sql, rc, problem, err);
+	if (words) {
+		*problem = DB_ALTERED;
+		db_fail(err, "the database was altered after mapprof wrote it: %s; mapprof does not run "
+			"SQL it did not write", words);
 		free(words);
 		return -1;
 	}
@@ -342,7 +500,11 @@ static int copy_to_temp(struct db *db, char **err)
 	db->sql = tmp;
 	sqlite3_busy_timeout(tmp, DB_BUSY_TIMEOUT_MS);
 	sqlite3_exec(tmp, "PRAGMA synchronous=OFF", NULL, NULL, NULL);
-	return 0;
+	/* The copy holds the same schema: read it as carefully. */
+	if (harden(tmp) < 0)
+		return db_fail(err, "cannot read its copy safely: SQLite %s cannot turn trusted_schema off",
+			       sqlite3_libversion());
+	return shadow_views(tmp, err);
 }
 
 struct db *db_open(const char *path, int flags, enum db_problem *problem, char **err)
@@ -395,6 +557,14 @@ struct db *db_open(const char *path, int flags, enum db_problem *problem, char *
 	}
 	/* Before the first read: a lock held by another process is waited for. */
 	sqlite3_busy_timeout(sql, DB_BUSY_TIMEOUT_MS);
+	if (harden(sql) < 0) {
+		*problem = DB_CANNOT_OPEN;
+		db_fail(err, "cannot read it safely: SQLite %s cannot turn trusted_schema off (3.31 or "
+			"newer can)", sqlite3_libversion());
+		sqlite3_close(sql);
+		free(truncated);
+		return NULL;
+	}
 	if (truncated) {
 		char *words = quick_check(sql);
 		db_fail(err, "the database is damaged: %s%s%s", truncated,
@@ -405,6 +575,11 @@ struct db *db_open(const char *path, int flags, enum db_problem *problem, char *
 		return NULL;
 	}
 	if (check_content(sql, path, flags, problem, err) < 0) {
+		sqlite3_close(sql);
+		return NULL;
+	}
+	if (shadow_views(sql, err) < 0) {
+		*problem = DB_CANNOT_OPEN;
 		sqlite3_close(sql);
 		return NULL;
 	}

@@ -284,6 +284,19 @@ SELECT name, value FROM stats_raw;
 CREATE VIEW environment AS
 SELECT name, value FROM env_raw;
 
+-- Written by 'mapprof record' once the program ended: the size and content
+-- hash of every source file a report may quote (its locations' files and
+-- their map clauses' declaration files, found as report finds them:
+-- docs/attribution.md, "When the source changed"), so that a report made
+-- after an edit says so instead of quoting other lines.  Empty in a
+-- database recorded before it existed ('report' then checks nothing) or by
+-- 'recover'.  IF NOT EXISTS: older databases lack it and are still read.
+CREATE TABLE IF NOT EXISTS source_file_raw (
+    path   TEXT PRIMARY KEY,  -- where 'record' found it (as location.source_path)
+    bytes  INTEGER,           -- its size
+    hash   TEXT               -- XXH3-64 of its bytes, 16 lower-case hex digits
+) WITHOUT ROWID;
+
 -- ---------------------------------------------------------------------------
 -- Written by 'mapprof report' (replaced on every run of it).
 -- ---------------------------------------------------------------------------
@@ -330,6 +343,14 @@ CREATE TABLE IF NOT EXISTS snippet (
     first_line  INTEGER,   -- number of the first line of text
     text        TEXT,      -- lines first_line.. joined by '\n' (no trailing newline)
     PRIMARY KEY (file, line)
+) WITHOUT ROWID;
+
+-- The source files this report found changed since the recording
+-- (source_file_raw: another size or hash): their lines are not quoted and no
+-- plan edits them.  Join: source_changed.path = location.source_path.
+CREATE TABLE IF NOT EXISTS source_changed (
+    path  TEXT PRIMARY KEY,   -- location.source_path
+    note  TEXT                -- what differs, in words
 ) WITHOUT ROWID;
 
 -- What data operations moved: one row per variable key, never per operation.

@@ -25,6 +25,7 @@ struct attribute_stats {
 	size_t build_id_differ;     /* locations in modules changed since the run */
 	size_t variables;           /* distinct variables named */
 	size_t snippets;            /* snippets stored */
+	size_t sources_changed;     /* source files that differ from the recorded ones */
 };
 
 /*
@@ -45,5 +46,18 @@ struct attribute_stats {
  */
 int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct op_keys *keys,
 		  struct attribute_stats *stats, char **err);
+
+/*
+ * At record time, once the run is in 'db': the source files a report would
+ * quote, found as attribute_run() finds them (the same symbolizer, the same
+ * rules: each location's file and each map clause's declaration file, a
+ * source file of the program readable here), each with its size and
+ * XXH3-64 stored in source_file_raw (db/source_files.h), replacing what was
+ * there.  attribute_run() then compares every file it would quote with its
+ * row: one that differs is neither quoted nor edited by a plan, and is named
+ * in table source_changed (docs/attribution.md, "When the source changed").
+ * Returns the number of files stored, or -1 with *err set.
+ */
+int attribute_record_sources(struct db *db, char **err);
 
 #endif

@@ -15,6 +15,23 @@
 #include "report/paths.h"
 #include "report/plans.h"
 #include "lib/sort.h"
+#include "lib/utf8.h"
+
+/*
+ * s as a JSON string; bytes that are not UTF-8 (a Latin-1 path or name),
+ * which Jansson refuses, are read as their characters (lib/utf8.h): the
+ * key is never lost.
+ */
+static json_t *text(const char *s)
+{
+	json_t *v = json_string(s);
+	if (!v) {
+		char *fixed = utf8_latin1(s, strlen(s), NULL);
+		v = fixed ? json_string(fixed) : NULL;
+		free(fixed);
+	}
+	return v;
+}
 
 static json_t *hex(uint64_t v)
 {
@@ -28,7 +45,7 @@ static void add_relative(const struct analysis *a, json_t *o, const char *key, c
 {
 	const char *file = json_string_value(json_object_get(o, key));
 	if (file)
-		json_object_set_new(o, path_key, json_string(path_relative(a->source_root, file)));
+		json_object_set_new(o, path_key, text(path_relative(a->source_root, file)));
 }
 
 /*
@@ -44,7 +61,7 @@ static json_t *place(const struct analysis *a, uint64_t addr)
 	const char *mod = addr ? module_locate(a->run.modules, a->run.nmodules, addr, &off) : NULL;
 
 	json_object_set_new(o, "address", hex(addr));
-	json_object_set_new(o, "module", mod ? json_string(mod) : json_null());
+	json_object_set_new(o, "module", mod ? text(mod) : json_null());
 	json_object_set_new(o, "offset", mod ? hex(off) : json_null());
 	if (a->attr && addr && (src = attribution_location(a->attr, addr))) {
 		/* A read-only database may hold snippets from an earlier report. */
@@ -72,7 +89,7 @@ static json_t *int_or_null(int has, json_int_t v)
 
 static json_t *str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? text(s) : json_null();
 }
 
 static double rounded(double v)
@@ -93,6 +110,12 @@ static json_t *run_json(const struct analysis *a)
 	json_t *o = json_object(), *devices = json_array();
 	json_t *command = r->command ? json_loads(r->command, 0, NULL) : NULL;
 
+	if (!command && r->command && !utf8_valid(r->command, strlen(r->command))) {
+		/* Bytes that are not UTF-8, raw, as the collector wrote them before it escaped them. */
+		char *fixed = utf8_latin1(r->command, strlen(r->command), NULL);
+		command = fixed ? json_loads(fixed, 0, NULL) : NULL;
+		free(fixed);
+	}
 	if (!command || !json_is_array(command)) {
 		json_decref(command);
 		command = json_array();
@@ -237,10 +260,12 @@ static json_t *edit_json(const struct plan_edit *e)
 		json_object_set_new(loop, "last_line", json_integer(e->loop_last));
 	}
 	json_object_set_new(o, "kind", json_string(plan_edit_kind_name(e->kind)));
-	json_object_set_new(o, "text", json_string(e->text ? e->text : ""));
+	json_object_set_new(o, "text", text(e->text ? e->text : ""));
 	json_object_set_new(o, "clauses", str_or_null(e->clauses));
 	json_object_set_new(o, "loop", loop);
 	json_object_set_new(o, "patch", str_or_null(e->patch));
+	if (e->source_changed)
+		json_object_set_new(o, "source_changed", json_true());
 	return o;
 }
 

@@ -16,6 +16,7 @@
 #include "report/plans.h"
 #include "report/analysis.h"
 #include "report/safefile.h"
+#include "lib/utf8.h"
 
 #define DIFF_CONTEXT 3
 
@@ -114,7 +115,8 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	free(s->text);
-	s->text = NULL;
+	free(s->line);   /* its copy was not made: line[0] owns nothing yet */
+	memset(s, 0, sizeof(*s));
 	return -1;
 }
 
@@ -123,6 +125,21 @@ static void source_free(struct source *s)
 	if (s->line)
 		free(s->line[0]);
 	source_release(s);
+}
+
+/*
+ * Line k of s, or "" when s has no such line: the numbers come from the
+ * recording and the file is read now, so they may point past its end.
+ */
+static const char *src_line(const struct source *s, int k)
+{
+	return s->line && k >= 1 && k <= s->nlines && s->line[k] ? s->line[k] : "";
+}
+
+/* Whether s has line k. */
+static int has_line(const struct source *s, int k)
+{
+	return s->line && k >= 1 && k <= s->nlines && s->line[k];
 }
 
 /* A growing string; ok drops to 0 when out of memory. */
@@ -213,12 +230,12 @@ static char *unified_diff(const struct source *s, const char *rel, const struct 
 				for (int m = 0; m < ch[k].nins; m++)
 					put(&b, "+%s\n", ch[k].ins[m]);
 				if (ch[k].repl) {
-					put(&b, "-%s\n+%s\n", s->line[line], ch[k].repl);
+					put(&b, "-%s\n+%s\n", src_line(s, line), ch[k].repl);
 					replaced = 1;
 				}
 			}
 			if (!replaced && line <= last)
-				put(&b, " %s\n", s->line[line]);
+				put(&b, " %s\n", src_line(s, line));
 		}
 		delta += neu - old;
 		i = j + 1;
@@ -246,6 +263,8 @@ static char *retype_clause(const char *text, const char *var, const char *from, 
 	char want[128], got[128];
 	const char *p = text;
 
+	if (!text || !var)
+		return NULL;
 	base_name(var, want, sizeof(want));
 	if (!*want)
 		return NULL;
@@ -354,6 +373,7 @@ struct inputs {
 	json_t *entries;                         /* the construct's map entries */
 	const char *file, *rel, *function;
 	int line;
+	const char *changed;                     /* the source changed since the recording: how */
 };
 
 static int add_name(json_t *arr, const char *name)
@@ -379,11 +399,23 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
 	struct loop_span loop = { 0 };
 	struct buf t = { .ok = 1 };
 	char *path = NULL;
-	int oom = 0, found = 0, rc = -1;
+	int oom = 0, found = 0, rc = -1, patchable;
 
-	if (!a->no_source && in->line > 0 && (path = attribution_source_path(a->attr, pl->codeptr)) &&
-	    source_read(path, &src) == 0 && in->line <= src.nlines)
-		found = loopscan_find(src.text, src.n, in->line, &loop);
+	/*
+	 * The source is read only when it is the one that was run, as far as
+	 * 'record' could tell: another version's lines would be edited as this
+	 * one's.  The line numbers come from the recording: any may be past the
+	 * end of the file read now (src_line()).
+	 */
+	if (!a->no_source && !in->changed && in->line > 0 &&
+	    (path = attribution_source_path(a->attr, pl->codeptr)) && source_read(path, &src) == 0 &&
+	    !has_line(&src, in->line))
+		source_free(&src);   /* shorter than the directive's line: not the file that was built */
+	if (src.line)
+		found = loopscan_find(src.text, src.n, in->line, &loop) && has_line(&src, loop.first_line) &&
+			loop.last_line >= loop.first_line && loop.last_line <= src.nlines;
+	/* A diff is bytes: JSON carries only UTF-8, so a file (or name) that is not gets none. */
+	patchable = src.line && utf8_valid(src.text, src.n) && utf8_valid(in->rel, strlen(in->rel));
 	if (in->repeat) {
 		e->clauses = clause_list(in->entries, in->names[FINDING_KIND_COUNT], &oom);
 		if (oom)
@@ -401,8 +433,8 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
 			"where only copies back, 'tofrom' where both, 'alloc' where neither. If the host "
 			"reads or writes these variables inside the loop, add 'target update' there.",
 		    loop.first_line, loop.last_line, in->rel, in->line, e->clauses);
-		if (loop.alone && !loop.pragma_before && src.final_newline) {
-			const char *line = src.line[loop.first_line];
+		if (patchable && loop.alone && !loop.pragma_before && src.final_newline) {
+			const char *line = src_line(&src, loop.first_line);
 			size_t ind = strspn(line, " \t");
 			char *l1 = NULL, *l2 = NULL, *l3 = NULL;
 			if (asprintf(&l1, "%.*s#pragma omp target data %s", (int)ind, line, e->clauses) >= 0 &&
@@ -434,8 +466,8 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
 		free(e->clauses);
 		if (asprintf(&e->clauses, "map(to: %s)", var) < 0)
 			e->clauses = NULL, oom = 1;
-		if (found || src.line) {
-			char *repl = retype_clause(src.line[in->line], var, "tofrom", "to");
+		if (patchable && has_line(&src, in->line)) {
+			char *repl = retype_clause(src_line(&src, in->line), var, "tofrom", "to");
 			if (repl) {
 				struct change ch = { .at = in->line, .repl = repl };
 				e->patch = unified_diff(&src, in->rel, &ch, 1);
@@ -458,8 +490,8 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
 			e->clauses = NULL, oom = 1;
 		put(&t, "Suggested: map %s 'alloc' instead of 'to' on line %d of %s (or drop the "
 			"transfer): no kernel read what was sent.", var, in->line, in->rel);
-		if (src.line) {
-			char *repl = retype_clause(src.line[in->line], var, "to", "alloc");
+		if (patchable && has_line(&src, in->line)) {
+			char *repl = retype_clause(src_line(&src, in->line), var, "to", "alloc");
 			if (repl) {
 				struct change ch = { .at = in->line, .repl = repl };
 				e->patch = unified_diff(&src, in->rel, &ch, 1);
@@ -480,6 +512,11 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
 		const struct finding *g = &a->findings.v[pl->members[0]];
 		e->kind = EDIT_ADVICE;
 		put(&t, "%s", finding_advice(g->kind, g->flavour));
+	}
+	if (in->changed) {
+		e->source_changed = 1;
+		put(&t, " Careful: %s, so the directive was not looked for in it and no patch is given; "
+			"line %d is the line of the recorded program.", in->changed, in->line);
 	}
 	if (oom || !(e->text = take(&t)))
 		goto out;
@@ -511,6 +548,9 @@ int plan_edit_build(const struct analysis *a, struct plan *pl)
 	}
 	in.file = json_string_value(json_object_get(loc, "file"));
 	in.line = (int)json_integer_value(json_object_get(loc, "line"));
+	if (json_is_true(json_object_get(loc, "source_changed")) &&
+	    !(in.changed = json_string_value(json_object_get(loc, "source_note"))))
+		in.changed = "the source file changed since the recording";
 	in.rel = in.file ? path_relative(a->source_root, in.file) : "the source";
 	for (size_t i = 0; i < pl->nmembers; i++) {
 		const struct finding *g = &a->findings.v[pl->members[i]];

@@ -50,6 +50,8 @@ struct plan_edit {
 	char *clauses;         /* "map(tofrom: a) map(to: b[0:n])"; NULL: none */
 	int loop_first, loop_last;  /* the loop around the directive; 0: none found */
 	char *patch;           /* unified diff; NULL: none */
+	int source_changed;    /* the source file changed since the recording: not
+				  read, no loop, no patch (the text says so) */
 };
 
 /* "wrap_loop", ... (static). */

@@ -159,6 +159,16 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	}
 	a.attr = attribution_open(db);
 	a.no_source = opt->no_source;
+	if (a.attr) {
+		/* Said once per file: every location and plan in it says so too. */
+		json_t *changed = attribution_changed_sources(a.attr), *c;
+		size_t i;
+		json_array_foreach(changed, i, c)
+			fprintf(stderr, "mapprof: warning: '%s': %s: its lines are not quoted and the plans "
+				"give no patch for it\n", json_string_value(json_object_get(c, "path")),
+				json_string_value(json_object_get(c, "note")));
+		json_decref(changed);
+	}
 	a.source_root = opt->source_root ? source_root_clean(opt->source_root) : source_root_find(&a);
 
 	{

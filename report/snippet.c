@@ -2,6 +2,7 @@
  * snippet.c - reading source lines around a location.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,10 @@
 
 #include "report/safefile.h"
 #include "report/snippet.h"
+
+/* XXH3-64 from libxxhash's header, compiled in (as the collector does). */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 static int readable_file(const char *path)
 {
@@ -108,4 +113,41 @@ char *snippet_read(const char *path, int line, int context, int *first_line)
 		text = strdup("");
 	*first_line = first;
 	return text;
+}
+
+int snippet_hash(const char *path, int64_t *bytes, char hash[17])
+{
+	static const char hex[] = "0123456789abcdef";
+	XXH3_state_t st;
+	char buf[65536];
+	int64_t total = 0;
+	uint64_t h;
+	ssize_t got;
+	int fd = safefile_open(path, SAFEFILE_MAX_SOURCE_BYTES, NULL);
+
+	if (fd < 0)
+		return -1;
+	XXH3_64bits_reset(&st);
+	for (;;) {
+		got = read(fd, buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		XXH3_64bits_update(&st, buf, (size_t)got);
+		total += got;
+		if ((uint64_t)total > SAFEFILE_MAX_SOURCE_BYTES) {
+			got = -1;   /* it grew past the limit since it was opened */
+			break;
+		}
+	}
+	close(fd);
+	if (got < 0)
+		return -1;
+	h = XXH3_64bits_digest(&st);
+	for (int i = 15; i >= 0; i--, h >>= 4)
+		hash[i] = hex[h & 15];
+	hash[16] = '\0';
+	*bytes = total;
+	return 0;
 }

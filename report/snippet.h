@@ -13,6 +13,7 @@
 #define MAPPROF_REPORT_SNIPPET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define SNIPPET_CONTEXT 4          /* lines either side of the line of interest */
 #define SNIPPET_MAX_LINE_BYTES 400 /* longer lines are cut and end in "..." */
@@ -31,5 +32,14 @@ char *snippet_resolve(const char *file, const char *const *dirs, size_t n_dirs);
  * text, or has fewer than 'line' lines (it changed since it was compiled).
  */
 char *snippet_read(const char *path, int line, int context, int *first_line);
+
+/*
+ * The size of the file at 'path' and the XXH3-64 of its bytes as 16
+ * lower-case hex digits (hash[16] is the NUL): what 'mapprof record' stores
+ * for each source file (db/source_files.h) and 'report' compares with the
+ * file it would quote.  Read as snippet_read() reads (a regular file of at
+ * most SAFEFILE_MAX_SOURCE_BYTES).  0, or -1 when it cannot be read.
+ */
+int snippet_hash(const char *path, int64_t *bytes, char hash[17]);
 
 #endif

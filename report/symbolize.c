@@ -20,6 +20,7 @@
 #include "report/safefile.h"
 #include "report/symbolize.h"
 #include "lib/sort.h"
+#include "lib/utf8.h"
 
 enum mod_state { MOD_UNTRIED, MOD_OPEN, MOD_UNUSABLE };
 
@@ -523,8 +524,21 @@ static json_t *map_names(struct symbolizer *s, size_t idx)
 {
 	if (!s->names_tried[idx]) {
 		s->names_tried[idx] = 1;
-		if (s->sources[idx].map_names)
-			s->names[idx] = json_loads(s->sources[idx].map_names, 0, NULL);
+		const char *text = s->sources[idx].map_names;
+		if (text)
+			s->names[idx] = json_loads(text, 0, NULL);
+		if (text && !s->names[idx] && !utf8_valid(text, strlen(text))) {
+			/*
+			 * Bytes that are not UTF-8 (a Latin-1 file name: the collector
+			 * copies clang's strings as they are): Jansson refuses the
+			 * whole array, and every variable of the construct became its
+			 * address.  Each such byte is read as its character (lib/utf8.h).
+			 */
+			char *fixed = utf8_latin1(text, strlen(text), NULL);
+			if (fixed)
+				s->names[idx] = json_loads(fixed, 0, NULL);
+			free(fixed);
+		}
 		if (s->names[idx] && !json_is_array(s->names[idx])) {
 			json_decref(s->names[idx]);
 			s->names[idx] = NULL;

@@ -112,7 +112,9 @@
     if (sn) add(d, sn);
     else {
       var p = h('p', 'nosrc');
-      if (l.file) add(p, 'Source not available in this report (the file was not readable when it was made).');
+      if (l.source_changed === true) add(p, 'Source not quoted: ' + (str(l.source_note) || 'the source file changed since the recording') +
+        '; line ' + (has(l.line) ? l.line : '?') + ' is the line of the recorded program.');
+      else if (l.file) add(p, 'Source not available in this report (the file was not readable when it was made).');
       else add(p, 'No line information' + (l.module ? ' for ' : ''), l.module ? code(basename(l.module) + (l.offset ? '+' + str(l.offset) : '')) : '',
         '. Rebuild the program with ', code('-g'), ' to see the directive\'s file and line.');
       add(d, p);
