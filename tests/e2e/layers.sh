@@ -70,10 +70,10 @@ out=$(check_tree "$MAPPROF_SRC") ||
 copy=$(tmpdir)
 (cd "$MAPPROF_SRC" && cp -r --parents collector db report cli lib "$copy/") ||
 	fail "cannot copy the tree"
-echo '#include "report/detect.h"' >>"$copy/db/events.h"
-out=$(check_tree "$copy") && fail "the checker passed a tree where db/events.h includes report/detect.h"
+echo '#include "report/detect/detect.h"' >>"$copy/db/events.h"
+out=$(check_tree "$copy") && fail "the checker passed a tree where db/events.h includes report/detect/detect.h"
 case $out in
-*'db/events.h:'*'"report/detect.h"'*) ;;
+*'db/events.h:'*'"report/detect/detect.h"'*) ;;
 *) fail "the checker did not name db/events.h and its include: $out" ;;
 esac
 # And the collector reaching a storage file of db/.
