@@ -127,6 +127,63 @@ static void source_free(struct source *s)
 	source_release(s);
 }
 
+/* The source files read for one set of plans: path -> its lines, or unreadable. */
+struct plan_sources {
+	struct cached_source {
+		char *path;
+		struct source src;
+		int ok;             /* read and split; 0: unreadable, not tried again */
+	} *v;
+	size_t n, cap;
+};
+
+struct plan_sources *plan_sources_new(void)
+{
+	return calloc(1, sizeof(struct plan_sources));
+}
+
+void plan_sources_free(struct plan_sources *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].path);
+		source_free(&c->v[i].src);
+	}
+	free(c->v);
+	free(c);
+}
+
+/*
+ * The source at path: c's copy, read now if c has none (once per path, a
+ * linear scan: a program's plans name a few files); without c, read into
+ * *own (the caller frees it).  NULL when it cannot be read or out of memory.
+ */
+static const struct source *plan_sources_get(struct plan_sources *c, const char *path, struct source *own)
+{
+	struct cached_source *e;
+
+	if (!c)
+		return source_read(path, own) == 0 ? own : NULL;
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].path, path))
+			return c->v[i].ok ? &c->v[i].src : NULL;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 4;
+		struct cached_source *v = realloc(c->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		c->v = v;
+		c->cap = cap;
+	}
+	e = &c->v[c->n];
+	if (!(e->path = strdup(path)))
+		return NULL;
+	c->n++;
+	e->ok = source_read(path, &e->src) == 0;
+	return e->ok ? &e->src : NULL;
+}
+
 /*
  * Line k of s, or "" when s has no such line: the numbers come from the
  * recording and the file is read now, so they may point past its end.
@@ -392,10 +449,11 @@ static const char *first_name(json_t *names)
 	return s ? s : "the data";
 }
 
-static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
+static int build(const struct analysis *a, struct plan *pl, struct inputs *in, struct plan_sources *sources)
 {
 	struct plan_edit *e = &pl->edit;
-	struct source src = { 0 };
+	struct source own = { 0 };
+	const struct source *src = NULL;
 	struct loop_span loop = { 0 };
 	struct buf t = { .ok = 1 };
 	char *path = NULL;
@@ -408,14 +466,14 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
 	 * end of the file read now (src_line()).
 	 */
 	if (!a->no_source && !in->changed && in->line > 0 &&
-	    (path = attribution_source_path(a->attr, pl->codeptr)) && source_read(path, &src) == 0 &&
-	    !has_line(&src, in->line))
-		source_free(&src);   /* shorter than the directive's line: not the file that was built */
-	if (src.line)
-		found = loopscan_find(src.text, src.n, in->line, &loop) && has_line(&src, loop.first_line) &&
-			loop.last_line >= loop.first_line && loop.last_line <= src.nlines;
+	    (path = attribution_source_path(a->attr, pl->codeptr)) &&
+	    (src = plan_sources_get(sources, path, &own)) && !has_line(src, in->line))
+		src = NULL;   /* shorter than the directive's line: not the file that was built */
+	if (src)
+		found = loopscan_find(src->text, src->n, in->line, &loop) && has_line(src, loop.first_line) &&
+			loop.last_line >= loop.first_line && loop.last_line <= src->nlines;
 	/* A diff is bytes: JSON carries only UTF-8, so a file (or name) that is not gets none. */
-	patchable = src.line && utf8_valid(src.text, src.n) && utf8_valid(in->rel, strlen(in->rel));
+	patchable = src && utf8_valid(src->text, src->n) && utf8_valid(in->rel, strlen(in->rel));
 	if (in->repeat) {
 		e->clauses = clause_list(in->entries, in->names[FINDING_KIND_COUNT], &oom);
 		if (oom)
@@ -433,8 +491,8 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
 			"where only copies back, 'tofrom' where both, 'alloc' where neither. If the host "
 			"reads or writes these variables inside the loop, add 'target update' there.",
 		    loop.first_line, loop.last_line, in->rel, in->line, e->clauses);
-		if (patchable && loop.alone && !loop.pragma_before && src.final_newline) {
-			const char *line = src_line(&src, loop.first_line);
+		if (patchable && loop.alone && !loop.pragma_before && src->final_newline) {
+			const char *line = src_line(src, loop.first_line);
 			size_t ind = strspn(line, " \t");
 			char *l1 = NULL, *l2 = NULL, *l3 = NULL;
 			if (asprintf(&l1, "%.*s#pragma omp target data %s", (int)ind, line, e->clauses) >= 0 &&
@@ -444,7 +502,7 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
 					{ .at = loop.first_line, .ins = { l1, l2 }, .nins = 2 },
 					{ .at = loop.last_line + 1, .ins = { l3 }, .nins = 1 },
 				};
-				e->patch = unified_diff(&src, in->rel, ch, 2);
+				e->patch = unified_diff(src, in->rel, ch, 2);
 				if (!e->patch)
 					oom = 1;
 			} else {
@@ -466,11 +524,11 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
 		free(e->clauses);
 		if (asprintf(&e->clauses, "map(to: %s)", var) < 0)
 			e->clauses = NULL, oom = 1;
-		if (patchable && has_line(&src, in->line)) {
-			char *repl = retype_clause(src_line(&src, in->line), var, "tofrom", "to");
+		if (patchable && has_line(src, in->line)) {
+			char *repl = retype_clause(src_line(src, in->line), var, "tofrom", "to");
 			if (repl) {
 				struct change ch = { .at = in->line, .repl = repl };
-				e->patch = unified_diff(&src, in->rel, &ch, 1);
+				e->patch = unified_diff(src, in->rel, &ch, 1);
 				oom = !e->patch;
 				free(repl);
 			}
@@ -490,11 +548,11 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
 			e->clauses = NULL, oom = 1;
 		put(&t, "Suggested: map %s 'alloc' instead of 'to' on line %d of %s (or drop the "
 			"transfer): no kernel read what was sent.", var, in->line, in->rel);
-		if (patchable && has_line(&src, in->line)) {
-			char *repl = retype_clause(src_line(&src, in->line), var, "to", "alloc");
+		if (patchable && has_line(src, in->line)) {
+			char *repl = retype_clause(src_line(src, in->line), var, "to", "alloc");
 			if (repl) {
 				struct change ch = { .at = in->line, .repl = repl };
-				e->patch = unified_diff(&src, in->rel, &ch, 1);
+				e->patch = unified_diff(src, in->rel, &ch, 1);
 				oom = !e->patch;
 				free(repl);
 			}
@@ -504,7 +562,7 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in)
 		put(&t, "Suggested: map the data once around the code that repeats the construct on line "
 			"%d of %s with '#pragma omp target data %s' (a braced block). %s", in->line, in->rel,
 		    e->clauses,
-		    src.line ? "No loop around the directive was found in its function: the construct "
+		    src ? "No loop around the directive was found in its function: the construct "
 			       "is repeated by a loop in a caller, or by other constructs (the findings' "
 			       "origins) that one region can cover."
 			     : "The source was not read, so no loop is named.");
@@ -526,11 +584,11 @@ out:
 	if (t.s)
 		free(t.s);
 	free(path);
-	source_free(&src);
+	source_free(&own);
 	return rc;
 }
 
-int plan_edit_build(const struct analysis *a, struct plan *pl)
+int plan_edit_build(const struct analysis *a, struct plan *pl, struct plan_sources *sources)
 {
 	struct inputs in = { 0 };
 	json_t *loc = NULL;
@@ -567,7 +625,7 @@ int plan_edit_build(const struct analysis *a, struct plan *pl)
 		if (bad)
 			goto out;
 	}
-	rc = build(a, pl, &in);
+	rc = build(a, pl, &in, sources);
 out:
 	for (int k = 0; k <= FINDING_KIND_COUNT; k++)
 		json_decref(in.names[k]);

@@ -57,8 +57,21 @@ struct plan_edit {
 /* "wrap_loop", ... (static). */
 const char *plan_edit_kind_name(enum plan_edit_kind kind);
 
-/* Fill pl's edit.  0, or -1 when out of memory. */
-int plan_edit_build(const struct analysis *a, struct plan *pl);
+/*
+ * The source files read for a set of plans, each read once however many of
+ * the plans' directives it holds (plans_build(): one per report).
+ * plan_sources_new(): NULL when out of memory; plan_sources_free() accepts NULL.
+ */
+struct plan_sources;
+struct plan_sources *plan_sources_new(void);
+void plan_sources_free(struct plan_sources *c);
+
+/*
+ * Fill pl's edit, reading its directive's source through 'sources' (kept
+ * there for the next plan; NULL: read for this plan alone).  0, or -1 when
+ * out of memory.
+ */
+int plan_edit_build(const struct analysis *a, struct plan *pl, struct plan_sources *sources);
 void plan_edit_release(struct plan_edit *e);
 
 #endif

@@ -66,6 +66,7 @@ int plans_build(const struct analysis *a, struct plans *p)
 {
 	size_t n = a->findings.n;
 	struct keyed *keys = calloc(n ? n : 1, sizeof(*keys));
+	struct plan_sources *sources = NULL;
 	int rc = -1;
 
 	memset(p, 0, sizeof(*p));
@@ -92,12 +93,16 @@ int plans_build(const struct analysis *a, struct plans *p)
 		pl->occurrences += g->occurrences;
 		pl->kinds[g->kind]++;
 	}
+	/* Each source file read once, however many directives it holds. */
+	if (!(sources = plan_sources_new()))
+		goto out;
 	for (size_t i = 0; i < p->n; i++)
-		if (plan_savings(a, &p->v[i]) < 0 || plan_edit_build(a, &p->v[i]) < 0)
+		if (plan_savings(a, &p->v[i]) < 0 || plan_edit_build(a, &p->v[i], sources) < 0)
 			goto out;
 	sort_array(p->v, p->n, sizeof(*p->v), cmp_plan);
 	rc = 0;
 out:
+	plan_sources_free(sources);
 	for (size_t i = 0; keys && i < n; i++)
 		free(keys[i].key);
 	free(keys);
