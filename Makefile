@@ -197,54 +197,56 @@ DB_OBJS := \
 	$(B)/db/ingest.o \
 	$(B)/db/schema.o
 
-# BEGIN report objects (report/ and its detectors)
+# BEGIN report objects (report/, room by room, and the db/ and lib/ objects it uses)
+# The rooms of report/ (docs/architecture.md): the entry point report.c, then
+# attribute/, detect/, findings/, plan/, output/, compare/.
 REPORT_OBJS := \
 	$(B)/lib/hmap.o \
 	$(B)/lib/outfile.o \
 	$(B)/lib/termesc.o \
 	$(B)/lib/units.o \
 	$(B)/lib/utf8.o \
-	$(B)/report/occurrence.o \
-	$(B)/report/detect_common.o \
-	$(B)/report/detect.o \
-	$(B)/report/detect_duplicate.o \
-	$(B)/report/detect_round_trip.o \
-	$(B)/report/detect_alloc.o \
-	$(B)/report/detect_unused_transfer.o \
-	$(B)/report/totals.o \
-	$(B)/report/findings.o \
-	$(B)/report/findings_store.o \
-	$(B)/report/paths.o \
-	$(B)/report/plans.o \
-	$(B)/report/planedit.o \
-	$(B)/report/loopscan.o \
-	$(B)/report/json.o \
-	$(B)/report/summary.o \
-	$(B)/report/analysis.o \
-	$(B)/report/report.o \
-	$(B)/report/merge.o \
-	$(B)/report/diff.o \
 	$(B)/db/open.o \
 	$(B)/db/sound.o \
 	$(B)/db/events.o \
 	$(B)/db/findings.o \
-	$(B)/report/symbolize.o \
-	$(B)/report/dwarfline.o \
-	$(B)/report/snippet.o \
-	$(B)/report/safefile.o \
 	$(B)/db/locations.o \
-	$(B)/report/attribute.o \
 	$(B)/db/attribution.o \
 	$(B)/db/source_files.o \
-	$(B)/report/html.o \
 	$(B)/db/timeline_rows.o \
 	$(B)/db/timeline.o \
-	$(B)/gen/assets.o \
-	$(B)/report/gate.o \
-	$(B)/report/sarif.o \
 	$(B)/db/source_path.o \
-	$(B)/report/trace.o \
-	$(B)/db/finding_rows.o
+	$(B)/db/finding_rows.o \
+	$(B)/gen/assets.o \
+	$(B)/report/report.o \
+	$(B)/report/attribute/attribute.o \
+	$(B)/report/attribute/symbolize.o \
+	$(B)/report/attribute/dwarfline.o \
+	$(B)/report/attribute/snippet.o \
+	$(B)/report/attribute/safefile.o \
+	$(B)/report/detect/detect.o \
+	$(B)/report/detect/detect_common.o \
+	$(B)/report/detect/detect_duplicate.o \
+	$(B)/report/detect/detect_round_trip.o \
+	$(B)/report/detect/detect_alloc.o \
+	$(B)/report/detect/detect_unused_transfer.o \
+	$(B)/report/detect/occurrence.o \
+	$(B)/report/findings/analysis.o \
+	$(B)/report/findings/findings.o \
+	$(B)/report/findings/totals.o \
+	$(B)/report/findings/findings_store.o \
+	$(B)/report/findings/paths.o \
+	$(B)/report/plan/plans.o \
+	$(B)/report/plan/planedit.o \
+	$(B)/report/plan/loopscan.o \
+	$(B)/report/output/json.o \
+	$(B)/report/output/html.o \
+	$(B)/report/output/sarif.o \
+	$(B)/report/output/summary.o \
+	$(B)/report/output/trace.o \
+	$(B)/report/output/gate.o \
+	$(B)/report/compare/diff.o \
+	$(B)/report/compare/merge.o
 # END report objects
 
 CLI_OBJS := \

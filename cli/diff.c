@@ -1,6 +1,6 @@
 /*
  * diff.c - 'mapprof diff BEFORE.db AFTER.db': what a change did to the
- * findings and to the time spent (report/diff.h).
+ * findings and to the time spent (report/compare/diff.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,8 +12,8 @@
 
 #include "cli/cli.h"
 #include "lib/outfile.h"
-#include "report/diff.h"
-#include "report/json.h"
+#include "report/compare/diff.h"
+#include "report/output/json.h"
 
 static const char diff_usage[] =
 	"usage: mapprof diff [--json PATH|-] [-q] [--no-source] BEFORE.db AFTER.db\n"

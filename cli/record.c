@@ -41,7 +41,7 @@
 #include "db/ingest.h"
 #include "db/ring.h"
 #include "db/spool.h"
-#include "report/attribute.h"
+#include "report/attribute/attribute.h"
 
 #define COLLECTOR_NAME "libmapprof-collector.so"
 
@@ -502,7 +502,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		if (final)
 			info("'%s' is left as it was", final);
 	} else {
-		/* The sources as they are now, for a report made after an edit (report/attribute.h). */
+		/* The sources as they are now, for a report made after an edit (report/attribute/attribute.h). */
 		if (attribute_record_sources(db, &err) < 0) {
 			info("warning: the source files were not hashed (a report will not see them change): %s",
 			     err ? err : "out of memory");

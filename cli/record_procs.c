@@ -40,7 +40,7 @@
 #include "db/process.h"
 #include "db/ring.h"
 #include "lib/sort.h"
-#include "report/attribute.h"
+#include "report/attribute/attribute.h"
 
 /* Seconds to wait, once the program ended, for the rest of the command (MAPPROF_PROCS_WAIT). */
 #define PROCS_WAIT_S 10
@@ -718,7 +718,7 @@ static int expand_one(struct record_procs *rp, const struct spool_file *s, int n
 	}
 	if (db_finish_run(db, &re, &err) < 0 || db_process_end(db, &e, &err) < 0)
 		goto fail;
-	/* The sources as they are now, for a report made after an edit (report/attribute.h). */
+	/* The sources as they are now, for a report made after an edit (report/attribute/attribute.h). */
 	if (!rp->recovered && attribute_record_sources(db, &err) < 0) {
 		info("warning: the source files of process %ld were not hashed: %s", s->pid,
 		     err ? err : "out of memory");

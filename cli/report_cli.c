@@ -13,7 +13,7 @@
 #include "cli/cli.h"
 #include "cli/report_cli.h"
 #include "lib/outfile.h"
-#include "report/gate.h"
+#include "report/output/gate.h"
 #include "report/report.h"
 
 char *report_beside(const char *db_path, const char *name)

@@ -4,7 +4,7 @@
 #ifndef MAPPROF_CLI_REPORT_CLI_H
 #define MAPPROF_CLI_REPORT_CLI_H
 
-#include "report/gate.h"
+#include "report/output/gate.h"
 
 #define REPORT_CLI_MAX_GATES 16
 

@@ -4,7 +4,7 @@
  *
  * Each database is reported alone first, as 'mapprof report DB' would
  * (findings stored in it, no files, no summary), one at a time; then
- * report/merge.c reads back each one's process and finding rows and merges
+ * report/compare/merge.c reads back each one's process and finding rows and merges
  * the findings by fingerprint.  Memory: one database's analysis at a time,
  * plus a few hundred bytes per process and per distinct finding.  report.json
  * and report.html (static/js/procs.js) both hold that merged document only.
@@ -19,9 +19,9 @@
 #include "cli/cli.h"
 #include "cli/report_cli.h"
 #include "lib/outfile.h"
-#include "report/html.h"
-#include "report/json.h"
-#include "report/merge.h"
+#include "report/output/html.h"
+#include "report/output/json.h"
+#include "report/compare/merge.h"
 #include "report/report.h"
 
 /* The merged summary on fd, escaped for the terminal; as report/report.c's. */

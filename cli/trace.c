@@ -11,7 +11,7 @@
 #include "cli/report_cli.h"
 #include "db/db.h"
 #include "lib/outfile.h"
-#include "report/trace.h"
+#include "report/output/trace.h"
 
 static const char trace_usage[] =
 	"usage: mapprof trace [-o PATH|-] DB\n"

@@ -178,7 +178,7 @@ json_t *attribution_location(struct attribution *at, uint64_t codeptr)
 	}
 	sqlite3_reset(st);
 	if (o && source_changed(at, codeptr, o)) {
-		/* Its lines would be another file's: none are quoted (report/attribute.h). */
+		/* Its lines would be another file's: none are quoted (report/attribute/attribute.h). */
 	} else if (o && file && line > 0) {
 		json_t *s = snippet(at, file, line);
 		if (s)

@@ -1,5 +1,5 @@
 /*
- * attribution.h - reading back what report/attribute.c stored, as JSON for
+ * attribution.h - reading back what report/attribute/attribute.c stored, as JSON for
  * the report: where a code pointer is in the source (with its snippet), which
  * variable a data operation moved, and the details of events by seq.
  *

@@ -2,7 +2,7 @@
  * finding_rows.h - the stored findings' operations read back in time order
  * (finding_event_raw joined to data_op_raw, ORDER BY begin_ns, seq: the
  * order of db/events.h's stream), for outputs that walk the events once and
- * need to know which findings an event belongs to (report/trace.c).
+ * need to know which findings an event belongs to (report/output/trace.c).
  *
  * SQLite sorts; memory does not grow with the number of rows.
  */

@@ -5,7 +5,7 @@
  * finding_events, finding_summary: docs/database.md).
  *
  * Plain rows only: what a finding is, and which rows it makes, is decided by
- * report/ (report/findings_store.c).  A struct findings_writer holds one
+ * report/ (report/findings/findings_store.c).  A struct findings_writer holds one
  * transaction that replaces every stored finding, so running report twice
  * leaves the same rows.
  */

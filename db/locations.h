@@ -5,7 +5,7 @@
  * machine); and the rows of the recording that finding them needs.
  *
  * Plain readers and writers of rows: what goes into the rows is decided by
- * report/ (report/attribute.c drives the symbolizer and the snippets).  A
+ * report/ (report/attribute/attribute.c drives the symbolizer and the snippets).  A
  * struct locations_writer holds one transaction that replaces the tables
  * 'location', 'snippet' and 'variable' (schema.sql, section "report:
  * attribution tables"), so reporting twice gives the same database.

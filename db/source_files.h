@@ -3,7 +3,7 @@
  * program as 'mapprof record' found it (source_file_raw, schema.sql), for
  * 'mapprof report' to tell a file edited since the recording from the one
  * that was run.  Which files, and how they are hashed, is report/'s call
- * (report/attribute.h); db/ only stores the rows.
+ * (report/attribute/attribute.h); db/ only stores the rows.
  */
 #ifndef MAPPROF_DB_SOURCE_FILES_H
 #define MAPPROF_DB_SOURCE_FILES_H

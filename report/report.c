@@ -13,19 +13,19 @@
 #include "db/finish.h"
 #include "lib/outfile.h"
 #include "lib/termesc.h"
-#include "report/attribute.h"
-#include "report/detect.h"
-#include "report/diff.h"
-#include "report/findings_store.h"
-#include "report/gate.h"
-#include "report/html.h"
-#include "report/json.h"
-#include "report/paths.h"
-#include "report/plans.h"
+#include "report/attribute/attribute.h"
+#include "report/detect/detect.h"
+#include "report/compare/diff.h"
+#include "report/findings/findings_store.h"
+#include "report/output/gate.h"
+#include "report/output/html.h"
+#include "report/output/json.h"
+#include "report/findings/paths.h"
+#include "report/plan/plans.h"
 #include "report/report.h"
-#include "report/sarif.h"
-#include "report/summary.h"
-#include "report/symbolize.h"
+#include "report/output/sarif.h"
+#include "report/output/summary.h"
+#include "report/attribute/symbolize.h"
 
 static void explain_failure(struct db *db, struct report_result *res, char **err)
 {
@@ -205,7 +205,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	if (opt->json_path)
 		res->wrote[REPORT_OUT_JSON] = report_json_write(doc, opt->json_path, opt->json_oflags,
 								&res->out_err[REPORT_OUT_JSON]) == 0;
-	/* HTML: report/html.h, from the same document. */
+	/* HTML: report/output/html.h, from the same document. */
 	if (opt->html_path)
 		res->wrote[REPORT_OUT_HTML] = html_write(opt->html_path, opt->html_oflags, doc, db,
 							 &res->out_err[REPORT_OUT_HTML]) == 0;

@@ -4,11 +4,11 @@
  * write report.json (and report.html).
  *
  * The stages: db_read_run() and the event stream (db/events.h) feed the
- * detectors (report/detect.h) and the run totals (report/totals.h); the
- * occurrences are grouped into findings (report/findings.h), stored
- * (report/findings_store.h, as the rows of db/findings.h), rendered as JSON
- * (report/json.h, the document every other output is built from), as a
- * terminal summary (report/summary.h) and as HTML (report/html.h).
+ * detectors (report/detect/detect.h) and the run totals (report/findings/totals.h); the
+ * occurrences are grouped into findings (report/findings/findings.h), stored
+ * (report/findings/findings_store.h, as the rows of db/findings.h), rendered as JSON
+ * (report/output/json.h, the document every other output is built from), as a
+ * terminal summary (report/output/summary.h) and as HTML (report/output/html.h).
  */
 #ifndef MAPPROF_REPORT_REPORT_H
 #define MAPPROF_REPORT_REPORT_H
@@ -17,7 +17,7 @@
 
 #include "db/db.h"
 #include "db/events.h"
-#include "report/analysis.h"
+#include "report/findings/analysis.h"
 
 struct db;
 struct attribution;
@@ -31,11 +31,11 @@ struct report_options {
 	int top;                 /* findings listed in the summary; 0: 5 */
 	int no_source;           /* quote no source lines (--no-source) */
 	int check;               /* PRAGMA quick_check before reading */
-	const char *sarif_path;  /* NULL: no SARIF log (report/sarif.h) */
+	const char *sarif_path;  /* NULL: no SARIF log (report/output/sarif.h) */
 	const char *source_root; /* --source-root DIR; NULL: the files' common directory */
-	const struct gate *gates;  /* --fail-on thresholds (report/gate.h) */
+	const struct gate *gates;  /* --fail-on thresholds (report/output/gate.h) */
 	int ngates;
-	const char *baseline_path; /* --baseline DB: a "baseline" diff in the reports (report/diff.h) */
+	const char *baseline_path; /* --baseline DB: a "baseline" diff in the reports (report/compare/diff.h) */
 	unsigned json_oflags;    /* OUTFILE_NOFOLLOW when json_path is the default beside the database */
 	unsigned html_oflags;    /* the same for html_path */
 };

@@ -2,7 +2,7 @@
 # report_source_changed.sh - a source file edited after the recording is
 # never quoted or patched as if it were the one that ran, and never crashes
 # report (issue 23, item 9: a source shorter than the directive's line made
-# report/planedit.c read past its lines: a segfault).
+# report/plan/planedit.c read past its lines: a segfault).
 #
 # round_trip.c is copied into a temporary directory, built there with -g and
 # recorded: record stores the file's size and XXH3-64 (source_file_raw).

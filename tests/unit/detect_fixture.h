@@ -7,7 +7,7 @@
 #ifndef MAPPROF_TESTS_DETECT_FIXTURE_H
 #define MAPPROF_TESTS_DETECT_FIXTURE_H
 
-#include "report/detect.h"
+#include "report/detect/detect.h"
 
 #define HOST 4
 

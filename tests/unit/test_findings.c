@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "tests/unit/check.h"
-#include "report/findings.h"
+#include "report/findings/findings.h"
 
 #define HOST 4
 

@@ -20,7 +20,7 @@
 #include "check_db.h"
 #include "db/db.h"
 #include "db/timeline.h"
-#include "report/html.h"
+#include "report/output/html.h"
 
 extern const char asset_report_css[];
 extern const char asset_report_js[];

@@ -11,8 +11,8 @@
 #include "tests/unit/check_db.h"
 #include "db/db.h"
 #include "db/events.h"
-#include "report/findings_store.h"
-#include "report/json.h"
+#include "report/findings/findings_store.h"
+#include "report/output/json.h"
 #include "report/report.h"
 
 static char path[64];

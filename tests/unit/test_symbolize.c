@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "report/attribute.h"
-#include "report/snippet.h"
-#include "report/symbolize.h"
+#include "report/attribute/attribute.h"
+#include "report/attribute/snippet.h"
+#include "report/attribute/symbolize.h"
 #include "tests/unit/check.h"
 
 static const char *program[] = {

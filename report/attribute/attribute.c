@@ -1,0 +1,498 @@
+/*
+ * attribute.c - symbolizer and snippets in, rows of the attribution tables out.
+ */
+#define _GNU_SOURCE
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/locations.h"
+#include "db/source_files.h"
+#include "lib/hmap.h"
+#include "report/attribute/attribute.h"
+#include "report/attribute/snippet.h"
+#include "report/attribute/symbolize.h"
+#include "lib/sort.h"
+#include "lib/utf8.h"
+
+/* A source file met on the way, once: what record hashes, or what report compared. */
+struct seen_file {
+	char *path;
+	int changed;               /* report: differs from the recorded one */
+};
+
+struct update {
+	struct symbolizer *s;
+	struct locations_writer *w;    /* NULL at record time: nothing stored but the hashes */
+	char *cwd;
+	int snippets;              /* quote source files at all (not --no-source) */
+	struct attribute_stats stats;
+	char **err;
+	struct seen_file *seen;
+	size_t nseen, capseen;
+	/* record time: each code pointer's compilation directory (codeptrs' order) */
+	const struct codeptr_row *codeptrs;
+	char **comp_dirs;
+	size_t ncodeptrs;
+	/* report time: what record found (db/source_files.h); none: nothing to compare */
+	struct source_file_row *recorded;
+	size_t nrecorded;
+};
+
+/* Out of memory, said once (always -1). */
+static int oom(char **err)
+{
+	if (err)
+		*err = strdup("out of memory");
+	return -1;
+}
+
+/*
+ * At report time, whether the file at 'path' differs from the one 'record'
+ * hashed (1; said once in table source_changed), 0 when it is the same or
+ * was not hashed, -1 when out of memory (or the row cannot be stored).
+ */
+static int compare_recorded(struct update *u, const char *path)
+{
+	const struct source_file_row *r = NULL;
+	char hash[17], *note = NULL;
+	int64_t bytes = 0;
+	int readable, rc;
+
+	for (size_t i = 0; i < u->nrecorded && !r; i++)
+		if (!strcmp(u->recorded[i].path, path))
+			r = &u->recorded[i];
+	if (!r)
+		return 0;
+	readable = snippet_hash(path, &bytes, hash) == 0;
+	if (readable && bytes == r->bytes && !strcmp(hash, r->hash))
+		return 0;
+	if (!readable)
+		rc = asprintf(&note, "the source file cannot be read as it was at the recording");
+	else if (bytes != r->bytes)
+		rc = asprintf(&note, "the source file changed since the recording (%lld bytes then, %lld now)",
+			      (long long)r->bytes, (long long)bytes);
+	else
+		rc = asprintf(&note, "the source file changed since the recording (the same size, %lld "
+			      "bytes, but other content)", (long long)bytes);
+	if (rc < 0)
+		return oom(u->err);
+	rc = locations_writer_source_changed(u->w, path, note, u->err);
+	free(note);
+	if (rc < 0)
+		return -1;
+	u->stats.sources_changed++;
+	return 1;
+}
+
+/*
+ * Note a source file met: at record time the file to hash, at report time
+ * whether it changed since.  Returns the entry (NULL with *err set when out
+ * of memory).
+ */
+static struct seen_file *seen_file(struct update *u, const char *path)
+{
+	struct seen_file *f;
+	int changed = 0;
+
+	for (size_t i = 0; i < u->nseen; i++)
+		if (!strcmp(u->seen[i].path, path))
+			return &u->seen[i];
+	if (u->nseen == u->capseen) {
+		size_t want = u->capseen ? 2 * u->capseen : 16;
+		struct seen_file *p = realloc(u->seen, want * sizeof(*p));
+		if (!p) {
+			oom(u->err);
+			return NULL;
+		}
+		u->seen = p;
+		u->capseen = want;
+	}
+	if (u->w && u->snippets && (changed = compare_recorded(u, path)) < 0)
+		return NULL;
+	f = &u->seen[u->nseen];
+	if (!(f->path = strdup(path))) {
+		oom(u->err);
+		return NULL;
+	}
+	f->changed = changed;
+	u->nseen++;
+	return f;
+}
+
+/*
+ * Where 'file' is on this machine (malloc'ed), when it is a source file of
+ * the recorded program; else NULL (*err set and -1 in *rc when out of memory).
+ * *changed: at report time, the file differs from the one 'record' hashed.
+ */
+static char *source_file(struct update *u, const char *file, const char *comp_dir, int *rc, int *changed)
+{
+	const char *dirs[2] = { u->cwd, comp_dir };
+	char *path = snippet_resolve(file, dirs, 2);
+	struct seen_file *f;
+	int is;
+
+	*rc = 0;
+	*changed = 0;
+	if (!path)
+		return NULL;
+	is = symbolizer_is_source(u->s, path);
+	if (is <= 0) {
+		free(path);
+		if (is < 0)
+			*rc = oom(u->err);
+		return NULL;
+	}
+	if (!(f = seen_file(u, path))) {
+		free(path);
+		*rc = -1;
+		return NULL;
+	}
+	*changed = f->changed;
+	return path;
+}
+
+/*
+ * Store the lines around file:line when it is a source file of the program
+ * readable here, unchanged since the recording as far as 'record' could
+ * tell (another file's lines would be quoted as this one's).
+ */
+static int store_snippet(struct update *u, const char *file, int line, const char *comp_dir)
+{
+	char *path, *text;
+	int first = 0, rc, changed;
+
+	if (!u->snippets || !file || line <= 0)
+		return 0;
+	path = source_file(u, file, comp_dir, &rc, &changed);
+	if (rc < 0)
+		return -1;
+	if (!u->w || changed) {
+		free(path);
+		return 0;
+	}
+	text = path ? snippet_read(path, line, SNIPPET_CONTEXT, &first) : NULL;
+	free(path);
+	if (!text)
+		return 0;
+	rc = locations_writer_snippet(u->w, file, line, first, text, u->err);
+	free(text);
+	if (rc < 0)
+		return -1;
+	u->stats.snippets += (size_t)rc;
+	return 0;
+}
+
+/* s as a JSON string, bytes that are not UTF-8 read as their characters (lib/utf8.h). */
+static json_t *json_text(const char *s)
+{
+	json_t *v = json_string(s);
+	if (!v) {
+		char *fixed = utf8_latin1(s, strlen(s), NULL);
+		v = fixed ? json_string(fixed) : NULL;
+		free(fixed);
+	}
+	return v;
+}
+
+/* The inline chain as JSON text (malloc'ed), NULL when there is none. */
+static char *chain_json(const struct location *loc)
+{
+	json_t *arr;
+	char *text;
+	if (!loc->n_inlined)
+		return NULL;
+	arr = json_array();
+	for (size_t i = 0; arr && i < loc->n_inlined; i++) {
+		const struct inline_frame *f = &loc->inlined[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "function", f->function ? json_text(f->function) : json_null());
+		json_object_set_new(o, "file", f->file ? json_text(f->file) : json_null());
+		json_object_set_new(o, "line", json_integer(f->line));
+		json_object_set_new(o, "column", json_integer(f->column));
+		json_array_append_new(arr, o);
+	}
+	text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
+	json_decref(arr);
+	return text;
+}
+
+/* Symbolize codeptrs[i] and store its location (at record time: keep its comp_dir, note its file). */
+static int store_location(struct update *u, size_t i)
+{
+	uint64_t codeptr = u->codeptrs[i].codeptr;
+	struct location loc;
+	char *chain, *path = NULL;
+	int rc = 0, changed = 0;
+
+	if (symbolize_code(u->s, codeptr, &loc) < 0)
+		return oom(u->err);
+	chain = u->w ? chain_json(&loc) : NULL;
+	if (loc.line > 0 && loc.file)
+		path = source_file(u, loc.file, loc.comp_dir, &rc, &changed);
+	if (rc == 0 && !u->w && loc.comp_dir && !(u->comp_dirs[i] = strdup(loc.comp_dir)))
+		rc = oom(u->err);
+	if (rc < 0 || !u->w) {
+		free(chain);
+		free(path);
+		location_release(&loc);
+		return rc;
+	}
+	rc = locations_writer_location(u->w, &(struct location_row){
+			.codeptr = codeptr,
+			.module = loc.module,
+			.offset = loc.offset,
+			.function = loc.function,
+			.file = loc.file,
+			.line = loc.line,
+			.column = loc.column,
+			.origin = sym_origin_name(loc.origin),
+			.inline_chain = chain,
+			.comp_dir = loc.comp_dir,
+			.source_path = path,
+			.note = loc.note,
+		}, u->err);
+	if (rc == 0)
+		rc = store_snippet(u, loc.file, loc.line, loc.comp_dir);
+	u->stats.codeptrs++;
+	u->stats.by_origin[loc.origin]++;
+	if (loc.flags & LOC_NEED_DEBUG)
+		u->stats.need_debug++;
+	if (loc.flags & LOC_BUILD_ID_DIFFER)
+		u->stats.build_id_differ++;
+	free(chain);
+	free(path);
+	location_release(&loc);
+	return rc;
+}
+
+static int cmp_i64_pair(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	return (*x > *y) - (*x < *y);
+}
+
+static int cmp_codeptr(const void *key, const void *row)
+{
+	uint64_t k = *(const uint64_t *)key, c = ((const struct codeptr_row *)row)->codeptr;
+	return (k > c) - (k < c);
+}
+
+/* At record time: the compilation directory store_location() kept for codeptr (malloc'ed), or NULL. */
+static char *recorded_comp_dir(struct update *u, int64_t codeptr)
+{
+	uint64_t key = (uint64_t)codeptr;
+	const struct codeptr_row *r = bsearch(&key, u->codeptrs, u->ncodeptrs, sizeof(*u->codeptrs),
+					      cmp_codeptr);
+	const char *dir = r ? u->comp_dirs[r - u->codeptrs] : NULL;
+	return dir ? strdup(dir) : NULL;
+}
+
+/* Insert a variable row for one key (map entry, or host address when codeptr is 0). */
+static int store_variable(struct update *u, const struct variable *v, int64_t codeptr,
+			  int map_index, int64_t host_addr)
+{
+	struct variable_row r = {
+		.codeptr = codeptr,
+		.map_index = map_index,
+		.host_addr = host_addr,
+		.name = v->name,
+		.decl_file = v->decl_file,
+		.decl_line = v->decl_line,
+		.decl_column = v->decl_column,
+		.origin = sym_origin_name(v->origin),
+	};
+
+	if (u->w && locations_writer_variable(u->w, &r, u->err) < 0)
+		return -1;
+	u->stats.variables++;
+	if (v->origin == ORIGIN_IDENT && v->decl_file) {
+		char *comp_dir = u->w ? locations_writer_comp_dir(u->w, codeptr) : recorded_comp_dir(u, codeptr);
+		int rc = store_snippet(u, v->decl_file, v->decl_line, comp_dir);
+		free(comp_dir);
+		return rc;
+	}
+	return 0;
+}
+
+/*
+ * Name the map entries that have a source record, then the host addresses
+ * of the operations whose entry has none: one variable row per key, in key
+ * order, for data_op_sources to pick per operation.
+ */
+static int store_variables(struct update *u, const struct op_key_row *keys, size_t nkeys)
+{
+	int64_t *pairs = malloc((nkeys ? nkeys : 1) * 2 * sizeof(*pairs));
+	int64_t *hosts = malloc((nkeys ? nkeys : 1) * sizeof(*hosts));
+	struct hmap named;
+	size_t np = 0, nh = 0;
+	int rc = -1;
+
+	hmap_init(&named, 2, 0);
+	if (!pairs || !hosts) {
+		oom(u->err);
+		goto out;
+	}
+	for (size_t i = 0; i < nkeys; i++)
+		if (keys[i].codeptr && keys[i].map_index >= 0) {
+			pairs[2 * np] = keys[i].codeptr;
+			pairs[2 * np++ + 1] = keys[i].map_index;
+		}
+	sort_array(pairs, np, 2 * sizeof(*pairs), cmp_i64_pair);
+	for (size_t i = 0; i < np; i++) {
+		struct variable v;
+		int r = 0;
+		if (i && !cmp_i64_pair(&pairs[2 * i], &pairs[2 * i - 2]))
+			continue;
+		if (symbolize_variable(u->s, (uint64_t)pairs[2 * i], (int)pairs[2 * i + 1], 0, &v) < 0) {
+			oom(u->err);
+			goto out;
+		}
+		if (v.origin == ORIGIN_IDENT) {
+			r = store_variable(u, &v, pairs[2 * i], (int)pairs[2 * i + 1], 0);
+			if (r == 0 && !hmap_put(&named, (const uint64_t *)&pairs[2 * i], NULL))
+				r = oom(u->err);
+		}
+		variable_release(&v);
+		if (r < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < nkeys; i++) {
+		uint64_t key[2] = { (uint64_t)keys[i].codeptr, (uint64_t)keys[i].map_index };
+		if (keys[i].host_addr && !hmap_get(&named, key))
+			hosts[nh++] = keys[i].host_addr;
+	}
+	sort_array(hosts, nh, sizeof(*hosts), cmp_i64);
+	for (size_t i = 0; i < nh; i++) {
+		struct variable v;
+		int r;
+		if (i && hosts[i] == hosts[i - 1])
+			continue;
+		if (symbolize_variable(u->s, 0, -1, (uint64_t)hosts[i], &v) < 0) {
+			oom(u->err);
+			goto out;
+		}
+		r = store_variable(u, &v, 0, -1, hosts[i]);
+		variable_release(&v);
+		if (r < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	hmap_release(&named);
+	free(pairs);
+	free(hosts);
+	return rc;
+}
+
+/*
+ * The pass both times share: every code pointer's location, then every
+ * key's variable, each through source_file().  u->w NULL: record time.
+ */
+static int attribute_pass(struct db *db, struct update *u, struct op_keys *op_keys, char **err)
+{
+	struct op_key_row *keys = NULL;
+	struct codeptr_row *codeptrs = NULL;
+	size_t nkeys = 0, n = 0;
+	int rc = -1;
+
+	u->cwd = locations_run_cwd(db);
+	if ((op_keys ? op_keys_rows(op_keys, &keys, &nkeys, &codeptrs, &n, err)
+		     : locations_read_keys(db, &keys, &nkeys, &codeptrs, &n, err)) < 0)
+		goto out;
+	u->codeptrs = codeptrs;
+	u->ncodeptrs = n;
+	if (!u->w && !(u->comp_dirs = calloc(n ? n : 1, sizeof(*u->comp_dirs)))) {
+		oom(err);
+		goto out;
+	}
+	if (symbolizer_set_codeptrs(u->s, codeptrs, n) < 0) {
+		oom(err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (store_location(u, i) < 0)
+			goto out;
+	if (store_variables(u, keys, nkeys) < 0)
+		goto out;
+	rc = 0;
+out:
+	for (size_t i = 0; u->comp_dirs && i < n; i++)
+		free(u->comp_dirs[i]);
+	free(u->comp_dirs);
+	u->comp_dirs = NULL;
+	u->codeptrs = NULL;
+	free(u->cwd);
+	u->cwd = NULL;
+	free(codeptrs);
+	free(keys);
+	return rc;
+}
+
+static void update_release(struct update *u)
+{
+	for (size_t i = 0; i < u->nseen; i++)
+		free(u->seen[i].path);
+	free(u->seen);
+	source_file_rows_free(u->recorded, u->nrecorded);
+}
+
+int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct op_keys *op_keys,
+		  struct attribute_stats *stats, char **err)
+{
+	struct update u = { .s = s, .snippets = snippets, .err = err };
+	int rc = -1;
+
+	/* Before the writer's transaction: its rows are what 'record' stored. */
+	if (source_files_read(db, &u.recorded, &u.nrecorded, err) < 0)
+		return -1;
+	u.w = locations_writer_open(db, err);
+	if (!u.w) {
+		update_release(&u);
+		return -1;
+	}
+	if (attribute_pass(db, &u, op_keys, err) == 0)
+		rc = locations_writer_commit(u.w, err);
+	locations_writer_free(u.w);
+	if (rc == 0 && stats)
+		*stats = u.stats;
+	update_release(&u);
+	return rc;
+}
+
+int attribute_record_sources(struct db *db, char **err)
+{
+	struct symbolizer *s = symbolizer_new(db, err);
+	struct update u = { .s = s, .snippets = 1, .err = err };
+	struct source_file_row *rows = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	if (!s)
+		return -1;
+	if (attribute_pass(db, &u, NULL, err) < 0)
+		goto out;
+	if (!(rows = calloc(u.nseen ? u.nseen : 1, sizeof(*rows)))) {
+		oom(err);
+		goto out;
+	}
+	/* A file that cannot be read now is left out: report then checks nothing for it. */
+	for (size_t i = 0; i < u.nseen; i++)
+		if (snippet_hash(u.seen[i].path, &rows[n].bytes, rows[n].hash) == 0)
+			rows[n++].path = u.seen[i].path;
+	rc = source_files_store(db, rows, n, err) < 0 ? -1 : (int)n;
+out:
+	free(rows);   /* the paths are u's */
+	update_release(&u);
+	symbolizer_free(s);
+	return rc;
+}

@@ -1,0 +1,153 @@
+/*
+ * snippet.c - reading source lines around a location.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report/attribute/safefile.h"
+#include "report/attribute/snippet.h"
+
+/* XXH3-64 from libxxhash's header, compiled in (as the collector does). */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+static int readable_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
+char *snippet_resolve(const char *file, const char *const *dirs, size_t n_dirs)
+{
+	if (!file || !*file)
+		return NULL;
+	if (file[0] == '/')
+		return readable_file(file) ? strdup(file) : NULL;
+	for (size_t i = 0; i < n_dirs; i++) {
+		char *path;
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		if (asprintf(&path, "%s/%s", dirs[i], file) < 0)
+			return NULL;
+		if (readable_file(path))
+			return path;
+		free(path);
+	}
+	return NULL;
+}
+
+/* Append n bytes of s to the growing buffer; -1 when out of memory. */
+static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		size_t want = *cap ? *cap * 2 : 256;
+		while (want < *len + n + 1)
+			want *= 2;
+		char *p = realloc(*buf, want);
+		if (!p)
+			return -1;
+		*buf = p;
+		*cap = want;
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+char *snippet_read(const char *path, int line, int context, int *first_line)
+{
+	FILE *f;
+	int fd;
+	char *text = NULL, *buf = NULL;
+	size_t len = 0, cap = 0, bufcap = 0;
+	ssize_t got;
+	int first, last, no = 0, ok = 1;
+
+	if (!path || line <= 0 || context < 0 || line > INT_MAX - context)
+		return NULL;
+	first = line > context ? line - context : 1;
+	last = line + context;
+	fd = safefile_open(path, SAFEFILE_MAX_SOURCE_BYTES, NULL);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
+	while (ok && no < last && (got = getline(&buf, &bufcap, f)) >= 0) {
+		size_t n = (size_t)got;
+		no++;
+		if (memchr(buf, '\0', n)) {
+			ok = 0;   /* not a text file */
+			break;
+		}
+		if (no < first)
+			continue;
+		while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+			n--;
+		if (no > first && append(&text, &len, &cap, "\n", 1) < 0)
+			ok = 0;
+		if (n > SNIPPET_MAX_LINE_BYTES) {
+			if (append(&text, &len, &cap, buf, SNIPPET_MAX_LINE_BYTES) < 0 ||
+			    append(&text, &len, &cap, "...", 3) < 0)
+				ok = 0;
+		} else if (append(&text, &len, &cap, buf, n) < 0) {
+			ok = 0;
+		}
+	}
+	free(buf);
+	fclose(f);
+	if (!ok || no < line) {
+		free(text);
+		return NULL;
+	}
+	if (!text)   /* the line of interest was an empty last line */
+		text = strdup("");
+	*first_line = first;
+	return text;
+}
+
+int snippet_hash(const char *path, int64_t *bytes, char hash[17])
+{
+	static const char hex[] = "0123456789abcdef";
+	XXH3_state_t st;
+	char buf[65536];
+	int64_t total = 0;
+	uint64_t h;
+	ssize_t got;
+	int fd = safefile_open(path, SAFEFILE_MAX_SOURCE_BYTES, NULL);
+
+	if (fd < 0)
+		return -1;
+	XXH3_64bits_reset(&st);
+	for (;;) {
+		got = read(fd, buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		XXH3_64bits_update(&st, buf, (size_t)got);
+		total += got;
+		if ((uint64_t)total > SAFEFILE_MAX_SOURCE_BYTES) {
+			got = -1;   /* it grew past the limit since it was opened */
+			break;
+		}
+	}
+	close(fd);
+	if (got < 0)
+		return -1;
+	h = XXH3_64bits_digest(&st);
+	for (int i = 15; i >= 0; i--, h >>= 4)
+		hash[i] = hex[h & 15];
+	hash[16] = '\0';
+	*bytes = total;
+	return 0;
+}

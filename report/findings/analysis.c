@@ -1,0 +1,118 @@
+/*
+ * analysis.c - a recorded run through the detectors and the totals, into
+ * findings (report/findings/analysis.h).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/attribution.h"
+#include "db/db.h"
+#include "db/locations.h"
+#include "report/findings/analysis.h"
+#include "report/detect/detect.h"
+
+static void analysis_reset(struct analysis *a)
+{
+	totals_release(&a->totals);
+	findings_release(&a->findings);
+	totals_init(&a->totals);
+	findings_init(&a->findings);
+}
+
+/* One pass over the stream.  0, -1 (with *err) or EVENTS_RESTART. */
+static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mode, char **err)
+{
+	struct detect_config cfg = { a->host_device, 0 };
+	struct event_stream *s = event_stream_open(db, mode, a->keys, err);
+	struct detect *d = s ? detect_new(&cfg, findings_add, &a->findings) : NULL;
+	const char *why = NULL;
+	struct event ev;
+	int rc;
+
+	if (!d) {
+		if (s && err)
+			*err = strdup("out of memory");
+		event_stream_close(s);
+		return -1;
+	}
+	while ((rc = event_stream_next(s, &ev, err)) == 1) {
+		if (totals_feed(&a->totals, &ev) < 0) {
+			why = "out of memory";
+			break;
+		}
+		if (detect_feed(d, &ev, &why) < 0)
+			break;
+	}
+	if (rc == 0 && !why && detect_finish(d, &why) < 0 && !why)
+		why = "detector failed";
+	if (rc == 0)
+		event_stream_damaged(s, &a->damaged_ops, &a->damaged_kernels);
+	detect_free(d);
+	event_stream_close(s);
+	if (rc < 0)
+		return rc;
+	if (why) {
+		if (err && asprintf(err, "cannot analyse '%s': %s", db_path(db), why) < 0)
+			*err = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int analysis_run(struct db *db, struct analysis *a, char **err)
+{
+	struct findings_context ctx;
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	totals_init(&a->totals);
+	findings_init(&a->findings);
+	if (db_read_run(db, &a->run, err) < 0 || !(a->keys = op_keys_new(db, err)))
+		return -1;
+	a->host_device = a->run.has_host_device ? a->run.host_device : -1;
+	rc = analyse_stream(db, a, EVENTS_BY_SEQ, err);
+	if (rc == EVENTS_RESTART) {
+		/* Threads reordered more events than the window holds: let SQLite sort. */
+		analysis_reset(a);
+		a->sorted = 1;
+		rc = analyse_stream(db, a, EVENTS_SORTED, err);
+	}
+	if (rc < 0)
+		return -1;
+	totals_finish(&a->totals);
+	a->duration_ns = a->run.duration_ns > 0 ? a->run.duration_ns : 0;
+	if (a->totals.last_end_ns > a->duration_ns)
+		a->duration_ns = a->totals.last_end_ns;
+	ctx = (struct findings_context){ a->run.modules, a->run.nmodules, a->host_device,
+					 a->duration_ns };
+	if (findings_finish(&a->findings, &ctx) < 0) {
+		if (err)
+			*err = strdup("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void analysis_release(struct analysis *a)
+{
+	if (!a)
+		return;
+	run_info_release(&a->run);
+	op_keys_free(a->keys);
+	a->keys = NULL;
+	attribution_close(a->attr);
+	a->attr = NULL;
+	free(a->source_root);
+	a->source_root = NULL;
+	totals_release(&a->totals);
+	findings_release(&a->findings);
+}
+
+int run_incomplete(const struct run_info *run)
+{
+	return !run->status || strcmp(run->status, "complete");
+}
+
+/* A failure after opening: the database's damage, if that is the cause. */

@@ -1,0 +1,56 @@
+/*
+ * analysis.h - one recorded run, analysed: its run row, totals and
+ * findings, what every output (summary, JSON, HTML, SARIF, diff) is built
+ * from.  analysis_run() reads the event stream (db/events.h) through the
+ * detectors (report/detect/detect.h) and the totals (report/findings/totals.h) and groups
+ * the occurrences into findings (report/findings/findings.h).
+ */
+#ifndef MAPPROF_REPORT_ANALYSIS_H
+#define MAPPROF_REPORT_ANALYSIS_H
+
+#include <stdint.h>
+
+#include "db/events.h"
+#include "report/findings/findings.h"
+#include "report/findings/totals.h"
+
+struct db;
+struct attribution;
+struct plans;
+struct op_keys;
+
+/* Everything the outputs show about one run. */
+struct analysis {
+	struct run_info run;
+	struct damaged damaged_ops;      /* data_op_raw rows left out (db/sound.h) */
+	struct damaged damaged_kernels;  /* kernel_raw rows left out */
+	struct run_totals totals;
+	struct findings findings;
+	int host_device;         /* -1 when unknown */
+	int64_t duration_ns;     /* wall time: the collector's, else the events' span */
+	int stored;              /* findings written to the database */
+	int sorted;              /* the stream needed SQLite's sort */
+	int no_source;           /* leave snippets out of the outputs */
+	char *source_root;       /* paths are shown relative to it (report/findings/paths.h); NULL: none */
+	struct attribution *attr;  /* source lines and variables; NULL: none stored */
+	struct op_keys *keys;    /* the attribution keys the pass gathered, for attribute_run() */
+	/*
+	 * The fix plans (report/plan/plans.h), built once for every output by
+	 * whoever drives them (report_run()), after attr and source_root: plans
+	 * read both, and the source files.  Borrowed; NULL: each output builds
+	 * its own (plans_get()).
+	 */
+	const struct plans *plans;
+};
+
+/*
+ * Read the run in 'db' and analyse it into *a (which the caller releases
+ * with analysis_release() whatever the result).  0, or -1 with *err set.
+ */
+int analysis_run(struct db *db, struct analysis *a, char **err);
+void analysis_release(struct analysis *a);
+
+/* True when the run's status is not 'complete' (the outputs say so). */
+int run_incomplete(const struct run_info *run);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * findings.h - occurrences grouped the way a user thinks about them, with
+ * stable fingerprints and the time fixing each would give back.
+ *
+ * A finding is every occurrence of one kind and flavour that shares its
+ * source location(s) (the code pointers of the redundant operations: both
+ * legs of a round trip, the allocation of an allocation finding), its host
+ * data (address and size) and its devices.  findings_add() is the
+ * occurrence_fn the detectors call; findings_finish() orders the findings,
+ * numbers them, fingerprints them and computes the savings.
+ *
+ * Savings: a finding saves the union of the intervals of its operations.
+ * The total counts each operation once even when it is in several findings
+ * (a transfer can be a duplicate and the leg of a round trip), takes the
+ * union where operations overlap in time (threads, nowait), and never
+ * exceeds the run's duration.  Predicted speedup = duration / (duration -
+ * savings).
+ *
+ * Fingerprints identify a finding across runs: a 64-bit FNV-1a, in hex, of
+ * the kind, flavour, module-relative locations ("prog+0x1234"), the host data
+ * (module-relative when it is a global, else only its size: heap and stack
+ * addresses change between runs) and the devices (the host as "host").  Two
+ * findings of one run with the same material get "-2", "-3"... in id order.
+ */
+#ifndef MAPPROF_REPORT_FINDINGS_H
+#define MAPPROF_REPORT_FINDINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/events.h"
+#include "lib/hmap.h"
+#include "report/detect/occurrence.h"
+
+#define FINDING_MAX_LOCATIONS 8
+
+/* One operation of a finding (there may be millions: keep it small). */
+struct finding_op {
+	int64_t seq;
+	int64_t begin_ns;
+	int64_t end_ns;
+	uint32_t occurrence;          /* 0-based index of its occurrence in the finding */
+	uint32_t role;                /* enum op_role */
+};
+
+struct finding {
+	int id;                       /* 1.. in output order (after finish) */
+	enum finding_kind kind;
+	enum flavour flavour;
+	char fingerprint[24];
+	uint64_t occurrences;
+	uint64_t bytes;               /* sum of the occurrences' bytes */
+	int64_t savings_ns;
+	int ndevices;
+	int devices[2];
+	uint64_t data_addr, data_bytes;
+	int nkey;                     /* code pointers that define the group */
+	uint64_t key[2];
+	int nlocations;               /* every code pointer seen, key ones first */
+	uint64_t locations[FINDING_MAX_LOCATIONS];
+	int norigins;                 /* duplicates: where the content came first */
+	uint64_t origins[FINDING_MAX_LOCATIONS];
+	int64_t first_seq;            /* smallest seq of its operations */
+	/* The operations that would disappear; sorted by (begin_ns, seq) after finish. */
+	struct finding_op *ops;
+	size_t nops, ops_cap;
+};
+
+struct kind_summary {
+	uint64_t findings;
+	uint64_t occurrences;
+	uint64_t bytes;
+	int64_t savings_ns;           /* union over the kind's operations */
+};
+
+struct findings {
+	struct finding *v;
+	size_t n, cap;
+	struct hmap index;            /* group key -> position in v (until finish) */
+	struct kind_summary kinds[FINDING_KIND_COUNT];
+	int64_t duration_ns;
+	int64_t savings_ns;           /* all kinds, each operation once, capped */
+	double predicted_speedup;     /* 0 when unbounded (savings == duration > 0) */
+};
+
+void findings_init(struct findings *f);
+void findings_release(struct findings *f);
+
+/* An occurrence_fn: 'arg' is the struct findings.  -1 when out of memory. */
+int findings_add(void *arg, const struct occurrence *occ);
+
+struct findings_context {
+	const struct run_module *modules;
+	size_t nmodules;
+	int host_device;
+	int64_t duration_ns;          /* wall time of the run */
+};
+
+/* Order, number, fingerprint, compute savings.  0, or -1 when out of memory. */
+int findings_finish(struct findings *f, const struct findings_context *ctx);
+
+/*
+ * The module holding 'addr' (its basename, borrowed from 'modules') and the
+ * offset from its load bias; NULL when no module holds it.
+ */
+const char *module_locate(const struct run_module *modules, size_t n, uint64_t addr,
+			  uint64_t *offset);
+
+/* Union of the intervals of these operations, sorted by (begin_ns, seq). */
+int64_t ops_union_ns(const struct finding_op *ops, size_t n);
+
+/*
+ * Union of the intervals of the operations that fixing the findings
+ * f->v[members[0..n)] removes (finding_op_saved()), each operation once
+ * however many of them hold it; after findings_finish() (operations
+ * sorted).  Merged in place, no copy.  -1 when out of memory.
+ */
+int64_t findings_union_ns(const struct findings *f, const size_t *members, size_t n);
+
+/*
+ * 1 when fixing finding 'g' makes 'op' (one of g's operations) go away, so
+ * that its time counts in the savings.  Every operation does, except the
+ * send of a host->device->host round trip: its natural fix (map(to:) for
+ * map(tofrom:)) still sends the data, and removes only the return.  The
+ * report still lists the send among the occurrence's operations.
+ */
+int finding_op_saved(const struct finding *g, const struct finding_op *op);
+
+/*
+ * Copy into 'out' (room for g->nops) the operations of 'g' that
+ * finding_op_saved() counts, in order; returns how many.
+ */
+size_t finding_saved_ops(const struct finding *g, struct finding_op *out);
+
+#endif

@@ -1,0 +1,360 @@
+/*
+ * json.c - build and write report.json.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db/attribution.h"
+#include "lib/outfile.h"
+#include "report/output/json.h"
+#include "report/findings/paths.h"
+#include "report/plan/plans.h"
+#include "lib/sort.h"
+#include "lib/utf8.h"
+
+/*
+ * s as a JSON string; bytes that are not UTF-8 (a Latin-1 path or name),
+ * which Jansson refuses, are read as their characters (lib/utf8.h): the
+ * key is never lost.
+ */
+static json_t *text(const char *s)
+{
+	json_t *v = json_string(s);
+	if (!v) {
+		char *fixed = utf8_latin1(s, strlen(s), NULL);
+		v = fixed ? json_string(fixed) : NULL;
+		free(fixed);
+	}
+	return v;
+}
+
+static json_t *hex(uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
+	return json_string(buf);
+}
+
+/* Beside the full path in 'key', "path": the same relative to the source root. */
+static void add_relative(const struct analysis *a, json_t *o, const char *key, const char *path_key)
+{
+	const char *file = json_string_value(json_object_get(o, key));
+	if (file)
+		json_object_set_new(o, path_key, text(path_relative(a->source_root, file)));
+}
+
+/*
+ * {"address", "module", "offset"}: module and offset when a module holds it;
+ * plus, where the report symbolized it, "function", "file", "path" (file
+ * relative to the source root), "line", "column", "origin", "note" and
+ * "snippet" (db/attribution.h).
+ */
+static json_t *place(const struct analysis *a, uint64_t addr)
+{
+	json_t *o = json_object(), *src;
+	uint64_t off;
+	const char *mod = addr ? module_locate(a->run.modules, a->run.nmodules, addr, &off) : NULL;
+
+	json_object_set_new(o, "address", hex(addr));
+	json_object_set_new(o, "module", mod ? text(mod) : json_null());
+	json_object_set_new(o, "offset", mod ? hex(off) : json_null());
+	if (a->attr && addr && (src = attribution_location(a->attr, addr))) {
+		/* A read-only database may hold snippets from an earlier report. */
+		if (a->no_source)
+			json_object_del(src, "snippet");
+		json_object_update(o, src);
+		json_decref(src);
+		add_relative(a, o, "file", "path");
+	}
+	return o;
+}
+
+static json_t *places(const struct analysis *a, const uint64_t *v, int n)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(arr, place(a, v[i]));
+	return arr;
+}
+
+static json_t *int_or_null(int has, json_int_t v)
+{
+	return has ? json_integer(v) : json_null();
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? text(s) : json_null();
+}
+
+static double rounded(double v)
+{
+	return round(v * 10000.0) / 10000.0;
+}
+
+/* {"data_ops": N, "kernels": N, "run": N}: rows the report left out (db/sound.h). */
+static json_t *damaged_json(const struct analysis *a)
+{
+	return json_pack("{sIsIsI}", "data_ops", (json_int_t)a->damaged_ops.rows,
+			 "kernels", (json_int_t)a->damaged_kernels.rows, "run", (json_int_t)a->run.damaged_run);
+}
+
+static json_t *run_json(const struct analysis *a)
+{
+	const struct run_info *r = &a->run;
+	json_t *o = json_object(), *devices = json_array();
+	json_t *command = r->command ? json_loads(r->command, 0, NULL) : NULL;
+
+	if (!command && r->command && !utf8_valid(r->command, strlen(r->command))) {
+		/* Bytes that are not UTF-8, raw, as the collector wrote them before it escaped them. */
+		char *fixed = utf8_latin1(r->command, strlen(r->command), NULL);
+		command = fixed ? json_loads(fixed, 0, NULL) : NULL;
+		free(fixed);
+	}
+	if (!command || !json_is_array(command)) {
+		json_decref(command);
+		command = json_array();
+	}
+	json_object_set_new(o, "command", command);
+	json_object_set_new(o, "exit_status", int_or_null(r->has_exit_status, r->exit_status));
+	json_object_set_new(o, "exit_signal", int_or_null(r->exit_signal != 0, r->exit_signal));
+	json_object_set_new(o, "status", str_or_null(r->status));
+	json_object_set_new(o, "status_detail", str_or_null(r->status_detail));
+	json_object_set_new(o, "duration_ns", json_integer(a->duration_ns));
+	json_object_set_new(o, "runtime", str_or_null(r->runtime));
+	json_object_set_new(o, "host_device", int_or_null(a->host_device >= 0 || r->has_host_device,
+							  a->host_device));
+	json_object_set_new(o, "events", json_integer((json_int_t)a->totals.events));
+	json_object_set_new(o, "events_lost", json_integer(r->events_lost));
+	json_object_set_new(o, "damaged_rows", damaged_json(a));
+	/* Devices the runtime reported, and any other that events name, by number. */
+	for (size_t i = 0; i < a->totals.ndevices; i++) {
+		const struct device_totals *t = &a->totals.devices[i];
+		const char *type = NULL;
+		json_t *d;
+		if (t->device == a->host_device || t->device < 0)
+			continue;
+		for (size_t j = 0; j < r->ndevices; j++)
+			if (r->devices[j].num == t->device)
+				type = r->devices[j].type;
+		d = json_object();
+		json_object_set_new(d, "device", json_integer(t->device));
+		json_object_set_new(d, "type", str_or_null(type));
+		json_object_set_new(d, "kernels", json_integer((json_int_t)t->kernels));
+		json_object_set_new(d, "transfers_in", json_integer((json_int_t)t->transfers_in));
+		json_object_set_new(d, "bytes_in", json_integer((json_int_t)t->bytes_in));
+		json_object_set_new(d, "transfers_out", json_integer((json_int_t)t->transfers_out));
+		json_object_set_new(d, "bytes_out", json_integer((json_int_t)t->bytes_out));
+		json_object_set_new(d, "allocs", json_integer((json_int_t)t->allocs));
+		json_array_append_new(devices, d);
+	}
+	json_object_set_new(o, "devices", devices);
+	return o;
+}
+
+static json_t *summary_json(const struct analysis *a)
+{
+	const struct findings *f = &a->findings;
+	json_t *o = json_object(), *kinds = json_object();
+	uint64_t nfind = 0, nocc = 0;
+
+	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
+		json_t *s = json_object();
+		json_object_set_new(s, "findings", json_integer((json_int_t)f->kinds[k].findings));
+		json_object_set_new(s, "occurrences", json_integer((json_int_t)f->kinds[k].occurrences));
+		json_object_set_new(s, "bytes", json_integer((json_int_t)f->kinds[k].bytes));
+		json_object_set_new(s, "savings_ns", json_integer(f->kinds[k].savings_ns));
+		json_object_set_new(kinds, finding_kind_name(k), s);
+		nfind += f->kinds[k].findings;
+		nocc += f->kinds[k].occurrences;
+	}
+	json_object_set_new(o, "duration_ns", json_integer(a->duration_ns));
+	json_object_set_new(o, "transfer_ns", json_integer(busy_ns(&a->totals.transfer)));
+	json_object_set_new(o, "alloc_ns", json_integer(busy_ns(&a->totals.alloc)));
+	json_object_set_new(o, "kernel_ns", json_integer(busy_ns(&a->totals.kernel)));
+	json_object_set_new(o, "savings_ns", json_integer(f->savings_ns));
+	json_object_set_new(o, "predicted_speedup", f->predicted_speedup > 0 ?
+			    json_real(rounded(f->predicted_speedup)) : json_null());
+	json_object_set_new(o, "findings", json_integer((json_int_t)nfind));
+	json_object_set_new(o, "occurrences", json_integer((json_int_t)nocc));
+	json_object_set_new(o, "kinds", kinds);
+	return o;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	return (*x > *y) - (*x < *y);
+}
+
+static json_t *events_json(const struct finding *g, int *truncated)
+{
+	json_t *arr = json_array();
+	int64_t *seqs = malloc((g->nops ? g->nops : 1) * sizeof(*seqs));
+	size_t n = 0;
+
+	*truncated = 0;
+	if (!seqs)
+		return arr;
+	for (size_t i = 0; i < g->nops; i++)
+		seqs[n++] = g->ops[i].seq;
+	sort_array(seqs, n, sizeof(*seqs), cmp_i64);
+	for (size_t i = 0, out = 0; i < n; i++) {
+		if (i && seqs[i] == seqs[i - 1])
+			continue;
+		if (out++ == REPORT_JSON_MAX_EVENTS) {
+			*truncated = 1;
+			break;
+		}
+		json_array_append_new(arr, json_integer(seqs[i]));
+	}
+	free(seqs);
+	return arr;
+}
+
+static json_t *finding_json(const struct analysis *a, const struct finding *g)
+{
+	json_t *o = json_object(), *devices = json_array(), *data = place(a, g->data_addr);
+	const char *flavour = flavour_name(g->flavour);
+	json_t *var;
+	int truncated;
+
+	json_object_set_new(o, "id", json_integer(g->id));
+	json_object_set_new(o, "kind", json_string(finding_kind_name(g->kind)));
+	json_object_set_new(o, "flavour", *flavour ? json_string(flavour) : json_null());
+	json_object_set_new(o, "fingerprint", json_string(g->fingerprint));
+	json_object_set_new(o, "occurrences", json_integer((json_int_t)g->occurrences));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)g->bytes));
+	json_object_set_new(o, "savings_ns", json_integer(g->savings_ns));
+	for (int i = 0; i < g->ndevices; i++)
+		json_array_append_new(devices, json_integer(g->devices[i]));
+	json_object_set_new(o, "devices", devices);
+	json_object_set_new(o, "locations", places(a, g->locations, g->nlocations));
+	if (g->kind == FINDING_DUPLICATE_TRANSFER)
+		json_object_set_new(o, "origins", places(a, g->origins, g->norigins));
+	json_object_set_new(data, "bytes", json_integer((json_int_t)g->data_bytes));
+	var = a->attr && g->nops ? attribution_variable(a->attr, g->ops[0].seq) : NULL;
+	if (var)
+		add_relative(a, var, "decl_file", "decl_path");
+	json_object_set_new(o, "variable", var ? var : json_null());
+	json_object_set_new(o, "data", data);
+	json_object_set_new(o, "events", events_json(g, &truncated));
+	json_object_set_new(o, "events_truncated", json_boolean(truncated));
+	json_object_set_new(o, "advice", json_string(finding_advice(g->kind, g->flavour)));
+	return o;
+}
+
+/* A plan's suggested edit (report/plan/planedit.h). */
+static json_t *edit_json(const struct plan_edit *e)
+{
+	json_t *o = json_object(), *loop = json_null();
+
+	if (e->loop_first > 0) {
+		loop = json_object();
+		json_object_set_new(loop, "first_line", json_integer(e->loop_first));
+		json_object_set_new(loop, "last_line", json_integer(e->loop_last));
+	}
+	json_object_set_new(o, "kind", json_string(plan_edit_kind_name(e->kind)));
+	json_object_set_new(o, "text", text(e->text ? e->text : ""));
+	json_object_set_new(o, "clauses", str_or_null(e->clauses));
+	json_object_set_new(o, "loop", loop);
+	json_object_set_new(o, "patch", str_or_null(e->patch));
+	if (e->source_changed)
+		json_object_set_new(o, "source_changed", json_true());
+	return o;
+}
+
+/*
+ * The fix plans (report/plan/plans.h): {"directive": place, "findings": [ids],
+ * "kinds": {kind: findings}, "occurrences", "savings_ns"}; no bytes: a sum
+ * over findings would count a transfer that is in two of them twice, most
+ * savings first.  NULL when out of memory.
+ */
+static json_t *plans_json(const struct analysis *a)
+{
+	struct plans own;
+	const struct plans *p = plans_get(a, &own);
+	json_t *arr = p ? json_array() : NULL;
+
+	for (size_t i = 0; arr && i < p->n; i++) {
+		const struct plan *pl = &p->v[i];
+		json_t *o = json_object(), *ids = json_array(), *kinds = json_object();
+		json_t *dir = place(a, pl->codeptr);
+
+		json_object_del(dir, "snippet");   /* the findings quote it */
+		for (size_t j = 0; j < pl->nmembers; j++)
+			json_array_append_new(ids, json_integer(a->findings.v[pl->members[j]].id));
+		for (int k = 0; k < FINDING_KIND_COUNT; k++)
+			if (pl->kinds[k])
+				json_object_set_new(kinds, finding_kind_name(k),
+						    json_integer((json_int_t)pl->kinds[k]));
+		json_object_set_new(o, "directive", dir);
+		json_object_set_new(o, "findings", ids);
+		json_object_set_new(o, "kinds", kinds);
+		json_object_set_new(o, "occurrences", json_integer((json_int_t)pl->occurrences));
+		json_object_set_new(o, "savings_ns", json_integer(pl->savings_ns));
+		json_object_set_new(o, "edit", edit_json(&pl->edit));
+		json_array_append_new(arr, o);
+	}
+	plans_release(&own);
+	return arr;
+}
+
+json_t *report_json(const struct analysis *a)
+{
+	json_t *doc = json_object(), *findings = json_array(), *plans = plans_json(a);
+
+	if (!doc || !findings || !plans) {
+		json_decref(doc);
+		json_decref(findings);
+		json_decref(plans);
+		return NULL;
+	}
+	json_object_set_new(doc, "format", json_string(REPORT_JSON_FORMAT));
+	json_object_set_new(doc, "version", json_integer(REPORT_JSON_VERSION));
+	json_object_set_new(doc, "run", run_json(a));
+	json_object_set_new(doc, "summary", summary_json(a));
+	for (size_t i = 0; i < a->findings.n; i++)
+		json_array_append_new(findings, finding_json(a, &a->findings.v[i]));
+	json_object_set_new(doc, "findings", findings);
+	json_object_set_new(doc, "plans", plans);
+	json_object_set_new(doc, "source_root", str_or_null(a->source_root));
+	return doc;
+}
+
+int report_json_dump(json_t *doc, const char *path, unsigned oflags, size_t flags, const char *what,
+		     char **err)
+{
+	struct outfile o;
+	const char *why;
+
+	if (outfile_open(&o, path, oflags) < 0)
+		goto fail;
+	/* A failed write is in o.err, with its errno: commit says it. */
+	if ((json_dumpf(doc, o.f, flags) < 0 || fputc('\n', o.f) == EOF) && !o.err) {
+		outfile_discard(&o);
+		errno = ENOMEM;
+		goto fail;
+	}
+	if (outfile_commit(&o) < 0)
+		goto fail;
+	return 0;
+fail:
+	why = strerror(errno);
+	if (err && (outfile_is_stdout(path)
+		    ? asprintf(err, "cannot write the %s to standard output: %s", what, why)
+		    : asprintf(err, "cannot write '%s': %s", path, why)) < 0)
+		*err = NULL;
+	return -1;
+}
+
+int report_json_write(json_t *doc, const char *path, unsigned oflags, char **err)
+{
+	return report_json_dump(doc, path, oflags, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10),
+				"JSON report", err);
+}

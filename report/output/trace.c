@@ -1,0 +1,450 @@
+/*
+ * trace.c - the Trace Event file, written one event at a time.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "db/attribution.h"
+#include "db/events.h"
+#include "db/finding_rows.h"
+#include "lib/hmap.h"
+#include "lib/outfile.h"
+#include "report/output/trace.h"
+
+/* The variable cache is dropped when it grows past this (it is keyed by host address). */
+#define VAR_CACHE_MAX 65536
+
+enum lane { LANE_TRANSFERS, LANE_ALLOCS, LANE_KERNELS, LANE_COUNT };
+static const char *const lane_names[LANE_COUNT] = { "transfers", "allocations", "kernels" };
+
+/* A finding's first occurrence: where its flows start. */
+struct anchor {
+	int have;
+	int pid, tid;
+	int64_t begin_ns;
+	int64_t next_occurrence;   /* flows go to occurrences from this one on */
+	uint64_t flows;
+};
+
+struct trace {
+	FILE *f;
+	struct db *db;
+	struct run_info run;
+	struct attribution *at;
+	struct hmap places;       /* codeptr -> char * "file:line" (NULL: unknown) */
+	struct hmap vars;         /* (codeptr, kind, host address) -> char * name */
+	struct hmap named;        /* (pid, tid) -> seen: metadata written */
+	struct finding_rows *rows;
+	struct finding_row_op row;
+	int row_ok;               /* 'row' holds the next unprocessed row */
+	struct anchor *anchors;   /* by finding id */
+	int nanchors;
+	uint64_t flow_id;
+	int first;                /* no event written yet (no comma) */
+	struct trace_stats *st;
+};
+
+static int oom(char **err)
+{
+	if (err)
+		*err = strdup("out of memory");
+	return -1;
+}
+
+/* Write 's' as a JSON string. */
+static void put_string(FILE *f, const char *s)
+{
+	putc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			putc('\\', f);
+			putc(*p, f);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			fprintf(f, "\\u%04x", *p);
+		} else {
+			putc(*p, f);
+		}
+	}
+	putc('"', f);
+}
+
+/* Microseconds with nanosecond precision, as a JSON number. */
+static void put_us(FILE *f, int64_t ns)
+{
+	int64_t a = ns < 0 ? -ns : ns;
+	fprintf(f, "%s%lld.%03lld", ns < 0 ? "-" : "", (long long)(a / 1000), (long long)(a % 1000));
+}
+
+static void begin_event(struct trace *t)
+{
+	fputs(t->first ? "\n" : ",\n", t->f);
+	t->first = 0;
+}
+
+static int pid_of(int device)
+{
+	return device >= 0 ? device + 1 : 0;
+}
+
+static void process_name(struct trace *t, int device)
+{
+	const char *type = NULL;
+	char buf[64];
+
+	for (size_t j = 0; j < t->run.ndevices; j++)
+		if (t->run.devices[j].num == device)
+			type = t->run.devices[j].type;
+	if (device == t->run.host_device && t->run.has_host_device)
+		snprintf(buf, sizeof(buf), "host");
+	else if (device < 0)
+		snprintf(buf, sizeof(buf), "unknown device");
+	else
+		snprintf(buf, sizeof(buf), "device %d%s%s%s", device, type ? " (" : "", type ? type : "",
+			 type ? ")" : "");
+	begin_event(t);
+	fprintf(t->f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,\"ts\":0,\"args\":{\"name\":",
+		pid_of(device));
+	put_string(t->f, buf);
+	fputs("}}", t->f);
+	begin_event(t);
+	fprintf(t->f, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,\"ts\":0,"
+		"\"args\":{\"sort_index\":%d}}", pid_of(device),
+		device == t->run.host_device ? -1 : device);
+}
+
+/* Name the process and thread the first time they appear.  -1 out of memory. */
+static int name_track(struct trace *t, int device, int thread, enum lane lane, int tid)
+{
+	uint64_t pkey[2] = { (uint64_t)(int64_t)device, UINT64_MAX }, tkey[2] = { (uint64_t)(int64_t)device, (uint64_t)tid };
+	int created;
+
+	if (!hmap_put(&t->named, pkey, &created))
+		return -1;
+	if (created)
+		process_name(t, device);
+	if (!hmap_put(&t->named, tkey, &created))
+		return -1;
+	if (created) {
+		begin_event(t);
+		fprintf(t->f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"ts\":0,"
+			"\"args\":{\"name\":\"thread %d: %s\"}}", pid_of(device), tid, thread, lane_names[lane]);
+		begin_event(t);
+		fprintf(t->f, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%d,\"ts\":0,"
+			"\"args\":{\"sort_index\":%d}}", pid_of(device), tid, tid);
+	}
+	return 0;
+}
+
+/* "file:line" of a code pointer (borrowed from the cache), or NULL. */
+static const char *place_of(struct trace *t, uint64_t codeptr)
+{
+	char **slot;
+	int created;
+
+	if (!t->at || !codeptr)
+		return NULL;
+	slot = hmap_put(&t->places, &codeptr, &created);
+	if (!slot)
+		return NULL;
+	if (created) {
+		json_t *o = attribution_location(t->at, codeptr);
+		const char *file = json_string_value(json_object_get(o, "file"));
+		json_int_t line = json_integer_value(json_object_get(o, "line"));
+		char *s = NULL;
+		if (file && line > 0 && asprintf(&s, "%s:%lld", file, (long long)line) < 0)
+			s = NULL;
+		else if (file && line <= 0)
+			s = strdup(file);
+		*slot = s;
+		json_decref(o);
+	}
+	return *slot;
+}
+
+static void free_strings(struct hmap *m)
+{
+	size_t pos = 0;
+	const uint64_t *key;
+	void *val;
+
+	while (hmap_next(m, &pos, &key, &val))
+		free(*(char **)val);
+}
+
+/* The variable a data operation moved (borrowed from the cache), or NULL. */
+static const char *variable_of(struct trace *t, const struct event *ev)
+{
+	uint64_t key[3], host;
+	char **slot;
+	int created;
+
+	if (!t->at || ev->kind == EV_KERNEL)
+		return NULL;
+	switch (ev->kind) {
+	case EV_FROM_DEVICE:
+		host = ev->dest_addr;
+		break;
+	case EV_DELETE:
+		host = ev->host_addr;
+		break;
+	default:
+		host = ev->src_addr;
+	}
+	key[0] = ev->codeptr;
+	key[1] = (uint64_t)ev->kind;
+	key[2] = host;
+	if (t->vars.count >= VAR_CACHE_MAX) {
+		free_strings(&t->vars);
+		hmap_release(&t->vars);
+		hmap_init(&t->vars, 3, sizeof(char *));
+	}
+	slot = hmap_put(&t->vars, key, &created);
+	if (!slot)
+		return NULL;
+	if (created) {
+		json_t *o = attribution_variable(t->at, ev->seq);
+		const char *name = json_string_value(json_object_get(o, "name"));
+		*slot = name ? strdup(name) : NULL;
+		json_decref(o);
+	}
+	return *slot;
+}
+
+/* Flows of the finding operations of this event (same begin_ns and seq). */
+static int event_flows(struct trace *t, const struct event *ev, int pid, int tid, char **err)
+{
+	int rc;
+
+	while (t->row_ok && (t->row.begin_ns < ev->begin_ns ||
+			     (t->row.begin_ns == ev->begin_ns && t->row.seq <= ev->seq))) {
+		if (t->row.seq == ev->seq && t->row.finding >= 1 && t->row.finding <= t->nanchors) {
+			struct anchor *a = &t->anchors[t->row.finding - 1];
+			if (!a->have && t->row.occurrence == 0) {
+				*a = (struct anchor){ 1, pid, tid, ev->begin_ns, 1, 0 };
+			} else if (a->have && t->row.occurrence >= a->next_occurrence && a->flows < TRACE_MAX_FLOWS) {
+				uint64_t id = ++t->flow_id;
+				begin_event(t);
+				fprintf(t->f, "{\"ph\":\"s\",\"id\":%llu,\"name\":\"finding %d\",\"cat\":\"finding\","
+					"\"pid\":%d,\"tid\":%d,\"ts\":", (unsigned long long)id, t->row.finding,
+					a->pid, a->tid);
+				put_us(t->f, a->begin_ns);
+				fputc('}', t->f);
+				begin_event(t);
+				fprintf(t->f, "{\"ph\":\"f\",\"bp\":\"e\",\"id\":%llu,\"name\":\"finding %d\","
+					"\"cat\":\"finding\",\"pid\":%d,\"tid\":%d,\"ts\":",
+					(unsigned long long)id, t->row.finding, pid, tid);
+				put_us(t->f, ev->begin_ns);
+				fputc('}', t->f);
+				a->flows++;
+				a->next_occurrence = t->row.occurrence + 1;
+				t->st->flows++;
+			}
+		}
+		rc = finding_rows_next(t->rows, &t->row, err);
+		if (rc < 0)
+			return -1;
+		t->row_ok = rc == 1;
+	}
+	return 0;
+}
+
+static int write_event(struct trace *t, const struct event *ev, char **err)
+{
+	enum lane lane;
+	int device, tid;
+	const char *src, *var, *cat;
+
+	switch (ev->kind) {
+	case EV_KERNEL:
+		lane = LANE_KERNELS;
+		device = ev->dest_device;
+		cat = "kernel";
+		break;
+	case EV_TO_DEVICE:
+	case EV_FROM_DEVICE:
+		lane = LANE_TRANSFERS;
+		cat = "transfer";
+		/* The device end; between two devices, the destination. */
+		device = ev->dest_device == t->run.host_device && t->run.has_host_device
+			 ? ev->src_device : ev->dest_device;
+		break;
+	case EV_DELETE:
+		lane = LANE_ALLOCS;
+		cat = "allocation";
+		device = ev->src_device;
+		break;
+	default:
+		lane = LANE_ALLOCS;
+		cat = "allocation";
+		device = ev->dest_device;
+	}
+	tid = (ev->thread < 0 ? 0 : ev->thread) * LANE_COUNT + (int)lane + 1;
+	if (name_track(t, device, ev->thread, lane, tid) < 0)
+		return oom(err);
+	src = place_of(t, ev->codeptr);
+	var = variable_of(t, ev);
+	begin_event(t);
+	fputs("{\"ph\":\"X\",\"name\":", t->f);
+	if (var) {
+		char *name = NULL;
+		if (asprintf(&name, "%s %s", ev_kind_name(ev->kind), var) >= 0) {
+			put_string(t->f, name);
+			free(name);
+		} else {
+			put_string(t->f, ev_kind_name(ev->kind));
+		}
+	} else {
+		put_string(t->f, ev_kind_name(ev->kind));
+	}
+	fprintf(t->f, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, pid_of(device), tid);
+	put_us(t->f, ev->begin_ns);
+	fputs(",\"dur\":", t->f);
+	put_us(t->f, ev->end_ns > ev->begin_ns ? ev->end_ns - ev->begin_ns : 0);
+	fprintf(t->f, ",\"args\":{\"seq\":%lld", (long long)ev->seq);
+	if (ev->kind != EV_KERNEL)
+		fprintf(t->f, ",\"bytes\":%llu,\"src_device\":%d,\"dest_device\":%d",
+			(unsigned long long)ev->bytes, ev->src_device, ev->dest_device);
+	if (var) {
+		fputs(",\"variable\":", t->f);
+		put_string(t->f, var);
+	}
+	if (src) {
+		fputs(",\"source\":", t->f);
+		put_string(t->f, src);
+	}
+	fputs("}}", t->f);
+	t->st->events++;
+	return t->rows ? event_flows(t, ev, pid_of(device), tid, err) : 0;
+}
+
+/* One pass of the stream: 0, -1 with *err, or EVENTS_RESTART (seq mode only). */
+static int write_events(struct trace *t, enum events_mode mode, char **err)
+{
+	struct event_stream *s = event_stream_open(t->db, mode, NULL, err);
+	struct event ev;
+	int rc;
+
+	if (!s)
+		return -1;
+	while ((rc = event_stream_next(s, &ev, err)) == 1) {
+		if (write_event(t, &ev, err) < 0) {
+			rc = -1;
+			break;
+		}
+		/* The output failed (a full disk): the caller says why; read no more. */
+		if (ferror(t->f))
+			break;
+	}
+	event_stream_close(s);
+	return rc < 0 ? rc : 0;
+}
+
+static void trace_release(struct trace *t)
+{
+	free_strings(&t->places);
+	free_strings(&t->vars);
+	hmap_release(&t->places);
+	hmap_release(&t->vars);
+	hmap_release(&t->named);
+	free(t->anchors);
+	finding_rows_close(t->rows);
+	attribution_close(t->at);
+	run_info_release(&t->run);
+}
+
+/*
+ * The whole file into 'o' in one mode: 0, -1 with *err (or errno when the
+ * write failed: *io), EVENTS_RESTART.  Leaves 'o' open.
+ */
+static int write_trace(struct db *db, struct outfile *o, enum events_mode mode,
+		       struct trace_stats *st, int *io, char **err)
+{
+	struct trace t = { .db = db, .f = o->f, .first = 1, .st = st };
+	int rc = -1, max_finding = 0;
+
+	memset(st, 0, sizeof(*st));
+	hmap_init(&t.places, 1, sizeof(char *));
+	hmap_init(&t.vars, 3, sizeof(char *));
+	hmap_init(&t.named, 2, 1);
+	if (db_read_run(db, &t.run, err) < 0)
+		goto out;
+	t.at = attribution_open(db);
+	st->has_sources = t.at != NULL;
+	t.rows = finding_rows_open(db, &max_finding, err);
+	if (!t.rows && err && *err)
+		goto out;
+	if (t.rows) {
+		int r;
+		t.anchors = calloc((size_t)max_finding, sizeof(*t.anchors));
+		if (!t.anchors) {
+			oom(err);
+			goto out;
+		}
+		t.nanchors = max_finding;
+		st->has_findings = 1;
+		if ((r = finding_rows_next(t.rows, &t.row, err)) < 0)
+			goto out;
+		t.row_ok = r == 1;
+	}
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mapprof " MAPPROF_VERSION "\"},"
+	      "\"traceEvents\":[", t.f);
+	rc = write_events(&t, mode, err);
+	if (rc < 0)
+		goto out;
+	fputs("\n]}\n", t.f);
+	if (o->err || ferror(t.f)) {
+		*io = 1;
+		rc = -1;
+	}
+out:
+	trace_release(&t);
+	return rc;
+}
+
+int trace_write(struct db *db, const char *path, unsigned oflags, struct trace_stats *st, char **err)
+{
+	struct outfile o;
+	int rc, io = 0, saved = 0;
+	/* Seq order needs no sort (memory stays small) but may have to start
+	 * again: only where the output can be thrown away and begun anew. */
+	enum events_mode mode = EVENTS_BY_SEQ;
+
+	for (;;) {
+		if (outfile_open(&o, path, oflags) < 0) {
+			saved = errno;
+			io = 1;
+			rc = -1;
+			break;
+		}
+		if (!o.tmp)
+			mode = EVENTS_SORTED;
+		setvbuf(o.f, NULL, _IOFBF, 1 << 20);
+		rc = write_trace(db, &o, mode, st, &io, err);
+		if (rc == 0 || io) {
+			/* A write error with its own errno (o.err), not one a later call left. */
+			if (outfile_commit(&o) < 0) {
+				saved = errno;
+				io = 1;
+				rc = -1;
+			}
+			break;
+		}
+		outfile_discard(&o);
+		if (rc != EVENTS_RESTART || mode == EVENTS_SORTED)
+			break;
+		mode = EVENTS_SORTED;
+	}
+	if (rc < 0 && io && err) {
+		const char *why = strerror(saved ? saved : EIO);
+		if ((outfile_is_stdout(path)
+		     ? asprintf(err, "cannot write the trace to standard output: %s", why)
+		     : asprintf(err, "cannot write '%s': %s", path, why)) < 0)
+			*err = NULL;
+	}
+	return rc < 0 ? -1 : 0;
+}

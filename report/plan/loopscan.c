@@ -1,0 +1,240 @@
+/*
+ * loopscan.c - tokens, matched brackets, statements: the loop around a line.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/plan/loopscan.h"
+
+#define MAX_DEPTH 256   /* statements nested deeper are given up on (no stack overflow) */
+
+struct tok {
+	char kind;   /* f(or) w(hile) d(o) i(f) e(lse) s(witch), x: other word, else the punctuation */
+	int line;
+};
+
+struct scan {
+	struct tok *t;
+	size_t n, cap;
+	long *match;          /* the matching bracket's index, -1 when none */
+	unsigned char *pre;   /* pre[line]: a preprocessor line */
+	int nlines;
+};
+
+static int push(struct scan *s, char kind, int line)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct tok *t = realloc(s->t, cap * sizeof(*t));
+		if (!t)
+			return -1;
+		s->t = t;
+		s->cap = cap;
+	}
+	s->t[s->n].kind = kind;
+	s->t[s->n++].line = line;
+	return 0;
+}
+
+static char word_kind(const char *w, size_t len)
+{
+	static const struct { const char *w; char k; } kw[] = {
+		{ "for", 'f' }, { "while", 'w' }, { "do", 'd' }, { "if", 'i' }, { "else", 'e' },
+		{ "switch", 's' },
+	};
+	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+		if (strlen(kw[i].w) == len && !memcmp(kw[i].w, w, len))
+			return kw[i].k;
+	return 'x';
+}
+
+/* Skip a quoted literal starting at text[i] (the quote); returns the index after it. */
+static size_t skip_quoted(const char *text, size_t n, size_t i, int *line)
+{
+	char q = text[i++];
+	while (i < n && text[i] != q && text[i] != '\n') {
+		if (text[i] == '\\' && i + 1 < n) {
+			if (text[i + 1] == '\n')
+				(*line)++;
+			i++;
+		}
+		i++;
+	}
+	return i < n && text[i] == q ? i + 1 : i;
+}
+
+static int tokenize(struct scan *s, const char *text, size_t n)
+{
+	int line = 1, at_start = 1;
+	size_t i = 0;
+
+	for (size_t k = 0; k < n; k++)
+		s->nlines += text[k] == '\n';
+	s->nlines += 2;
+	s->pre = calloc((size_t)s->nlines + 1, 1);
+	if (!s->pre)
+		return -1;
+	while (i < n) {
+		char c = text[i];
+		if (c == '\n') {
+			line++;
+			at_start = 1;
+			i++;
+		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+			i++;
+		} else if (c == '#' && at_start) {
+			/* A preprocessor line, with its continuations. */
+			while (i < n && text[i] != '\n') {
+				if (line <= s->nlines)
+					s->pre[line] = 1;
+				if (text[i] == '\\' && i + 1 < n && text[i + 1] == '\n') {
+					line++;
+					i++;
+				}
+				i++;
+			}
+		} else if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+			while (i < n && text[i] != '\n')
+				i++;
+		} else if (c == '/' && i + 1 < n && text[i + 1] == '*') {
+			for (i += 2; i < n && !(text[i] == '*' && i + 1 < n && text[i + 1] == '/'); i++)
+				line += text[i] == '\n';
+			i = i < n ? i + 2 : n;
+		} else if (c == '"' || c == '\'') {
+			at_start = 0;
+			i = skip_quoted(text, n, i, &line);
+			if (push(s, 'x', line) < 0)
+				return -1;
+		} else if (isalnum((unsigned char)c) || c == '_') {
+			size_t b = i;
+			while (i < n && (isalnum((unsigned char)text[i]) || text[i] == '_' ||
+					 (text[i] == '\'' && i + 1 < n && isalnum((unsigned char)text[i + 1]) &&
+					  isdigit((unsigned char)text[b]))))
+				i++;
+			at_start = 0;
+			if (push(s, isdigit((unsigned char)c) ? 'x' : word_kind(text + b, i - b), line) < 0)
+				return -1;
+		} else {
+			at_start = 0;
+			if (push(s, strchr("(){}[];", c) ? c : 'x', line) < 0)
+				return -1;
+			i++;
+		}
+	}
+	return 0;
+}
+
+static int match_brackets(struct scan *s)
+{
+	long *stack = malloc((s->n ? s->n : 1) * sizeof(*stack));
+	size_t top = 0;
+
+	s->match = malloc((s->n ? s->n : 1) * sizeof(*s->match));
+	if (!stack || !s->match) {
+		free(stack);
+		return -1;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		char k = s->t[i].kind;
+		s->match[i] = -1;
+		if (k == '(' || k == '{' || k == '[') {
+			stack[top++] = (long)i;
+		} else if (k == ')' || k == '}' || k == ']') {
+			char open = k == ')' ? '(' : k == '}' ? '{' : '[';
+			if (top && s->t[stack[top - 1]].kind == open) {
+				s->match[i] = stack[top - 1];
+				s->match[stack[--top]] = (long)i;
+			}
+		}
+	}
+	free(stack);
+	return 0;
+}
+
+static char kind_at(const struct scan *s, long i)
+{
+	return i >= 0 && (size_t)i < s->n ? s->t[i].kind : 0;
+}
+
+/* The index of the last token of the statement starting at token i; -1 when unsure. */
+static long stmt_end(const struct scan *s, long i, int depth)
+{
+	long j, e;
+
+	if (depth > MAX_DEPTH || i < 0 || (size_t)i >= s->n)
+		return -1;
+	switch (s->t[i].kind) {
+	case '{':
+		return s->match[i];
+	case ';':
+		return i;
+	case 'f':
+	case 'w':
+	case 's':
+	case 'i':
+		if (kind_at(s, i + 1) != '(' || (j = s->match[i + 1]) < 0)
+			return -1;
+		e = stmt_end(s, j + 1, depth + 1);
+		if (s->t[i].kind == 'i' && e >= 0 && kind_at(s, e + 1) == 'e')
+			return stmt_end(s, e + 2, depth + 1);
+		return e;
+	case 'd':
+		e = stmt_end(s, i + 1, depth + 1);
+		if (e < 0 || kind_at(s, e + 1) != 'w' || kind_at(s, e + 2) != '(' ||
+		    (j = s->match[e + 2]) < 0 || kind_at(s, j + 1) != ';')
+			return -1;
+		return j + 1;
+	default:
+		for (j = i; (size_t)j < s->n; j++) {
+			char k = s->t[j].kind;
+			if (k == '(' || k == '[' || k == '{') {
+				if (s->match[j] < 0)
+					return -1;
+				j = s->match[j];
+			} else if (k == ';') {
+				return j;
+			} else if (k == ')' || k == ']' || k == '}') {
+				return -1;
+			}
+		}
+		return -1;
+	}
+}
+
+int loopscan_find(const char *text, size_t n, int line, struct loop_span *out)
+{
+	struct scan s = { 0 };
+	long best = -1, best_end = -1, tail = -1;
+
+	if (!text || line <= 0 || tokenize(&s, text, n) < 0 || match_brackets(&s) < 0)
+		goto out;
+	for (size_t i = 0; i < s.n && s.t[i].line < line; i++) {
+		char k = s.t[i].kind;
+		long e;
+		if (k != 'f' && k != 'w' && k != 'd')
+			continue;
+		if ((long)i == tail)
+			continue;   /* the 'while' of a do ... while */
+		if (k == 'd' && (e = stmt_end(&s, (long)i + 1, 0)) >= 0 && kind_at(&s, e + 1) == 'w')
+			tail = e + 1;
+		e = stmt_end(&s, (long)i, 0);
+		if (e >= 0 && s.t[e].line > line) {
+			best = (long)i;
+			best_end = e;
+		}
+	}
+	if (best >= 0) {
+		int first = s.t[best].line, last = s.t[best_end].line;
+		out->first_line = first;
+		out->last_line = last;
+		out->alone = (best == 0 || s.t[best - 1].line != first) &&
+			     ((size_t)best_end + 1 >= s.n || s.t[best_end + 1].line != last);
+		out->pragma_before = first > 1 && first - 1 <= s.nlines && s.pre[first - 1];
+	}
+out:
+	free(s.t);
+	free(s.match);
+	free(s.pre);
+	return best >= 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * planedit.h - the concrete edit a fix plan suggests (report/plan/plans.h).
+ *
+ * From the plan's findings (their kinds and variables), the construct's
+ * recorded map entries (source_raw.map_names: the sections as written, after
+ * macro expansion; and the operations recorded for each) and, where the
+ * report may read it (a file the program's DWARF names, not --no-source),
+ * the source around the directive, one edit is chosen, in this order:
+ *
+ *   wrap_loop   the construct is repeated by a loop found around it
+ *               (report/plan/loopscan.h) and the plan has duplicate transfers,
+ *               repeated allocations or device->host->device round trips:
+ *               wrap the loop in '#pragma omp target data map(...)'.  A
+ *               variable's map type is 'to' when only copies to the device
+ *               were recorded, 'from' when only copies back, 'tofrom' when
+ *               both, 'alloc' when neither.  The construct's own clauses may
+ *               stay: the data is then present, so they move nothing.
+ *   map_type    a host->device->host round trip: 'tofrom' -> 'to'.
+ *   remove_map  an unused allocation: take the variable out of the clause.
+ *   alloc_only  an unused transfer: 'to' -> 'alloc' (or drop it).
+ *   hoist       repeated mapping but no loop found (a caller's loop, or no
+ *               source): the same 'target data' clause, around the code
+ *               that repeats the construct.
+ *   advice      none of the above applies (no variable names recorded).
+ *
+ * A unified diff (paths relative to the source root, for 'patch -p1' there)
+ * comes with wrap_loop when the loop's first and last lines hold nothing
+ * else and no pragma of its own precedes it, and with map_type/alloc_only
+ * when the clause to change is on the directive's line with that variable
+ * alone in it.  Suggestions, not proofs: the texts say why.
+ */
+#ifndef MAPPROF_REPORT_PLANEDIT_H
+#define MAPPROF_REPORT_PLANEDIT_H
+
+struct analysis;
+struct plan;
+
+enum plan_edit_kind {
+	EDIT_ADVICE,
+	EDIT_WRAP_LOOP,
+	EDIT_MAP_TYPE,
+	EDIT_REMOVE_MAP,
+	EDIT_ALLOC_ONLY,
+	EDIT_HOIST,
+};
+
+struct plan_edit {
+	enum plan_edit_kind kind;
+	char *text;            /* the suggestion and its reason */
+	char *clauses;         /* "map(tofrom: a) map(to: b[0:n])"; NULL: none */
+	int loop_first, loop_last;  /* the loop around the directive; 0: none found */
+	char *patch;           /* unified diff; NULL: none */
+	int source_changed;    /* the source file changed since the recording: not
+				  read, no loop, no patch (the text says so) */
+};
+
+/* "wrap_loop", ... (static). */
+const char *plan_edit_kind_name(enum plan_edit_kind kind);
+
+/*
+ * The source files read for a set of plans, each read once however many of
+ * the plans' directives it holds (plans_build(): one per report).
+ * plan_sources_new(): NULL when out of memory; plan_sources_free() accepts NULL.
+ */
+struct plan_sources;
+struct plan_sources *plan_sources_new(void);
+void plan_sources_free(struct plan_sources *c);
+
+/*
+ * Fill pl's edit, reading its directive's source through 'sources' (kept
+ * there for the next plan; NULL: read for this plan alone).  0, or -1 when
+ * out of memory.
+ */
+int plan_edit_build(const struct analysis *a, struct plan *pl, struct plan_sources *sources);
+void plan_edit_release(struct plan_edit *e);
+
+#endif

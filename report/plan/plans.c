@@ -1,0 +1,131 @@
+/*
+ * plans.c - findings grouped by the directive to change.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/attribution.h"
+#include "report/plan/plans.h"
+#include "report/findings/analysis.h"
+#include "lib/sort.h"
+
+struct keyed {
+	char *key;
+	size_t index;
+};
+
+/* "file:line" where the report knows it, else the code pointer. */
+static char *directive_key(const struct analysis *a, const struct finding *g)
+{
+	uint64_t addr = g->nlocations ? g->locations[0] : 0;
+	json_t *src = a->attr && addr ? attribution_location(a->attr, addr) : NULL;
+	const char *file = json_string_value(json_object_get(src, "file"));
+	json_int_t line = json_integer_value(json_object_get(src, "line"));
+	char *key = NULL;
+	int rc;
+
+	if (file && line > 0)
+		rc = asprintf(&key, "f%s:%lld", file, (long long)line);
+	else if (addr)
+		rc = asprintf(&key, "p%016llx", (unsigned long long)addr);
+	else
+		rc = asprintf(&key, "n%d", g->id);   /* nowhere known: a plan of its own */
+	json_decref(src);
+	return rc < 0 ? NULL : key;
+}
+
+static int cmp_keyed(const void *x, const void *y)
+{
+	const struct keyed *a = x, *b = y;
+	int d = strcmp(a->key, b->key);
+	return d ? d : (a->index > b->index) - (a->index < b->index);
+}
+
+/* The union of the members' operations, each seq once.  -1 when out of memory. */
+static int plan_savings(const struct analysis *a, struct plan *p)
+{
+	p->savings_ns = findings_union_ns(&a->findings, p->members, p->nmembers);
+	if (p->savings_ns < 0)
+		return -1;
+	if (a->duration_ns > 0 && p->savings_ns > a->duration_ns)
+		p->savings_ns = a->duration_ns;
+	return 0;
+}
+
+static int cmp_plan(const void *x, const void *y)
+{
+	const struct plan *a = x, *b = y;
+	if (a->savings_ns != b->savings_ns)
+		return a->savings_ns > b->savings_ns ? -1 : 1;
+	return (a->members[0] > b->members[0]) - (a->members[0] < b->members[0]);
+}
+
+int plans_build(const struct analysis *a, struct plans *p)
+{
+	size_t n = a->findings.n;
+	struct keyed *keys = calloc(n ? n : 1, sizeof(*keys));
+	struct plan_sources *sources = NULL;
+	int rc = -1;
+
+	memset(p, 0, sizeof(*p));
+	p->v = calloc(n ? n : 1, sizeof(*p->v));
+	p->store = malloc((n ? n : 1) * sizeof(*p->store));
+	if (!keys || !p->v || !p->store)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		keys[i].index = i;
+		if (!(keys[i].key = directive_key(a, &a->findings.v[i])))
+			goto out;
+	}
+	sort_array(keys, n, sizeof(*keys), cmp_keyed);
+	for (size_t i = 0; i < n; i++) {
+		const struct finding *g = &a->findings.v[keys[i].index];
+		struct plan *pl;
+		if (!i || strcmp(keys[i].key, keys[i - 1].key)) {
+			pl = &p->v[p->n++];
+			pl->members = p->store + i;
+			pl->codeptr = g->nlocations ? g->locations[0] : 0;
+		}
+		pl = &p->v[p->n - 1];
+		pl->members[pl->nmembers++] = keys[i].index;
+		pl->occurrences += g->occurrences;
+		pl->kinds[g->kind]++;
+	}
+	/* Each source file read once, however many directives it holds. */
+	if (!(sources = plan_sources_new()))
+		goto out;
+	for (size_t i = 0; i < p->n; i++)
+		if (plan_savings(a, &p->v[i]) < 0 || plan_edit_build(a, &p->v[i], sources) < 0)
+			goto out;
+	sort_array(p->v, p->n, sizeof(*p->v), cmp_plan);
+	rc = 0;
+out:
+	plan_sources_free(sources);
+	for (size_t i = 0; keys && i < n; i++)
+		free(keys[i].key);
+	free(keys);
+	if (rc < 0)
+		plans_release(p);
+	return rc;
+}
+
+const struct plans *plans_get(const struct analysis *a, struct plans *own)
+{
+	memset(own, 0, sizeof(*own));
+	if (a->plans)
+		return a->plans;
+	return plans_build(a, own) < 0 ? NULL : own;
+}
+
+void plans_release(struct plans *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; p->v && i < p->n; i++)
+		plan_edit_release(&p->v[i].edit);
+	free(p->v);
+	free(p->store);
+	memset(p, 0, sizeof(*p));
+}

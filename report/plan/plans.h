@@ -1,0 +1,52 @@
+/*
+ * plans.h - fix plans: the findings grouped by the directive to change.
+ *
+ * A person fixes constructs, not findings: one plan per directive (the
+ * source file:line of a finding's first location, the construct whose
+ * mapping defines it; the code pointer when no line is known), with the
+ * findings under it and what changing it would save.  A plan's savings are
+ * the union of the time intervals of its findings' operations, each
+ * operation once (a transfer can be a duplicate and a round-trip leg at the
+ * same time; operations of threads or nowait constructs overlap), so no
+ * time is counted twice; never more than the run's wall time.  Plans come most savings first, ties in the order of
+ * their first finding.
+ */
+#ifndef MAPPROF_REPORT_PLANS_H
+#define MAPPROF_REPORT_PLANS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/detect/occurrence.h"
+#include "report/plan/planedit.h"
+
+struct analysis;
+
+struct plan {
+	uint64_t codeptr;             /* the directive: its first finding's first location */
+	size_t *members;              /* indices into the analysis' findings, ascending */
+	size_t nmembers;
+	int64_t savings_ns;           /* union of the members' operations */
+	uint64_t occurrences;         /* sum over the members */
+	uint64_t kinds[FINDING_KIND_COUNT];  /* members of each kind */
+	struct plan_edit edit;        /* the suggested change (report/plan/planedit.h) */
+};
+
+struct plans {
+	struct plan *v;
+	size_t n;
+	size_t *store;                /* every plan's members, one allocation */
+};
+
+/* Group a's findings into *p (released with plans_release()).  0, or -1 when out of memory. */
+int plans_build(const struct analysis *a, struct plans *p);
+void plans_release(struct plans *p);
+
+/*
+ * a->plans when the driver built them (report_run(): once for every
+ * output), else a's plans built into *own.  The caller releases *own with
+ * plans_release() either way.  NULL when out of memory.
+ */
+const struct plans *plans_get(const struct analysis *a, struct plans *own);
+
+#endif
