@@ -308,7 +308,11 @@ int cmd_recover(int argc, char **argv)
 		error("the spool '%s' holds no events: the program never started recording", spool);
 		goto out;
 	default:
-		error("%s", err);
+		/* A damaged spool or a run there says itself; a failed write needs its subject. */
+		if (strstr(err, "corrupt spool") || strstr(err, "already holds a recorded run"))
+			error("%s", err);
+		else
+			error("cannot expand the spool '%s' into '%s': %s", spool, out, err);
 		if (strstr(err, "already holds a recorded run"))
 			hint("write another database with -o PATH, or replace '%s' with -f", out);
 		goto out;
