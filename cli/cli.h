@@ -40,10 +40,17 @@ int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(pri
 /*
  * Why the existing file 'path' must never be replaced by a database, or NULL
  * when it may be (or does not exist): it is the program argv[0] runs (found
- * in PATH as the shell would), a file one of argv's arguments names, an
- * executable, an ELF file or a script.  argv may be NULL.  Static text.
+ * in PATH as the shell would), or, unless it is an SQLite database (which
+ * may be replaced whatever its mode), a file one of argv's arguments names,
+ * an executable, an ELF file or a script.  argv may be NULL.  Static text.
  */
 const char *output_refusal(const char *path, char *const *argv);
+/*
+ * What -f renames the new database over: the file a symlink at 'path' leads
+ * to, when it is a regular file (the link stays, as report's outputs given
+ * by path), else 'path'.  malloc'ed; NULL when out of memory.
+ */
+char *replace_target(const char *path);
 
 /*
  * 'path' quoted for a POSIX shell (lib/shquote.h), for a command in a hint

@@ -57,9 +57,10 @@ static const char record_usage[] =
 	"                      offloads gets a database: PATH for the first, PATH with\n"
 	"                      .PID before .db for the others unless %p/%r tell them apart\n"
 	"  -f, --force         replace PATH if it exists, once the new database is\n"
-	"                      whole (written as PATH.new-PID until then); a device,\n"
-	"                      a FIFO, a directory, an executable, the program and\n"
-	"                      the files its arguments name are always refused\n"
+	"                      whole (written as PATH.new-PID until then; a symlink\n"
+	"                      stays, its target is replaced); a device, a FIFO, a\n"
+	"                      directory, the program, and an executable or a file\n"
+	"                      its arguments name that is not a database are refused\n"
 	"      --max-spool SIZE the most the events may take on disk while the program\n"
 	"                      runs (the spool beside PATH), like 512M or 20G; 0: no cap.\n"
 	"                      Default: MAPPROF_SPOOL_MAX, else 8G or a quarter of the\n"
@@ -346,14 +347,16 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	 * is the new one's (NAME.new-PID-spool); its run names the old path,
 	 * for 'mapprof recover' to finish the replacement.
 	 */
-	if (opt->force && lstat(output, &ost) == 0 && S_ISREG(ost.st_mode)) {
-		final = output;
-		if (asprintf(&output, "%s.new-%ld", final, (long)getpid()) < 0) {
-			output = final;
-			final = NULL;
+	if (opt->force && stat(output, &ost) == 0 && S_ISREG(ost.st_mode)) {
+		/* A symlink stays: its target is replaced, beside it. */
+		char *next = NULL;
+		final = replace_target(output);
+		if (!final || asprintf(&next, "%s.new-%ld", final, (long)getpid()) < 0) {
 			error("out of memory");
 			goto fail_early;
 		}
+		free(output);
+		output = next;
 	}
 	collector = find_collector();
 	if (!collector) {

@@ -55,7 +55,8 @@ static const char recover_usage[] =
 	"                      for a spool directory, record's -o (%p, %r allowed;\n"
 	"                      default: the directory without '.spool.d')\n"
 	"  -f, --force         replace PATH even when it holds a recorded run (once the\n"
-	"                      new database is whole; never an executable)\n"
+	"                      new database is whole; a symlink stays, its target is\n"
+	"                      replaced; never an executable that is not a database)\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"A spool 'mapprof record' is still writing is refused (it holds a lock on it\n"
@@ -286,13 +287,15 @@ int cmd_recover(int argc, char **argv)
 		 * be read leaves it as it was.
 		 */
 		if (force && access(out, F_OK) == 0) {
-			replaces = out;
-			if (asprintf(&out, "%s.new-%ld", replaces, (long)getpid()) < 0) {
-				out = replaces;
-				replaces = NULL;
+			/* A symlink stays: its target is replaced, beside it. */
+			char *next = NULL;
+			replaces = replace_target(out);
+			if (!replaces || asprintf(&next, "%s.new-%ld", replaces, (long)getpid()) < 0) {
 				error("out of memory");
 				goto out;
 			}
+			free(out);
+			out = next;
 		}
 		db = db_create(out, force && !replaces, &err);
 		if (!db) {
@@ -308,7 +311,11 @@ int cmd_recover(int argc, char **argv)
 		error("the spool '%s' holds no events: the program never started recording", spool);
 		goto out;
 	default:
-		error("%s", err);
+		/* A damaged spool or a run there says itself; a failed write needs its subject. */
+		if (strstr(err, "corrupt spool") || strstr(err, "already holds a recorded run"))
+			error("%s", err);
+		else
+			error("cannot expand the spool '%s' into '%s': %s", spool, out, err);
 		if (strstr(err, "already holds a recorded run"))
 			hint("write another database with -o PATH, or replace '%s' with -f", out);
 		goto out;

@@ -111,28 +111,48 @@ static int program_stat(const char *prog, struct stat *st)
 
 const char *output_refusal(const char *path, char *const *argv)
 {
+	static const char sqlite_magic[16] = "SQLite format 3";   /* and its NUL */
 	struct stat st, other;
-	unsigned char head[4] = { 0 };
-	int fd;
+	unsigned char head[16] = { 0 };
+	int fd, database;
 
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return NULL;
-	for (size_t i = 0; argv && argv[i]; i++) {
-		int found = i ? stat(argv[i], &other) == 0 : program_stat(argv[i], &other) == 0;
-		if (found && other.st_dev == st.st_dev && other.st_ino == st.st_ino)
-			return i ? "the program's argument names it" : "it is the program to record";
-	}
-	if (st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))
-		return "it is an executable file";
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd >= 0) {
 		if (read(fd, head, sizeof(head)) < 0)
 			head[0] = 0;
 		close(fd);
 	}
+	/*
+	 * A database is never run, whatever its mode says (on vfat, drvfs or
+	 * CIFS every file is 0777), and an earlier recording the program reads
+	 * is what -f replaces; only the program itself is never one.
+	 */
+	database = !memcmp(head, sqlite_magic, sizeof(sqlite_magic));
+	for (size_t i = 0; argv && argv[i]; i++) {
+		int found = i ? stat(argv[i], &other) == 0 : program_stat(argv[i], &other) == 0;
+		if (found && other.st_dev == st.st_dev && other.st_ino == st.st_ino && (!i || !database))
+			return i ? "the program's argument names it" : "it is the program to record";
+	}
+	if (database)
+		return NULL;
+	if (st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))
+		return "it is an executable file";
 	if (!memcmp(head, "\177ELF", 4))
 		return "it is an ELF file (a program or a library)";
 	if (head[0] == '#' && head[1] == '!')
 		return "it is a script";
 	return NULL;
+}
+
+char *replace_target(const char *path)
+{
+	struct stat st;
+	char *real;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (real = realpath(path, NULL)))
+		return real;
+	return strdup(path);
 }

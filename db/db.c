@@ -47,6 +47,7 @@ struct db *db_wrap(sqlite3 *sql, const char *path)
 	 * killed, and only a crash of the whole machine could lose the tail.
 	 */
 	sqlite3_exec(sql, "PRAGMA synchronous=OFF", NULL, NULL, NULL);
+	sqlite3_limit(sql, SQLITE_LIMIT_LENGTH, DB_MAX_VALUE_BYTES);
 	struct db *db = calloc(1, sizeof(*db));
 	if (!db)
 		return NULL;

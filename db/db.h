@@ -46,6 +46,16 @@ enum db_problem {
 
 /* How long a locked database is waited for. */
 #define DB_BUSY_TIMEOUT_MS 5000
+/*
+ * The longest string, blob or row any connection of mapprof's makes or
+ * reads (SQLITE_LIMIT_LENGTH; SQLite's default is 1 GB).  mapprof's own
+ * largest value is the run's command as JSON: at most 6 MiB of arguments
+ * and environment (Linux's limit), 6 bytes each when escaped as \u00XX.
+ * A database whose SQL makes more (a CHECK or index expression of an
+ * altered file, printf('%.*c', 1e9, 'x')) fails with "string or blob too
+ * big" before it takes a gigabyte.
+ */
+#define DB_MAX_VALUE_BYTES (64 * 1024 * 1024)
 
 /* db_open() flags. */
 enum {

@@ -190,7 +190,7 @@ static int replay_all(struct db_writer *w, int fd, const unsigned char *p, size_
 	struct ticks_to_ns tc;
 	struct rec *conv = NULL;
 	size_t conv_cap = 0, dropped = 0;
-	int rc = -1, runs = 0;
+	int rc = -1, runs = 0, k;
 
 	clock_scan(fd, size, &tc);
 	while (off < size) {
@@ -256,8 +256,9 @@ static int replay_all(struct db_writer *w, int fd, const unsigned char *p, size_
 				/* One process, one run: two are the frames of two spools mixed. */
 				db_fail(err, "corrupt spool '%s' at byte %zu: a second run", path, off);
 				goto out;
-			} else if (replay(w, fr.type, f) < 0) {
-				if (fr.type == SPOOL_RUN) {
+			} else if ((k = replay(w, fr.type, f)) != 0) {
+				/* Only the run's own conflict says a run is there; a full disk is a full disk. */
+				if (k > 0) {
 					db_fail(err, "the database already holds a recorded run");
 					goto out;
 				}

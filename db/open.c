@@ -244,7 +244,39 @@ static int harden(sqlite3 *sql)
 	if (sqlite3_db_config(sql, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &off) != SQLITE_OK ||
 	    sqlite3_db_config(sql, SQLITE_DBCONFIG_DEFENSIVE, 1, &on) != SQLITE_OK || off != 0 || on != 1)
 		return -1;
+	sqlite3_limit(sql, SQLITE_LIMIT_LENGTH, DB_MAX_VALUE_BYTES);
 	return 0;
+}
+
+/*
+ * A generated column in schema table 's' (schema.sql makes none): its
+ * expression runs on every read of the row (VIRTUAL) or write (STORED),
+ * and trusted_schema off still lets innocuous functions run there, such as
+ * printf('%.*c', 1e9, 'x').  Other additions to a table (a column, a CHECK,
+ * a DEFAULT) run nothing when mapprof reads; SQLITE_LIMIT_LENGTH (db.h)
+ * bounds what they make on its writes.  NULL when none (or *rc set).
+ */
+static char *generated_column(sqlite3 *sql, const struct schema_stmt *s, int *rc)
+{
+	sqlite3_stmt *st = NULL;
+	char *why = NULL;
+
+	*rc = sqlite3_prepare_v2(sql, "SELECT name FROM pragma_table_xinfo(?) WHERE hidden IN (2, 3)",
+				 -1, &st, NULL);
+	if (*rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, s->name, (int)s->n, SQLITE_STATIC);
+		*rc = sqlite3_step(st);
+		if (*rc == SQLITE_ROW) {
+			const unsigned char *col = sqlite3_column_text(st, 0);
+			if (asprintf(&why, "'%.*s' has a generated column ('%s'), which mapprof never makes and "
+				     "whose SQL would run on every read", (int)s->n, s->name,
+				     col ? (const char *)col : "") < 0)
+				why = NULL;
+		}
+		*rc = *rc == SQLITE_ROW || *rc == SQLITE_DONE ? SQLITE_OK : sqlite3_extended_errcode(sql);
+	}
+	sqlite3_finalize(st);
+	return why;
 }
 
 /*
@@ -298,6 +330,8 @@ static char *foreign_object(sqlite3 *sql, int *rc)
 		}
 		*rc = *rc == SQLITE_ROW || *rc == SQLITE_DONE ? SQLITE_OK : sqlite3_extended_errcode(sql);
 		sqlite3_reset(st);
+		if (!why && *rc == SQLITE_OK && !strcmp(s.kind, "TABLE"))
+			why = generated_column(sql, &s, rc);
 	}
 	sqlite3_finalize(st);
 	return why;

@@ -157,7 +157,8 @@ int dbw_run_info(struct db_writer *w, const struct run_info *ri)
 		"ttittitt", ri->command_json, ri->cwd, (int64_t)ri->pid, ri->host, ri->start_time,
 		ri->start_ns, ri->runtime, ri->collector) < 0)
 		return -1;
-	return sqlite3_changes(w->db->sql) == 1 ? 0 : -1;
+	/* No row changed: the conflict's WHERE found a run there already. */
+	return sqlite3_changes(w->db->sql) == 1 ? 0 : 1;
 }
 
 int dbw_env(struct db_writer *w, const char *name, const char *value)

@@ -31,7 +31,7 @@ struct db_writer *dbw_attach(struct db *db, char **err);
 /* Release the writer (not the database); accepts NULL. */
 void dbw_detach(struct db_writer *w);
 
-/* The run's row: -1 when the database already holds a run. */
+/* The run's row: 0, 1 when the database already holds a run, -1 on error (dbw_errmsg). */
 int dbw_run_info(struct db_writer *w, const struct run_info *ri);
 int dbw_env(struct db_writer *w, const char *name, const char *value);
 /* A counter of the run (stats table); a later value of the same name replaces it. */

@@ -7,7 +7,11 @@
 #     (exit 3), the file untouched, with or without -f;
 #   - a finished recording replaces the old database, leaving nothing beside;
 #   - record killed mid-run leaves the old database as it was, and 'mapprof
-#     recover' of the spool it names finishes the replacement.
+#     recover' of the spool it names finishes the replacement;
+#   - a database is replaced whatever its mode (0777 on vfat, drvfs, CIFS),
+#     also when the program's arguments name it; -f -o LINK (record and
+#     recover) replaces the symlink's target beside it and keeps the link
+#     (review of issue 23, item 9).
 . "$(dirname "$0")/lib.sh"
 mapprof=$MAPPROF_BUILD/mapprof
 d=$(tmpdir)
@@ -92,6 +96,27 @@ assert_eq "$(targets good.db)" "$n" "target constructs after record -f"
 assert_eq "$(leftovers)" "" "files left beside good.db after record -f"
 sum=$(md5sum <good.db)
 
+# --- a database is no program (issue 23 review, item 9) -------------------
+# Every file 0777 (vfat, drvfs, CIFS): a database is still replaced.
+chmod 0777 good.db
+"$mapprof" record -f -o good.db -- ./loop 0 >/dev/null 2>rec.err ||
+	{ cat rec.err >&2; fail "record -f over a database of mode 0777"; }
+assert_eq "$(targets good.db)" 1 "target constructs after record -f over a 0777 database"
+# An earlier recording that the program's arguments name (it reads it).
+"$mapprof" record -f -o good.db -- ./loop 0 good.db >/dev/null 2>rec.err ||
+	{ cat rec.err >&2; fail "record -f over a database the program's arguments name"; }
+assert_eq "$(leftovers)" "" "files left beside good.db after record -f over an argument"
+# A symlink: its target is replaced, beside it, and the link stays.
+mkdir real
+"$mapprof" record -o real/r.db -- ./loop 0 >/dev/null 2>rec.err || { cat rec.err >&2; fail "cannot record real/r.db"; }
+ln -s real/r.db link.db
+"$mapprof" record -f -o link.db -- ./loop 0.05 >loop.out 2>rec.err || { cat rec.err >&2; fail "record -f -o link.db"; }
+[ -L link.db ] || fail "record -f -o link.db replaced the symlink, not its target"
+assert_eq "$(targets real/r.db)" "$(sed -n 's/^done //p' loop.out)" "target constructs in the link's target after record -f"
+assert_eq "$(ls real)" r.db "files beside the link's target after record -f"
+assert_eq "$(ls -d link.db?* 2>/dev/null)" "" "files beside the link after record -f"
+sum=$(md5sum <good.db)
+
 # --- record killed: the old database stays until recover ---------------------
 "$mapprof" record -f -o good.db -- ./loop 1.5 >/dev/null 2>k.err &
 rec=$!
@@ -108,4 +133,19 @@ assert_eq "$(md5sum <good.db)" "$sum" "good.db after record -f was killed"
 assert_eq "$(q good.db "SELECT status FROM run")" incomplete "the recovered run's status"
 assert_eq "$(q good.db "SELECT COUNT(*) FROM meta WHERE key = 'replaces'")" 0 "the recovered database's meta 'replaces'"
 assert_eq "$(leftovers)" "" "files left beside good.db after recover"
+
+# recover -f, through a symlink, over a database of mode 0777.
+# (killed once the spool holds the run's first frames, past its header)
+"$mapprof" record -o k.db -- ./loop 0.6 >/dev/null 2>k.err &
+rec=$!
+for _ in $(seq 200); do [ "$(stat -c %s k.db-spool 2>/dev/null || echo 0)" -gt 1024 ] && break; sleep 0.05; done
+kill -9 "$rec"
+wait "$rec" 2>/dev/null
+sleep 0.8
+chmod 0777 real/r.db
+"$mapprof" recover -f -o link.db k.db-spool 2>r.err || { cat r.err >&2; fail "recover -f -o link.db over a 0777 database"; }
+[ -L link.db ] || fail "recover -f -o link.db replaced the symlink, not its target"
+assert_eq "$(q real/r.db "SELECT command IS NOT NULL FROM run")" 1 "the run recovered through link.db has a command"
+assert_eq "$(q real/r.db "SELECT status FROM run")" incomplete "the run recovered through link.db"
+assert_eq "$(ls real)" r.db "files beside the link's target after recover -f"
 echo "ok"

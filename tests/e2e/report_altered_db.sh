@@ -114,4 +114,26 @@ refused table_view "DROP TABLE device_raw; CREATE VIEW device_raw AS $endless
 	"'device_raw' is a view, where mapprof makes a table"
 refused report_table "DROP TABLE location; CREATE VIEW location AS $endless SELECT x AS codeptr FROM c" \
 	"'location' is a view, where mapprof makes a table"
+# Generated columns run SQL on every read (VIRTUAL) or write (STORED), and
+# zeroblob() or printf() may run there with trusted_schema off: up to 1 GB a
+# row (issue 23 review, item 13).
+refused generated_virtual "ALTER TABLE device_raw ADD COLUMN pad BLOB
+	GENERATED ALWAYS AS (zeroblob(1000000000)) VIRTUAL" \
+	"'device_raw' has a generated column ('pad')"
+refused generated_stored "DROP TABLE location; CREATE TABLE location (codeptr INTEGER PRIMARY KEY,
+	pad TEXT GENERATED ALWAYS AS (printf('%.*c', 1000000000, 'x')) STORED)" \
+	"'location' has a generated column ('pad')"
+
+# An index expression runs on report's writes: no value mapprof makes or
+# reads may be longer than 64 MiB, so this one (600 MB before) fails at once
+# and the findings are not stored; the reports are written.
+mkdir huge_index && cp good.db huge_index/r.db
+q huge_index/r.db "CREATE INDEX huge ON finding_raw (length(hex(zeroblob(200000000))))"
+rc=$(timed "$mapprof" report -q huge_index/r.db)
+[ "$rc" != 124 ] || fail "huge_index: report still running after $limit s"
+case $rc in 0 | 3) ;; *) fail "huge_index: exit status $rc ($(head -c 300 err))" ;; esac
+bounded "a 600 MB index expression"
+grep -q "string or blob too big" err || fail "huge_index: the value was made: $(head -c 300 err)"
+[ -s huge_index/report.json ] || fail "huge_index: no report.json"
+echo "ok: an index expression's 600 MB value is refused by the length limit (exit $rc)"
 echo "ok"
