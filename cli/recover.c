@@ -341,7 +341,7 @@ int cmd_recover(int argc, char **argv)
 		error("cannot write '%s': %s", out, db_errmsg(db));
 		goto out;
 	}
-	rec_db = replaces ? strdup(replaces) : default_output(spool);
+	rec_db = replaces && !created ? strdup(replaces) : default_output(spool);   /* record's database, not -o's */
 	if (replaces) {
 		created = 0;  /* whole now: kept, even when it cannot take the old one's name */
 		if (replace(out, replaces) != 0)
