@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# collector_edges.sh - what the collector and the expansion do at the edges
+# (the review of issue 23):
+#   dupframe  a spool holding the same RECORDS frame twice (a writer killed
+#             between appending a chunk and saying so) expands, each event
+#             once;
+#   escape    a collector message naming a path with control characters
+#             prints them escaped (lib/termesc.h), never raw;
+#   clockbase MAPPROF_CLOCK_BASE that does not name this boot (another
+#             host's, forwarded by an MPI launcher) is ignored;
+#   pidns     a program in a PID namespace with a /proc of its own, which
+#             closed record's pipe, does not conclude that record is gone.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mapprof=$MAPPROF_BUILD/mapprof
+collector=$MAPPROF_BUILD/libmapprof-collector.so
+prog=$MAPPROF_BUILD/samples/procs/proc_races
+closer=$MAPPROF_BUILD/samples/procs/fd_closer
+[ -x "$prog" ] && [ -x "$closer" ] || fail "no '$prog' or '$closer' (hint: make samples)"
+dir=$(tmpdir)
+cd "$dir"
+ulimit -c 0
+
+# ONLY="a b": run only those sections (to see one fail on an older build).
+want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
+
+# --- dupframe ------------------------------------------------------------------
+if want dupframe; then
+	# A spool (MAPPROF_SPOOL: kept as it is), its first RECORDS frame appended again.
+	OMP_TOOL_LIBRARIES=$collector MAPPROF_SPOOL=dup.spool "$closer" >/dev/null 2>dup.err || fail "dupframe: $(cat dup.err)"
+	python3 - dup.spool <<-'PY' || fail "dupframe: no RECORDS frame in the spool"
+	import struct, sys
+	p = sys.argv[1]
+	b = open(p, 'rb').read()
+	off, first = 24, None            # after struct spool_header
+	while off + 8 <= len(b):
+	    t, n = struct.unpack_from('<II', b, off)
+	    if off + 8 + n > len(b):
+	        break                    # a frame the kill cut short
+	    if t == 1 and n and first is None:   # SPOOL_RECORDS
+	        first = b[off:off + 8 + n]
+	    off += 8 + n
+	if first is None:
+	    sys.exit(1)
+	with open(p, 'r+b') as f:
+	    f.truncate(off)
+	    f.seek(off)
+	    f.write(first)
+	PY
+	"$mapprof" recover -o dup.db dup.spool >rec.out 2>rec.err || fail "dupframe: recover: $(cat rec.err)"
+	kernels=$(q dup.db "SELECT COUNT(*) FROM kernels")
+	assert_eq "$(q dup.db "SELECT COUNT(DISTINCT seq) FROM data_op_raw")" "$(q dup.db "SELECT COUNT(*) FROM data_op_raw")" \
+		"dupframe: each data operation once"
+	[ "$kernels" -gt 0 ] || fail "dupframe: no kernels"
+	echo "ok dupframe: $kernels kernels, none twice"
+fi
+
+# --- escape --------------------------------------------------------------------
+if want escape; then
+	bad=$'esc\033]0;title\007.db'
+	: >"$bad"
+	OMP_TOOL_LIBRARIES=$collector MAPPROF_OUTPUT=$bad "$prog" none >/dev/null 2>esc.err || true
+	grep -q "exists" esc.err || fail "escape: no message: $(cat -v esc.err)"
+	grep -q $'\033' esc.err && fail "escape: a raw ESC reached the terminal: $(cat -v esc.err)"
+	grep -qF 'esc\x1b]0;title\x07.db' esc.err || fail "escape: not escaped as the CLI does: $(cat -v esc.err)"
+	echo "ok escape: $(grep exists esc.err)"
+fi
+
+# --- clockbase -----------------------------------------------------------------
+if want clockbase; then
+	# A base far from this boot's clock: used, it would put the events 58 days away.
+	OMP_TOOL_LIBRARIES=$collector MAPPROF_OUTPUT=clk.db MAPPROF_CLOCK=tsc MAPPROF_CLOCK_BASE=1000:5000000000000000 \
+		"$prog" none >/dev/null 2>clk.err || true
+	begin=$(q clk.db "SELECT MIN(begin_ns) FROM kernels")
+	[ "$begin" -lt 1000000000000 ] || fail "clockbase: a base of no known boot was used: kernels begin at $begin ns"
+	OMP_TOOL_LIBRARIES=$collector MAPPROF_OUTPUT=clk2.db MAPPROF_CLOCK=tsc \
+		MAPPROF_CLOCK_BASE=1000:5000000000000000:00000000-0000-0000-0000-000000000000 "$prog" none >/dev/null 2>>clk.err || true
+	begin=$(q clk2.db "SELECT MIN(begin_ns) FROM kernels")
+	[ "$begin" -lt 1000000000000 ] || fail "clockbase: another boot's base was used: kernels begin at $begin ns"
+	echo "ok clockbase: ignored"
+fi
+
+# --- pidns ---------------------------------------------------------------------
+if want pidns; then
+	if unshare --pid --fork --mount-proc true 2>/dev/null; then
+		# A descriptor limit under 1024: the pipe to record is among those the program closes.
+		(ulimit -n 1024; timeout 60 "$mapprof" record -o ns.db -- unshare --pid --fork --mount-proc "$closer" >ns.out 2>ns.err) ||
+			fail "pidns: $(cat ns.err)"
+		grep -q "gone" ns.err && fail "pidns: record was declared gone: $(cat ns.err)"
+		assert_eq "$(q ns.db "SELECT COUNT(*) FROM kernels")" 1500 "pidns: the kernels"
+		echo "ok pidns: every event recorded"
+	else
+		echo "note: pidns: cannot make a PID namespace here: not tested"
+	fi
+fi
