@@ -53,7 +53,7 @@ struct drain {
 	int live[2];                 /* the program reads live[0]; record holds live[1] */
 	uint64_t chunks;             /* chunks written by us */
 	char live_env[64];           /* MAPPROF_LIVE_FD */
-	char recorder_env[96];       /* MAPPROF_RECORDER */
+	char recorder_env[160];       /* MAPPROF_RECORDER */
 };
 
 static int write_all(int fd, const void *p, size_t n)
@@ -144,10 +144,16 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool
 		struct stat st;
 		snprintf(d->live_env, sizeof(d->live_env), "%d:%llu", d->live[0],
 			 fstat(d->live[0], &st) == 0 ? (unsigned long long)st.st_ino : 0ULL);
-		/* With our pid namespace: a process in another one cannot look our pid up (output.c). */
-		snprintf(d->recorder_env, sizeof(d->recorder_env), "%ld:%lld:%ld", (long)getpid(),
+		char boot[64] = "";
+		/*
+		 * With our pid namespace and boot: a process in another one, or
+		 * on another host, cannot look our pid up (output.c).
+		 */
+		if (spool_boot_id(boot, sizeof(boot)) < 0)
+			boot[0] = 0;
+		snprintf(d->recorder_env, sizeof(d->recorder_env), "%ld:%lld:%ld:%s", (long)getpid(),
 			 (long long)d->ring->recorder_start,
-			 stat("/proc/self/ns/pid", &st) == 0 ? (long)st.st_ino : 0L);
+			 stat("/proc/self/ns/pid", &st) == 0 ? (long)st.st_ino : 0L, boot);
 	}
 	return d;
 }

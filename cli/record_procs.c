@@ -11,7 +11,7 @@
  * collector finished, '_exit' when it came through the collector's _exit,
  * and 'unknown' otherwise.  Each process's ring file ("PID.N.ring",
  * collector/procs.c) is the registry of what records: record waits until
- * none of them runs, then appends what their buffers still held to their
+ * no process runs that still maps its ring (an exec drops it), then appends what their buffers still held to their
  * spools (drain.c).  Each spool becomes a database of its own, one at a
  * time (the memory of one spool's expansion).
  */

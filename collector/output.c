@@ -88,6 +88,7 @@ static int64_t recorder_seen_ns;  /* when /proc last said it is alive */
 static atomic_int said;    /* the stop was announced */
 static char ring_path[4096];   /* this process's ring file (procs.c), or "" */
 static long recorder_pidns;    /* inode of the pid namespace record's pid means something in, or 0 */
+static char recorder_boot[64]; /* the boot (and so the machine) record runs in, or "" */
 /* The chunk whose write comes next learns where it starts (ring_chunk.write_from); with out_mu. */
 static _Atomic int64_t *mark_next;
 /*
@@ -339,7 +340,8 @@ static void live_take(void)
 
 	long ns = 0;
 
-	if (rec && sscanf(rec, "%ld:%lld:%ld", &pid, &start, &ns) >= 2 && pid > 0) {
+	recorder_boot[0] = 0;
+	if (rec && sscanf(rec, "%ld:%lld:%ld:%63s", &pid, &start, &ns, recorder_boot) >= 2 && pid > 0) {
 		recorder_pid = pid;
 		recorder_start = start;
 		recorder_pidns = ns;
@@ -744,6 +746,7 @@ static int proc_is_ours(void)
 static int recorder_gone(void)
 {
 	struct pollfd p = { live.fd, POLLIN, 0 };
+	char boot[64];
 	int64_t now;
 
 	if (live.fd >= 0) {
@@ -762,11 +765,14 @@ static int recorder_gone(void)
 		return 0;
 	/*
 	 * Gone only if record's pid means the same here: this process is in
-	 * record's pid namespace and /proc is that namespace's (its "self" is
-	 * this process).  Inside a container with a /proc of its own, or
+	 * record's pid namespace, /proc is that namespace's (its "self" is
+	 * this process) and the machine and boot are record's.  Inside a container with a /proc of its own, or
 	 * without a /proc, nothing is known: go on.
 	 */
-	return recorder_pidns && pidns_inode() == recorder_pidns && proc_is_ours();
+	if (!recorder_pidns || pidns_inode() != recorder_pidns || !proc_is_ours())
+		return 0;
+	/* Another machine's pid (an MPI launcher forwards the environment): the root namespaces look alike. */
+	return spool_boot_id(boot, sizeof(boot)) == 0 && !strcmp(boot, recorder_boot);
 }
 
 int output_check(void)

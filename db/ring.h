@@ -50,7 +50,7 @@
 #define RING_MAGIC "MPRING1"  /* 8 bytes with its NUL */
 #define RING_CHUNK_RECS 1024
 #define RING_CHUNKS_DEFAULT 64  /* 6 MiB: 65536 events in flight */
-#define RING_CHUNKS_CHILD 256   /* a ring file of another process: one chunk a thread (sparse) */
+#define RING_CHUNKS_CHILD 256   /* a ring file of another process: one chunk a thread (sparse: disk blocks as threads take chunks) */
 
 enum ring_state {
 	RING_FREE = 0,
