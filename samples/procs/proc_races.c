@@ -18,8 +18,17 @@
  *              parent exits at once.
  *   daemon S   forks a child that offloads once and sleeps S seconds; the
  *              parent exits at once.
+ *   execmt N   forks N children, one after the other; in each a second
+ *              thread offloads in a loop, counting the regions it finished
+ *              in memory shared with the parent, while the first thread
+ *              execs /bin/true (execl, through the collector) 20 ms in.
+ *              Prints one line per child: "child PID regions K" (K: the
+ *              regions finished before the exec).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -99,6 +108,45 @@ static int full(void)
 	return WIFSIGNALED(st) ? 1 : 0;
 }
 
+static _Atomic long *regions;
+
+static void *offloader(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		offload();
+		atomic_fetch_add(regions, 1);
+	}
+	return NULL;
+}
+
+static int execmt(int n)
+{
+	regions = mmap(NULL, sizeof(*regions), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (regions == MAP_FAILED)
+		return 100;
+	for (int k = 0; k < n; k++) {
+		pthread_t t;
+		int st;
+		pid_t p;
+		atomic_store(regions, 0);
+		p = fork();
+		if (p < 0)
+			return 100;
+		if (p == 0) {
+			if (pthread_create(&t, NULL, offloader, NULL))
+				_exit(100);
+			usleep(20000);
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(101);
+		}
+		if (waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 100;
+		printf("child %d regions %ld\n", (int)p, atomic_load(regions));
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "";
@@ -109,6 +157,8 @@ int main(int argc, char **argv)
 		return sigexit(argc > 2 ? atoi(argv[2]) : 20);
 	if (!strcmp(how, "full"))
 		return full();
+	if (!strcmp(how, "execmt"))
+		return execmt(argc > 2 ? atoi(argv[2]) : 5);
 	if (!strcmp(how, "rawexec") || !strcmp(how, "daemon")) {
 		pid_t p = fork();
 		if (p == 0) {
@@ -123,6 +173,6 @@ int main(int argc, char **argv)
 		}
 		return p < 0 ? 100 : 0;
 	}
-	fprintf(stderr, "usage: proc_races sigexit N | full | rawexec | daemon S\n");
+	fprintf(stderr, "usage: proc_races sigexit N | full | rawexec | daemon S | execmt N\n");
 	return 2;
 }

@@ -11,6 +11,10 @@
 #   rawexec   a child that execs by a raw system call (not through the
 #             program's calls): record does not wait for the new program
 #             (MAPPROF_PROCS_WAIT=2);
+#   execmt    an exec while another thread offloads: the exec leaves that
+#             thread's buffer to record (it is shared memory) instead of
+#             writing it under the thread's feet: every region the thread
+#             finished before the exec is in the database;
 #   recover   'mapprof recover PID.N.spool' from inside a live spool
 #             directory (a relative path) is refused.
 set -euo pipefail
@@ -76,6 +80,21 @@ if want rawexec; then
 	[ "$took" -le 8 ] || fail "rawexec: record took $took s for a process that no longer records: $(cat raw.err)"
 	grep -q "which still records" raw.err && fail "rawexec: $(cat raw.err)"
 	echo "ok rawexec: record finished in $took s"
+fi
+
+# --- execmt -------------------------------------------------------------------
+if want execmt; then
+	timeout 60 "$mapprof" record -o mt.db -- "$prog" execmt 5 >mt.out 2>mt.err || fail "execmt: $(cat mt.err)"
+	assert_eq "$(wc -l <mt.out)" 5 "execmt: children ($(cat mt.out))"
+	while read -r _ pid _ regions; do
+		d=mt.$pid.db
+		assert_eq "$(q "$d" "SELECT ended FROM process")" exec "execmt: $d's end"
+		kernels=$(q "$d" "SELECT COUNT(*) FROM kernels")
+		ops=$(q "$d" "SELECT COUNT(*) FROM data_ops")
+		[ "$kernels" -ge "$regions" ] && [ "$ops" -ge $((4 * regions)) ] ||
+			fail "execmt: child $pid finished $regions regions before its exec, its database has $kernels kernels, $ops data operations"
+	done <mt.out
+	echo "ok execmt: every region finished before the exec is recorded"
 fi
 
 # --- recover inside a live spool directory -------------------------------------
