@@ -18,6 +18,7 @@
  *              parent exits at once.
  *   daemon S   forks a child that offloads once and sleeps S seconds; the
  *              parent exits at once.
+ *   loop S     offloads in a loop for S seconds (no child).
  *   execmt N   forks N children, one after the other; in each a second
  *              thread offloads in a loop, counting the regions it finished
  *              in memory shared with the parent, while the first thread
@@ -37,6 +38,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int a[64];
@@ -157,6 +159,16 @@ int main(int argc, char **argv)
 		return sigexit(argc > 2 ? atoi(argv[2]) : 20);
 	if (!strcmp(how, "full"))
 		return full();
+	if (!strcmp(how, "loop")) {
+		struct timespec t0, t;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			offload();
+			usleep(100);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while (t.tv_sec - t0.tv_sec < (argc > 2 ? atoi(argv[2]) : 2));
+		return 0;
+	}
 	if (!strcmp(how, "execmt"))
 		return execmt(argc > 2 ? atoi(argv[2]) : 5);
 	if (!strcmp(how, "rawexec") || !strcmp(how, "daemon")) {
@@ -173,6 +185,6 @@ int main(int argc, char **argv)
 		}
 		return p < 0 ? 100 : 0;
 	}
-	fprintf(stderr, "usage: proc_races sigexit N | full | rawexec | daemon S | execmt N\n");
+	fprintf(stderr, "usage: proc_races sigexit N | full | rawexec | daemon S | execmt N | loop S\n");
 	return 2;
 }

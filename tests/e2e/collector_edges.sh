@@ -6,6 +6,8 @@
 #             once;
 #   escape    a collector message naming a path with control characters
 #             prints them escaped (lib/termesc.h), never raw;
+#   longhint  the hint printed when record is gone, for a spool with a
+#             long path, is a whole command (its quote closed), never cut;
 #   clockbase MAPPROF_CLOCK_BASE that does not name this boot (another
 #             host's, forwarded by an MPI launcher) is ignored;
 #   pidns     a program in a PID namespace with a /proc of its own, which
@@ -65,6 +67,28 @@ if want escape; then
 	grep -q $'\033' esc.err && fail "escape: a raw ESC reached the terminal: $(cat -v esc.err)"
 	grep -qF 'esc\x1b]0;title\x07.db' esc.err || fail "escape: not escaped as the CLI does: $(cat -v esc.err)"
 	echo "ok escape: $(grep exists esc.err)"
+fi
+
+# --- longhint -----------------------------------------------------------------
+if want longhint; then
+	# Long, but within what SQLite opens (512 bytes).
+	long=$dir/$(printf 'd%.0s' $(seq 200))/$(printf 'e%.0s' $(seq 200))
+	mkdir -p "$long"
+	"$mapprof" record -o "$long/l.db" -- "$prog" loop 3 >/dev/null 2>long.err &
+	rec=$!
+	sleep 1
+	kill -9 $rec || fail "longhint: record ended early: $(cat long.err)"
+	wait $rec 2>/dev/null || true
+	for _ in $(seq 100); do grep -q "is gone" long.err && break; sleep 0.05; done
+	line=$(grep "is gone" long.err) || fail "longhint: no message: $(cat long.err)"
+	# The hint: "recover it with: mapprof recover PATH" (quoted for a shell where it must be), whole.
+	hint=${line##*recover it with: mapprof recover }
+	case $hint in
+	"$long/l.db-spool" | "'$long/l.db-spool'" | "'SPOOL'") ;;
+	*) fail "longhint: the hint is not a whole command: ...${hint: -80}" ;;
+	esac
+	sleep 2.5
+	echo "ok longhint: ${#line} bytes, the hint whole"
 fi
 
 # --- clockbase -----------------------------------------------------------------
