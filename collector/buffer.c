@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -360,14 +361,25 @@ void buffer_start(const struct buffer_hooks *h)
  */
 static int lock_for_end(void)
 {
-	if (!atomic_load(&started) || pthread_mutex_trylock(&mu))
-		return -1;
-	if (atomic_load(&finished) || !output_lock_free() || !hooks.frames_lock_free()) {
+	/*
+	 * Another thread holds a lock for a moment: a few more tries.  This
+	 * thread holds it (the signal cut into it): they all fail, in about
+	 * a millisecond, and nothing is written here.
+	 */
+	for (int tries = 0; atomic_load(&started) && tries < 200; tries++, sched_yield()) {
+		if (pthread_mutex_trylock(&mu))
+			continue;
+		if (atomic_load(&finished)) {
+			pthread_mutex_unlock(&mu);
+			return -1;
+		}
+		if (output_lock_free() && hooks.frames_lock_free()) {
+			output_no_heap(1);
+			return 0;
+		}
 		pthread_mutex_unlock(&mu);
-		return -1;
 	}
-	output_no_heap(1);
-	return 0;
+	return -1;
 }
 
 static void unlock_for_end(void)
