@@ -4,6 +4,10 @@
 #   dupframe  a spool holding the same RECORDS frame twice (a writer killed
 #             between appending a chunk and saying so) expands, each event
 #             once;
+#   writefrom a child killed right after it appended a ring chunk to its
+#             spool, before it could mark the chunk written: the chunk
+#             says where its write began, and record (here: recover)
+#             finds it there and does not append it again;
 #   escape    a collector message naming a path with control characters
 #             prints them escaped (lib/termesc.h), never raw;
 #   longhint  the hint printed when record is gone, for a spool with a
@@ -56,6 +60,64 @@ if want dupframe; then
 		"dupframe: each data operation once"
 	[ "$kernels" -gt 0 ] || fail "dupframe: no kernels"
 	echo "ok dupframe: $kernels kernels, none twice"
+fi
+
+# --- writefrom ----------------------------------------------------------------
+if want writefrom; then
+	"$mapprof" record -o wf.db -- "$prog" daemon 30 >/dev/null 2>wf.err &
+	rec=$!
+	ring=
+	for _ in $(seq 100); do
+		ring=$(ls wf.db.spool.d/*.ring 2>/dev/null | head -1) || true
+		# The child offloaded: its chunk holds records.
+		[ -n "$ring" ] && python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(); sys.exit(0 if len(b) > 136 and struct.unpack_from("<I", b, 132)[0] else 1)' "$ring" && break
+		sleep 0.05
+	done
+	[ -n "$ring" ] || fail "writefrom: no ring file: $(cat wf.err)"
+	child=$(basename "$ring"); child=${child%%.*}
+	kill -9 $rec $child 2>/dev/null || true
+	wait $rec 2>/dev/null || true
+	spool=${ring%.ring}.spool
+	# What the child would have left: the chunk in the spool, and where its write began in the chunk.
+	python3 - "$ring" "$spool" <<-'PY' || fail "writefrom: no chunk with records in the ring"
+	import os, struct, sys
+	ring, spool = sys.argv[1], sys.argv[2]
+	r = bytearray(open(ring, 'rb').read())
+	rec_size = struct.unpack_from('<I', open(spool, 'rb').read(24), 12)[0]
+	nchunks, chunk_size = struct.unpack_from('<II', r, 8)
+	for i in range(nchunks):
+	    at = 128 + i * chunk_size
+	    state, n = struct.unpack_from('<II', r, at)
+	    if state == 1 and n:
+	        size = os.path.getsize(spool)
+	        frame = struct.pack('<II', 1, n * rec_size) + bytes(r[at + 24:at + 24 + n * rec_size])
+	        open(spool, 'ab').write(frame)
+	        struct.pack_into('<q', r, at + 8, size)
+	        open(ring, 'r+b').write(r)
+	        open('wf.frame', 'wb').write(frame)
+	        sys.exit(0)
+	sys.exit(1)
+	PY
+	# Both names recover would give the child taken: its spool is kept, to be looked at.
+	: >"wf.$child.db"
+	: >"wf.$child.0.db"
+	"$mapprof" recover wf.db.spool.d >wfr.out 2>wfr.err || true
+	[ -f "$spool" ] || fail "writefrom: the spool is gone: $(cat wfr.err)"
+	copies=$(python3 - "$spool" <<-'PY'
+	import struct, sys
+	b = open(sys.argv[1], 'rb').read()
+	frame = open('wf.frame', 'rb').read()
+	off, copies = 24, 0
+	while off + 8 <= len(b):
+	    t, n = struct.unpack_from('<II', b, off)
+	    if b[off:off + 8 + n] == frame:
+	        copies += 1
+	    off += 8 + n
+	print(copies)
+	PY
+	)
+	assert_eq "$copies" 1 "writefrom: the chunk in the spool"
+	echo "ok writefrom: the chunk appended once"
 fi
 
 # --- escape --------------------------------------------------------------------
