@@ -79,7 +79,8 @@ COLLECTOR_OBJS := \
 	$(B)/collector/state.o \
 	$(B)/collector/text.o \
 	$(XXH3_SIMD_OBJS) \
-	$(B)/db/spool_pic.o
+	$(B)/db/spool_pic.o \
+	$(B)/lib/termesc_pic.o
 
 # Builds the database from the spool of a collector loaded by hand (opened at
 # exit, so SQLite is not loaded into programs recorded by 'mapprof record').
@@ -89,7 +90,8 @@ INGEST_OBJS := \
 	$(B)/db/finish_pic.o \
 	$(B)/db/db_pic.o \
 	$(B)/db/spool_pic.o \
-	$(B)/db/schema_pic.o
+	$(B)/db/schema_pic.o \
+	$(B)/lib/hmap_pic.o
 
 # TLS descriptors (gnu2): the collector's thread-local state is read without
 # a call to __tls_get_addr on every event, and it still loads with dlopen.
@@ -122,6 +124,11 @@ $(B)/collector/interpose.o: collector/interpose.c
 	  $(COLLECTOR_CFLAGS) -c $< -o $@
 
 $(B)/db/%_pic.o: db/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $< (pic)"
+	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(B)/lib/%_pic.o: lib/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $< (pic)"
 	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@

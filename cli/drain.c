@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -52,7 +53,7 @@ struct drain {
 	int live[2];                 /* the program reads live[0]; record holds live[1] */
 	uint64_t chunks;             /* chunks written by us */
 	char live_env[64];           /* MAPPROF_LIVE_FD */
-	char recorder_env[64];       /* MAPPROF_RECORDER */
+	char recorder_env[160];       /* MAPPROF_RECORDER */
 };
 
 static int write_all(int fd, const void *p, size_t n)
@@ -143,8 +144,16 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool
 		struct stat st;
 		snprintf(d->live_env, sizeof(d->live_env), "%d:%llu", d->live[0],
 			 fstat(d->live[0], &st) == 0 ? (unsigned long long)st.st_ino : 0ULL);
-		snprintf(d->recorder_env, sizeof(d->recorder_env), "%ld:%lld", (long)getpid(),
-			 (long long)d->ring->recorder_start);
+		char boot[64] = "";
+		/*
+		 * With our pid namespace and boot: a process in another one, or
+		 * on another host, cannot look our pid up (output.c).
+		 */
+		if (spool_boot_id(boot, sizeof(boot)) < 0)
+			boot[0] = 0;
+		snprintf(d->recorder_env, sizeof(d->recorder_env), "%ld:%lld:%ld:%s", (long)getpid(),
+			 (long long)d->ring->recorder_start,
+			 stat("/proc/self/ns/pid", &st) == 0 ? (long)st.st_ino : 0L, boot);
 	}
 	return d;
 }
@@ -187,15 +196,44 @@ int drain_ring_fd(const struct drain *d)
 	return d->ring_fd;
 }
 
-/* Write chunk c (in state DRAINING) to the spool and free it. */
-static void put(struct drain *d, struct ring_chunk *c)
+/*
+ * Nonzero when the spool at fd holds the frame p[0..n) at a frame boundary
+ * from byte 'from' on: a chunk its writer appended and was killed before it
+ * could say so (ring_chunk.write_from).
+ */
+static int spool_holds(int fd, int64_t from, const void *p, size_t n)
 {
-	uint32_t n = atomic_load_explicit(&c->n, memory_order_acquire);
+	struct stat st;
+	struct spool_frame fr;
+	unsigned char *buf;
+	int64_t off = from;
+	int found = 0;
 
+	if (from < (int64_t)sizeof(struct spool_header) || fstat(fd, &st) < 0 || !(buf = malloc(n)))
+		return 0;
+	while (!found && off + (int64_t)sizeof(fr) <= (int64_t)st.st_size &&
+	       pread(fd, &fr, sizeof(fr), off) == (ssize_t)sizeof(fr)) {
+		if (sizeof(fr) + (size_t)fr.len == n && fr.type == SPOOL_RECORDS &&
+		    pread(fd, buf, n, off) == (ssize_t)n && !memcmp(buf, p, n))
+			found = 1;
+		off += (int64_t)sizeof(fr) + fr.len;
+	}
+	free(buf);
+	return found;
+}
+
+/*
+ * Append chunk c's n records (c is the ring's, or a copy of a ring file's)
+ * unless its writer already did: written_from is where its write began.
+ */
+static void put_records(struct drain *d, struct ring_chunk *c, uint32_t n, int64_t write_from)
+{
 	if (n > RING_CHUNK_RECS)
 		n = RING_CHUNK_RECS;
 	c->frame.type = SPOOL_RECORDS;
 	c->frame.len = (uint32_t)(n * sizeof(struct rec));
+	if (n && write_from && spool_holds(d->spool_fd, write_from, &c->frame, sizeof(c->frame) + c->frame.len))
+		return;
 	/* Past the cap, or once the spool stopped, the chunk is dropped. */
 	if (n && ring_reserve(d->ring, sizeof(c->frame) + c->frame.len, n) == 0) {
 		if (write_all(d->spool_fd, &c->frame, sizeof(c->frame) + c->frame.len) < 0) {
@@ -204,7 +242,15 @@ static void put(struct drain *d, struct ring_chunk *c)
 		} else
 			d->chunks++;
 	}
+}
+
+/* Write chunk c (in state DRAINING) to the spool and free it. */
+static void put(struct drain *d, struct ring_chunk *c)
+{
+	put_records(d, c, atomic_load_explicit(&c->n, memory_order_acquire),
+		    atomic_load_explicit(&c->write_from, memory_order_acquire));
 	atomic_store_explicit(&c->n, 0, memory_order_relaxed);
+	atomic_store_explicit(&c->write_from, 0, memory_order_relaxed);
 	atomic_store_explicit(&c->state, RING_FREE, memory_order_release);
 }
 
@@ -339,59 +385,60 @@ void drain_close(struct drain *d)
 	free(d);
 }
 
-/* Map the ring file at path (O_RDWR, or read-only).  Its size in *size; NULL when it is not a ring. */
-static struct ring_header *ring_file_map(const char *path, int writable, size_t *size)
+/*
+ * Read the header of the ring file open at fd into *h: 0, or -1 when it is
+ * not a ring.  A ring file is read, never mapped: a page of it without disk
+ * blocks (a full disk) would raise SIGBUS here.
+ */
+static int ring_file_header(int fd, struct ring_header *h)
 {
-	int fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-	struct ring_header *r;
 	struct stat st;
 
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*r)) {
-		close(fd);
-		return NULL;
-	}
-	r = mmap(NULL, (size_t)st.st_size, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
-	close(fd);
-	if (r == MAP_FAILED)
-		return NULL;
-	if (memcmp(r->magic, RING_MAGIC, sizeof(r->magic)) || r->chunk_size != sizeof(struct ring_chunk) ||
-	    ring_bytes(r->nchunks) != (size_t)st.st_size) {
-		munmap(r, (size_t)st.st_size);
-		return NULL;
-	}
-	*size = (size_t)st.st_size;
-	return r;
+	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*h) ||
+	    pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h))
+		return -1;
+	if (memcmp(h->magic, RING_MAGIC, sizeof(h->magic)) || h->chunk_size != sizeof(struct ring_chunk) ||
+	    ring_bytes(h->nchunks) != (size_t)st.st_size)
+		return -1;
+	return 0;
 }
 
 int drain_ring_info(const char *ring_path, struct ring_file_info *out)
 {
-	size_t size;
-	struct ring_header *r = ring_file_map(ring_path, 0, &size);
+	struct ring_header h;
+	struct stat st;
+	int fd = open(ring_path, O_RDONLY | O_CLOEXEC), rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (!r)
+	if (fd < 0)
 		return -1;
-	out->pid = (long)atomic_load(&r->owner);
-	out->start = r->owner_start;
-	out->ended = atomic_load(&r->ended);
-	out->exit_status = atomic_load(&r->exit_status);
-	munmap(r, size);
-	return 0;
+	if (ring_file_header(fd, &h) == 0 && fstat(fd, &st) == 0) {
+		out->pid = (long)atomic_load(&h.owner);
+		out->start = h.owner_start;
+		out->ended = atomic_load(&h.ended);
+		out->exit_status = atomic_load(&h.exit_status);
+		out->dev = st.st_dev;
+		out->ino = st.st_ino;
+		rc = 0;
+	}
+	close(fd);
+	return rc;
 }
 
 int drain_ring_file(const char *ring_path, const char *spool_path, char **err)
 {
-	struct drain d = { .spool_fd = -1, .ring_fd = -1, .live = { -1, -1 } };
+	struct ring_header h;
+	struct drain d = { .spool_fd = -1, .ring_fd = -1, .live = { -1, -1 }, .ring = &h };
+	struct ring_chunk *c = NULL;
 	struct stat st;
 	int64_t whole;
+	int fd = open(ring_path, O_RDONLY | O_CLOEXEC), rc = -1;
 
-	if (access(ring_path, F_OK) < 0)
+	if (fd < 0)
 		return 0;
-	d.ring = ring_file_map(ring_path, 1, &d.ring_size);
-	if (!d.ring) {
+	if (ring_file_header(fd, &h) < 0) {
 		/* Made but never whole (the process died as it made it): nothing in it. */
+		close(fd);
 		unlink(ring_path);
 		return 0;
 	}
@@ -399,25 +446,39 @@ int drain_ring_file(const char *ring_path, const char *spool_path, char **err)
 	if (d.spool_fd < 0 || fstat(d.spool_fd, &st) < 0) {
 		if (asprintf(err, "cannot open '%s': %s", spool_path, strerror(errno)) < 0)
 			*err = NULL;
-		if (d.spool_fd >= 0)
-			close(d.spool_fd);
-		munmap(d.ring, d.ring_size);
-		return -1;
+		goto out;
 	}
 	/* A write the process's end cut short: the records go after its last whole frame. */
 	whole = spool_whole_end(d.spool_fd, (int64_t)st.st_size);
-	if (whole < (int64_t)st.st_size && ftruncate(d.spool_fd, (off_t)whole) < 0) {
-		if (asprintf(err, "cannot write '%s': %s", spool_path, strerror(errno)) < 0)
+	if ((whole < (int64_t)st.st_size && ftruncate(d.spool_fd, (off_t)whole) < 0) ||
+	    !(c = malloc(sizeof(*c)))) {
+		if (asprintf(err, "cannot write '%s': %s", spool_path, c ? strerror(errno) : "out of memory") < 0)
 			*err = NULL;
-		close(d.spool_fd);
-		munmap(d.ring, d.ring_size);
-		return -1;
+		goto out;
 	}
-	drain_pass(&d, 1);
-	if (atomic_load(&d.ring->stop))
+	for (uint32_t i = 0; i < h.nchunks; i++) {
+		off_t at = (off_t)ring_bytes(i);
+		uint32_t state;
+		/* Only the chunks the process took have blocks; the others read as zeros (FREE). */
+		if ((h.flags & RING_SELF_WRITTEN) && i >= atomic_load(&h.backed))
+			break;
+		if (pread(fd, c, offsetof(struct ring_chunk, frame), at) != (ssize_t)offsetof(struct ring_chunk, frame))
+			break;
+		state = atomic_load(&c->state);
+		if ((state != RING_FULL && state != RING_OWNED) || !atomic_load(&c->n))
+			continue;
+		if (pread(fd, c, sizeof(*c), at) != (ssize_t)sizeof(*c))
+			break;
+		put_records(&d, c, atomic_load(&c->n), atomic_load(&c->write_from));
+	}
+	if (atomic_load(&h.stop))
 		tell_why(&d);
-	close(d.spool_fd);
-	munmap(d.ring, d.ring_size);
 	unlink(ring_path);
-	return 0;
+	rc = 0;
+out:
+	free(c);
+	if (d.spool_fd >= 0)
+		close(d.spool_fd);
+	close(fd);
+	return rc;
 }

@@ -55,6 +55,8 @@ struct ring_file_info {
 	int64_t start;       /* its start time (ring_proc_start()) */
 	int ended;           /* enum ring_end */
 	int exit_status;     /* RING_ENDED_EXIT */
+	dev_t dev;           /* the ring file's, to find it among the process's mappings */
+	ino_t ino;
 };
 /* Read it.  0, or -1 when there is no such ring or it is not one. */
 int drain_ring_info(const char *ring_path, struct ring_file_info *out);

@@ -180,8 +180,12 @@ static char **child_env(const char *output, const char *spool, const char *colle
 	if (tsc) {
 		/* The first (ticks, ns) pair of the run: see output_clock_frame(). */
 		int64_t ticks, ns;
+		char boot[64];
 		spool_clock_pair(&ticks, &ns);
-		if (asprintf(&env[k++], "MAPPROF_CLOCK_BASE=%lld:%lld", (long long)ticks, (long long)ns) < 0) {
+		/* With the boot's id: a rank on another host (the launcher forwards the environment) ignores it. */
+		if (spool_boot_id(boot, sizeof(boot)) == 0 &&
+		    asprintf(&env[k++], "MAPPROF_CLOCK_BASE=%lld:%lld:%s", (long long)ticks, (long long)ns,
+			     boot) < 0) {
 			env[k - 1] = NULL;
 			goto oom;
 		}

@@ -11,7 +11,7 @@
  * collector finished, '_exit' when it came through the collector's _exit,
  * and 'unknown' otherwise.  Each process's ring file ("PID.N.ring",
  * collector/procs.c) is the registry of what records: record waits until
- * none of them runs, then appends what their buffers still held to their
+ * no process runs that still maps its ring (an exec drops it), then appends what their buffers still held to their
  * spools (drain.c).  Each spool becomes a database of its own, one at a
  * time (the memory of one spool's expansion).
  */
@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -308,10 +309,48 @@ static int proc_running(long pid, int64_t start)
 }
 
 /*
- * A process that loaded the collector and still records: its ring says
- * neither that it finished nor that it exec'd, and it runs.  Its pid, or 0
- * when there is none.
+ * Nonzero unless the process ri names is known not to map its ring file any
+ * more: an exec drops every mapping, even one that did not go through the
+ * collector (a library's exec, a raw system call), and the new program
+ * never writes there.  Unknown (no /proc/PID/maps to read): it maps it.
  */
+static int maps_ring(const struct ring_file_info *ri)
+{
+	char path[64], line[512];
+	unsigned maj, min;
+	unsigned long long ino;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", ri->pid);
+	if (!(f = fopen(path, "re")))
+		return 1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+		/* addresses perms offset MAJ:MIN INODE [path] */
+		if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) == 3 && ino == (unsigned long long)ri->ino &&
+		    makedev(maj, min) == ri->dev)
+			found = 1;
+		/* The rest of a long line (a long path) is not a line of its own. */
+		while (len && line[len - 1] != '\n' && fgets(line, sizeof(line), f))
+			len = strlen(line);
+	}
+	/* An error midway (the process ended as we read): it maps nothing now. */
+	fclose(f);
+	return found;
+}
+
+/*
+ * Nonzero while the process that owned ring ri may still write into it or
+ * its spool: it runs (not a zombie) and maps the ring.  Whatever its ring
+ * says: one that said it exited may still be writing its last frames.
+ */
+static int ring_busy(const struct ring_file_info *ri)
+{
+	return proc_running(ri->pid, ri->start) && maps_ring(ri);
+}
+
+/* A process that loaded the collector and still records.  Its pid, or 0 when there is none. */
 static long recording_process(const struct record_procs *rp)
 {
 	struct spool_file *v;
@@ -322,8 +361,7 @@ static long recording_process(const struct record_procs *rp)
 	v = list_spools(rp, &n);
 	for (size_t i = 0; i < n && !found; i++) {
 		char *ring = spool_file_path(rp, &v[i], "ring");
-		if (ring && drain_ring_info(ring, &ri) == 0 && ri.ended == RING_RUNNING &&
-		    proc_running(ri.pid, ri.start))
+		if (ring && drain_ring_info(ring, &ri) == 0 && ring_busy(&ri))
 			found = ri.pid;
 		free(ring);
 	}
@@ -580,6 +618,12 @@ static void end_of(const struct record_procs *rp, const struct process_row *pr, 
 		e->ended = "_exit";
 		e->has_status = 1;
 		e->exit_status = ie->ring_status;
+		/* An _exit() from a signal handler that cut into the collector finishes nothing. */
+		e->complete = ie->ring_kept;
+		if (!pr->has_end && ie->ring_kept)
+			e->detail = "the process called _exit() where its collector could not finish (from a "
+				    "signal handler); its buffers were in shared memory: every event it "
+				    "recorded is here";
 	} else if (pr->has_end) {
 		e->ended = "exited";
 	} else {
@@ -673,7 +717,7 @@ static int expand_one(struct record_procs *rp, const struct spool_file *s, int n
 	if (drain_ring_info(ring, &ri) == 0) {
 		ie.ring_end = ri.ended;
 		ie.ring_status = ri.exit_status;
-		ie.running = ri.ended == RING_RUNNING && proc_running(ri.pid, ri.start);
+		ie.running = ring_busy(&ri);
 		/* Its buffers are shared memory that outlives it: what they held goes to its spool now. */
 		if (!ie.running) {
 			if (drain_ring_file(ring, spool, &err) < 0)

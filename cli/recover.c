@@ -74,6 +74,31 @@ static const char recover_usage[] =
  * The descriptor (hold it until done), or -1 when it is taken (said so) or
  * cannot be opened (the caller says why).
  */
+/*
+ * When path's directory is a spool directory (its real name ends in
+ * ".spool.d"), lock it too, for as long as this process lives: 0, or -1
+ * when another process holds it.
+ */
+static int dir_lock_held(const char *path)
+{
+	char *real = realpath(path, NULL), *dir;
+	size_t n, k = strlen(".spool.d");
+	int fd, rc = 0;
+
+	if (!real)
+		return 0;
+	dir = dirname(real);
+	n = strlen(dir);
+	if (n > k && !strcmp(dir + n - k, ".spool.d") && (fd = open(dir, O_RDONLY | O_CLOEXEC)) >= 0 &&
+	    flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		rc = errno == EWOULDBLOCK ? -1 : 0;
+		close(fd);
+	}
+	/* Held (fd left open) until recover ends. */
+	free(real);
+	return rc;
+}
+
 static int take_spool(const char *path, int *live)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -88,6 +113,19 @@ static int take_spool(const char *path, int *live)
 			      " or another 'mapprof recover' has it)", path);
 			hint("wait for it to end: 'mapprof record' expands the spool itself");
 		}
+		close(fd);
+		return -1;
+	}
+	/*
+	 * A process's spool in a spool directory, however it is named
+	 * (relative, through a link): 'mapprof record' locks the directory,
+	 * not each spool in it.  Its lock is held until recover ends.
+	 */
+	if (dir_lock_held(path) < 0) {
+		*live = 1;
+		error("cannot recover '%s': its spool directory is being recorded ('mapprof record' is"
+		      " still running, or another 'mapprof recover' has it)", path);
+		hint("wait for it to end: 'mapprof record' expands the spool itself");
 		close(fd);
 		return -1;
 	}

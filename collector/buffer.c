@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -89,6 +90,13 @@ static struct buf *ring_take(void)
 	for (uint32_t i = 0; i < ring->nchunks; i++) {
 		struct buf *c = ring_chunk_at(ring, i);
 		uint32_t free_state = RING_FREE;
+		/*
+		 * A ring file's chunk without disk blocks is never touched: on a
+		 * full disk that raises SIGBUS.  Blocks for one more, or none.
+		 */
+		if ((ring->flags & RING_SELF_WRITTEN) && i >= atomic_load(&ring->backed) &&
+		    output_ring_grow(i + 1) < 0)
+			return NULL;
 		if (atomic_load_explicit(&c->state, memory_order_relaxed) == RING_FREE &&
 		    atomic_compare_exchange_strong_explicit(&c->state, &free_state, RING_OWNED,
 							    memory_order_acquire, memory_order_relaxed)) {
@@ -167,11 +175,13 @@ static void write_buf(struct buf *b)
 	uint32_t n = atomic_load_explicit(&b->n, memory_order_acquire);
 	if (!n)
 		return;
-	if (output_records(&b->frame, n) < 0) {
+	if (output_records(&b->frame, n, &b->write_from) < 0) {
 		atomic_fetch_add(&events_lost, n);
 		atomic_store(&buffer_running, 0);
 	}
-	atomic_store_explicit(&b->n, 0, memory_order_relaxed);
+	/* n first: killed in between, the chunk is empty, or it says where it was written. */
+	atomic_store_explicit(&b->n, 0, memory_order_release);
+	atomic_store_explicit(&b->write_from, 0, memory_order_release);
 }
 
 /* A buffer during the run, with the libraries loaded and call sites seen since the last one. */
@@ -343,32 +353,80 @@ void buffer_start(const struct buffer_hooks *h)
 	atomic_store(&buffer_running, 1);
 }
 
+/*
+ * For _exit() and exec, which a signal handler may call: take mu only if it
+ * is free and make sure this thread does not hold the spool's lock either
+ * (the code the signal cut into may): 0 with mu held and no heap use
+ * allowed, -1 when nothing may be written now.
+ */
+static int lock_for_end(void)
+{
+	/*
+	 * Another thread holds a lock for a moment: a few more tries.  This
+	 * thread holds it (the signal cut into it): they all fail, in about
+	 * a millisecond, and nothing is written here.
+	 */
+	for (int tries = 0; atomic_load(&started) && tries < 200; tries++, sched_yield()) {
+		if (pthread_mutex_trylock(&mu))
+			continue;
+		if (atomic_load(&finished)) {
+			pthread_mutex_unlock(&mu);
+			return -1;
+		}
+		if (output_lock_free() && hooks.frames_lock_free()) {
+			output_no_heap(1);
+			return 0;
+		}
+		pthread_mutex_unlock(&mu);
+	}
+	return -1;
+}
+
+static void unlock_for_end(void)
+{
+	output_no_heap(0);
+	pthread_mutex_unlock(&mu);
+}
+
+/* Nonzero when b is this thread's buffer (nobody else appends to it). */
+static int own_buf(const struct tslot *s)
+{
+	struct thread_state *t = collector_thread;
+	return t && t->slot == s;
+}
+
 void buffer_sync(void)
 {
-	if (!atomic_load(&started))
+	if (lock_for_end() < 0)
 		return;
-	pthread_mutex_lock(&mu);
-	if (!atomic_load(&finished) && atomic_load(&buffer_running)) {
+	if (atomic_load(&buffer_running)) {
+		/*
+		 * Ring chunks (the memfd 'record' holds, or this process's ring
+		 * file) outlive the exec: 'record' appends them.  Of the buffers
+		 * of the process's own, only this thread's can be written whole:
+		 * the others' threads may be appending to them.
+		 */
 		for (struct tslot *s = slots; s; s = s->next) {
 			struct buf *b = atomic_load_explicit(&s->cur, memory_order_relaxed);
-			if (b)
+			if (b && !in_ring(b) && own_buf(s))
 				write_buf(b);
 		}
 		hooks.frames_write(BUFFER_WRITTEN);
 		output_sync();
 	}
-	pthread_mutex_unlock(&mu);
+	unlock_for_end();
 }
 
-void buffer_finish(void)
+/* What buffer_finish() and buffer_exit() write, with mu held.  'ending': from _exit(). */
+static void finish_locked(int ending)
 {
-	if (!atomic_load(&started) || atomic_exchange(&finished, 1))
-		return;
-	pthread_mutex_lock(&mu);
+	char why[512];
+
 	atomic_store(&buffer_running, 0);
 	for (struct tslot *s = slots; s; s = s->next) {
 		struct buf *b = atomic_load_explicit(&s->cur, memory_order_relaxed);
-		if (b) {
+		/* At _exit(), another thread's ring chunk may be filling: 'record' appends it once we are gone. */
+		if (b && (!ending || !in_ring(b) || own_buf(s))) {
 			write_buf(b);
 			/* Written: 'record' must not write it again. */
 			if (in_ring(b))
@@ -377,13 +435,29 @@ void buffer_finish(void)
 		output_frame(SPOOL_THREAD, (int64_t)s->id, (int64_t)s->tid);
 	}
 	hooks.frames_write(BUFFER_END);
-	char *why = output_stop_text();
-	if (why)
+	if (output_stop_text(why, sizeof(why)) == 0)
 		output_frame(SPOOL_STATUS, "incomplete", why);
-	free(why);
 	if (collector_tsc)
 		output_clock_frame();
 	output_frame(SPOOL_END, now_ns() - collector_start_ns, (int64_t)atomic_load(&events_lost));
+}
+
+void buffer_finish(void)
+{
+	if (!atomic_load(&started) || atomic_exchange(&finished, 1))
+		return;
+	pthread_mutex_lock(&mu);
+	finish_locked(0);
 	pthread_mutex_unlock(&mu);
 	output_close();
+}
+
+void buffer_exit(void)
+{
+	if (lock_for_end() < 0)
+		return;
+	atomic_store(&finished, 1);
+	finish_locked(1);
+	output_close();
+	unlock_for_end();
 }

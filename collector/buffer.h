@@ -35,6 +35,8 @@ struct buffer_hooks {
 	int (*frames_waiting)(void);
 	/* Append them to the spool (output_frame()); called with buffer.c's lock held. */
 	void (*frames_write)(enum buffer_moment when);
+	/* Nonzero when this thread holds none of the locks frames_write() takes (never waits). */
+	int (*frames_lock_free)(void);
 };
 
 /* Start recording; 'hooks' is copied. */
@@ -45,9 +47,19 @@ void buffer_start(const struct buffer_hooks *hooks);
  */
 void buffer_finish(void);
 /*
- * Write every thread's buffer and the frames that go with them (call sites,
- * libraries) now, and go on recording: before an exec, which drops the
- * process's memory.
+ * _exit() or _Exit(): buffer_finish() as far as it can go without waiting
+ * for a lock or using the heap (a signal handler may be here).  Another
+ * thread's ring chunk is left to 'record'.  Nothing is written when this
+ * thread holds one of the collector's locks (the signal cut into it): the
+ * ring's chunks still reach the spool through 'record'.
+ */
+void buffer_exit(void);
+/*
+ * Before an exec, which drops the process's memory, and which a signal
+ * handler may call (as buffer_exit()): the frames that go with the events
+ * (call sites, libraries) and this thread's own buffer outside the ring go
+ * to the spool now; ring chunks outlive the exec and 'record' appends them.
+ * Recording goes on (the exec may fail).
  */
 void buffer_sync(void);
 

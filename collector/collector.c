@@ -359,7 +359,12 @@ static void side_frames_write(enum buffer_moment when)
 	interpose_flush();
 }
 
-static const struct buffer_hooks hooks = { side_frames_waiting, side_frames_write };
+static int side_frames_lock_free(void)
+{
+	return modules_lock_free() && interpose_lock_free();
+}
+
+static const struct buffer_hooks hooks = { side_frames_waiting, side_frames_write, side_frames_lock_free };
 
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
 			   ompt_data_t *tool_data)

@@ -173,6 +173,14 @@ void interpose_at_fork(enum fork_moment when)
 	pthread_mutex_unlock(&sites_mu);
 }
 
+int interpose_lock_free(void)
+{
+	if (pthread_mutex_trylock(&sites_mu))
+		return 0;
+	pthread_mutex_unlock(&sites_mu);
+	return 1;
+}
+
 int interpose_pending(void)
 {
 	return atomic_load_explicit(&unwritten, memory_order_relaxed) != 0;

@@ -29,5 +29,7 @@ void interpose_flush(void);
 void interpose_at_fork(enum fork_moment when);
 /* Nonzero when call sites wait to be written (cheap, no lock). */
 int interpose_pending(void);
+/* Nonzero when this thread does not hold the call sites' lock (never waits). */
+int interpose_lock_free(void);
 
 #endif

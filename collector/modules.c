@@ -179,6 +179,14 @@ unsigned long long modules_loaded(void)
 	return v[0];
 }
 
+int modules_lock_free(void)
+{
+	if (pthread_mutex_trylock(&modules_mu))
+		return 0;
+	pthread_mutex_unlock(&modules_mu);
+	return 1;
+}
+
 int modules_changed(void)
 {
 	unsigned long long v[2] = { 0, 0 };

@@ -14,6 +14,8 @@ void modules_at_fork(enum fork_moment when);
 void modules_record(void);
 /* Nonzero when objects were loaded or unloaded since the last modules_record(). */
 int modules_changed(void);
+/* Nonzero when this thread does not hold the modules' lock (never waits). */
+int modules_lock_free(void);
 /* The loader's count of objects loaded so far (it only grows). */
 unsigned long long modules_loaded(void);
 

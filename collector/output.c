@@ -86,6 +86,16 @@ static long recorder_pid;      /* 'mapprof record' (MAPPROF_RECORDER), or 0 */
 static int64_t recorder_start; /* its start time (ring_proc_start()) */
 static int64_t recorder_seen_ns;  /* when /proc last said it is alive */
 static atomic_int said;    /* the stop was announced */
+static char ring_path[4096];   /* this process's ring file (procs.c), or "" */
+static long recorder_pidns;    /* inode of the pid namespace record's pid means something in, or 0 */
+static char recorder_boot[64]; /* the boot (and so the machine) record runs in, or "" */
+/* The chunk whose write comes next learns where it starts (ring_chunk.write_from); with out_mu. */
+static _Atomic int64_t *mark_next;
+/*
+ * Set while _exit() or an exec, which a signal handler may call, writes what
+ * it can (procs.c): nothing may come from the heap then.
+ */
+static __thread int no_heap __attribute__((tls_model("initial-exec")));
 
 /*
  * The first number a descriptor of ours takes: far above those a program
@@ -223,8 +233,10 @@ static void announce(void)
 		return;
 	atomic_store(&sp_acct->said, 1);
 	if (atomic_load(&sp_acct->stop) == RING_STOP_GONE) {
-		char quoted[8192];   /* the hint is pasted into a shell */
-		if (shquote(quoted, sizeof(quoted), spool_path) >= sizeof(quoted))
+		char quoted[CLOG_LINE_MAX];   /* the hint is pasted into a shell */
+		size_t q = shquote(quoted, sizeof(quoted), spool_path);
+		/* The line is cut past CLOG_LINE_MAX: a quote cut open is worse than none. */
+		if (q >= sizeof(quoted) || q + strlen(spool_path) + 512 > CLOG_LINE_MAX)
 			snprintf(quoted, sizeof(quoted), "'%s'", "SPOOL");
 		clog_msg("the recorder ('mapprof record', pid %lld) is gone: recording stopped, the program"
 			 " runs on; the spool '%s' holds what was recorded until then (%llu events);"
@@ -262,6 +274,11 @@ static int locked_write(const void *p, size_t n, uint64_t events)
 	if (nstaged && ring_reserve(sp_acct, nstaged, 0) < 0)
 		iov[0].iov_len = 0;
 	nstaged = 0;
+	if (mark_next) {
+		off_t at = lseek(out.fd, 0, SEEK_END);
+		atomic_store(mark_next, at > 0 ? (int64_t)at : 0);
+		mark_next = NULL;
+	}
 	if ((iov[0].iov_len || iov[1].iov_len) && write_all(iov, 2) < 0) {
 		out_failed = 1;
 		ring_set_stop(sp_acct, RING_STOP_WRITE, errno ? errno : EIO);
@@ -321,9 +338,13 @@ static void live_take(void)
 	long long start;
 	long pid;
 
-	if (rec && sscanf(rec, "%ld:%lld", &pid, &start) == 2 && pid > 0) {
+	long ns = 0;
+
+	recorder_boot[0] = 0;
+	if (rec && sscanf(rec, "%ld:%lld:%ld:%63s", &pid, &start, &ns, recorder_boot) >= 2 && pid > 0) {
 		recorder_pid = pid;
 		recorder_start = start;
+		recorder_pidns = ns;
 	}
 	if (live.fd < 0 && fd >= 0 && ino && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
 	    (unsigned long long)st.st_ino == ino)
@@ -479,7 +500,7 @@ fail:
 	return rc;
 }
 
-int output_adopt(int fd, const char *path, struct ring_header *r)
+int output_adopt(int fd, const char *path, struct ring_header *r, const char *ring_file)
 {
 	struct spool_header h = { SPOOL_MAGIC, SPOOL_VERSION, sizeof(struct rec), (int64_t)getpid() };
 
@@ -500,7 +521,30 @@ int output_adopt(int fd, const char *path, struct ring_header *r)
 		atomic_store(&r->spool_bytes, (int64_t)sizeof(h));
 		ring = r;
 		sp_acct = r;
+		snprintf(ring_path, sizeof(ring_path), "%s", ring_file);
 	}
+	return 0;
+}
+
+int output_ring_grow(uint32_t upto)
+{
+	uint32_t had;
+	int fd, rc;
+
+	if (!ring || !ring_path[0] || upto > ring->nchunks)
+		return -1;
+	had = atomic_load(&ring->backed);
+	if (upto <= had)
+		return 0;
+	fd = open(ring_path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	rc = posix_fallocate(fd, 0, (off_t)ring_bytes(upto));
+	close(fd);
+	if (rc)
+		return -1;
+	while (had < upto && !atomic_compare_exchange_weak(&ring->backed, &had, upto))
+		;
 	return 0;
 }
 
@@ -511,12 +555,26 @@ long output_recorder(void)
 
 void output_ended(int how, int status)
 {
-	pthread_mutex_lock(&out_mu);
-	if (ring) {
-		atomic_store(&ring->exit_status, status);
-		atomic_store(&ring->ended, how);
+	/* No lock: a signal handler may be here (procs.c), with out_mu held by the code it cut into. */
+	struct ring_header *r = ring;
+
+	if (r) {
+		atomic_store(&r->exit_status, status);
+		atomic_store(&r->ended, how);
 	}
+}
+
+void output_no_heap(int on)
+{
+	no_heap = on;
+}
+
+int output_lock_free(void)
+{
+	if (pthread_mutex_trylock(&out_mu))
+		return 0;
 	pthread_mutex_unlock(&out_mu);
+	return 1;
 }
 
 /*
@@ -551,6 +609,8 @@ void output_at_fork(enum fork_moment when)
 	if (ring)
 		munmap(ring, ring_bytes(ring->nchunks));
 	ring = NULL;
+	ring_path[0] = 0;
+	mark_next = NULL;
 	nstaged = 0;
 	out_failed = 0;
 	free(spool_path);
@@ -570,7 +630,9 @@ int output_frame(uint32_t type, ...)
 	va_start(ap, type);
 	va_copy(ap2, ap);
 	n = spool_vpack(small, sizeof(small), type, ap);
-	if (n > sizeof(small)) {
+	if (n > sizeof(small) && no_heap) {
+		buf = NULL;  /* dropped: no malloc() in a signal handler */
+	} else if (n > sizeof(small)) {
 		buf = malloc(n);
 		if (buf)
 			spool_vpack(buf, n, type, ap2);
@@ -605,10 +667,14 @@ int output_frame(uint32_t type, ...)
 static int clock_base(int64_t *ticks, int64_t *ns)
 {
 	const char *v = getenv("MAPPROF_CLOCK_BASE");
+	char boot[64];
 	long long t, n;
 	int used = 0;
 
-	if (!v || sscanf(v, "%lld:%lld%n", &t, &n, &used) != 2 || v[used] || t <= 0 || n <= 0)
+	if (!v || sscanf(v, "%lld:%lld:%n", &t, &n, &used) != 2 || !used || t <= 0 || n <= 0)
+		return -1;
+	/* Another machine's (a launcher forwarded the environment): its counter is not ours. */
+	if (spool_boot_id(boot, sizeof(boot)) < 0 || strcmp(v + used, boot))
 		return -1;
 	*ticks = t;
 	*ns = n;
@@ -634,13 +700,15 @@ int output_sync(void)
 	return rc;
 }
 
-int output_records(struct spool_frame *frame, size_t n)
+int output_records(struct spool_frame *frame, size_t n, _Atomic int64_t *write_from)
 {
 	int rc;
 	frame->type = SPOOL_RECORDS;
 	frame->len = (uint32_t)(n * sizeof(struct rec));
 	pthread_mutex_lock(&out_mu);
+	mark_next = write_from;
 	rc = locked_write(frame, sizeof(*frame) + frame->len, n);
+	mark_next = NULL;
 	pthread_mutex_unlock(&out_mu);
 	return rc;
 }
@@ -648,6 +716,25 @@ int output_records(struct spool_frame *frame, size_t n)
 int output_failed(void)
 {
 	return out_failed;
+}
+
+/* The inode of this process's pid namespace, or 0. */
+static long pidns_inode(void)
+{
+	struct stat st;
+	return stat("/proc/self/ns/pid", &st) == 0 ? (long)st.st_ino : 0;
+}
+
+/* Nonzero when /proc is this pid namespace's: its "self" is this process's pid. */
+static int proc_is_ours(void)
+{
+	char link[32];
+	ssize_t n = readlink("/proc/self", link, sizeof(link) - 1);
+
+	if (n <= 0)
+		return 0;
+	link[n] = 0;
+	return strtol(link, NULL, 10) == (long)getpid();
 }
 
 /*
@@ -659,6 +746,7 @@ int output_failed(void)
 static int recorder_gone(void)
 {
 	struct pollfd p = { live.fd, POLLIN, 0 };
+	char boot[64];
 	int64_t now;
 
 	if (live.fd >= 0) {
@@ -675,8 +763,16 @@ static int recorder_gone(void)
 	recorder_seen_ns = now;
 	if (ring_proc_start(recorder_pid) == recorder_start)
 		return 0;
-	/* Without a /proc to read (not this process's either), nothing is known: go on. */
-	return ring_proc_start((long)getpid()) >= 0;
+	/*
+	 * Gone only if record's pid means the same here: this process is in
+	 * record's pid namespace, /proc is that namespace's (its "self" is
+	 * this process) and the machine and boot are record's.  Inside a container with a /proc of its own, or
+	 * without a /proc, nothing is known: go on.
+	 */
+	if (!recorder_pidns || pidns_inode() != recorder_pidns || !proc_is_ours())
+		return 0;
+	/* Another machine's pid (an MPI launcher forwards the environment): the root namespaces look alike. */
+	return spool_boot_id(boot, sizeof(boot)) == 0 && !strcmp(boot, recorder_boot);
 }
 
 int output_check(void)
@@ -702,15 +798,13 @@ int output_check(void)
 	return -1;
 }
 
-char *output_stop_text(void)
+int output_stop_text(char *buf, size_t n)
 {
-	char why[512];
-
 	if (!atomic_load(&sp_acct->stop))
-		return NULL;
+		return -1;
 	spool_stop_text(atomic_load(&sp_acct->stop), atomic_load(&sp_acct->stop_errno), sp_acct->spool_max,
-			atomic_load(&sp_acct->spool_events), why, sizeof(why));
-	return strdup(why);
+			atomic_load(&sp_acct->spool_events), buf, n);
+	return 0;
 }
 
 /* Build the database from the spool, through the library installed beside this one. */
@@ -747,6 +841,7 @@ void output_close(void)
 	locked_write(NULL, 0, 0);
 	own_fd_close(&out);
 	pthread_mutex_unlock(&out_mu);
-	if (by_hand_db && spool_path)
+	/* Not from _exit() (a signal handler): the spool stays for 'mapprof recover'. */
+	if (by_hand_db && spool_path && !no_heap)
 		ingest_by_hand();
 }

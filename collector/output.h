@@ -25,14 +25,29 @@
 int output_open(void);
 /*
  * Write to fd, a new empty spool file at path, from now on (its header
- * first); r, when not NULL, is the process's own ring (procs.c), whose
- * accounting it takes over.  0 or -1.
+ * first); r, when not NULL, is the process's own ring (procs.c), the file
+ * ring_file, whose accounting it takes over.  0 or -1.
  */
-int output_adopt(int fd, const char *path, struct ring_header *r);
+int output_adopt(int fd, const char *path, struct ring_header *r, const char *ring_file);
+/*
+ * Give the first 'upto' chunks of this process's ring file disk blocks
+ * (ring_header.backed): 0, or -1 when the disk is full (or the ring is not a file).
+ */
+int output_ring_grow(uint32_t upto);
 /* The pid of 'mapprof record' (MAPPROF_RECORDER), or 0. */
 long output_recorder(void);
-/* How this process ends (enum ring_end, db/ring.h), told to 'record' through its ring. */
+/*
+ * How this process ends (enum ring_end, db/ring.h), told to 'record' through
+ * its ring.  Takes no lock: async-signal-safe.
+ */
 void output_ended(int how, int status);
+/*
+ * For _exit() and exec, which a signal handler may call (procs.c): with 'on',
+ * frames that need the heap are dropped and the spool is not expanded by hand.
+ */
+void output_no_heap(int on);
+/* Nonzero when this thread does not hold the spool's lock (it takes and drops it, never waits). */
+int output_lock_free(void);
 /* Around fork() (procs.c): the lock held across it; the child drops the parent's spool and ring. */
 void output_at_fork(enum fork_moment when);
 /* Append a frame; its fields as spool_frame_format(type) says (int64_t, const char *). */
@@ -41,8 +56,12 @@ int output_frame(uint32_t type, ...);
 int output_clock_frame(void);
 /* Write the staged frames out now.  0 or -1. */
 int output_sync(void);
-/* Append the n records that follow 'frame' in memory (and the staged frames).  0 or -1. */
-int output_records(struct spool_frame *frame, size_t n);
+/*
+ * Append the n records that follow 'frame' in memory (and the staged
+ * frames).  *write_from (when not NULL) is set to the spool's size before
+ * the write (ring_chunk.write_from).  0 or -1.
+ */
+int output_records(struct spool_frame *frame, size_t n, _Atomic int64_t *write_from);
 /* Nonzero after a write failed (recording stops). */
 int output_failed(void);
 /*
@@ -50,8 +69,8 @@ int output_failed(void);
  * stopped (its cap, a failed write, or 'mapprof record' gone), said once.
  */
 int output_check(void);
-/* Why the spool stopped, as the run's status detail (malloc'ed), or NULL while it goes on. */
-char *output_stop_text(void);
+/* Why the spool stopped, as the run's status detail, into buf; 0, or -1 while it goes on. */
+int output_stop_text(char *buf, size_t n);
 /* The ring shared with 'mapprof record' (db/ring.h), or NULL; borrowed for the process's life. */
 struct ring_header *output_ring(void);
 /* Close the spool; loaded by hand, also build the database from it. */

@@ -66,20 +66,24 @@ static pid_t recording_pid;
  * its own full chunk, as it did with buffers of its own.  NULL when it
  * cannot be made (the process then records into buffers of its own).
  */
-static struct ring_header *ring_file(const char *spool)
+static struct ring_header *ring_file(const char *spool, char *path, size_t size)
 {
-	char path[4096];
 	size_t len = strlen(spool), bytes = ring_bytes(RING_CHUNKS_CHILD);
 	struct ring_header *r;
 	int fd;
 
-	if (len < 6 || len + 1 > sizeof(path))
+	if (len < 6 || len + 1 > size)
 		return NULL;
-	snprintf(path, sizeof(path), "%.*s.ring", (int)(len - 6), spool);
+	snprintf(path, size, "%.*s.ring", (int)(len - 6), spool);
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return NULL;
-	r = ftruncate(fd, (off_t)bytes) == 0 ?
+	/*
+	 * Sparse, but the header and the first chunk get disk blocks now (the
+	 * others as threads take them, buffer.c): a store into a page without
+	 * a block on a full disk is SIGBUS, in the middle of fork().
+	 */
+	r = ftruncate(fd, (off_t)bytes) == 0 && posix_fallocate(fd, 0, (off_t)ring_bytes(1)) == 0 ?
 		    mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
 	close(fd);
 	if (r == MAP_FAILED) {
@@ -89,6 +93,7 @@ static struct ring_header *ring_file(const char *spool)
 	r->nchunks = RING_CHUNKS_CHILD;
 	r->chunk_size = sizeof(struct ring_chunk);
 	r->flags = RING_SELF_WRITTEN;
+	atomic_store(&r->backed, 1);
 	atomic_store(&r->owner, (int64_t)getpid());
 	r->owner_start = ring_proc_start((long)getpid());
 	/* Last: 'record' takes a ring with its magic as whole. */
@@ -99,7 +104,8 @@ static struct ring_header *ring_file(const char *spool)
 int procs_open(void)
 {
 	const char *dir = getenv("MAPPROF_SPOOL_DIR");
-	char path[4096];
+	char path[4096], ring_path[4096];
+	struct ring_header *r;
 	int fd = -1;
 
 	if (!dir || !*dir) {
@@ -123,7 +129,8 @@ int procs_open(void)
 			 dir, strerror(errno));
 		return -1;
 	}
-	return output_adopt(fd, path, ring_file(path));
+	r = ring_file(path, ring_path, sizeof(ring_path));
+	return output_adopt(fd, path, r, ring_path);
 }
 
 int procs_record(const char *started)
@@ -199,12 +206,18 @@ static void at_fork_child(void)
 /* --- the ways a process ends or replaces its program ---------------------------
  *
  * The program's own calls to exec and _exit come here first (got.c points
- * the program's slots for them at these): before an exec every buffer and
- * call site goes to the spool (the image's memory is about to go) and the
- * ring says the process exec'd, which 'record' cannot learn otherwise when
- * the new program does not load the collector (a cleared environment); an
- * _exit() finishes the recording as exit() would and says its status.  In a
- * vfork() child, which runs in its parent's memory, they do nothing.
+ * the program's slots for them at these): before an exec the call sites and
+ * libraries go to the spool (the image's memory is about to go; the ring's
+ * chunks are not: 'record' appends them) and the ring says the process
+ * exec'd, which 'record' cannot learn otherwise when the new program does
+ * not load the collector (a cleared environment); an _exit() finishes the
+ * recording as exit() would and then says its status.  In a vfork() child,
+ * which runs in its parent's memory, they do nothing.
+ *
+ * A signal handler may call _exit and exec (signal(7)), in the middle of
+ * the collector's own code: nothing here waits for a lock, asks dlsym or
+ * takes memory from the heap (buffer_exit(), buffer_sync()).  The libc
+ * functions are looked up once, at the start.
  */
 static int ours(void)
 {
@@ -213,10 +226,12 @@ static int ours(void)
 
 static void before_exec(void)
 {
+	int e = errno;
 	if (!ours())
 		return;
 	buffer_sync();
 	output_ended(RING_ENDED_EXEC, 0);
+	errno = e;
 }
 
 /* The exec failed: the program goes on, and so does its recording. */
@@ -232,14 +247,14 @@ typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef void (*exit_fn)(int);
 
-static void *libc_fn(const char *name)
-{
-	return dlsym(RTLD_DEFAULT, name);
-}
+/* libc's, looked up in procs_start(): dlsym is not async-signal-safe. */
+static execve_fn libc_execve, libc_execvpe;
+static fexecve_fn libc_fexecve;
+static exit_fn libc__exit, libc__Exit;
 
 static int mp_execve(const char *path, char *const argv[], char *const envp[])
 {
-	execve_fn fn = (execve_fn)libc_fn("execve");
+	execve_fn fn = libc_execve;
 	int rc;
 	before_exec();
 	rc = fn ? fn(path, argv, envp) : (errno = ENOSYS, -1);
@@ -249,7 +264,7 @@ static int mp_execve(const char *path, char *const argv[], char *const envp[])
 
 static int mp_execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	execve_fn fn = (execve_fn)libc_fn("execvpe");
+	execve_fn fn = libc_execvpe;
 	int rc;
 	before_exec();
 	rc = fn ? fn(file, argv, envp) : (errno = ENOSYS, -1);
@@ -259,7 +274,7 @@ static int mp_execvpe(const char *file, char *const argv[], char *const envp[])
 
 static int mp_fexecve(int fd, char *const argv[], char *const envp[])
 {
-	fexecve_fn fn = (fexecve_fn)libc_fn("fexecve");
+	fexecve_fn fn = libc_fexecve;
 	int rc;
 	before_exec();
 	rc = fn ? fn(fd, argv, envp) : (errno = ENOSYS, -1);
@@ -323,12 +338,12 @@ static int mp_execle(const char *path, const char *arg, ...)
 	return mp_execve(path, argv, envp);
 }
 
-static void end_by_exit(const char *name, int status)
+static void end_by_exit(exit_fn fn, int status)
 {
-	exit_fn fn = (exit_fn)libc_fn(name);
 	if (ours()) {
+		buffer_exit();
+		/* Last: once it says so, 'record' may append what is left of the ring. */
 		output_ended(RING_ENDED_EXIT, status);
-		buffer_finish();
 	}
 	if (fn)
 		fn(status);
@@ -338,12 +353,12 @@ static void end_by_exit(const char *name, int status)
 
 static void mp__exit(int status)
 {
-	end_by_exit("_exit", status);
+	end_by_exit(libc__exit, status);
 }
 
 static void mp__Exit(int status)
 {
-	end_by_exit("_Exit", status);
+	end_by_exit(libc__Exit, status);
 }
 
 static const struct got_target ends[] = {
@@ -358,6 +373,11 @@ void procs_start(const char *runtime)
 {
 	runtime_version = runtime;
 	recording_pid = getpid();
+	libc_execve = (execve_fn)dlsym(RTLD_DEFAULT, "execve");
+	libc_execvpe = (execve_fn)dlsym(RTLD_DEFAULT, "execvpe");
+	libc_fexecve = (fexecve_fn)dlsym(RTLD_DEFAULT, "fexecve");
+	libc__exit = (exit_fn)dlsym(RTLD_DEFAULT, "_exit");
+	libc__Exit = (exit_fn)dlsym(RTLD_DEFAULT, "_Exit");
 	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 	got_redirect_program(ends, sizeof(ends) / sizeof(ends[0]));
 }

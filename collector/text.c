@@ -1,6 +1,7 @@
 /*
  * text.c - messages on stderr and JSON strings (see text.h).
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -10,20 +11,36 @@
 #include <sys/mman.h>
 
 #include "collector/text.h"
+#include "lib/termesc.h"
 
 void clog_msg(const char *fmt, ...)
 {
-	char line[1024];
+	char line[CLOG_LINE_MAX], esc[TERMESC_MAX(512)];
+	size_t len, used;
 	va_list ap;
-	int n;
 
-	/* One fputs of the whole line: another thread's message cannot cut into it. */
-	n = snprintf(line, sizeof(line), "mapprof-collector: ");
 	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	strcat(line, "\n");
-	fputs(line, stderr);
+	len = strlen(line);
+	/*
+	 * Paths and names in it are the program's (control characters would
+	 * reach the terminal): escaped as the CLI escapes what it prints
+	 * (lib/termesc.h), piece by piece on the stack (no heap in the
+	 * program's process).  stderr's lock held throughout: another thread's
+	 * message cannot cut into the line.
+	 */
+	flockfile(stderr);
+	fputs_unlocked("mapprof-collector: ", stderr);
+	for (size_t at = 0; at < len; at += used) {
+		size_t k = len - at < 512 ? len - at : 512;
+		size_t out = termesc(esc, line + at, k, 0, at + k == len, &used);
+		if (!used)
+			used = k;  /* cannot happen with 'final'; never loop forever */
+		fwrite_unlocked(esc, 1, out, stderr);
+	}
+	fputc_unlocked('\n', stderr);
+	funlockfile(stderr);
 }
 
 size_t json_escape(unsigned char c, char esc[8])

@@ -11,7 +11,14 @@
 
 #include <stddef.h>
 
-/* "mapprof-collector: ..." on stderr, as one write. */
+/* The longest message clog_msg() prints whole (before escaping); longer ones are cut. */
+#define CLOG_LINE_MAX 4096
+
+/*
+ * "mapprof-collector: ..." on stderr, one line that another thread's
+ * message cannot cut into; control characters and the like escaped
+ * (lib/termesc.h).  No heap.
+ */
 void clog_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*

@@ -24,6 +24,11 @@
 #include "db/ingest.h"
 #include "db/spool.h"
 #include "db/writer.h"
+#include "lib/hmap.h"
+
+/* XXH3 from libxxhash's header, compiled in. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 /* Replay one (non-records) frame. */
 static int replay(struct db_writer *w, uint32_t type, const struct spool_field *f)
@@ -181,6 +186,22 @@ static int64_t to_ns(const struct ticks_to_ns *tc, int64_t ticks)
 	return (int64_t)llround(ns);
 }
 
+/*
+ * Nonzero when a RECORDS frame with this very payload came before (noted
+ * in 'seen' otherwise).  A frame appended twice (its writer killed between
+ * writing a chunk and saying so) must not fail the whole process on the
+ * events' unique sequence numbers: the copy is skipped.
+ */
+static int seen_before(struct hmap *seen, const void *payload, size_t len)
+{
+	XXH128_hash_t h = XXH3_128bits(payload, len);
+	uint64_t key[3] = { h.low64, h.high64, (uint64_t)len };
+	int created = 1;
+
+	hmap_put(seen, key, &created);
+	return !created;
+}
+
 /* Walk the frames of a mapped spool. */
 static int replay_all(struct db_writer *w, int fd, const unsigned char *p, size_t size,
 		      struct ingest_result *res, const char *path, char **err)
@@ -191,6 +212,9 @@ static int replay_all(struct db_writer *w, int fd, const unsigned char *p, size_
 	struct rec *conv = NULL;
 	size_t conv_cap = 0, dropped = 0;
 	int rc = -1, runs = 0, k;
+	struct hmap seen;
+
+	hmap_init(&seen, 3, 1);
 
 	clock_scan(fd, size, &tc);
 	while (off < size) {
@@ -223,6 +247,11 @@ static int replay_all(struct db_writer *w, int fd, const unsigned char *p, size_
 			/* The frames before it hold strings, so the payload may
 			 * be misaligned for struct rec: copied then. */
 			const unsigned char *payload = p + off;
+			if (seen_before(&seen, payload, fr.len)) {
+				res->frames++;
+				off += fr.len;
+				continue;
+			}
 			const struct rec *r = (const struct rec *)(const void *)payload;
 			if (tc.on || (uintptr_t)payload % _Alignof(struct rec)) {
 				if (n > conv_cap) {
@@ -273,6 +302,7 @@ static int replay_all(struct db_writer *w, int fd, const unsigned char *p, size_
 sql_error:
 	db_fail(err, "%s", dbw_errmsg(w));
 out:
+	hmap_release(&seen);
 	free(conv);
 	return rc;
 }

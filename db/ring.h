@@ -50,7 +50,7 @@
 #define RING_MAGIC "MPRING1"  /* 8 bytes with its NUL */
 #define RING_CHUNK_RECS 1024
 #define RING_CHUNKS_DEFAULT 64  /* 6 MiB: 65536 events in flight */
-#define RING_CHUNKS_CHILD 256   /* a ring file of another process: one chunk a thread (sparse) */
+#define RING_CHUNKS_CHILD 256   /* a ring file of another process: one chunk a thread (sparse: disk blocks as threads take chunks) */
 
 enum ring_state {
 	RING_FREE = 0,
@@ -100,12 +100,26 @@ struct ring_header {
 	int64_t owner_start;         /* start time of the owner, once it claimed the ring */
 	_Atomic int32_t exit_status; /* RING_ENDED_EXIT: the status it gave */
 	uint32_t flags;              /* RING_SELF_WRITTEN */
-	char pad[32];
+	/*
+	 * A ring file: chunks [0, backed) have disk blocks behind them
+	 * (fallocate), so storing into them cannot raise SIGBUS on a full
+	 * disk; a thread takes no chunk past it.  0 for the memfd ring (memory).
+	 */
+	_Atomic uint32_t backed;
+	char pad[28];
 };
 
 struct ring_chunk {
 	_Atomic uint32_t state;      /* enum ring_state */
 	_Atomic uint32_t n;          /* records filled */
+	/*
+	 * Nonzero while the chunk is being appended to the spool: the spool's
+	 * size before that write.  A process killed after the write and before
+	 * n went back to 0 leaves its frame in the spool: whoever drains the
+	 * chunk later looks for that very frame from there on and does not
+	 * append it twice (drain.c).
+	 */
+	_Atomic int64_t write_from;
 	alignas(8) struct spool_frame frame;
 	struct rec recs[RING_CHUNK_RECS];
 };

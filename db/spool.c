@@ -149,6 +149,23 @@ void spool_clock_pair(int64_t *ticks, int64_t *ns)
 	*ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int spool_boot_id(char *buf, size_t n)
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t k;
+
+	if (fd < 0)
+		return -1;
+	k = n > 1 ? read(fd, buf, n - 1) : -1;
+	close(fd);
+	while (k > 0 && (buf[k - 1] == '\n' || buf[k - 1] == ' '))
+		k--;
+	if (k <= 0)
+		return -1;
+	buf[k] = 0;
+	return 0;
+}
+
 int64_t spool_default_max(const char *path)
 {
 	const int64_t most = (int64_t)8 << 30, least = (int64_t)1 << 20;

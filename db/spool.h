@@ -145,6 +145,13 @@ void spool_stop_text(int stop, int err, int64_t max, uint64_t events, char *buf,
  */
 int64_t spool_whole_end(int fd, int64_t size);
 
+/*
+ * This boot's id (/proc/sys/kernel/random/boot_id) into buf: 0, or -1 when
+ * it cannot be read.  A (ticks, ns) pair is of use only on the machine, and
+ * the boot, that read it (MAPPROF_CLOCK_BASE).
+ */
+int spool_boot_id(char *buf, size_t n);
+
 /* The timestamp counter and CLOCK_MONOTONIC (ns) read together, for a CLOCK frame. */
 void spool_clock_pair(int64_t *ticks, int64_t *ns);
 
