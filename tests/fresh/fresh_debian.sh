@@ -45,6 +45,9 @@ command -v debootstrap >/dev/null || [ -n "$base" ] ||
 	die "debootstrap is missing (apt-get install --no-install-recommends debootstrap)"
 
 root=$(mktemp -d "${FRESH_TMP:-/var/tmp}/mapprof-fresh.XXXXXX")
+# mktemp makes it 0700, and debootstrap leaves it so: a real root is 0755, and
+# the user without sudo below must reach /usr/bin.
+chmod 0755 "$root"
 cleanup() {
 	umount -R "$root/proc" "$root/sys" "$root/dev" 2>/dev/null || true
 	if [ "$keep" = 1 ]; then echo "the root is kept: $root"; else rm -rf --one-file-system "$root"; fi
