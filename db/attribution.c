@@ -78,12 +78,7 @@ void attribution_close(struct attribution *at)
 	free(at);
 }
 
-/*
- * n bytes of s as a JSON string; bytes that are not UTF-8 (a Latin-1 file
- * name, source line or map clause), which Jansson refuses, are read as their
- * characters (lib/utf8.h) rather than lose the whole string.
- */
-static json_t *text_n(const char *s, size_t n)
+json_t *attribution_text(const char *s, size_t n)
 {
 	json_t *v = json_stringn(s, n);
 	if (!v) {
@@ -100,7 +95,7 @@ static void set_text(json_t *o, const char *key, sqlite3_stmt *st, int col)
 {
 	const unsigned char *s = sqlite3_column_text(st, col);
 	if (s)
-		json_object_set_new(o, key, text_n((const char *)s, strlen((const char *)s)));
+		json_object_set_new(o, key, attribution_text((const char *)s, strlen((const char *)s)));
 }
 
 static void set_int(json_t *o, const char *key, sqlite3_stmt *st, int col)
@@ -123,7 +118,7 @@ static json_t *snippet(struct attribution *at, const char *file, int line)
 		json_object_set_new(o, "first_line", json_integer(sqlite3_column_int(st, 0)));
 		for (const char *p = text;;) {
 			const char *nl = strchr(p, '\n');
-			json_array_append_new(lines, text_n(p, nl ? (size_t)(nl - p) : strlen(p)));
+			json_array_append_new(lines, attribution_text(p, nl ? (size_t)(nl - p) : strlen(p)));
 			if (!nl)
 				break;
 			p = nl + 1;

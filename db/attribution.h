@@ -27,6 +27,14 @@ void attribution_close(struct attribution *at);
  * recording (table source_changed): "source_changed": true and
  * "source_note" (what differs, in words) instead of "snippet".
  */
+/*
+ * n bytes of s as a JSON string (new reference, NULL when out of memory);
+ * bytes that are not UTF-8 (a Latin-1 file name, source line or map clause),
+ * which Jansson refuses, are read as their characters (lib/utf8.h) rather
+ * than lose the whole string.
+ */
+json_t *attribution_text(const char *s, size_t n);
+
 json_t *attribution_location(struct attribution *at, uint64_t codeptr);
 
 /*

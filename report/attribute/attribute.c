@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/attribution.h"
 #include "db/locations.h"
 #include "db/source_files.h"
 #include "lib/hmap.h"
@@ -14,7 +15,6 @@
 #include "report/attribute/snippet.h"
 #include "report/attribute/symbolize.h"
 #include "lib/sort.h"
-#include "lib/utf8.h"
 
 /* A source file met on the way, once: what record hashes, or what report compared. */
 struct seen_file {
@@ -184,18 +184,6 @@ static int store_snippet(struct update *u, const char *file, int line, const cha
 	return 0;
 }
 
-/* s as a JSON string, bytes that are not UTF-8 read as their characters (lib/utf8.h). */
-static json_t *json_text(const char *s)
-{
-	json_t *v = json_string(s);
-	if (!v) {
-		char *fixed = utf8_latin1(s, strlen(s), NULL);
-		v = fixed ? json_string(fixed) : NULL;
-		free(fixed);
-	}
-	return v;
-}
-
 /* The inline chain as JSON text (malloc'ed), NULL when there is none. */
 static char *chain_json(const struct location *loc)
 {
@@ -207,8 +195,9 @@ static char *chain_json(const struct location *loc)
 	for (size_t i = 0; arr && i < loc->n_inlined; i++) {
 		const struct inline_frame *f = &loc->inlined[i];
 		json_t *o = json_object();
-		json_object_set_new(o, "function", f->function ? json_text(f->function) : json_null());
-		json_object_set_new(o, "file", f->file ? json_text(f->file) : json_null());
+		json_object_set_new(o, "function",
+				    f->function ? attribution_text(f->function, strlen(f->function)) : json_null());
+		json_object_set_new(o, "file", f->file ? attribution_text(f->file, strlen(f->file)) : json_null());
 		json_object_set_new(o, "line", json_integer(f->line));
 		json_object_set_new(o, "column", json_integer(f->column));
 		json_array_append_new(arr, o);

@@ -17,20 +17,10 @@
 #include "lib/sort.h"
 #include "lib/utf8.h"
 
-/*
- * s as a JSON string; bytes that are not UTF-8 (a Latin-1 path or name),
- * which Jansson refuses, are read as their characters (lib/utf8.h): the
- * key is never lost.
- */
+/* s as a JSON string, never lost to bytes that are not UTF-8 (db/attribution.h). */
 static json_t *text(const char *s)
 {
-	json_t *v = json_string(s);
-	if (!v) {
-		char *fixed = utf8_latin1(s, strlen(s), NULL);
-		v = fixed ? json_string(fixed) : NULL;
-		free(fixed);
-	}
-	return v;
+	return attribution_text(s, strlen(s));
 }
 
 static json_t *hex(uint64_t v)
