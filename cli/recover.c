@@ -68,13 +68,6 @@ static const char recover_usage[] =
 	"cannot be written.\n";
 
 /*
- * Take the spool (or spool directory) 'path' for ourselves: 'mapprof record'
- * holds an exclusive flock() on it for as long as it lives (cli/record.c),
- * and expanding a spool it still writes would take its events from it.
- * The descriptor (hold it until done), or -1 when it is taken (said so) or
- * cannot be opened (the caller says why).
- */
-/*
  * When path's directory is a spool directory (its real name ends in
  * ".spool.d"), lock it too, for as long as this process lives: 0, or -1
  * when another process holds it.
@@ -99,6 +92,13 @@ static int dir_lock_held(const char *path)
 	return rc;
 }
 
+/*
+ * Take the spool (or spool directory) 'path' for ourselves: 'mapprof record'
+ * holds an exclusive flock() on it for as long as it lives (cli/record.c),
+ * and expanding a spool it still writes would take its events from it.
+ * The descriptor (hold it until done), or -1 when it is taken (said so) or
+ * cannot be opened (the caller says why).
+ */
 static int take_spool(const char *path, int *live)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
