@@ -230,6 +230,8 @@ static void thread_exit(void *arg)
 	struct tslot *s = t->slot;
 	struct buf *b;
 
+	if (hooks.held_flush && !atomic_load(&finished))
+		hooks.held_flush(t, 0);
 	if (s) {
 		pthread_mutex_lock(&mu);
 		b = atomic_load_explicit(&s->cur, memory_order_relaxed);
@@ -397,6 +399,8 @@ static int own_buf(const struct tslot *s)
 
 void buffer_sync(void)
 {
+	if (hooks.held_flush && atomic_load(&buffer_running))
+		hooks.held_flush(NULL, 1);
 	if (lock_for_end() < 0)
 		return;
 	if (atomic_load(&buffer_running)) {
@@ -444,7 +448,11 @@ static void finish_locked(int ending)
 
 void buffer_finish(void)
 {
-	if (!atomic_load(&started) || atomic_exchange(&finished, 1))
+	if (!atomic_load(&started) || atomic_load(&finished))
+		return;
+	if (hooks.held_flush)
+		hooks.held_flush(NULL, 0);
+	if (atomic_exchange(&finished, 1))
 		return;
 	pthread_mutex_lock(&mu);
 	finish_locked(0);
@@ -454,6 +462,8 @@ void buffer_finish(void)
 
 void buffer_exit(void)
 {
+	if (hooks.held_flush && atomic_load(&buffer_running))
+		hooks.held_flush(NULL, 1);
 	if (lock_for_end() < 0)
 		return;
 	atomic_store(&finished, 1);

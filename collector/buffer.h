@@ -37,6 +37,14 @@ struct buffer_hooks {
 	void (*frames_write)(enum buffer_moment when);
 	/* Nonzero when this thread holds none of the locks frames_write() takes (never waits). */
 	int (*frames_lock_free)(void);
+	/*
+	 * Events the layer above holds back (a from-device hash waiting for its
+	 * copy to be complete) go into the buffers now: thread t's when t ends,
+	 * every thread's (t NULL) before the end of the run, an _exit() or an
+	 * exec.  'signal_safe': a signal handler may be here (no waiting for a
+	 * lock, no heap).  Called without buffer.c's lock.
+	 */
+	void (*held_flush)(struct thread_state *t, int signal_safe);
 };
 
 /* Start recording; 'hooks' is copied. */

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <omp-tools.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,164 @@ static int hash_source(int optype, int src_device_num, int dest_device_num)
 	       collector_device_host_addressable(src_device_num);
 }
 
+/*
+ * --- from-device hashes, taken when the copy is known complete ---------------
+ *
+ * LLVM's offload runtime fires a data op's end callback right after it queued
+ * the copy: a GPU plugin copies device -> host asynchronously (CUDA:
+ * cuMemcpyDtoHAsync on a non-blocking stream; AMD: a host memcpy in an HSA
+ * handler for unpinned memory), so at that callback the host destination may
+ * still hold its old bytes.  The record of such a transfer waits here, its
+ * hash not yet taken, until a point at which the runtime has synchronized:
+ *   - the end of the construct (target_emi end) on the thread that ran it,
+ *     for a construct that is not 'nowait' (its end follows a blocking
+ *     synchronize);
+ *   - a delete data op on that thread (deletes run after the queue drained);
+ *   - for a 'nowait' construct, the completion of its target task
+ *     (task_schedule with ompt_task_complete), on whatever thread;
+ *   - the end of the thread, and of the process (finalize, exit, _exit,
+ *     exec): the latest point, counted as "late" in the stats.
+ * A to-device transfer's source is hashed at its begin, before the copy reads
+ * it, as before.  On host offload the copy is complete at the end callback
+ * already, so the hashes are those the end callback would have taken.
+ */
+#define HELD_MAX 256
+
+struct held {
+	struct rec r;
+	struct thread_state *owner;
+	const void *task;  /* a nowait construct's target task; NULL: the owner's construct */
+	int wt_dest;       /* wtrack_dest_end() hashes it (and protects the range again) */
+};
+
+static pthread_mutex_t held_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct held held[HELD_MAX];
+static atomic_int nheld;
+/* Stats: transfers hashed at their end (nowhere to wait), and at each kind of point. */
+static _Atomic uint64_t held_at_end, held_at[5];
+
+enum held_point {
+	HELD_CONSTRUCT,  /* the owner's construct ended */
+	HELD_DELETE,     /* a delete on the owner's thread: its queue drained */
+	HELD_TASK,       /* a target task completed */
+	HELD_THREAD,     /* the owner thread ends */
+	HELD_ALL,        /* the process ends */
+};
+
+static int held_matches(const struct held *h, enum held_point at, const struct thread_state *t,
+			const void *task)
+{
+	switch (at) {
+	case HELD_CONSTRUCT:
+		return h->owner == t && !h->task;
+	case HELD_DELETE:
+		return h->owner == t && (!h->task || h->task == t->task);
+	case HELD_TASK:
+		return h->task == task;
+	case HELD_THREAD:
+		return h->owner == t;
+	case HELD_ALL:
+		return 1;
+	}
+	return 0;
+}
+
+/* Hash a held transfer's destination now and commit its record into this thread's buffer. */
+static void held_commit(struct held *h, int signal_safe)
+{
+	struct thread_state *t = thread_state();
+	const void *dest = (const void *)(uintptr_t)h->r.dst_addr;
+	struct rec *r;
+
+	if (h->wt_dest)
+		h->r.hash = wtrack_dest_end(dest, h->r.bytes);
+	else
+		h->r.hash = signal_safe ? hash_bytes(dest, h->r.bytes)
+					: hash_parallel(dest, h->r.bytes, threads_waiting(h->r.bytes));
+	h->r.has_hash = 1;
+	if (t && (r = buffer_slot(t))) {
+		*r = h->r;
+		buffer_commit(t);
+	}
+}
+
+/*
+ * Commit every held transfer that 'at' completes, oldest first.  One at a
+ * time out of the lock: hashing a large buffer must not hold up the other
+ * threads' transfers.
+ */
+static void held_release(enum held_point at, struct thread_state *t, const void *task, int signal_safe)
+{
+	struct held h;
+
+	while (atomic_load_explicit(&nheld, memory_order_acquire)) {
+		int found = 0, n;
+		if (signal_safe) {
+			if (pthread_mutex_trylock(&held_mu))
+				return;  /* the signal cut into a holder: their records are lost, not corrupted */
+		} else {
+			pthread_mutex_lock(&held_mu);
+		}
+		n = atomic_load_explicit(&nheld, memory_order_relaxed);
+		for (int i = 0; i < n; i++) {
+			if (held_matches(&held[i], at, t, task)) {
+				h = held[i];
+				memmove(&held[i], &held[i + 1], (size_t)(n - i - 1) * sizeof(held[0]));
+				atomic_store_explicit(&nheld, n - 1, memory_order_release);
+				found = 1;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&held_mu);
+		if (!found)
+			return;
+		atomic_fetch_add_explicit(&held_at[at], 1, memory_order_relaxed);
+		held_commit(&h, signal_safe);
+	}
+}
+
+/* Keep a from-device transfer's record until its copy is complete; 0 when full (hash it now). */
+static int held_keep(const struct rec *r, struct thread_state *t, int wt_dest)
+{
+	int ok = 0;
+
+	pthread_mutex_lock(&held_mu);
+	int n = atomic_load_explicit(&nheld, memory_order_relaxed);
+	if (n < HELD_MAX) {
+		held[n].r = *r;
+		held[n].owner = t;
+		held[n].task = t->call_nowait ? (t->task ? t->task : (const void *)t) : NULL;
+		held[n].wt_dest = wt_dest;
+		atomic_store_explicit(&nheld, n + 1, memory_order_release);
+		ok = 1;
+	}
+	pthread_mutex_unlock(&held_mu);
+	return ok;
+}
+
+/* buffer.c's hook: a thread or the process ends. */
+static void held_flush(struct thread_state *t, int signal_safe)
+{
+	held_release(t ? HELD_THREAD : HELD_ALL, t, NULL, signal_safe);
+}
+
+/* A fork's child holds none of its parent's transfers. */
+static void held_fork_prepare(void)
+{
+	pthread_mutex_lock(&held_mu);
+}
+
+static void held_fork_parent(void)
+{
+	pthread_mutex_unlock(&held_mu);
+}
+
+static void held_fork_child(void)
+{
+	pthread_mutex_init(&held_mu, NULL);
+	atomic_store(&nheld, 0);
+}
+
 static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
 		       ompt_data_t *target_data, ompt_id_t *host_op_id,
 		       ompt_target_data_op_t optype, void *src_addr, int src_device_num,
@@ -166,7 +325,20 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		p->hash = hash_finish(p->job);
 		p->job = NULL;
 	}
-	r = buffer_slot(t);
+	/* A delete comes after the queue drained: what this thread's construct copied back is complete. */
+	if ((optype == ompt_target_data_delete || optype == ompt_target_data_delete_async) &&
+	    atomic_load_explicit(&nheld, memory_order_relaxed))
+		held_release(HELD_DELETE, t, NULL, 0);
+	/*
+	 * A copy into host memory that the destination is hashed for: the record
+	 * waits for a completion point (above) inside a construct; outside one
+	 * (omp_target_memcpy) the runtime synchronizes before it returns, and
+	 * nothing of ours runs before the program may use the bytes.
+	 */
+	int hold = is_transfer_from(optype) && bytes && dest_addr && t->target_id &&
+		   dest_device_num == learn_host_device() && (!p || p->wt_dest || !p->has_hash);
+	struct rec local;
+	r = hold ? &local : buffer_slot(t);
 	if (r) {
 		r->type = REC_DATA_OP;
 		r->kind = (uint8_t)optype;
@@ -193,15 +365,25 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			r->hash = 0;
 			r->map_index = -1;
 		}
-		if (p && p->wt_dest) {
-			r->hash = wtrack_dest_end(dest_addr, bytes);
-			r->has_hash = 1;
-		} else if (is_transfer_from(optype) && !r->has_hash && bytes && dest_addr &&
-			   dest_device_num == learn_host_device()) {
-			r->hash = hash_parallel(dest_addr, bytes, threads_waiting(bytes));
-			r->has_hash = 1;
+		if (hold) {
+			struct held h = { .r = *r, .owner = t, .wt_dest = p && p->wt_dest };
+			r->has_hash = 0;
+			if (!held_keep(r, t, h.wt_dest)) {
+				/* Nowhere to wait: hashed at the end callback, as the stats say. */
+				atomic_fetch_add_explicit(&held_at_end, 1, memory_order_relaxed);
+				held_commit(&h, 0);
+			}
+		} else {
+			if (p && p->wt_dest) {
+				r->hash = wtrack_dest_end(dest_addr, bytes);
+				r->has_hash = 1;
+			} else if (is_transfer_from(optype) && !r->has_hash && bytes && dest_addr &&
+				   dest_device_num == learn_host_device()) {
+				r->hash = hash_parallel(dest_addr, bytes, threads_waiting(bytes));
+				r->has_hash = 1;
+			}
+			buffer_commit(t);
 		}
-		buffer_commit(t);
 	}
 	if (p) {
 		/* Drop the pending entry (it is usually the last one). */
@@ -220,6 +402,9 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
 
 	if (!buffer_recording() || !(t = thread_state()))
 		return;
+	/* A construct's end follows a blocking synchronize: what it copied back is complete. */
+	if (endpoint == ompt_scope_end && atomic_load_explicit(&nheld, memory_order_relaxed))
+		held_release(HELD_CONSTRUCT, t, NULL, 0);
 	if (endpoint == ompt_scope_begin) {
 		t->target_id = counter_next(&next_target_id);
 		t->target_seq = counter_next(&next_seq);
@@ -283,6 +468,25 @@ static void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
 		r->src_addr = r->dst_addr = r->bytes = r->hash = r->codeptr = 0;
 		buffer_commit(t);
 	}
+}
+
+/*
+ * The task each thread runs, and the completion of a nowait construct's
+ * target task: the point at which its copies back are known complete.
+ */
+static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
+			     ompt_data_t *next_task_data)
+{
+	struct thread_state *t;
+
+	if (!buffer_recording())
+		return;
+	/* A hidden helper thread's first task comes before its first offload event. */
+	if ((t = thread_state()))
+		t->task = next_task_data;
+	if (prior_task_status == ompt_task_complete && prior_task_data &&
+	    atomic_load_explicit(&nheld, memory_order_relaxed))
+		held_release(HELD_TASK, NULL, prior_task_data, 0);
 }
 
 static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,
@@ -350,6 +554,17 @@ static void side_frames_write(enum buffer_moment when)
 		output_frame(SPOOL_STAT, "hash_helper_bytes", (int64_t)by_helpers);
 		/* The hash's definition (docs/database.md): its chunk size. */
 		output_frame(SPOOL_STAT, "hash_chunk_bytes", (int64_t)HASH_CHUNK_BYTES);
+		/*
+		 * Where from-device destinations were hashed (docs/database.md):
+		 * at a construct's end, a delete, a nowait task's completion, a
+		 * thread's or the process's end (late), or at the op's end (no room).
+		 */
+		output_frame(SPOOL_STAT, "hash_from_at_construct_end", (int64_t)atomic_load(&held_at[HELD_CONSTRUCT]));
+		output_frame(SPOOL_STAT, "hash_from_at_delete", (int64_t)atomic_load(&held_at[HELD_DELETE]));
+		output_frame(SPOOL_STAT, "hash_from_at_task_end", (int64_t)atomic_load(&held_at[HELD_TASK]));
+		output_frame(SPOOL_STAT, "hash_from_late",
+			     (int64_t)(atomic_load(&held_at[HELD_THREAD]) + atomic_load(&held_at[HELD_ALL])));
+		output_frame(SPOOL_STAT, "hash_from_at_op_end", (int64_t)atomic_load(&held_at_end));
 	} else if (modules_changed()) {
 		/* At a swap, a library loaded since also gets its offload calls sent to us. */
 		if (when == BUFFER_SWAPPED)
@@ -364,7 +579,8 @@ static int side_frames_lock_free(void)
 	return modules_lock_free() && interpose_lock_free();
 }
 
-static const struct buffer_hooks hooks = { side_frames_waiting, side_frames_write, side_frames_lock_free };
+static const struct buffer_hooks hooks = { side_frames_waiting, side_frames_write, side_frames_lock_free,
+					   held_flush };
 
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
 			   ompt_data_t *tool_data)
@@ -381,6 +597,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 		{ ompt_callback_device_initialize, (ompt_callback_t)on_device_initialize, "device_initialize", 0 },
 		{ ompt_callback_device_finalize, (ompt_callback_t)on_device_finalize, "device_finalize", 0 },
 		{ ompt_callback_device_load, (ompt_callback_t)on_device_load, "device_load", 0 },
+		{ ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule, "task_schedule", 0 },
 	};
 	char refused[256] = "";
 	int target_ok = 0;
@@ -470,6 +687,7 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 	runtime_version = runtime ? strdup(runtime) : NULL;
 	omp_in_parallel_fn = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_in_parallel");
 	omp_max_threads_fn = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+	pthread_atfork(held_fork_prepare, held_fork_parent, held_fork_child);
 	atexit(at_exit);
 	return &result;
 }

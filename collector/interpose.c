@@ -125,6 +125,7 @@ static void note_call(uint64_t codeptr, const char *entry, const ident_t *loc, i
 	if (!buffer_recording() || !(t = thread_state()))
 		return;
 	t->call_codeptr = codeptr;
+	t->call_nowait = strstr(entry, "nowait") != NULL;
 	t->call_n = n < MAP_ENTRIES_MAX ? n : MAP_ENTRIES_MAX;
 	for (int i = 0; i < t->call_n; i++) {
 		t->call_begin[i] = ptrs ? (uint64_t)ptrs[i] : 0;

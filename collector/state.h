@@ -119,6 +119,7 @@ struct thread_state {
 	int nops;
 	int target_device;
 	uint64_t target_id, target_seq, kernel_seq;
+	const void *task;      /* the task this thread runs (task_schedule): a nowait construct's */
 	int64_t target_begin_ns, kernel_begin_ns;
 	/* buffer.c: this thread's buffer (the current chunk, a copy of slot->cur) */
 	struct tslot *slot;
@@ -127,6 +128,7 @@ struct thread_state {
 	/* interpose.c: the offload call in progress, call sites seen */
 	uint64_t call_codeptr;
 	int call_n;
+	int call_nowait;       /* the offload call in progress is a nowait form (its copies may outlive it) */
 	uint64_t call_begin[MAP_ENTRIES_MAX], call_bytes[MAP_ENTRIES_MAX];
 	uint64_t seen[SEEN_SLOTS];
 };

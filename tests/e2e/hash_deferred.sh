@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A from-device transfer's hash is taken where its copy is known complete
+# (collector.c: the construct's end, a delete, a nowait task's completion),
+# never at the data op's end callback, which a GPU plugin fires before its
+# asynchronous copy has filled the host buffer.  Host offload copies at once,
+# so each deferred hash must equal what the end callback sees.
+# MAPPROF_DEVICE_MEMORY_HOST=0 makes the host-offload devices take the GPU
+# path (hash the host destination, not the device source): every sample and
+# a nowait 'target update from' program, recorded both ways, must give the
+# same hashes and the same findings, with every from-device hash taken at a
+# completion point (none at the op's end, none late at the process's end).
+. "$(dirname "$0")/lib.sh"
+t=$(tmpdir)
+m=$MAPPROF_BUILD/mapprof
+
+ompcc -O1 -g "$MAPPROF_SRC/tests/e2e/hash_deferred_nowait.c" -o "$t/nowait_update" ||
+	fail "cannot build hash_deferred_nowait.c"
+hashes() { q "$1" "SELECT op, bytes, hash FROM data_ops WHERE hash IS NOT NULL" | sort; }
+stat_of() { q "$1" "SELECT coalesce((SELECT value FROM stats WHERE name = '$2'), 'missing')"; }
+findings() { "$m" report --json - "$1" 2>/dev/null | jq -c '[.findings[] | {kind, flavour, bytes, occurrences}] | sort'; }
+
+progs=("$t/nowait_update")
+for s in duplicate_transfer round_trip repeated_alloc unused_alloc unused_transfer well_mapped \
+	 nowait_threads two_devices offload_in_library exit_in_data_region jacobi_like; do
+	[ -x "$MAPPROF_BUILD/samples/$s" ] || fail "sample $s not built"
+	progs+=("$MAPPROF_BUILD/samples/$s")
+done
+total=0
+for p in "${progs[@]}"; do
+	s=$(basename "$p")
+	"$m" record -f -o "$t/src.db" -- "$p" >/dev/null 2>"$t/err" || fail "record $s: $(cat "$t/err")"
+	MAPPROF_DEVICE_MEMORY_HOST=0 "$m" record -f -o "$t/dst.db" -- "$p" >/dev/null 2>"$t/err" ||
+		fail "record $s (destination hashed): $(cat "$t/err")"
+	assert_eq "$(hashes "$t/dst.db")" "$(hashes "$t/src.db")" "$s: hashes of the deferred destination and of the source"
+	assert_eq "$(findings "$t/dst.db")" "$(findings "$t/src.db")" "$s: findings"
+	from=$(q "$t/dst.db" "SELECT count(*) FROM data_ops WHERE op = 'from_device' AND bytes > 0")
+	at=0
+	for k in construct_end delete task_end; do
+		v=$(stat_of "$t/dst.db" hash_from_at_$k)
+		[ "$v" != missing ] || fail "$s: no hash_from_at_$k in stats"
+		at=$((at + v))
+	done
+	assert_eq "$at" "$from" "$s: from-device transfers hashed at a completion point"
+	assert_eq "$(stat_of "$t/dst.db" hash_from_late)" 0 "$s: hashes taken late (at the thread's or process's end)"
+	assert_eq "$(stat_of "$t/dst.db" hash_from_at_op_end)" 0 "$s: hashes taken at the op's end"
+	total=$((total + from))
+	if [ "$s" = nowait_update ]; then
+		# Four 'target update from(a) nowait': no construct end or delete completes them, their tasks do.
+		assert_eq "$(stat_of "$t/dst.db" hash_from_at_task_end)" 4 "$s: hashed at the nowait task's completion"
+	fi
+done
+echo "ok: $total from-device transfers in ${#progs[@]} programs hashed at completion points, hashes and findings unchanged"
