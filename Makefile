@@ -259,6 +259,7 @@ REPORT_OBJS := \
 CLI_OBJS := \
 	$(B)/cli/main.o \
 	$(B)/cli/record.o \
+	$(B)/cli/loader.o \
 	$(B)/cli/record_procs.o \
 	$(B)/cli/drain.o \
 	$(B)/cli/util.o \

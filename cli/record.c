@@ -34,6 +34,7 @@
 
 #include "cli/cli.h"
 #include "cli/drain.h"
+#include "cli/loader.h"
 #include "cli/record.h"
 #include "cli/record_procs.h"
 #include "db/db.h"
@@ -457,6 +458,9 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		end.exit_status = 128 + end.signal;
 	}
 	*status = end.exit_status;
+	/* 127 before any OpenMP: the loader's "error while loading shared libraries", most likely. */
+	char *no_start = WIFEXITED(wstatus) && end.exit_status == 127 ? loader_diagnosis(opt->argv[0]) : NULL;
+	end.no_collector_why = no_start;
 
 	ingested = db_ingest_spool(db, spool, &ing, &err);
 	if (ingested >= 0) {
@@ -554,6 +558,9 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		db_close(db);
 	}
 	free(stopped);
+	/* Could not start: what the loader said is the whole story ('run' makes no empty report). */
+	int could_not_start = no_start != NULL;
+	free(no_start);
 	/* Held until the spool is expanded and gone: 'mapprof recover' must leave it alone. */
 	unlock_live(lock_fd);
 	record_procs_finish(procs);
@@ -568,7 +575,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	free(abs_output);
 	free(collector);
 	free(spool);
-	return 0;
+	return could_not_start ? -1 : 0;
 fail:
 	if (drain) {
 		drain_close(drain);

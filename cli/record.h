@@ -16,7 +16,8 @@ struct record_options {
  * finish the database (exit status, delete/alloc pairing).  Prints where the
  * database is on stderr.  Returns 0 when the program ran (its status is in
  * *status: exit code, or 128+N when killed by signal N), or -1 when it could
- * not be started (*status is then 126, 127 or 3, the message already printed).
+ * not be started (*status is then 126, 127 or 3, the message already printed;
+ * 127 with a database when the loader could not start it: it says why).
  * *db_path_out (if not NULL) receives a malloc'ed copy of the database path.
  */
 int record_program(const struct record_options *opt, int *status, char **db_path_out);

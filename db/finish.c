@@ -145,15 +145,26 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 			goto fail;
 		}
 	}
-	/* The collector never started: the program does not use OpenMP (or not this runtime). */
-	if (db_exec(db,
-		    "INSERT INTO run_raw (id, status, status_detail) VALUES (1, 'no-collector',"
-		    " 'the OpenMP runtime never loaded the mapprof collector: the program may not use"
-		    " OpenMP, use a runtime without OMPT, or have OMP_TOOL=disabled')"
-		    " ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_detail ="
-		    " excluded.status_detail WHERE run_raw.command IS NULL AND run_raw.status = 'recording'",
-		    err) < 0)
+	/* The collector never started: the program does not use OpenMP (or not this runtime), or never started. */
+	st = db_prepare(db,
+			"INSERT INTO run_raw (id, status, status_detail) VALUES (1, 'no-collector',"
+			" COALESCE(?, 'the OpenMP runtime never loaded the mapprof collector: the program may not use"
+			" OpenMP, use a runtime without OMPT, or have OMP_TOOL=disabled'))"
+			" ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_detail ="
+			" excluded.status_detail WHERE run_raw.command IS NULL AND run_raw.status = 'recording'",
+			err);
+	if (!st)
 		goto fail;
+	if (end->no_collector_why)
+		sqlite3_bind_text(st, 1, end->no_collector_why, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 1);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
+		goto fail;
+	}
 	if ((!scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'") &&
 	     db_pair_deletes(db, err) < 0) || db_set_host_device(db, err) < 0)
 		goto fail;

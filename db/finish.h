@@ -17,6 +17,8 @@ struct run_end {
 	const char *lost_why; /* the spool could not be expanded: why (or NULL) */
 	const char *unfinished_why; /* the run never finished (no end in the spool): why, or NULL
 				       for "the program ended before the collector could finish" */
+	const char *no_collector_why; /* the collector never loaded: why, when known (the program could
+					 not start), or NULL for the usual reasons */
 	int exit_unknown;   /* exit_status, signal, wall_ns, peak_rss_kb and the CPU times are not known (recover) */
 };
 
