@@ -21,6 +21,7 @@
 #include "lib/outfile.h"
 #include "report/output/html.h"
 #include "report/output/json.h"
+#include "report/output/sarif.h"
 #include "report/compare/merge.h"
 #include "report/report.h"
 
@@ -46,7 +47,8 @@ int report_cli_run_many(const struct report_cli *rc, char **dbs, int n)
 	char *json = NULL, *html = NULL, *err = NULL;
 	int status = 0, incomplete = 0, bad;
 	struct report_result all = { 0 };
-	json_t *doc = NULL;
+	json_t *doc = NULL, **logs = NULL;
+	char **labels = NULL, *tripped = NULL;
 
 	if (!m)
 		return error("out of memory");
@@ -63,23 +65,63 @@ int report_cli_run_many(const struct report_cli *rc, char **dbs, int n)
 		status = report_cli_check(&out, dbs[i]);
 	if (status)
 		goto out;
+	if ((rc->sarif && (!(logs = calloc((size_t)n, sizeof(*logs))) ||
+			   !(labels = calloc((size_t)n, sizeof(*labels)))))) {
+		status = error("out of memory");
+		goto out;
+	}
 	for (int i = 0; i < n; i++) {
 		struct report_options opt = { 0 };
 		struct report_result res;
+		char label[64];
 		opt.db_path = dbs[i];
 		opt.quiet = 1;
 		opt.no_source = rc->no_source;
 		opt.check = rc->check;
+		opt.source_root = rc->source_root;
+		/* --fail-on judges each process alone: a CI job fails when one rank is over. */
+		opt.gates = rc->gates;
+		opt.ngates = rc->ngates;
+		opt.sarif_out = logs ? &logs[i] : NULL;
 		if (report_run(&opt, &res, &err) < 0 || merge_add(m, dbs[i], &err) < 0) {
 			status = error("'%s': %s", dbs[i], err ? err : "report failed");
 			report_result_release(&res);
 			goto out;
 		}
+		merge_last_label(m, label, sizeof(label));
+		if (labels && !(labels[i] = strdup(label))) {
+			report_result_release(&res);
+			status = error("out of memory");
+			goto out;
+		}
+		if (logs && !logs[i] && res.out_err[REPORT_OUT_SARIF]) {
+			/* (--source-root that does not exist: the same for every database) */
+			all.out_err[REPORT_OUT_SARIF] = res.out_err[REPORT_OUT_SARIF];
+			res.out_err[REPORT_OUT_SARIF] = NULL;
+		}
+		if (res.tripped) {
+			/* Each line names its process: "--fail-on any: ... (rank 2, 'run.2.db')". */
+			for (char *line = res.tripped, *nl; line; line = nl) {
+				char *joined = NULL;
+				nl = strchr(line, '\n');
+				if (nl)
+					*nl++ = 0;
+				if (asprintf(&joined, "%s%s%s (%s, '%s')", tripped ? tripped : "", tripped ? "\n" : "",
+					     line, label, dbs[i]) < 0) {
+					report_result_release(&res);
+					status = error("out of memory");
+					goto out;
+				}
+				free(tripped);
+				tripped = joined;
+			}
+		}
 		incomplete += res.incomplete;
 		report_result_release(&res);
 	}
 	if (!rc->quiet)
-		print_summary(m, (json && outfile_is_stdout(json)) || (html && outfile_is_stdout(html)) ?
+		print_summary(m, (json && outfile_is_stdout(json)) || (html && outfile_is_stdout(html)) ||
+				 (rc->sarif && outfile_is_stdout(rc->sarif)) ?
 			      STDERR_FILENO : STDOUT_FILENO, rc->top, &all);
 	if ((json || html) && !(doc = merge_json(m))) {
 		status = error("out of memory");
@@ -92,15 +134,41 @@ int report_cli_run_many(const struct report_cli *rc, char **dbs, int n)
 	if (html)
 		all.wrote[REPORT_OUT_HTML] = html_write(html, report_cli_oflags(rc->html, html), doc, NULL,
 							&all.out_err[REPORT_OUT_HTML]) == 0;
-	bad = report_cli_said_outputs(&all, json, html, NULL) < 0;
+	if (rc->sarif && !all.out_err[REPORT_OUT_SARIF]) {
+		json_t *log = report_sarif_merge(logs, (const char *const *)labels, n);
+		if (!log)
+			all.out_err[REPORT_OUT_SARIF] = strdup("cannot make the SARIF log: out of memory");
+		else
+			all.wrote[REPORT_OUT_SARIF] =
+				report_sarif_write(log, rc->sarif, &all.out_err[REPORT_OUT_SARIF]) == 0;
+		json_decref(log);
+	}
+	bad = report_cli_said_outputs(&all, json, html, rc->sarif) < 0;
 	if (incomplete) {
 		info("warning: %d of the recordings are incomplete: the report covers what was recorded"
 		     " (exit status %d)", incomplete, EXIT_INCOMPLETE);
 		status = EXIT_INCOMPLETE;
 	}
+	if (tripped) {
+		/* One line per threshold and process; 1 wins over 4: the findings are real. */
+		for (char *line = tripped, *nl; line; line = nl) {
+			nl = strchr(line, '\n');
+			if (nl)
+				*nl++ = 0;
+			info("%s", line);
+		}
+		status = EXIT_FAIL_ON;
+	}
 	if (bad)
 		status = EXIT_ERROR;
 out:
+	for (int i = 0; logs && i < n; i++)
+		json_decref(logs[i]);
+	for (int i = 0; labels && i < n; i++)
+		free(labels[i]);
+	free(logs);
+	free(labels);
+	free(tripped);
 	report_result_release(&all);
 	json_decref(doc);
 	free(err);

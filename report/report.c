@@ -181,16 +181,17 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 		}
 	}
 	/* Once for the summary and the document: they read the source files. */
-	if ((!opt->quiet || opt->json_path || opt->html_path || opt->sarif_path) &&
+	if ((!opt->quiet || opt->json_path || opt->html_path || opt->sarif_path || opt->sarif_out) &&
 	    plans_build(&a, &plans) == 0)
 		a.plans = &plans;
 	if (!opt->quiet) {
 		/* A report on standard output keeps it to itself. */
-		int fd = outfile_is_stdout(opt->json_path) || outfile_is_stdout(opt->html_path)
+		int fd = outfile_is_stdout(opt->json_path) || outfile_is_stdout(opt->html_path) ||
+				 outfile_is_stdout(opt->sarif_path)
 			 ? STDERR_FILENO : STDOUT_FILENO;
 		print_summary(fd, &a, opt->top > 0 ? opt->top : 5, res);
 	}
-	if (opt->json_path || opt->html_path || opt->sarif_path) {
+	if (opt->json_path || opt->html_path || opt->sarif_path || opt->sarif_out) {
 		doc = report_json(&a);
 		if (!doc) {
 			if (err)
@@ -209,6 +210,8 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	if (opt->html_path)
 		res->wrote[REPORT_OUT_HTML] = html_write(opt->html_path, opt->html_oflags, doc, db,
 							 &res->out_err[REPORT_OUT_HTML]) == 0;
+	if (opt->sarif_out)
+		*opt->sarif_out = report_sarif(doc, db, opt->source_root, &res->out_err[REPORT_OUT_SARIF]);
 	if (opt->sarif_path) {
 		json_t *log = report_sarif(doc, db, opt->source_root, &res->out_err[REPORT_OUT_SARIF]);
 		res->wrote[REPORT_OUT_SARIF] =

@@ -32,6 +32,8 @@ struct report_options {
 	int no_source;           /* quote no source lines (--no-source) */
 	int check;               /* PRAGMA quick_check before reading */
 	const char *sarif_path;  /* NULL: no SARIF log (report/output/sarif.h) */
+	struct json_t **sarif_out; /* not NULL: the SARIF log is handed back here, not written
+				      (several databases merge theirs); NULL when it cannot be made */
 	const char *source_root; /* --source-root DIR; NULL: the files' common directory */
 	const struct gate *gates;  /* --fail-on thresholds (report/output/gate.h) */
 	int ngates;

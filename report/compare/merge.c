@@ -125,6 +125,19 @@ static int add_finding(const struct finding_digest *d, void *arg)
 	return 0;
 }
 
+const char *merge_last_label(const struct merge *m, char *buf, size_t n)
+{
+	const struct mproc *p = m->nprocs ? &m->procs[m->nprocs - 1] : NULL;
+
+	if (!p)
+		snprintf(buf, n, "?");
+	else if (p->row.rank >= 0)
+		snprintf(buf, n, "rank %lld", (long long)p->row.rank);
+	else
+		snprintf(buf, n, "pid %lld", (long long)p->row.pid);
+	return buf;
+}
+
 int merge_add(struct merge *m, const char *path, char **err)
 {
 	enum db_problem problem;

@@ -20,6 +20,8 @@ struct merge *merge_new(void);
 void merge_free(struct merge *m);
 /* Add a database 'mapprof report' has reported.  0, or -1 (*err malloc'ed). */
 int merge_add(struct merge *m, const char *path, char **err);
+/* "rank N" (or "pid N" when it has no rank) of the process added last, into buf. */
+const char *merge_last_label(const struct merge *m, char *buf, size_t n);
 /* The terminal summary: the processes (or how many), then the top merged findings. */
 void merge_summary(const struct merge *m, FILE *out, int top);
 /*

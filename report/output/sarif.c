@@ -422,3 +422,77 @@ int report_sarif_write(json_t *log, const char *path, char **err)
 {
 	return report_json_dump(log, path, 0, JSON_INDENT(2) | JSON_REAL_PRECISION(6), "SARIF log", err);
 }
+
+/* The results array of a log's single run, or NULL. */
+static json_t *log_results(json_t *log)
+{
+	return json_object_get(json_array_get(json_object_get(log, "runs"), 0), "results");
+}
+
+json_t *report_sarif_merge(json_t *const *logs, const char *const *labels, int n)
+{
+	json_t *out, *results, *seen, *base = NULL;
+
+	for (int i = 0; i < n && !base; i++)
+		if (logs[i])
+			base = logs[i];
+	if (!base || !(out = json_deep_copy(base)))
+		return NULL;
+	results = json_array();
+	seen = json_object();  /* fingerprint -> the merged result */
+	if (!results || !seen ||
+	    json_object_set(json_array_get(json_object_get(out, "runs"), 0), "results", results) < 0)
+		goto oom;
+	for (int i = 0; i < n; i++) {
+		json_t *rs = logs[i] ? log_results(logs[i]) : NULL;
+		for (size_t j = 0; j < json_array_size(rs); j++) {
+			json_t *r = json_array_get(rs, j), *m, *props, *procs;
+			const char *fp = json_string_value(
+				json_object_get(json_object_get(r, "partialFingerprints"), FINGERPRINT_KEY));
+			if (!fp)
+				continue;
+			m = json_object_get(seen, fp);
+			if (!m) {
+				if (!(m = json_deep_copy(r)) || json_array_append_new(results, m) < 0 ||
+				    json_object_set(seen, fp, m) < 0)
+					goto oom;
+				props = json_object_get(m, "properties");
+				if (!props)
+					json_object_set_new(m, "properties", props = json_object());
+				json_object_set_new(props, "processes", json_array());
+			}
+			procs = json_object_get(json_object_get(m, "properties"), "processes");
+			json_array_append_new(procs, json_string(labels[i]));
+		}
+	}
+	/* Each message says where: "(rank 0, rank 2: 2 of 4 processes)". */
+	for (size_t j = 0; j < json_array_size(results); j++) {
+		json_t *m = json_array_get(results, j), *msg = json_object_get(m, "message");
+		json_t *procs = json_object_get(json_object_get(m, "properties"), "processes");
+		const char *text = json_string_value(json_object_get(msg, "text"));
+		char where[512];
+		size_t len = 0;
+		char *joined = NULL;
+		if (!text)
+			continue;
+		where[0] = '\0';
+		for (size_t k = 0; k < json_array_size(procs) && k < 8 && len < sizeof(where); k++)
+			len += (size_t)snprintf(where + len, sizeof(where) - len, "%s%s", k ? ", " : "",
+						json_string_value(json_array_get(procs, k)));
+		if (asprintf(&joined, "%s (%s%s: %zu of %d processes)", text, where,
+			     json_array_size(procs) > 8 ? ", ..." : "", json_array_size(procs), n) < 0 ||
+		    json_object_set_new(msg, "text", json_string(joined)) < 0) {
+			free(joined);
+			goto oom;
+		}
+		free(joined);
+	}
+	json_decref(results);
+	json_decref(seen);
+	return out;
+oom:
+	json_decref(results);
+	json_decref(seen);
+	json_decref(out);
+	return NULL;
+}

@@ -32,6 +32,15 @@ struct db;
  */
 json_t *report_sarif(json_t *doc, struct db *db, const char *source_root, char **err);
 
+/*
+ * One log from the logs of several processes' databases (logs[i] from the
+ * database of the process labels[i], "rank 3"): the first log's tool and
+ * run, and one result per fingerprint, in the order first met, with
+ * properties.processes naming every process it was found in and its message
+ * saying how many.  A new reference, or NULL (out of memory).
+ */
+json_t *report_sarif_merge(json_t *const *logs, const char *const *labels, int n);
+
 /* Write 'log' to 'path' ("-": stdout) as report_json_write() does.  0, or -1 with *err. */
 int report_sarif_write(json_t *log, const char *path, char **err);
 
