@@ -134,7 +134,7 @@ static pthread_mutex_t held_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct held held[HELD_MAX];
 static atomic_int nheld;
 /* Stats: transfers hashed at their end (nowhere to wait), and at each kind of point. */
-static _Atomic uint64_t held_at_end, held_at[5];
+static _Atomic uint64_t held_at_end, held_at[5], held_nowait;
 
 enum held_point {
 	HELD_CONSTRUCT,  /* the owner's construct ended */
@@ -227,6 +227,8 @@ static int held_keep(const struct rec *r, struct thread_state *t, int wt_dest)
 		held[n].r = *r;
 		held[n].owner = t;
 		held[n].task = t->call_nowait ? (t->task ? t->task : (const void *)t) : NULL;
+		if (t->call_nowait)
+			atomic_fetch_add_explicit(&held_nowait, 1, memory_order_relaxed);
 		held[n].wt_dest = wt_dest;
 		atomic_store_explicit(&nheld, n + 1, memory_order_release);
 		ok = 1;
@@ -565,6 +567,8 @@ static void side_frames_write(enum buffer_moment when)
 		output_frame(SPOOL_STAT, "hash_from_late",
 			     (int64_t)(atomic_load(&held_at[HELD_THREAD]) + atomic_load(&held_at[HELD_ALL])));
 		output_frame(SPOOL_STAT, "hash_from_at_op_end", (int64_t)atomic_load(&held_at_end));
+		/* Of those, the transfers of nowait constructs (completed with their task, not their end). */
+		output_frame(SPOOL_STAT, "hash_from_nowait", (int64_t)atomic_load(&held_nowait));
 	} else if (modules_changed()) {
 		/* At a swap, a library loaded since also gets its offload calls sent to us. */
 		if (when == BUFFER_SWAPPED)

@@ -54,7 +54,11 @@ typedef struct {
 	int64_t *types;
 	void **names;
 	void **mappers;
+	uint64_t tripcount;  /* version 2 and later: */
+	uint64_t flags;      /* bit 0: nowait (clang calls __tgt_target_kernel for 'target nowait' too) */
 } kernel_args_t;
+
+#define KERNEL_ARGS_NOWAIT 1u
 
 
 struct site {
@@ -117,7 +121,7 @@ static void note_site(struct thread_state *t, uint64_t codeptr, const char *entr
 	}
 }
 
-static void note_call(uint64_t codeptr, const char *entry, const ident_t *loc, int n,
+static void note_call(uint64_t codeptr, const char *entry, int nowait, const ident_t *loc, int n,
 		      void **ptrs, const int64_t *sizes, void **names)
 {
 	struct thread_state *t;
@@ -125,7 +129,7 @@ static void note_call(uint64_t codeptr, const char *entry, const ident_t *loc, i
 	if (!buffer_recording() || !(t = thread_state()))
 		return;
 	t->call_codeptr = codeptr;
-	t->call_nowait = strstr(entry, "nowait") != NULL;
+	t->call_nowait = nowait;
 	t->call_n = n < MAP_ENTRIES_MAX ? n : MAP_ENTRIES_MAX;
 	for (int i = 0; i < t->call_n; i++) {
 		t->call_begin[i] = ptrs ? (uint64_t)ptrs[i] : 0;
@@ -250,7 +254,8 @@ EXPORT int __tgt_target_kernel(ident_t *loc, int64_t device, int32_t teams, int3
 	if (!fn)
 		return -1;  /* offload failed: the program runs the region on the host */
 	if (args)
-		note_call(RA(), "__tgt_target_kernel", loc, (int)args->num_args, args->ptrs,
+		note_call(RA(), "__tgt_target_kernel",
+			  args->version >= 2 && (args->flags & KERNEL_ARGS_NOWAIT), loc, (int)args->num_args, args->ptrs,
 			  args->sizes, args->names);
 	__attribute__((musttail)) return fn(loc, device, teams, threads, host_ptr, args);
 }
@@ -266,7 +271,7 @@ EXPORT int __tgt_target_kernel_nowait(ident_t *loc, int64_t device, int32_t team
 	if (!fn)
 		return -1;
 	if (args)
-		note_call(RA(), "__tgt_target_kernel_nowait", loc, (int)args->num_args, args->ptrs,
+		note_call(RA(), "__tgt_target_kernel_nowait", 1, loc, (int)args->num_args, args->ptrs,
 			  args->sizes, args->names);
 	__attribute__((musttail)) return fn(loc, device, teams, threads, host_ptr, args, ndeps,
 					    deps, nnoalias, noalias);
@@ -291,7 +296,7 @@ typedef void (*mapper_nowait_fn)(ident_t *, int64_t, int32_t, void **, void **, 
 			fn = (mapper_fn)real(#name, (void *)mp_##name);                   \
 		if (!fn)                                                                       \
 			return;                                                                \
-		note_call(RA(), #name, loc, n, ptrs, sizes, names);                            \
+		note_call(RA(), #name, 0, loc, n, ptrs, sizes, names);                         \
 		__attribute__((musttail)) return fn(loc, device, n, bases, ptrs, sizes, types, \
 						    names, mappers);                           \
 	}
@@ -309,7 +314,7 @@ typedef void (*mapper_nowait_fn)(ident_t *, int64_t, int32_t, void **, void **, 
 			fn = (mapper_nowait_fn)real(#name, (void *)mp_##name);            \
 		if (!fn)                                                                       \
 			return;                                                                \
-		note_call(RA(), #name, loc, n, ptrs, sizes, names);                            \
+		note_call(RA(), #name, 1, loc, n, ptrs, sizes, names);                         \
 		__attribute__((musttail)) return fn(loc, device, n, bases, ptrs, sizes, types, \
 						    names, mappers, ndeps, deps, nnoalias,     \
 						    noalias);                                  \

@@ -46,7 +46,11 @@ for p in "${progs[@]}"; do
 	total=$((total + from))
 	if [ "$s" = nowait_update ]; then
 		# Four 'target update from(a) nowait': no construct end or delete completes them, their tasks do.
-		assert_eq "$(stat_of "$t/dst.db" hash_from_at_task_end)" 4 "$s: hashed at the nowait task's completion"
+		# And a 'target nowait map(from: b)' kernel: its copy belongs to its task too (the
+		# construct's end comes before the copy is done on a GPU: seen on an H200).
+		assert_eq "$(stat_of "$t/dst.db" hash_from_nowait)" 5 "$s: from-device transfers of nowait constructs"
+		[ "$(stat_of "$t/dst.db" hash_from_at_task_end)" -ge 4 ] ||
+			fail "$s: hashed at the nowait task's completion: $(stat_of "$t/dst.db" hash_from_at_task_end), want 4 or more"
 	fi
 done
 echo "ok: $total from-device transfers in ${#progs[@]} programs hashed at completion points, hashes and findings unchanged"

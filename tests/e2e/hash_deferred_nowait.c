@@ -13,6 +13,12 @@ int main(void) {
 		#pragma omp taskwait
 		for (int i = 0; i < N; i++) s += a[i];
 	}
+	/* A nowait kernel construct: clang calls __tgt_target_kernel with the nowait flag in its arguments. */
+	double b[N];
+	#pragma omp target map(from: b) nowait
+	for (int i = 0; i < N; i++) b[i] = 2.0 * i;
+	#pragma omp taskwait
+	for (int i = 0; i < N; i++) s += b[i];
 	#pragma omp target exit data map(delete: a)
 	printf("%g\n", s);
 	return 0;
