@@ -50,6 +50,9 @@ struct plan_edit {
 	char *clauses;         /* "map(tofrom: a) map(to: b[0:n])"; NULL: none */
 	int loop_first, loop_last;  /* the loop around the directive; 0: none found */
 	char *patch;           /* unified diff; NULL: none */
+	char *unsure;          /* why the plan gives no patch it can stand by (sentences);
+				  NULL: its patch keeps the program's results, as far as the
+				  recording shows */
 	int source_changed;    /* the source file changed since the recording: not
 				  read, no loop, no patch (the text says so) */
 };
