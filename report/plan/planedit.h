@@ -23,6 +23,16 @@
  *               that repeats the construct.
  *   advice      none of the above applies (no variable names recorded).
  *
+ * Plans keep results by construction, from the recording: a wrap_loop
+ * region gets 'target update to' before a construct whose send differs from
+ * what the device held, 'target update from' after one whose return differs
+ * from what the host had (its map types: 'to' where the loop sends first,
+ * else 'alloc'), the construct's device/if (and nowait with depend as
+ * inout) on what it adds, and no region across devices; map_type only when
+ * every return came back unchanged; alloc_only only when no later 'from'
+ * brings the older copy back.  Where the recording or the source cannot
+ * tell, edit.unsure says why and there is no patch.
+ *
  * A unified diff (paths relative to the source root, for 'patch -p1' there)
  * comes with wrap_loop when the loop's first and last lines hold nothing
  * else and no pragma of its own precedes it, and with map_type/alloc_only
