@@ -1348,8 +1348,13 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 			char *repl = retype_clause(src_line(src, rline), var, "tofrom", "to");
 			struct change ch[CHANGE_MAX_INS];
 			int n = 0;
-			if (!repl && strstr(rdir, "exit data"))
-				repl = retype_clause(src_line(src, rline), var, "from", "delete");
+			if (!repl && strstr(rdir, "exit data") &&
+			    (repl = retype_clause(src_line(src, rline), var, "from", "delete")) != NULL)
+				put(&t, " The patch maps it 'delete' instead of 'from' on the 'exit data' on line %d.", rline);
+			if (repl && (rline != in->line || !strstr(repl, "map(to"))) {
+				free(e->clauses);   /* not a clause for the plan's own directive */
+				e->clauses = NULL;
+			}
 			if (repl) {
 				struct change c = { .at = rline, .repl = repl };
 				e->patch = unified_diff(src, in->rel, &c, 1);
@@ -1359,6 +1364,8 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 				   !only_item(rdir, "to", var) && delete_directive(src, rline, ch, &n)) {
 				e->patch = unified_diff(src, in->rel, ch, n);
 				oom = !e->patch;
+				free(e->clauses);
+				e->clauses = NULL;
 				put(&t, " The patch deletes the 'target update from' on line %d.", rline);
 			} else {
 				put(&unsure, " The clause to change does not map %s alone on line %d.", var, rline);
