@@ -20,6 +20,7 @@ enum {
 	ST_MAP_ENTRIES,
 	ST_CHANGED,
 	ST_CHANGED_ALL,
+	ST_HOST_OPS,
 	ST_ALL
 };
 
@@ -46,6 +47,19 @@ static const char *const optional_sql[ST_ALL - ST_COUNT] = {
 	[ST_CHANGED - ST_COUNT] = ("SELECT c.note FROM location l JOIN source_changed c"
 				   " ON c.path = l.source_path WHERE l.codeptr = ?"),
 	[ST_CHANGED_ALL - ST_COUNT] = "SELECT path, note FROM source_changed ORDER BY path",
+	/* Every allocation and transfer whose host range meets one of codeptr's. */
+	[ST_HOST_OPS - ST_COUNT] = ("WITH mine AS (SELECT DISTINCT CASE WHEN kind IN (3, 19) THEN dst_addr"
+				    " ELSE src_addr END AS a, bytes AS b FROM data_op_raw"
+				    " WHERE codeptr = ?1 AND kind IN (1, 2, 3, 17, 18, 19) AND bytes > 0),"
+				    " ops AS (SELECT d.*, CASE WHEN d.kind IN (3, 19) THEN d.dst_addr"
+				    " ELSE d.src_addr END AS h FROM data_op_raw d"
+				    " WHERE d.kind IN (1, 2, 3, 17, 18, 19) AND d.bytes > 0)"
+				    " SELECT o.seq, o.kind & 15, CASE WHEN o.kind & 15 = 3 THEN o.src_dev"
+				    " ELSE o.dst_dev END, o.h, o.bytes, o.hash, o.codeptr, o.target_id,"
+				    " COALESCE(t.kind & 7, 0), COALESCE(o.map_index, -1)"
+				    " FROM ops o LEFT JOIN target_raw t ON t.id = o.target_id"
+				    " WHERE EXISTS (SELECT 1 FROM mine m WHERE o.h < m.a + m.b AND m.a < o.h + o.bytes)"
+				    " ORDER BY o.seq"),
 };
 
 struct attribution {
@@ -287,4 +301,50 @@ json_t *attribution_map_entries(struct attribution *at, uint64_t codeptr)
 	}
 	sqlite3_reset(st);
 	return arr;
+}
+
+int attribution_host_ops(struct attribution *at, uint64_t codeptr, struct host_op **out, size_t *n)
+{
+	sqlite3_stmt *st = at ? at->st[ST_HOST_OPS] : NULL;
+	struct host_op *v = NULL;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, (int64_t)codeptr);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct host_op *o;
+		if (*n == cap) {
+			struct host_op *t = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*v));
+			if (!t) {
+				free(v);
+				sqlite3_reset(st);
+				return -1;
+			}
+			v = t;
+		}
+		o = &v[(*n)++];
+		o->seq = sqlite3_column_int64(st, 0);
+		o->op = sqlite3_column_int(st, 1);
+		o->device = sqlite3_column_int(st, 2);
+		o->host_addr = (uint64_t)sqlite3_column_int64(st, 3);
+		o->bytes = (uint64_t)sqlite3_column_int64(st, 4);
+		o->has_hash = sqlite3_column_type(st, 5) != SQLITE_NULL;
+		o->hash = (uint64_t)sqlite3_column_int64(st, 5);
+		o->codeptr = (uint64_t)sqlite3_column_int64(st, 6);
+		o->target_id = sqlite3_column_int64(st, 7);
+		o->target_kind = sqlite3_column_int(st, 8);
+		o->map_index = sqlite3_column_int(st, 9);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		*n = 0;
+		return -1;
+	}
+	*out = v;
+	return 0;
 }

@@ -11,6 +11,7 @@
 #define MAPPROF_DB_ATTRIBUTION_H
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct db;
@@ -66,5 +67,32 @@ char *attribution_source_path(struct attribution *at, uint64_t codeptr);
  * "to_device", "from_device" (operations recorded)}]; NULL when unknown.
  */
 json_t *attribution_map_entries(struct attribution *at, uint64_t codeptr);
+
+/*
+ * An allocation or transfer that touched host data a construct maps
+ * (attribution_host_ops()): what a fix plan needs to know to keep results.
+ */
+struct host_op {
+	int64_t seq;
+	int op;               /* OMPT's kind, async folded in: 1 alloc, 2 to_device, 3 from_device */
+	int device;           /* its device end: the destination of an alloc or to_device,
+				 the source of a from_device */
+	uint64_t host_addr, bytes;
+	uint64_t hash;        /* the content moved (data_ops.hash), when has_hash */
+	int has_hash;
+	uint64_t codeptr;
+	int64_t target_id;
+	int target_kind;      /* its construct's ompt_target_t, nowait folded in: 1 target,
+				 2 enter data, 3 exit data, 4 update; 0 unknown */
+	int map_index;        /* its map entry, -1 when none */
+};
+
+/*
+ * Every allocation and transfer, by any construct, whose host range meets
+ * a range that one of codeptr's allocations or transfers moved, in seq
+ * order, into *out (malloc'ed, the caller's) and *n.  0 (none when the
+ * database cannot say), or -1 when out of memory or on a read error.
+ */
+int attribution_host_ops(struct attribution *at, uint64_t codeptr, struct host_op **out, size_t *n);
 
 #endif

@@ -256,6 +256,7 @@ static json_t *edit_json(const struct plan_edit *e)
 	json_object_set_new(o, "patch", str_or_null(e->patch));
 	if (e->source_changed)
 		json_object_set_new(o, "source_changed", json_true());
+	json_object_set_new(o, "unsure", str_or_null(e->unsure));
 	return o;
 }
 

@@ -238,3 +238,28 @@ out:
 	free(s.pre);
 	return best >= 0;
 }
+
+int loopscan_statement(const char *text, size_t n, int pragma_line, struct stmt_span *out)
+{
+	struct scan s = { 0 };
+	size_t i;
+	long e;
+	int found = 0;
+
+	if (!text || pragma_line <= 0 || tokenize(&s, text, n) < 0 || match_brackets(&s) < 0)
+		goto out;
+	for (i = 0; i < s.n && s.t[i].line <= pragma_line; i++)
+		;
+	if (i == s.n || (e = stmt_end(&s, (long)i, 0)) < 0)
+		goto out;
+	out->first_line = s.t[i].line;
+	out->last_line = s.t[e].line;
+	out->alone_after = (size_t)e + 1 >= s.n || s.t[e + 1].line != out->last_line;
+	out->in_block = i == 0 || strchr(";{}", s.t[i - 1].kind);
+	found = 1;
+out:
+	free(s.t);
+	free(s.match);
+	free(s.pre);
+	return found;
+}

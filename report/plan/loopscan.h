@@ -32,4 +32,20 @@ struct loop_span {
  */
 int loopscan_find(const char *text, size_t n, int line, struct loop_span *out);
 
+/* The statement a directive applies to (loopscan_statement()). */
+struct stmt_span {
+	int first_line;      /* its first token's line */
+	int last_line;       /* its last token's line */
+	int alone_after;     /* nothing follows it on its last line: a line can go after it */
+	int in_block;        /* it follows ';', '{' or '}' (or nothing): a directive can go
+				before it, it is not the unbraced body of an if, else or loop */
+};
+
+/*
+ * The statement after the preprocessor line(s) ending at or after
+ * 'pragma_line' (the structured block of '#pragma omp target ...'): 1 when
+ * found (*out set), 0 when none or unsure.
+ */
+int loopscan_statement(const char *text, size_t n, int pragma_line, struct stmt_span *out);
+
 #endif

@@ -16,9 +16,11 @@
 #include "report/plan/plans.h"
 #include "report/findings/analysis.h"
 #include "report/attribute/safefile.h"
+#include "lib/sort.h"
 #include "lib/utf8.h"
 
 #define DIFF_CONTEXT 3
+#define CHANGE_MAX_INS 8
 
 const char *plan_edit_kind_name(enum plan_edit_kind kind)
 {
@@ -36,6 +38,7 @@ void plan_edit_release(struct plan_edit *e)
 	free(e->text);
 	free(e->clauses);
 	free(e->patch);
+	free(e->unsure);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -255,9 +258,10 @@ static char *take(struct buf *b)
  */
 struct change {
 	int at;
-	const char *ins[2];
+	const char *ins[CHANGE_MAX_INS];
 	int nins;
 	const char *repl;
+	int del;          /* line 'at' removed (no repl) */
 };
 
 /* The unified diff of 'ch' (sorted by line) to s, paths a/rel and b/rel. */
@@ -270,16 +274,16 @@ static char *unified_diff(const struct source *s, const char *rel, const struct 
 	for (int i = 0; i < n;) {
 		int j = i, first, last, old = 0, neu = 0;
 		/* Changes whose contexts touch share a hunk. */
-		while (j + 1 < n && ch[j + 1].at - (ch[j].at + (ch[j].repl ? 1 : 0)) <= 2 * DIFF_CONTEXT)
+		while (j + 1 < n && ch[j + 1].at - (ch[j].at + (ch[j].repl || ch[j].del ? 1 : 0)) <= 2 * DIFF_CONTEXT)
 			j++;
 		first = ch[i].at - DIFF_CONTEXT > 1 ? ch[i].at - DIFF_CONTEXT : 1;
-		last = ch[j].at + (ch[j].repl ? 0 : -1) + DIFF_CONTEXT;
+		last = ch[j].at + (ch[j].repl || ch[j].del ? 0 : -1) + DIFF_CONTEXT;
 		if (last > s->nlines)
 			last = s->nlines;
 		old = last - first + 1;
 		neu = old;
 		for (int k = i; k <= j; k++)
-			neu += ch[k].nins;   /* a replaced line is one out, one in */
+			neu += ch[k].nins - ch[k].del;   /* a replaced line is one out, one in */
 		put(&b, "@@ -%d,%d +%d,%d @@\n", first, old, first + delta, neu);
 		for (int line = first, k = i; line <= last + 1; line++) {
 			int replaced = 0;
@@ -288,6 +292,9 @@ static char *unified_diff(const struct source *s, const char *rel, const struct 
 					put(&b, "+%s\n", ch[k].ins[m]);
 				if (ch[k].repl) {
 					put(&b, "-%s\n+%s\n", src_line(s, line), ch[k].repl);
+					replaced = 1;
+				} else if (ch[k].del) {
+					put(&b, "-%s\n", src_line(s, line));
 					replaced = 1;
 				}
 			}
@@ -426,6 +433,7 @@ static char *clause_list(json_t *entries, json_t *names, int *oom)
 struct inputs {
 	json_t *names[FINDING_KIND_COUNT + 1];   /* variables per kind; [COUNT]: every one */
 	json_t *hdh;                             /* host->device->host round trips */
+	uint64_t hdh_return;                     /* the first one's return (its directive), 0: none */
 	int repeat;                              /* duplicates, repeated allocs, d->h->d trips */
 	json_t *entries;                         /* the construct's map entries */
 	const char *file, *rel, *function;
@@ -449,15 +457,802 @@ static const char *first_name(json_t *names)
 	return s ? s : "the data";
 }
 
+/*
+ * What a plan must add so that the program computes what it computed when
+ * recorded: the recorded content hashes of the data it keeps on the device
+ * say where the host changed it (a send whose content differs from what
+ * the device held: 'target update to' before that construct) and where the
+ * device changed it (a return whose content differs from what the host
+ * had: 'target update from' right after it, the host may read it).  The
+ * construct's device, if, nowait and depend clauses go into what is added.
+ * Where the recording or the source cannot tell, the plan says so
+ * (plan_edit.unsure) and gives no patch.
+ */
+
+/* Whether c may be part of an identifier. */
+static int is_ident(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/*
+ * The directive starting on line k of s: its text, continuation lines
+ * joined (malloc'ed), *last set to its last line.  NULL when line k holds
+ * no '#pragma omp' (a directive written by a macro or _Pragma) or out of memory.
+ */
+static char *directive_text(const struct source *s, int k, int *last)
+{
+	struct buf b = { .ok = 1 };
+	const char *l = src_line(s, k);
+	const char *p = l + strspn(l, " \t");
+
+	if (strncmp(p, "#pragma", 7) || !strstr(p, "omp"))
+		return NULL;
+	for (;; k++) {
+		const char *t = src_line(s, k);
+		size_t len = strlen(t);
+		int more = len && t[len - 1] == '\\';
+		put(&b, "%.*s ", (int)(more ? len - 1 : len), t);
+		if (!more || !has_line(s, k + 1))
+			break;
+	}
+	*last = k;
+	return take(&b);
+}
+
+/*
+ * The clause 'name' of directive d starting at or after *from: its
+ * arguments' text between the parentheses into *args (pointer and length
+ * into d), *from moved past it.  1 when found; for a clause without
+ * arguments (nowait) *args_len is 0.
+ */
+static int clause_next(const char *d, const char *name, const char **from, const char **args, size_t *args_len)
+{
+	size_t nl = strlen(name);
+	const char *p = *from;
+
+	while ((p = strstr(p, name)) != NULL) {
+		const char *q = p + nl;
+		if ((p > d && is_ident((unsigned char)p[-1])) || is_ident((unsigned char)*q)) {
+			p = q;
+			continue;
+		}
+		while (*q == ' ' || *q == '\t')
+			q++;
+		*args = q;
+		*args_len = 0;
+		if (*q == '(') {
+			int depth = 0;
+			const char *r = q;
+			for (; *r; r++) {
+				depth += *r == '(';
+				depth -= *r == ')';
+				if (!depth)
+					break;
+			}
+			if (!*r)
+				return 0;
+			*args = q + 1;
+			*args_len = (size_t)(r - q - 1);
+			q = r + 1;
+		}
+		*from = q;
+		return 1;
+	}
+	return 0;
+}
+
+/* What a construct's clauses say about where and when it runs. */
+struct carried {
+	char *data;       /* for 'target data': " device(..) if(..)" */
+	char *update;     /* for 'target update': the same, then " nowait depend(inout: ..)" */
+	int nowait_alone; /* nowait without depend: an update cannot be ordered with it */
+	int iterator;     /* a depend clause with an iterator or other modifier */
+	char *idents;     /* the identifiers its device/if/depend expressions use, ' '-separated */
+};
+
+static void carried_release(struct carried *c)
+{
+	free(c->data);
+	free(c->update);
+	free(c->idents);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Append the identifiers of text[0..n) to b, ' '-separated. */
+static void put_idents(struct buf *b, const char *text, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		if (is_ident((unsigned char)text[i]) && !isdigit((unsigned char)text[i])) {
+			size_t j = i;
+			while (j < n && is_ident((unsigned char)text[j]))
+				j++;
+			put(b, " %.*s", (int)(j - i), text + i);
+			i = j;
+		} else if (isdigit((unsigned char)text[i])) {
+			while (i < n && is_ident((unsigned char)text[i]))
+				i++;
+		} else {
+			i++;
+		}
+	}
+}
+
+/* The device, if, nowait and depend clauses of directive d.  0, or -1 when out of memory. */
+static int carried_get(const char *d, struct carried *c)
+{
+	struct buf data = { .ok = 1 }, upd = { .ok = 1 }, ids = { .ok = 1 };
+	const char *from = d, *args;
+	size_t n;
+	int nowait = 0, depends = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (clause_next(d, "device", &from, &args, &n) && n) {
+		put(&data, " device(%.*s)", (int)n, args);
+		put_idents(&ids, args, n);
+	}
+	from = d;
+	if (clause_next(d, "if", &from, &args, &n) && n) {
+		/* A directive-name modifier: 'target' applies here, others do not. */
+		const char *colon = memchr(args, ':', n);
+		int keep = 1;
+		if (colon && (colon + 1 >= args + n || colon[1] != ':')) {
+			char mod[64];
+			size_t ml = (size_t)(colon - args);
+			while (ml && isspace((unsigned char)args[ml - 1]))
+				ml--;
+			snprintf(mod, sizeof(mod), "%.*s", (int)(ml < 63 ? ml : 63), args + strspn(args, " \t"));
+			keep = !strcmp(mod, "target");
+			n -= (size_t)(colon + 1 - args);
+			args = colon + 1;
+		}
+		if (keep) {
+			put(&data, " if(%.*s)", (int)n, args);
+			put_idents(&ids, args, n);
+		}
+	}
+	from = d;
+	nowait = clause_next(d, "nowait", &from, &args, &n);
+	put(&upd, "%s", data.s ? data.s : "");
+	if (nowait) {
+		put(&upd, " nowait");
+		from = d;
+		while (clause_next(d, "depend", &from, &args, &n)) {
+			const char *colon = memchr(args, ':', n);
+			const char *type = args + strspn(args, " \t");
+			size_t tl = 0;
+			while (type + tl < args + n && isalpha((unsigned char)type[tl]))
+				tl++;
+			if (!colon || (size_t)(colon - type) < tl || strspn(type + tl, " \t") != (size_t)(colon - type - tl)) {
+				c->iterator = 1;   /* depend(iterator(...), ...) or depend(source) */
+				continue;
+			}
+			depends++;
+			put(&upd, " depend(inout:%.*s)", (int)(args + n - colon - 1), colon + 1);
+			put_idents(&ids, colon + 1, (size_t)(args + n - colon - 1));
+		}
+		c->nowait_alone = !depends;
+	}
+	if (!data.ok || !upd.ok || !ids.ok) {
+		free(data.s);
+		free(upd.s);
+		free(ids.s);
+		return -1;
+	}
+	c->data = data.s ? data.s : strdup("");
+	c->update = upd.s ? upd.s : strdup("");
+	c->idents = ids.s ? ids.s : strdup("");
+	return c->data && c->update && c->idents ? 0 : -1;
+}
+
+/*
+ * Whether identifier 'id' is declared on lines first..last of s: a type
+ * word (or a struct's name, or '*') before it, '=', ';', ',', '[' or ')'
+ * after it.  A scan of text, not a parser: it errs towards "declared".
+ */
+static int declared_in(const struct source *s, int first, int last, const char *id, size_t idl)
+{
+	static const char *const types[] = {
+		"int", "long", "short", "char", "float", "double", "unsigned", "signed", "size_t",
+		"bool", "_Bool", "auto", "const", "volatile", "ptrdiff_t", "ssize_t",
+	};
+	for (int k = first; k <= last; k++) {
+		const char *l = src_line(s, k), *p = l;
+		while ((p = strstr(p, id)) != NULL) {
+			const char *q = p + idl, *w, *we;
+			char word[64];
+			if ((p > l && is_ident((unsigned char)p[-1])) || is_ident((unsigned char)*q)) {
+				p = q;
+				continue;
+			}
+			while (*q == ' ' || *q == '\t')
+				q++;
+			for (we = p; we > l && (we[-1] == ' ' || we[-1] == '\t' || we[-1] == '*'); we--)
+				;
+			for (w = we; w > l && is_ident((unsigned char)w[-1]); w--)
+				;
+			snprintf(word, sizeof(word), "%.*s", (int)(we - w < 63 ? we - w : 63), w);
+			p += idl;
+			if (!*word || !strchr("=;,[)", *q))
+				continue;
+			for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+				if (!strcmp(word, types[t]))
+					return 1;
+			if (strlen(word) > 2 && !strcmp(word + strlen(word) - 2, "_t"))
+				return 1;
+			/* 'struct grid g': the word before the type's name. */
+			while (w > l && (w[-1] == ' ' || w[-1] == '\t'))
+				w--;
+			if ((w - l >= 6 && !strncmp(w - 6, "struct", 6)) || (w - l >= 5 && !strncmp(w - 5, "union", 5)))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The first identifier of ' '-separated 'ids' declared on lines first..last, into out; 1 when one is. */
+static int any_declared(const struct source *s, int first, int last, const char *ids, char *out, size_t size)
+{
+	for (const char *p = ids; *p;) {
+		size_t n;
+		p += strspn(p, " ");
+		n = strcspn(p, " ");
+		if (n && declared_in(s, first, last, p, n)) {
+			snprintf(out, size, "%.*s", (int)n, p);
+			return 1;
+		}
+		p += n;
+	}
+	return 0;
+}
+
+/* A kept variable: its map entry of the plan's construct and its host range. */
+struct kept {
+	const char *name;     /* borrowed from the entries */
+	int index;
+	uint64_t addr, bytes;
+	int to;               /* the first operation the region takes over is a send */
+	int seen;             /* an operation inside the loop was replayed */
+	int known;            /* last holds the content last moved */
+	uint64_t last;
+};
+
+/* A construct inside the loop that needs updates. */
+struct site {
+	uint64_t codeptr;
+	int line, kind;       /* its directive's line, ompt_target_t */
+	int inloop;
+	json_t *entries;      /* its map entries (names) */
+	struct buf to, from;  /* the names to update before and after it */
+};
+
+/* The name of map entry 'index' in 'entries' (borrowed), or NULL. */
+static const char *entry_name(json_t *entries, int index)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(entries, i, e)
+		if (json_integer_value(json_object_get(e, "index")) == index)
+			return json_string_value(json_object_get(e, "name"));
+	return NULL;
+}
+
+/* Add 'name' to a ", "-separated list unless it is there. */
+static void list_add(struct buf *b, const char *name)
+{
+	if (b->s) {
+		const char *p = b->s;
+		size_t nl = strlen(name);
+		while ((p = strstr(p, name)) != NULL) {
+			if ((p == b->s || p[-1] == ' ') && (p[nl] == ',' || !p[nl]))
+				return;
+			p += nl;
+		}
+	}
+	put(b, "%s%s", b->len ? ", " : "", name);
+}
+
+/* One line to insert: before line 'at', 'after' ones first. */
+struct insert {
+	int at;
+	int after;
+	char *text;
+};
+
+static int cmp_insert(const void *x, const void *y)
+{
+	const struct insert *a = x, *b = y;
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return b->after - a->after;
+}
+
+/*
+ * The region a wrap_loop plan puts around 'loop', made to keep the
+ * program's results: *clauses (the region's map clauses and the carried
+ * device/if) and the patch in *patch (NULL when unsure: the reasons then in
+ * *unsure).  0, or -1 when out of memory.
+ */
+static int keep_region(const struct analysis *a, const struct plan *pl, const struct inputs *in,
+		       const struct source *src, const struct loop_span *loop, json_t *names,
+		       char **clauses, char **patch, struct buf *unsure, struct buf *note)
+{
+	struct host_op *ops = NULL;
+	size_t nops = 0, nsites = 0, nkept = 0, nins = 0;
+	struct site *sites = NULL;
+	struct kept *kept = NULL;
+	struct insert *ins = NULL;
+	struct change *ch = NULL;
+	struct carried own = { 0 };
+	int64_t w0 = -1, w1 = -1;
+	int device = -1, rc = -1, last_line = 0, oom = 0;
+	char *dir = NULL, ident[64];
+	struct buf cl = { .ok = 1 };
+
+	*clauses = NULL;
+	*patch = NULL;
+	if (attribution_host_ops(a->attr, pl->codeptr, &ops, &nops) < 0)
+		goto out;
+	if (!nops) {
+		put(unsure, " The recording holds no transfer of this construct's data to check the plan against.");
+		rc = 0;
+		goto out;
+	}
+	if (!(dir = directive_text(src, in->line, &last_line))) {
+		put(unsure, " Line %d of %s holds no '#pragma omp' (a macro or _Pragma writes the directive): "
+			"the plan cannot read its clauses.", in->line, in->rel);
+		rc = 0;
+		goto out;
+	}
+	if (carried_get(dir, &own) < 0)
+		goto out;
+	/* The constructs that moved this data: where they are, whether inside the loop. */
+	sites = calloc(nops, sizeof(*sites));
+	kept = calloc(json_array_size(in->entries) + 1, sizeof(*kept));
+	if (!sites || !kept)
+		goto out;
+	for (size_t i = 0; i < nops; i++) {
+		size_t k;
+		for (k = 0; k < nsites && sites[k].codeptr != ops[i].codeptr; k++)
+			;
+		if (k == nsites) {
+			json_t *loc = attribution_location(a->attr, ops[i].codeptr);
+			const char *file = json_string_value(json_object_get(loc, "file"));
+			struct site *st = &sites[nsites++];
+			st->codeptr = ops[i].codeptr;
+			st->line = (int)json_integer_value(json_object_get(loc, "line"));
+			st->kind = ops[i].target_kind;
+			st->inloop = file && in->file && !strcmp(file, in->file) && st->line >= loop->first_line &&
+				     st->line <= loop->last_line;
+			st->to.ok = st->from.ok = 1;
+			json_decref(loc);
+		}
+		if (sites[k].inloop) {
+			if (w0 < 0)
+				w0 = ops[i].seq;
+			w1 = ops[i].seq;
+		}
+		if (ops[i].codeptr == pl->codeptr && ops[i].op != 1) {
+			if (device >= 0 && ops[i].device != device) {
+				put(unsure, " The construct ran on devices %d and %d: one region cannot hold its data "
+					"on both.", device, ops[i].device);
+				rc = 0;
+				goto out;
+			}
+			device = ops[i].device;
+		}
+	}
+	/* The variables the region keeps: named, with one host range, in scope before the loop. */
+	{
+		size_t i;
+		json_t *e;
+		json_array_foreach(in->entries, i, e) {
+			const char *name = json_string_value(json_object_get(e, "name"));
+			int index = (int)json_integer_value(json_object_get(e, "index"));
+			struct kept *kv = &kept[nkept];
+			struct buf ids = { .ok = 1 };
+			int declared;
+			if (!name || !has_name(names, name))
+				continue;
+			for (size_t j = 0; j < nops; j++)
+				if (ops[j].codeptr == pl->codeptr && ops[j].map_index == index) {
+					kv->addr = ops[j].host_addr;
+					kv->bytes = ops[j].bytes;
+					break;
+				}
+			if (!kv->bytes)
+				continue;
+			put_idents(&ids, name, strlen(name));
+			if (!ids.ok) {
+				free(ids.s);
+				goto out;
+			}
+			declared = ids.s && any_declared(src, loop->first_line, loop->last_line, ids.s, ident, sizeof(ident));
+			free(ids.s);
+			if (declared) {
+				put(note, " %s stays mapped by the construct alone: '%s' is declared inside the loop, "
+					"so a region before it cannot name it.", name, ident);
+				continue;
+			}
+			kv->name = name;
+			kv->index = index;
+			nkept++;
+		}
+	}
+	/* Every range the construct moves must be one the region holds. */
+	for (size_t i = 0; i < nops; i++) {
+		int inside = 0;
+		if (ops[i].codeptr != pl->codeptr)
+			continue;
+		for (size_t k = 0; k < nkept; k++)
+			inside |= ops[i].host_addr >= kept[k].addr &&
+				  ops[i].host_addr + ops[i].bytes <= kept[k].addr + kept[k].bytes;
+		for (size_t k = 0; !inside && k < nkept; k++)
+			if (kept[k].index == ops[i].map_index) {
+				put(note, " %s maps other data on other iterations (other addresses or sizes than "
+					"before the loop): it stays mapped by the construct alone.", kept[k].name);
+				kept[k] = kept[--nkept];
+				break;
+			}
+	}
+	if (!nkept) {
+		put(unsure, " No variable can be kept on the device by a region before the loop.");
+		rc = 0;
+		goto out;
+	}
+	if (any_declared(src, loop->first_line, loop->last_line, own.idents, ident, sizeof(ident))) {
+		put(unsure, " The construct's device or if clause uses '%s', declared inside the loop: a region "
+			"before the loop cannot.", ident);
+		rc = 0;
+		goto out;
+	}
+	/* Replay the recorded contents: where the region would lose a change, an update. */
+	for (size_t i = 0; i < nops; i++) {
+		const struct host_op *o = &ops[i];
+		struct kept *kv = NULL;
+		struct site *st;
+		size_t k;
+		for (k = 0; k < nkept; k++)
+			if (o->host_addr < kept[k].addr + kept[k].bytes && kept[k].addr < o->host_addr + o->bytes)
+				break;
+		if (k == nkept || o->seq > w1)
+			continue;
+		kv = &kept[k];
+		if (o->host_addr < kv->addr || o->host_addr + o->bytes > kv->addr + kv->bytes) {
+			put(unsure, " Another construct moves part of %s: the plan cannot follow its content.", kv->name);
+			rc = 0;
+			goto out;
+		}
+		if (o->op == 1)
+			continue;
+		if (o->seq < w0 || o->target_kind == 4) {
+			/* Before the loop, or a 'target update' (it moves data inside the region too). */
+			kv->known = o->has_hash;
+			kv->last = o->hash;
+			continue;
+		}
+		for (k = 0; sites[k].codeptr != o->codeptr; k++)
+			;
+		st = &sites[k];
+		if (o->device != device) {
+			put(unsure, " %s is also used on device %d during the loop, the construct on device %d: one "
+				"region cannot hold it on both.", kv->name, o->device, device);
+			rc = 0;
+			goto out;
+		}
+		if (!st->inloop) {
+			put(unsure, " The construct at %s line %d (in a function called from the loop, or elsewhere) also "
+				"moves %s during the loop: the plan cannot place updates there.",
+			    in->rel, st->line, kv->name);
+			rc = 0;
+			goto out;
+		}
+		if (!o->has_hash) {
+			put(unsure, " A transfer of %s has no recorded content to compare.", kv->name);
+			rc = 0;
+			goto out;
+		}
+		if (!st->to.len && !st->from.len && !st->entries)
+			st->entries = o->codeptr == pl->codeptr ? json_incref(in->entries)
+								 : attribution_map_entries(a->attr, o->codeptr);
+		{
+			const char *name = o->codeptr == pl->codeptr ? entry_name(in->entries, o->map_index)
+								      : entry_name(st->entries, o->map_index);
+			int changed = !kv->known || o->hash != kv->last;
+			if (!kv->seen) {
+				/* The region's own copy in: the host's content at the loop's start. */
+				kv->seen = 1;
+				if (o->op == 2)
+					kv->to = 1, changed = 0;
+			}
+			if (changed && !name) {
+				put(unsure, " The construct at line %d moves %s under no recorded name.", st->line, kv->name);
+				rc = 0;
+				goto out;
+			}
+			if (changed)
+				list_add(o->op == 2 ? &st->to : &st->from, name);
+			if (!st->to.ok || !st->from.ok)
+				goto out;
+		}
+		kv->known = 1;
+		kv->last = o->hash;
+	}
+	/* The region's clauses: 'to' where it takes over a send, else 'alloc' (updates bring results back). */
+	for (int t = 0; t < 2; t++) {
+		const char *sep = NULL;
+		for (size_t k = 0; k < nkept; k++) {
+			if (kept[k].to != !t)
+				continue;
+			if (!sep)
+				put(&cl, "%smap(%s: ", cl.len ? " " : "", t ? "alloc" : "to");
+			put(&cl, "%s%s", sep ? sep : "", kept[k].name);
+			sep = ", ";
+		}
+		if (sep)
+			put(&cl, ")");
+	}
+	put(&cl, "%s", own.data);
+	if (!(*clauses = take(&cl)))
+		goto out;
+	cl.s = NULL;
+	/* The lines to add: the region around the loop, the updates around the constructs. */
+	ins = calloc(3 + 2 * nsites, sizeof(*ins));
+	if (!ins)
+		goto out;
+	{
+		const char *line = src_line(src, loop->first_line);
+		int ind = (int)strspn(line, " \t");
+		if (asprintf(&ins[nins].text, "%.*s#pragma omp target data %s", ind, line, *clauses) < 0)
+			goto out;
+		ins[nins++].at = loop->first_line;
+		if (asprintf(&ins[nins].text, "%.*s{", ind, line) < 0)
+			goto out;
+		ins[nins++].at = loop->first_line;
+		if (asprintf(&ins[nins].text, "%.*s}", ind, line) < 0)
+			goto out;
+		ins[nins++].at = loop->last_line + 1;
+	}
+	for (size_t k = 0; k < nsites; k++) {
+		struct site *st = &sites[k];
+		struct carried c = { 0 };
+		struct stmt_span sp = { 0 };
+		char *d;
+		int dlast = 0, ind;
+		if (!st->to.len && !st->from.len)
+			continue;
+		if (!(d = directive_text(src, st->line, &dlast))) {
+			put(unsure, " Line %d holds no '#pragma omp' (a macro writes the directive): the plan cannot "
+				"put an update beside it.", st->line);
+			rc = 0;
+			goto out;
+		}
+		if (carried_get(d, &c) < 0) {
+			free(d);
+			goto out;
+		}
+		free(d);
+		ind = (int)strspn(src_line(src, st->line), " \t");
+		if (c.nowait_alone || c.iterator) {
+			put(unsure, " The construct at line %d is 'nowait' %s: an update beside it cannot be ordered "
+				"with it.", st->line, c.iterator ? "with a depend clause the plan cannot copy" : "without depend");
+			carried_release(&c);
+			rc = 0;
+			goto out;
+		}
+		if (!loopscan_statement(src->text, src->n, dlast, &sp) || !sp.in_block ||
+		    (st->kind == 1 && (!sp.alone_after || sp.last_line >= loop->last_line))) {
+			put(unsure, " The construct at line %d is not a statement of its own in a braced block (the body "
+				"of an if or loop without braces, or more on its lines): the plan cannot put an update "
+				"beside it.", st->line);
+			carried_release(&c);
+			rc = 0;
+			goto out;
+		}
+		if (st->to.len) {
+			if (asprintf(&ins[nins].text, "%.*s#pragma omp target update to(%s)%s", ind,
+				     src_line(src, st->line), st->to.s, c.update) < 0)
+				oom = 1;
+			ins[nins++].at = st->line;
+		}
+		if (st->from.len && !oom) {
+			if (asprintf(&ins[nins].text, "%.*s#pragma omp target update from(%s)%s", ind,
+				     src_line(src, st->line), st->from.s, c.update) < 0)
+				oom = 1;
+			ins[nins].after = 1;
+			ins[nins++].at = st->kind == 1 ? sp.last_line + 1 : dlast + 1;
+		}
+		if (st->to.len || st->from.len)
+			put(note, " On line %d, %s%s%s%s%s: the recorded contents show the %s.", st->line,
+			    st->to.len ? "'target update to(" : "", st->to.len ? st->to.s : "",
+			    st->to.len ? ")' before the construct" : "", st->to.len && st->from.len ? " and " : "",
+			    st->from.len ? "'target update from(...)' after it" : "",
+			    st->to.len && st->from.len ? "host changes the data between constructs and the device changes it"
+			    : st->to.len ? "host changes the data between constructs" : "device changes the data the host may read");
+		carried_release(&c);
+		if (oom)
+			goto out;
+	}
+	sort_array(ins, nins, sizeof(*ins), cmp_insert);
+	ch = calloc(nins, sizeof(*ch));
+	if (!ch)
+		goto out;
+	{
+		int n = 0;
+		for (size_t i = 0; i < nins; i++) {
+			if (!n || ch[n - 1].at != ins[i].at)
+				ch[n++].at = ins[i].at;
+			if (ch[n - 1].nins == CHANGE_MAX_INS) {
+				put(unsure, " Too many lines to add in one place.");
+				rc = 0;
+				goto out;
+			}
+			ch[n - 1].ins[ch[n - 1].nins++] = ins[i].text;
+		}
+		if (!(*patch = unified_diff(src, in->rel, ch, n)))
+			goto out;
+	}
+	rc = 0;
+out:
+	if (rc == 0 && unsure->len) {
+		free(*patch);
+		*patch = NULL;
+	}
+	for (size_t k = 0; sites && k < nsites; k++) {
+		free(sites[k].to.s);
+		free(sites[k].from.s);
+		json_decref(sites[k].entries);
+	}
+	for (size_t i = 0; ins && i < nins; i++)
+		free(ins[i].text);
+	free(ins);
+	free(ch);
+	free(sites);
+	free(kept);
+	free(ops);
+	free(dir);
+	free(cl.s);
+	carried_release(&own);
+	return oom ? -1 : rc;
+}
+
+/* Whether the single 'kw' clause (map, to, from) of directive d holds one item, based on var. */
+static int only_item(const char *d, const char *kw, const char *var)
+{
+	const char *from = d, *args, *a0 = NULL, *p;
+	size_t n, n0 = 0;
+	int count = 0, depth = 0;
+	char want[128], got[128];
+
+	while (clause_next(d, kw, &from, &args, &n))
+		if (n) {
+			count++;
+			a0 = args;
+			n0 = n;
+		}
+	if (count != 1)
+		return 0;
+	/* "to: x" or "present: x": the part after a colon outside brackets. */
+	for (p = a0; p < a0 + n0; p++) {
+		depth += *p == '[' || *p == '(';
+		depth -= *p == ']' || *p == ')';
+		if (!depth && *p == ',')
+			return 0;
+	}
+	for (p = a0; p < a0 + n0 && *p != '[' && *p != '('; p++)
+		if (*p == ':') {
+			n0 -= (size_t)(p + 1 - a0);
+			a0 = p + 1;
+			break;
+		}
+	snprintf(got, sizeof(got), "%.*s", (int)(n0 < 127 ? n0 : 127), a0);
+	base_name(got, got, sizeof(got));
+	base_name(var, want, sizeof(want));
+	return *want && !strcmp(want, got);
+}
+
+/* The map indices of c's entries named 'var' match op o (any when the op has none). */
+static int op_of(const struct host_op *o, uint64_t c, json_t *entries, const char *var)
+{
+	const char *name;
+	if (o->codeptr != c)
+		return 0;
+	if (o->map_index < 0)
+		return 1;
+	name = entry_name(entries, o->map_index);
+	return !name || !strcmp(name, var);
+}
+
+/* The content last moved for o's range before ops[i] (any construct); 0 when none known. */
+static int last_before(const struct host_op *ops, size_t i, uint64_t *hash)
+{
+	for (size_t j = i; j-- > 0;)
+		if (ops[j].op != 1 && ops[j].host_addr == ops[i].host_addr && ops[j].bytes == ops[i].bytes &&
+		    ops[j].device == ops[i].device) {
+			*hash = ops[j].hash;
+			return ops[j].has_hash;
+		}
+	return 0;
+}
+
+/*
+ * Whether every return of var by construct c brought back what the host
+ * already had: then c need not return it.  *returns: how many there were.
+ */
+static int returns_unchanged(const struct host_op *ops, size_t n, uint64_t c, json_t *entries, const char *var,
+			     int *returns, int *changed)
+{
+	*returns = *changed = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h;
+		if (ops[i].op != 3 || !op_of(&ops[i], c, entries, var))
+			continue;
+		(*returns)++;
+		if (!ops[i].has_hash || !last_before(ops, i, &h) || h != ops[i].hash)
+			(*changed)++;
+	}
+	return *returns && !*changed;
+}
+
+/*
+ * Whether dropping c's sends of var keeps results: after each, the device's
+ * copy is sent over again or never returned, or the send moved what the
+ * device already held.
+ */
+static int sends_droppable(const struct host_op *ops, size_t n, uint64_t c, json_t *entries, const char *var)
+{
+	int any = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t prev;
+		int known;
+		if (ops[i].op != 2 || !op_of(&ops[i], c, entries, var))
+			continue;
+		any = 1;
+		known = last_before(ops, i, &prev);
+		for (size_t j = i + 1; j < n; j++) {
+			if (ops[j].op == 1 || ops[j].device != ops[i].device || ops[j].host_addr != ops[i].host_addr ||
+			    ops[j].bytes != ops[i].bytes)
+				continue;
+			if (ops[j].op == 3 && !(known && prev == ops[i].hash))
+				return 0;
+			break;
+		}
+	}
+	return any;
+}
+
+/*
+ * Changes deleting the standalone directive at 'line' (with its
+ * continuation lines) into ch (room for 8), *n set; 0 when it cannot be
+ * deleted alone (the unbraced body of an if or loop).
+ */
+static int delete_directive(const struct source *src, int line, struct change *ch, int *n)
+{
+	struct stmt_span sp = { 0 };
+	int last = 0;
+	char *d = directive_text(src, line, &last);
+
+	free(d);
+	*n = 0;
+	if (!d || last - line + 1 > CHANGE_MAX_INS ||
+	    (loopscan_statement(src->text, src->n, last, &sp) && !sp.in_block))
+		return 0;
+	for (int k = line; k <= last; k++)
+		ch[(*n)++] = (struct change){ .at = k, .del = 1 };
+	return 1;
+}
+
 static int build(const struct analysis *a, struct plan *pl, struct inputs *in, struct plan_sources *sources)
 {
 	struct plan_edit *e = &pl->edit;
 	struct source own = { 0 };
 	const struct source *src = NULL;
 	struct loop_span loop = { 0 };
-	struct buf t = { .ok = 1 };
-	char *path = NULL;
-	int oom = 0, found = 0, rc = -1, patchable;
+	struct buf t = { .ok = 1 }, unsure = { .ok = 1 }, note = { .ok = 1 };
+	struct host_op *ops = NULL;
+	size_t nops = 0;
+	char *path = NULL, *dir = NULL;
+	int oom = 0, found = 0, rc = -1, patchable, dlast = 0;
 
 	/*
 	 * The source is read only when it is the one that was run, as far as
@@ -473,7 +1268,12 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		found = loopscan_find(src->text, src->n, in->line, &loop) && has_line(src, loop.first_line) &&
 			loop.last_line >= loop.first_line && loop.last_line <= src->nlines;
 	/* A diff is bytes: JSON carries only UTF-8, so a file (or name) that is not gets none. */
-	patchable = src && utf8_valid(src->text, src->n) && utf8_valid(in->rel, strlen(in->rel));
+	patchable = src && utf8_valid(src->text, src->n) && utf8_valid(in->rel, strlen(in->rel)) && src->final_newline;
+	if (patchable) {
+		dir = directive_text(src, in->line, &dlast);
+		if (attribution_host_ops(a->attr, pl->codeptr, &ops, &nops) < 0)
+			goto out;
+	}
 	if (in->repeat) {
 		e->clauses = clause_list(in->entries, in->names[FINDING_KIND_COUNT], &oom);
 		if (oom)
@@ -483,40 +1283,52 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		e->kind = EDIT_WRAP_LOOP;
 		e->loop_first = loop.first_line;
 		e->loop_last = loop.last_line;
+		if (!patchable)
+			put(&unsure, " The source cannot be given as a patch (not UTF-8, or no final newline).");
+		else if (!loop.alone || loop.pragma_before)
+			put(&unsure, " The loop's first or last line holds more than the loop, or a pragma of its own "
+				"precedes it: the plan cannot put a region around it.");
+		else {
+			char *clauses = NULL;
+			if (keep_region(a, pl, in, src, &loop, in->names[FINDING_KIND_COUNT], &clauses, &e->patch, &unsure,
+					&note) < 0)
+				goto out;
+			if (clauses) {
+				free(e->clauses);
+				e->clauses = clauses;
+			}
+		}
 		put(&t, "Suggested: wrap lines %d-%d of %s (the loop around line %d) in "
 			"'#pragma omp target data %s' (a braced block), so that the data is mapped once around the "
 			"loop instead of on every iteration. The construct's own map clauses can stay: "
-			"the data is then present, so they allocate and copy nothing. Map types from the "
-			"recorded operations: 'to' where only copies to the device were recorded, 'from' "
-			"where only copies back, 'tofrom' where both, 'alloc' where neither. If the host "
-			"reads or writes these variables inside the loop, add 'target update' there.",
+			"the data is then present, so they allocate and copy nothing.",
 		    loop.first_line, loop.last_line, in->rel, in->line, e->clauses);
-		if (patchable && loop.alone && !loop.pragma_before && src->final_newline) {
-			const char *line = src_line(src, loop.first_line);
-			size_t ind = strspn(line, " \t");
-			char *l1 = NULL, *l2 = NULL, *l3 = NULL;
-			if (asprintf(&l1, "%.*s#pragma omp target data %s", (int)ind, line, e->clauses) >= 0 &&
-			    asprintf(&l2, "%.*s{", (int)ind, line) >= 0 &&
-			    asprintf(&l3, "%.*s}", (int)ind, line) >= 0) {
-				struct change ch[2] = {
-					{ .at = loop.first_line, .ins = { l1, l2 }, .nins = 2 },
-					{ .at = loop.last_line + 1, .ins = { l3 }, .nins = 1 },
-				};
-				e->patch = unified_diff(src, in->rel, ch, 2);
-				if (!e->patch)
-					oom = 1;
-			} else {
-				oom = 1;
-			}
-			free(l1);
-			free(l2);
-			free(l3);
-		}
+		if (e->patch)
+			put(&t, " The region maps a variable 'to' where the loop sends it first, else 'alloc'; "
+				"where the recorded contents show the host or the device changing it inside the "
+				"loop, the patch adds 'target update to' before the construct or 'target update "
+				"from' after it, with the construct's device, if, nowait and depend clauses, so "
+				"that the program computes what it computed.%s", note.s ? note.s : "");
+		else
+			put(&t, " A variable the device changes must come back where the host reads it ('target "
+				"update from' after the construct, or map it 'tofrom' on the region), and one the "
+				"host changes inside the loop must be sent again ('target update to').");
 	} else if (json_array_size(in->hdh)) {
 		const char *var = first_name(in->hdh);
+		int returns = 0, changed = 0, rline = in->line, rlast = 0;
+		uint64_t rc_ptr = in->hdh_return ? in->hdh_return : pl->codeptr;
+		json_t *rent = rc_ptr == pl->codeptr ? json_incref(in->entries) : attribution_map_entries(a->attr, rc_ptr);
+		char *rdir = NULL;
+		if (rc_ptr != pl->codeptr) {
+			json_t *rloc = attribution_location(a->attr, rc_ptr);
+			const char *rfile = json_string_value(json_object_get(rloc, "file"));
+			rline = rfile && in->file && !strcmp(rfile, in->file) ? (int)json_integer_value(json_object_get(rloc, "line")) : 0;
+			json_decref(rloc);
+		}
 		e->kind = EDIT_MAP_TYPE;
-		put(&t, "Suggested: map %s 'to' instead of 'tofrom' on line %d of %s: its device copy "
-			"came back unchanged, so the copy back is not needed.", var, in->line, in->rel);
+		put(&t, "Suggested: map %s 'to' instead of 'tofrom' on line %d of %s (or drop the 'from' where it "
+			"comes back): its device copy came back unchanged, so the copy back is not needed.",
+		    var, rline ? rline : in->line, in->rel);
 		if (in->repeat && e->clauses)
 			put(&t, " The construct is also repeated (duplicate transfers or repeated "
 				"allocations) and no loop around it was found in its function: map the data once "
@@ -524,66 +1336,153 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		free(e->clauses);
 		if (asprintf(&e->clauses, "map(to: %s)", var) < 0)
 			e->clauses = NULL, oom = 1;
-		if (patchable && has_line(src, in->line)) {
-			char *repl = retype_clause(src_line(src, in->line), var, "tofrom", "to");
+		if (patchable && rline > 0 && has_line(src, rline))
+			rdir = directive_text(src, rline, &rlast);
+		if (!patchable || !rdir) {
+			put(&unsure, " %s.", !patchable ? "The source was not read, so no patch is given"
+					       : "The directive that brings it back is not a '#pragma omp' line of this file");
+		} else if (!returns_unchanged(ops, nops, rc_ptr, rent, var, &returns, &changed)) {
+			put(&unsure, " %s came back changed from %d of %d returns there: mapping it 'to' "
+				"would lose what the device computed.", var, changed, returns);
+		} else {
+			char *repl = retype_clause(src_line(src, rline), var, "tofrom", "to");
+			struct change ch[CHANGE_MAX_INS];
+			int n = 0;
+			if (!repl && strstr(rdir, "exit data") &&
+			    (repl = retype_clause(src_line(src, rline), var, "from", "delete")) != NULL)
+				put(&t, " The patch maps it 'delete' instead of 'from' on the 'exit data' on line %d.", rline);
+			if (repl && (rline != in->line || !strstr(repl, "map(to"))) {
+				free(e->clauses);   /* not a clause for the plan's own directive */
+				e->clauses = NULL;
+			}
 			if (repl) {
-				struct change ch = { .at = in->line, .repl = repl };
-				e->patch = unified_diff(src, in->rel, &ch, 1);
+				struct change c = { .at = rline, .repl = repl };
+				e->patch = unified_diff(src, in->rel, &c, 1);
 				oom = !e->patch;
 				free(repl);
+			} else if (strstr(rdir, "target update") && only_item(rdir, "from", var) &&
+				   !only_item(rdir, "to", var) && delete_directive(src, rline, ch, &n)) {
+				e->patch = unified_diff(src, in->rel, ch, n);
+				oom = !e->patch;
+				free(e->clauses);
+				e->clauses = NULL;
+				put(&t, " The patch deletes the 'target update from' on line %d.", rline);
+			} else {
+				put(&unsure, " The clause to change does not map %s alone on line %d.", var, rline);
 			}
 		}
+		free(rdir);
+		json_decref(rent);
 	} else if (json_array_size(in->names[FINDING_UNUSED_ALLOC])) {
+		const char *var = first_name(in->names[FINDING_UNUSED_ALLOC]);
+		struct change ch[CHANGE_MAX_INS];
+		int n = 0, returns = 0, changed = 0;
 		e->kind = EDIT_REMOVE_MAP;
 		free(e->clauses);
 		e->clauses = NULL;
-		put(&t, "Suggested: remove %s from the map clauses on line %d of %s (and from its "
-			"matching 'exit data', if any): no kernel ran on the device while it was mapped.",
-		    first_name(in->names[FINDING_UNUSED_ALLOC]), in->line, in->rel);
+		put(&t, "Suggested: remove %s from the map clauses on line %d of %s: no kernel ran on the "
+			"device while it was mapped. Where it is the directive's only variable, delete the "
+			"directive ('target enter data' or 'exit data' needs a map clause); a matching 'target "
+			"exit data' may stay (it then finds nothing to delete).", var, in->line, in->rel);
+		returns_unchanged(ops, nops, pl->codeptr, in->entries, var, &returns, &changed);
+		if (!patchable || !dir)
+			put(&unsure, " %s.", !patchable ? "The source was not read, so no patch is given"
+					       : "The directive is not a '#pragma omp' line (a macro writes it)");
+		else if (changed)
+			put(&unsure, " %s came back changed while it was mapped: removing it could change results.", var);
+		else if ((strstr(dir, "enter data") || strstr(dir, "exit data")) && only_item(dir, "map", var) &&
+			 delete_directive(src, in->line, ch, &n)) {
+			e->patch = unified_diff(src, in->rel, ch, n);
+			oom = !e->patch;
+		} else {
+			put(&unsure, " %s is not the only variable of a 'target enter data' or 'exit data' on line %d: "
+				"edit the clause by hand.", var, in->line);
+		}
 	} else if (json_array_size(in->names[FINDING_UNUSED_TRANSFER])) {
 		const char *var = first_name(in->names[FINDING_UNUSED_TRANSFER]);
+		int update = dir && strstr(dir, "target update") != NULL;
 		e->kind = EDIT_ALLOC_ONLY;
 		free(e->clauses);
-		if (asprintf(&e->clauses, "map(alloc: %s)", var) < 0)
-			e->clauses = NULL, oom = 1;
-		put(&t, "Suggested: map %s 'alloc' instead of 'to' on line %d of %s (or drop the "
-			"transfer): no kernel read what was sent.", var, in->line, in->rel);
-		if (patchable && has_line(src, in->line)) {
+		e->clauses = NULL;
+		if (update)
+			put(&t, "Suggested: delete %s from the 'target update' on line %d of %s (the whole directive "
+				"where it is its only variable): no kernel read what was sent.", var, in->line, in->rel);
+		else {
+			if (asprintf(&e->clauses, "map(alloc: %s)", var) < 0)
+				e->clauses = NULL, oom = 1;
+			put(&t, "Suggested: map %s 'alloc' instead of 'to' on line %d of %s (or drop the "
+				"transfer): no kernel read what was sent.", var, in->line, in->rel);
+		}
+		if (!patchable || !dir) {
+			put(&unsure, " %s.", !patchable ? "The source was not read, so no patch is given"
+					       : "The directive is not a '#pragma omp' line (a macro writes it)");
+		} else if (!sends_droppable(ops, nops, pl->codeptr, in->entries, var)) {
+			put(&unsure, " The device's copy of %s is brought back later ('from'): without this transfer "
+				"it would bring back older content.", var);
+		} else if (update) {
+			struct change ch[CHANGE_MAX_INS];
+			int n = 0;
+			if (only_item(dir, "to", var) && !only_item(dir, "from", var) &&
+			    delete_directive(src, in->line, ch, &n)) {
+				e->patch = unified_diff(src, in->rel, ch, n);
+				oom = !e->patch;
+			} else {
+				put(&unsure, " The 'target update' on line %d moves more than %s: edit it by hand.",
+				    in->line, var);
+			}
+		} else {
 			char *repl = retype_clause(src_line(src, in->line), var, "to", "alloc");
 			if (repl) {
 				struct change ch = { .at = in->line, .repl = repl };
 				e->patch = unified_diff(src, in->rel, &ch, 1);
 				oom = !e->patch;
 				free(repl);
+			} else {
+				put(&unsure, " The clause to change does not map %s alone on line %d.", var, in->line);
 			}
 		}
 	} else if (in->repeat && e->clauses) {
 		e->kind = EDIT_HOIST;
 		put(&t, "Suggested: map the data once around the code that repeats the construct on line "
-			"%d of %s with '#pragma omp target data %s' (a braced block). %s", in->line, in->rel,
-		    e->clauses,
-		    src ? "No loop around the directive was found in its function: the construct "
-			       "is repeated by a loop in a caller, or by other constructs (the findings' "
-			       "origins) that one region can cover."
-			     : "The source was not read, so no loop is named.");
+			"%d of %s with '#pragma omp target data %s' (a braced block), with 'target update' "
+			"where the host or the device changes the data in between.", in->line, in->rel, e->clauses);
+		put(&unsure, " %s", src ? "No loop around the directive was found in its function: the construct "
+					  "is repeated by a loop in a caller, or by other constructs (the findings' "
+					  "origins) that one region can cover; the plan cannot see where the host "
+					  "reads or writes the data."
+					: "The source was not read, so no loop is named.");
 	} else {
 		const struct finding *g = &a->findings.v[pl->members[0]];
 		e->kind = EDIT_ADVICE;
 		put(&t, "%s", finding_advice(g->kind, g->flavour));
+		put(&unsure, " The recording names no variable or clause to change here.");
 	}
 	if (in->changed) {
 		e->source_changed = 1;
 		put(&t, " Careful: %s, so the directive was not looked for in it and no patch is given; "
 			"line %d is the line of the recorded program.", in->changed, in->line);
 	}
-	if (oom || !(e->text = take(&t)))
+	if (unsure.len) {
+		free(e->patch);
+		e->patch = NULL;
+		put(&t, " Not sure:%s No patch is given.", unsure.s);
+		if (!(e->unsure = strdup(unsure.s + 1)))
+			oom = 1;
+	} else if (in->changed && !(e->unsure = strdup("the source file changed since the recording"))) {
+		oom = 1;
+	}
+	if (oom || !unsure.ok || !note.ok || !(e->text = take(&t)))
 		goto out;
 	t.s = NULL;
 	rc = 0;
 out:
 	if (t.s)
 		free(t.s);
+	free(unsure.s);
+	free(note.s);
 	free(path);
+	free(dir);
+	free(ops);
 	source_free(&own);
 	return rc;
 }
@@ -619,8 +1518,11 @@ int plan_edit_build(const struct analysis *a, struct plan *pl, struct plan_sourc
 		if (g->kind == FINDING_DUPLICATE_TRANSFER || g->kind == FINDING_REPEATED_ALLOC ||
 		    (g->kind == FINDING_ROUND_TRIP && g->flavour == FLAVOUR_DEVICE_HOST_DEVICE))
 			in.repeat = 1;
-		if (g->kind == FINDING_ROUND_TRIP && g->flavour == FLAVOUR_HOST_DEVICE_HOST)
+		if (g->kind == FINDING_ROUND_TRIP && g->flavour == FLAVOUR_HOST_DEVICE_HOST) {
 			bad |= add_name(in.hdh, name) < 0;
+			if (!in.hdh_return && g->nkey > 1)
+				in.hdh_return = g->key[1];
+		}
 		json_decref(var);
 		if (bad)
 			goto out;

@@ -23,6 +23,16 @@
  *               that repeats the construct.
  *   advice      none of the above applies (no variable names recorded).
  *
+ * Plans keep results by construction, from the recording: a wrap_loop
+ * region gets 'target update to' before a construct whose send differs from
+ * what the device held, 'target update from' after one whose return differs
+ * from what the host had (its map types: 'to' where the loop sends first,
+ * else 'alloc'), the construct's device/if (and nowait with depend as
+ * inout) on what it adds, and no region across devices; map_type only when
+ * every return came back unchanged; alloc_only only when no later 'from'
+ * brings the older copy back.  Where the recording or the source cannot
+ * tell, edit.unsure says why and there is no patch.
+ *
  * A unified diff (paths relative to the source root, for 'patch -p1' there)
  * comes with wrap_loop when the loop's first and last lines hold nothing
  * else and no pragma of its own precedes it, and with map_type/alloc_only
@@ -50,6 +60,9 @@ struct plan_edit {
 	char *clauses;         /* "map(tofrom: a) map(to: b[0:n])"; NULL: none */
 	int loop_first, loop_last;  /* the loop around the directive; 0: none found */
 	char *patch;           /* unified diff; NULL: none */
+	char *unsure;          /* why the plan gives no patch it can stand by (sentences);
+				  NULL: its patch keeps the program's results, as far as the
+				  recording shows */
 	int source_changed;    /* the source file changed since the recording: not
 				  read, no loop, no patch (the text says so) */
 };

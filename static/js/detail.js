@@ -64,9 +64,20 @@
           code('target update to(' + v + ')'), ' only after the host changes it.');
         break;
       case 'round_trip':
-        add(p, 'At ', code(at), ', the data comes back unchanged: map ', code(v),
-          ' with ', code('map(to: ...)'), ' instead of ', code('map(tofrom: ...)'),
-          ', or copy back only when the host needs it with ', code('target update from(' + v + ')'), '.');
+        if (r.flavour === 'device_host_device') {
+          /* The device changed the data: a region that maps it 'to' would never bring the results back. */
+          add(p, 'The device changes ', code(v), ' and the host sends it back at ', code(at),
+            ': keep it on the device across these constructs with ', code('#pragma omp target data map(tofrom: ' + v + ')'),
+            ' around the loop (', code('tofrom'), ', not ', code('map(to: ...)'), ': the device holds the results), and ',
+            code('target update from(' + v + ')'), ' right after a construct whose results the host reads.');
+        } else if (r.flavour === 'host_device_host') {
+          add(p, 'At ', code(at), ', the data comes back unchanged: map ', code(v),
+            ' with ', code('map(to: ...)'), ' instead of ', code('map(tofrom: ...)'),
+            ' if no run of the construct changes it, or copy back only when the host needs it with ',
+            code('target update from(' + v + ')'), '.');
+        } else {
+          add(p, 'At ', code(at), ', ', code(v), ' comes back unchanged between devices: keep one copy where it is used.');
+        }
         break;
       case 'repeated_alloc':
         add(p, 'Allocate ', code(v), ' once: put ', code('#pragma omp target enter data map(alloc: ' + v + ')'),

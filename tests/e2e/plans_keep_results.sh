@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# plans_keep_results.sh - every fix plan keeps the program's results.
+#
+# For every sample (samples/*.c) and every hazard program (tests/hazards/*.c,
+# shaped like the codes of issue #25: host-read flags, device(1), swapped
+# grids, update/enter data that move nothing used, host-written inputs,
+# nowait + depend, reductions, a loop in a caller, ...): build it with -g
+# and -Wall -Werror, record it, report it, then for each plan in
+# report.json: its patch applies ('patch -p1' in the source root) to a copy,
+# the copy builds with -Wall -Werror, prints the same and exits the same,
+# and recorded again has fewer findings; when 'mapprof diff' prints a
+# 'results:' line, it says identical.  A plan without a patch must say why
+# in edit.unsure (the test then skips it and says so).  Plan texts never
+# suggest what does not compile ('target update map(...)').
+#
+# PLANS_ONLY=NAME... limits the run to those programs (by hand).
+. "$(dirname "$0")/lib.sh"
+
+bin=$MAPPROF_BUILD/mapprof
+command -v jq >/dev/null || skip "jq is missing (apt-get install jq)"
+command -v patch >/dev/null || skip "patch is missing (apt-get install patch)"
+[ -x "$bin" ] || fail "no '$bin' (hint: make)"
+
+failures=0
+problem() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# build DIR NAME: compile DIR/NAME.c into DIR/NAME, warnings as errors.
+build() {
+	local dir=$1 name=$2
+	if [ -f "$dir/offload_kernels.c" ]; then
+		(cd "$dir" && ompcc -g -O1 -Wall -Werror -fPIC -shared -o liboffload_kernels.so offload_kernels.c) || return 1
+		(cd "$dir" && ompcc -g -O1 -Wall -Werror -o "$name" "$name.c" -L. -loffload_kernels -Wl,-rpath,"$dir") || return 1
+	else
+		(cd "$dir" && ompcc -g -O1 -Wall -Werror -o "$name" "$name.c") || return 1
+	fi
+}
+
+# record DIR NAME TAG: record DIR/NAME as DIR/TAG.db (stdout TAG.out, status
+# TAG.rc) and report it as DIR/TAG.json.
+record() {
+	local dir=$1 name=$2 tag=$3 rc=0
+	(cd "$dir" && timeout 60 "$bin" record -f -o "$dir/$tag.db" -- "./$name" >"$dir/$tag.out" 2>"$dir/$tag.log") || rc=$?
+	echo "$rc" >"$dir/$tag.rc"
+	"$bin" report -q --no-html --json "$dir/$tag.json" "$dir/$tag.db" 2>>"$dir/$tag.log" || return 1
+}
+
+programs=()
+for f in "$MAPPROF_SRC"/samples/*.c "$MAPPROF_SRC"/tests/hazards/*.c; do
+	name=$(basename "$f" .c)
+	if [ -n "${PLANS_ONLY:-}" ] && ! [[ " $PLANS_ONLY " == *" $name "* ]]; then
+		continue
+	fi
+	programs+=("$f")
+done
+[ ${#programs[@]} -gt 0 ] || fail "no programs"
+
+checked=0
+for f in "${programs[@]}"; do
+	name=$(basename "$f" .c)
+	dir=$(tmpdir)
+	cp "$f" "$dir/"
+	[ "$name" != offload_in_library ] || cp "$MAPPROF_SRC/samples/lib/offload_kernels.c" "$dir/"
+	build "$dir" "$name" >"$dir/build.log" 2>&1 || { problem "$name: does not build: $(cat "$dir/build.log")"; continue; }
+	record "$dir" "$name" before || { problem "$name: report failed: $(cat "$dir/before.log")"; continue; }
+	nb=$(jq '.findings | length' "$dir/before.json")
+	np=$(jq '.plans | length' "$dir/before.json")
+	root=$(jq -r '.source_root // empty' "$dir/before.json")
+	[ "$root" == "$dir" ] || root=$dir
+	for ((i = 0; i < np; i++)); do
+		plan=$(jq -c ".plans[$i]" "$dir/before.json")
+		kind=$(jq -r '.edit.kind' <<<"$plan")
+		line=$(jq -r '.directive.line // 0' <<<"$plan")
+		what="$name: plan $i ($kind, line $line)"
+		# Nothing a plan says to write may be invalid OpenMP: a 'target
+		# update' has no map clause, an 'enter/exit data' needs one.
+		if sed -n "${line}p" "$dir/$name.c" | grep -q 'omp target update' &&
+			jq -r '.edit.clauses // ""' <<<"$plan" | grep -q 'map('; then
+			problem "$what: suggests map clauses for a 'target update': $(jq -r .edit.text <<<"$plan")"
+		fi
+		if jq -r '[.edit.text, .edit.clauses, .edit.patch] | map(. // "") | join("\n")' <<<"$plan" |
+			grep -qiE 'update[^\n]*map\(|target (enter|exit) data *$'; then
+			problem "$what: suggests a directive that does not compile: $(jq -r .edit.text <<<"$plan")"
+		fi
+		unsure=$(jq -r '.edit.unsure // empty' <<<"$plan")
+		jq -r '.edit.patch // empty' <<<"$plan" >"$dir/plan$i.patch"
+		if [ ! -s "$dir/plan$i.patch" ]; then
+			if [ -n "$unsure" ]; then
+				echo "$what: skipped, the plan says it is unsure: $unsure"
+			else
+				problem "$what: no patch, and the plan does not say why (edit.unsure): $(jq -r .edit.text <<<"$plan")"
+			fi
+			continue
+		fi
+		copy=$(tmpdir)
+		cp "$dir/$name.c" "$copy/"
+		[ ! -f "$dir/offload_kernels.c" ] || cp "$dir/offload_kernels.c" "$copy/"
+		if ! (cd "$copy" && patch -p1 -s <"$dir/plan$i.patch") >"$copy/patch.log" 2>&1; then
+			problem "$what: the patch does not apply: $(cat "$copy/patch.log") $(cat "$dir/plan$i.patch")"
+			continue
+		fi
+		if ! build "$copy" "$name" >"$copy/build.log" 2>&1; then
+			problem "$what: the patched program does not build: $(head -20 "$copy/build.log")
+$(cat "$dir/plan$i.patch")"
+			continue
+		fi
+		if ! record "$copy" "$name" after; then
+			problem "$what: the patched program's report failed: $(cat "$copy/after.log")"
+			continue
+		fi
+		checked=$((checked + 1))
+		before=$failures
+		if ! diff -u "$dir/before.out" "$copy/after.out" >"$copy/out.diff"; then
+			problem "$what: the patched program prints something else:
+$(cat "$copy/out.diff")
+$(cat "$dir/plan$i.patch")"
+		fi
+		assert_rc=$(cat "$copy/after.rc")
+		[ "$assert_rc" == "$(cat "$dir/before.rc")" ] ||
+			problem "$what: the patched program exits $assert_rc, not $(cat "$dir/before.rc")"
+		na=$(jq '.findings | length' "$copy/after.json")
+		[ "$na" -lt "$nb" ] || problem "$what: the patched program has $na findings, not fewer than $nb"
+		results=$("$bin" diff "$dir/before.db" "$copy/after.db" 2>/dev/null | grep '^results:' || true)
+		if [ -n "$results" ] && ! grep -q identical <<<"$results"; then
+			problem "$what: mapprof diff says: $results"
+		fi
+		[ "$failures" -ne "$before" ] || echo "$what: ok (findings $nb -> $na${results:+; $results})"
+	done
+done
+echo "$checked patched programs checked"
+[ "$failures" -eq 0 ] || fail "$failures problems"
+echo "ok"
