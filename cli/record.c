@@ -268,8 +268,15 @@ static int replace_with(const char *from, const char *to)
 	return 0;
 }
 
-int record_program(const struct record_options *opt, int *status, char **db_path_out)
+int record_program(const struct record_options *opt, int *status, char **db_path_out,
+		   char ***others_out, size_t *nothers)
 {
+	int main_dropped = 0;
+
+	if (others_out) {
+		*others_out = NULL;
+		*nothers = 0;
+	}
 	char *output = opt->output ? strdup(opt->output) : record_default_output(opt->argv[0]);
 	char *abs_output = NULL, *collector = NULL, *err = NULL, *spool = NULL, **env = NULL;
 	const char *chunks_env = getenv("MAPPROF_RING_CHUNKS");
@@ -507,6 +514,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 				     main_end_status) == 1) {
 		/* Only other processes offloaded (the program is mpirun, a shell): theirs are the databases. */
 		info("'%s' did not offload itself: the processes it started did", opt->argv[0]);
+		main_dropped = 1;
 		db_close(db);
 		unlink(output);
 		unlink(spool);
@@ -563,15 +571,18 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	free(no_start);
 	/* Held until the spool is expanded and gone: 'mapprof recover' must leave it alone. */
 	unlock_live(lock_fd);
-	record_procs_finish(procs);
+	record_procs_finish(procs, others_out, nothers);
 	/* Only now: until every process of the command is done, the pipe tells them record is alive. */
 	drain_close(drain);
 	unlock_live(dir_lock_fd);
 	free(final);
-	if (db_path_out)
+	if (db_path_out && !main_dropped) {
 		*db_path_out = output;
-	else
+	} else {
+		if (db_path_out)
+			*db_path_out = NULL;
 		free(output);
+	}
 	free(abs_output);
 	free(collector);
 	free(spool);
@@ -633,6 +644,6 @@ int cmd_record(int argc, char **argv)
 	if (optind >= argc)
 		return usage_error("record", "no program to run");
 	opt.argv = argv + optind;
-	record_program(&opt, &status, NULL);
+	record_program(&opt, &status, NULL, NULL, NULL);
 	return status;
 }

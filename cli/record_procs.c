@@ -72,6 +72,8 @@ struct record_procs {
 	size_t nused;
 	const char *recovered;   /* 'mapprof recover DIR': why each run is incomplete, else NULL */
 	int reaping_done;
+	char **written;      /* the other processes' databases, in the order written */
+	size_t nwritten;
 };
 
 static long env_rank(void)
@@ -178,6 +180,9 @@ static void procs_free(struct record_procs *rp)
 {
 	if (!rp)
 		return;
+	for (size_t i = 0; i < rp->nwritten; i++)
+		free(rp->written[i]);
+	free(rp->written);
 	for (size_t i = 0; i < rp->nused; i++)
 		free(rp->used[i]);
 	free(rp->used);
@@ -779,6 +784,13 @@ static int expand_one(struct record_procs *rp, const struct spool_file *s, int n
 		goto keep;
 	}
 	unlink(spool);
+	{
+		char **w = realloc(rp->written, (rp->nwritten + 1) * sizeof(*w));
+		if (w && (w[rp->nwritten] = strdup(name)))
+			rp->nwritten++;
+		if (w)
+			rp->written = w;
+	}
 	if (pr.rank >= 0)
 		info("process %ld (rank %ld, %s): %s %llu data operations, %llu kernels to '%s'",
 		     s->pid, (long)pr.rank, pr.started ? pr.started : "?",
@@ -850,16 +862,26 @@ static int expand_all(struct record_procs *rp, const struct spool_file *only, in
 	return failed ? -1 : 0;
 }
 
-int record_procs_finish(struct record_procs *rp)
+int record_procs_finish(struct record_procs *rp, char ***written, size_t *nwritten)
 {
 	int recorded, rc;
 
+	if (written) {
+		*written = NULL;
+		*nwritten = 0;
+	}
 	if (!rp)
 		return 0;
 	reap(rp);
 	rc = expand_all(rp, NULL, &recorded);
 	if (recorded)
 		info("recorded %d more process%s, one database each", recorded, recorded > 1 ? "es" : "");
+	if (written) {
+		*written = rp->written;
+		*nwritten = rp->nwritten;
+		rp->written = NULL;
+		rp->nwritten = 0;
+	}
 	procs_free(rp);
 	return rc < 0 ? -1 : recorded;
 }

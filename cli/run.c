@@ -16,7 +16,10 @@ static const char run_usage[] =
 	"\n"
 	"Run PROGRAM with the mapprof collector (as 'mapprof record'), then analyse the\n"
 	"run (as 'mapprof report'): a summary on stdout, the database, report.json and\n"
-	"report.html.\n"
+	"report.html.  A command of several processes (mpirun and its ranks, a fork, an\n"
+	"exec) is reported over every database it recorded, as 'mapprof report DB...'.\n"
+	"127 with 'the program could not start' when the loader could not start it\n"
+	"(a missing library: which one, and the -Wl,-rpath or LD_LIBRARY_PATH fix).\n"
 	"\n"
 	"  -o, --output BASE   the database: BASE if it ends in '.db', else BASE.mapprof.db\n"
 	"                      (default: PROGRAM's name + .mapprof.db in the current\n"
@@ -102,15 +105,41 @@ int cmd_run(int argc, char **argv)
 		free(db);
 		return rstatus;
 	}
-	if (record_program(&ropt, &status, &recorded) < 0) {
+	char **others = NULL, **all = NULL;
+	size_t nothers = 0, n = 0;
+	if (record_program(&ropt, &status, &recorded, &others, &nothers) < 0) {
+		for (size_t i = 0; i < nothers; i++)
+			free(others[i]);
+		free(others);
 		free(db);
 		return status;
 	}
-	if (!recorded)
-		recorded = db ? strdup(db) : record_default_output(ropt.argv[0]);
-	if (!recorded)
-		return error("out of memory");
-	rstatus = report_cli_run(&rc, recorded);
+	/* Every process the command recorded: the program's own database first, then the others'. */
+	all = calloc(nothers + 1, sizeof(*all));
+	if (!all) {
+		rstatus = error("out of memory");
+	} else {
+		if (recorded)
+			all[n++] = recorded;
+		for (size_t i = 0; i < nothers; i++)
+			all[n++] = others[i];
+		if (n == 0) {
+			info("no process of the command offloaded: there is nothing to report");
+			rstatus = EXIT_INCOMPLETE;
+		} else if (n == 1) {
+			rstatus = report_cli_run(&rc, all[0]);
+		} else {
+			if (rc.baseline)
+				info("note: --baseline compares one database: the %zu processes are reported"
+				     " without it", n);
+			rc.baseline = NULL;
+			rstatus = report_cli_run_many(&rc, all, (int)n);
+		}
+	}
+	free(all);
+	for (size_t i = 0; i < nothers; i++)
+		free(others[i]);
+	free(others);
 	free(db);
 	free(recorded);
 	return status ? status : rstatus;
