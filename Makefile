@@ -377,16 +377,22 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 # and mpicc for its sample), GNU time (/usr/bin/time: peak RSS in the tests and bench),
 # clang's sanitizer runtimes (libclang-rt-19-dev: 'make SANITIZE=address,undefined'
 # with clang-19, and tests/e2e/build_warnings.sh under it, link them).
+# lld-19 and rocm-device-libs: the amdgcn GPU builds (tests/e2e/gpu_builds_amdgcn.sh;
+# without lld-19 clang links the device code with Debian's default ld.lld, 14).
 TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium python3-jsonschema jq \
-	openmpi-bin libopenmpi-dev time libclang-rt-19-dev
+	openmpi-bin libopenmpi-dev time libclang-rt-19-dev lld-19 rocm-device-libs
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 
 deps:
 	$(Q)scripts/install-deps.sh deps $(DEB_PKGS)
 
+# With no CUDA toolkit, the nvptx GPU builds (tests/e2e/gpu_builds.sh) get
+# ptxas and libdevice from Debian's nvidia-cuda-toolkit (non-free), unpacked
+# into CUDA_LOCAL: see scripts/install-cuda-ptxas.sh and docs/gpu.md.
 test-deps:
 	$(Q)scripts/install-deps.sh test-deps $(TEST_DEB_PKGS)
+	$(Q)$(if $(CUDA_PATH),echo "test-deps: CUDA toolkit: $(CUDA_PATH)",scripts/install-cuda-ptxas.sh $(CUDA_LOCAL))
 
 # The README's set-up lines, as written, in a new minbase Debian 12 root
 # (needs root, debootstrap and the Debian mirror; FRESH_ARGS=--worktree tests
@@ -535,12 +541,14 @@ layers:
 GPU_TARGET ?= nvptx64-nvidia-cuda
 GB         := $(B)/gpu/$(GPU_TARGET)
 # A CUDA toolkit: /usr/local/cuda, else Debian's nvidia-cuda-toolkit
-# (/usr/lib/cuda, its ptxas in /usr/lib/nvidia-cuda-toolkit/bin), else the
-# toolkit whose ptxas is on PATH.  Empty when there is none.
+# (/usr/lib/cuda), else the pieces of it that 'make test-deps' unpacks into
+# CUDA_LOCAL (scripts/install-cuda-ptxas.sh), else the toolkit whose ptxas is
+# on PATH.  Empty when there is none.
+CUDA_LOCAL ?= $(CURDIR)/build/debian-cuda
+CUDA_CANDIDATES = /usr/local/cuda /usr/lib/cuda $(CUDA_LOCAL) \
+	$(patsubst %/bin/ptxas,%,$(realpath $(shell command -v ptxas 2>/dev/null)))
 ifeq ($(origin CUDA_PATH),undefined)
-CUDA_PATH := $(firstword $(foreach d,/usr/local/cuda /usr/lib/cuda \
-	$(patsubst %/bin/ptxas,%,$(realpath $(shell command -v ptxas 2>/dev/null))),\
-	$(if $(wildcard $(d)/bin/ptxas $(d)/nvvm/libdevice),$(d))))
+CUDA_PATH := $(firstword $(foreach d,$(CUDA_CANDIDATES),$(if $(wildcard $(d)/nvvm/libdevice/libdevice.10.bc),$(d))))
 endif
 # ROCm's device libraries (ocml, ockl, ...): /opt/rocm, else Debian's
 # rocm-device-libs.
@@ -549,21 +557,25 @@ ROCM_DEVICE_LIB_PATH := $(firstword $(patsubst %/ocml.bc,%,$(wildcard \
 	/opt/rocm/amdgcn/bitcode/ocml.bc /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc \
 	/usr/lib/llvm-*/lib/clang/*/lib/amdgcn/bitcode/ocml.bc)))
 endif
+# -O1 as the samples have, except for amdgcn: there LLVM 19.1's AMDGPU
+# backend crashes (a segfault in 'Function register usage analysis', during
+# the device link's LTO) on every program with a 'parallel for' below -O2.
+GPU_OPT    := -O1
 ifeq ($(GPU_TARGET),nvptx64-nvidia-cuda)
 GPU_ARCH   ?= sm_90
 GPU_ARCH_FLAGS := -Xopenmp-target=$(GPU_TARGET) -march=$(GPU_ARCH) --cuda-path=$(CUDA_PATH) \
 	--libomptarget-nvptx-bc-path=$(LLVM_DIR)/lib
 else ifeq ($(GPU_TARGET),amdgcn-amd-amdhsa)
 GPU_ARCH   ?= gfx90a
-GPU_ARCH_FLAGS := -Xopenmp-target=$(GPU_TARGET) -march=$(GPU_ARCH) \
-	--rocm-device-lib-path=$(ROCM_DEVICE_LIB_PATH) --libomptarget-amdgpu-bc-path=$(LLVM_DIR)/lib
+GPU_ARCH_FLAGS := -Xopenmp-target=$(GPU_TARGET) -march=$(GPU_ARCH) --rocm-device-lib-path=$(ROCM_DEVICE_LIB_PATH)
+GPU_OPT    := -O2
 else
 GPU_ARCH   ?= none
 GPU_ARCH_FLAGS :=
 endif
 # No rpath to $(LLVM_DIR)/lib: the GPU machine has no LLVM; the bundle's
 # env.sh puts its private prefix on LD_LIBRARY_PATH.
-GPU_CFLAGS := -fopenmp -fopenmp-targets=$(GPU_TARGET) $(GPU_ARCH_FLAGS) -g -O1 -L$(LLVM_DIR)/lib
+GPU_CFLAGS := -fopenmp -fopenmp-targets=$(GPU_TARGET) $(GPU_ARCH_FLAGS) -g $(GPU_OPT) -L$(LLVM_DIR)/lib
 
 GPU_SAMPLES := $(patsubst samples/%.c,$(GB)/samples/%,$(wildcard samples/*.c))
 GPU_FIXED   := $(patsubst tests/fixed/%.c,$(GB)/fixed/%,$(wildcard tests/fixed/*.c))
@@ -574,13 +586,23 @@ GPU_PROGS   := $(GPU_SAMPLES) $(GPU_FIXED) $(GPU_REAL) $(GPU_CHECK)
 # Say which toolkit is missing before the compiler says it less clearly.
 gpu-toolkit:
 ifeq ($(GPU_TARGET),nvptx64-nvidia-cuda)
-	$(Q)[ -n "$(CUDA_PATH)" ] || { echo "mapprof: error: no CUDA toolkit for GPU_TARGET=$(GPU_TARGET): no /usr/local/cuda/bin/ptxas, no /usr/lib/cuda, no ptxas on PATH" >&2; \
-	  echo "mapprof: hint: 'make gpu-deps' installs Debian's nvidia-cuda-toolkit, or give CUDA_PATH=" >&2; exit 1; }
+	$(Q)[ -n "$(CUDA_PATH)" ] || { echo "mapprof: error: no CUDA toolkit for GPU_TARGET=$(GPU_TARGET): none of $(foreach d,$(CUDA_CANDIDATES),$(d)/nvvm/libdevice/libdevice.10.bc) exists" >&2; \
+	  echo "mapprof: hint: 'make test-deps' unpacks Debian's into $(CUDA_LOCAL); or give CUDA_PATH=" >&2; exit 1; }
 endif
 ifeq ($(GPU_TARGET),amdgcn-amd-amdhsa)
-	$(Q)[ -n "$(ROCM_DEVICE_LIB_PATH)" ] || { echo "mapprof: error: no ROCm device libraries (ocml.bc) for GPU_TARGET=$(GPU_TARGET)" >&2; \
-	  echo "mapprof: hint: install Debian's rocm-device-libs, or give ROCM_DEVICE_LIB_PATH=" >&2; exit 1; }
+	$(Q)[ -n "$(ROCM_DEVICE_LIB_PATH)" ] || { echo "mapprof: error: no ROCm device libraries for GPU_TARGET=$(GPU_TARGET): no ocml.bc in /opt/rocm/amdgcn/bitcode or /usr/lib/x86_64-linux-gnu/amdgcn/bitcode" >&2; \
+	  echo "mapprof: hint: 'make test-deps' installs Debian's rocm-device-libs; or give ROCM_DEVICE_LIB_PATH=" >&2; exit 1; }
+	$(Q)[ -x "$(LLVM_DIR)/bin/ld.lld" ] || { echo "mapprof: error: no '$(LLVM_DIR)/bin/ld.lld' for GPU_TARGET=$(GPU_TARGET): clang would link the device code with an older ld.lld" >&2; \
+	  echo "mapprof: hint: 'make test-deps' installs Debian's lld-19" >&2; exit 1; }
 endif
+
+# What tests/e2e/gpu_builds*.sh need to know (and say when they skip).
+gpu-info:
+	@echo "CUDA_PATH=$(CUDA_PATH)"
+	@echo "CUDA_CANDIDATES=$(foreach d,$(CUDA_CANDIDATES),$(d)/nvvm/libdevice/libdevice.10.bc)"
+	@echo "CUDA_LOCAL=$(CUDA_LOCAL)"
+	@echo "ROCM_DEVICE_LIB_PATH=$(ROCM_DEVICE_LIB_PATH)"
+	@echo "GPU_ARCH=$(GPU_ARCH)"
 
 $(GB)/samples/lib%.so: samples/lib/%.c | gpu-toolkit
 	@mkdir -p $(@D)
@@ -640,5 +662,5 @@ gpu-bundle: all gpu-builds $(B)/tests/libtracer.so $(B)/bench/libempty-tool.so
 	$(Q)B='$(B)' GB='$(GB)' GPU_TARGET='$(GPU_TARGET)' GPU_ARCH='$(GPU_ARCH)' LLVM_DIR='$(LLVM_DIR)' \
 	  DEBCACHE='$(DEBCACHE)' GPU_BUNDLE_MAX_MIB='$(GPU_BUNDLE_MAX_MIB)' scripts/make-gpu-bundle.sh
 
-.PHONY: gpu-toolkit gpu-builds gpu-bundle
+.PHONY: gpu-toolkit gpu-info gpu-builds gpu-bundle
 # END gpu targets
