@@ -654,12 +654,13 @@ $(GB)/check/%: tests/gpu/%.c | gpu-toolkit
 
 gpu-builds: $(GPU_PROGS)
 
-# The bundle: $(B)/gpu-bundle/, replaced whole (layout: docs/gpu.md).  The
-# Debian packages are downloaded once into DEBCACHE.
+# The bundle: GPU_BUNDLE (default $(B)/gpu-bundle/), replaced whole (layout:
+# docs/gpu.md).  The Debian packages are downloaded once into DEBCACHE.
+GPU_BUNDLE ?= $(B)/gpu-bundle
 DEBCACHE ?= $(B)/debcache
 GPU_BUNDLE_MAX_MIB ?= 60
 gpu-bundle: all gpu-builds $(B)/tests/libtracer.so $(B)/bench/libempty-tool.so
-	$(Q)B='$(B)' GB='$(GB)' GPU_TARGET='$(GPU_TARGET)' GPU_ARCH='$(GPU_ARCH)' LLVM_DIR='$(LLVM_DIR)' \
+	$(Q)B='$(B)' GB='$(GB)' GPU_BUNDLE='$(GPU_BUNDLE)' GPU_TARGET='$(GPU_TARGET)' GPU_ARCH='$(GPU_ARCH)' LLVM_DIR='$(LLVM_DIR)' \
 	  DEBCACHE='$(DEBCACHE)' GPU_BUNDLE_MAX_MIB='$(GPU_BUNDLE_MAX_MIB)' scripts/make-gpu-bundle.sh
 
 .PHONY: gpu-toolkit gpu-info gpu-builds gpu-bundle

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# make-gpu-bundle.sh - writes $B/gpu-bundle/ (docs/gpu.md): mapprof, the
+# make-gpu-bundle.sh - writes the folder GPU_BUNDLE (docs/gpu.md): mapprof, the
 # tracer, the programs built for GPU_TARGET and the Debian packages of every
 # shared library they load, to carry to a GPU machine that has no LLVM and
 # no network.  Run by 'make gpu-bundle', which builds what it copies and
-# passes B, GB (the GPU builds), GPU_TARGET, GPU_ARCH, LLVM_DIR, DEBCACHE and
+# passes B, GB (the GPU builds), GPU_BUNDLE, GPU_TARGET, GPU_ARCH, LLVM_DIR, DEBCACHE and
 # GPU_BUNDLE_MAX_MIB in the environment.
 #
 # The packages are found, not listed: ldd of every binary and library of the
@@ -12,10 +12,10 @@
 # version of each into DEBCACHE once.  glibc, libstdc++ and libgcc are left
 # out: every x86-64 Linux has them, newer than Debian 12's.
 set -euo pipefail
-: "${B:?}" "${GB:?}" "${GPU_TARGET:?}" "${GPU_ARCH:?}" "${LLVM_DIR:?}" "${DEBCACHE:?}"
+: "${B:?}" "${GB:?}" "${GPU_BUNDLE:?}" "${GPU_TARGET:?}" "${GPU_ARCH:?}" "${LLVM_DIR:?}" "${DEBCACHE:?}"
 max_mib=${GPU_BUNDLE_MAX_MIB:-60}
 src=$(cd "$(dirname "$0")/.." && pwd)
-out=$B/gpu-bundle
+out=$GPU_BUNDLE
 
 die() {
 	echo "gpu-bundle: error: $*" >&2
@@ -48,19 +48,6 @@ fi
 cp "$src/scripts/gpu-bundle-setup.sh" "$out/setup.sh"
 chmod +x "$out/setup.sh"
 
-# The package that owns a library file.  ldd names it by the path it was
-# found at, which may be a symlink of another package ($LLVM_DIR/lib's
-# libLLVM.so.19.1 is llvm-19-dev's link to libllvm19's file), or /lib for
-# a file packaged in /usr/lib (merged /usr): try the real file first.
-owner() {
-	local f=$1 real p
-	real=$(readlink -f "$f")
-	for p in "$real" "$f" "${real#/usr}" "/usr$real" "${f#/usr}" "/usr$f"; do
-		dpkg-query -S "$p" 2>/dev/null | sed -n '1s/:.*//p' | grep . && return 0
-	done
-	return 1
-}
-
 # Every library (ldd resolves the whole tree) of what the bundle runs.
 objs=("$out"/bin/* "$out"/lib/*.so "$LLVM_DIR/lib/libomptarget.so.19.1")
 while IFS= read -r f; do objs+=("$f"); done < <(find "$out/programs" -type f)
@@ -73,10 +60,27 @@ done | sort -u)
 if grep -q '^NOTFOUND:' <<<"$libs"; then
 	die "libraries not found on this machine: $(sed -n 's/^NOTFOUND://p' <<<"$libs" | tr '\n' ' ')"
 fi
+# The package that owns each library.  ldd names a file by the path it was
+# found at, which may be a symlink of another package ($LLVM_DIR/lib's
+# libLLVM.so.19.1 is llvm-19-dev's link to libllvm19's file), or /lib for a
+# file packaged in /usr/lib (merged /usr): its real path is tried first, then
+# the others.  One dpkg-query for all (it reads the whole file lists).
+candidates() {
+	local real
+	real=$(readlink -f "$1")
+	printf '%s\n' "$real" "$1" "${real#/usr}" "/usr$real" "${1#/usr}" "/usr$1"
+}
+owners=$(for l in $libs; do candidates "$l"; done | sort -u | xargs dpkg-query -S 2>/dev/null |
+	sed -n 's/^\([^:,]*\)[^ ]* \(\/.*\)$/\2 \1/p' || true)
 pkgs=
 for l in $libs; do
 	case $l in "$out"/*) continue ;; esac
-	p=$(owner "$l") || die "no Debian package owns '$l' (a library the bundle loads)"
+	p=
+	for c in $(candidates "$l"); do
+		p=$(awk -v f="$c" '$1 == f { print $2; exit }' <<<"$owners")
+		[ -z "$p" ] || break
+	done
+	[ -n "$p" ] || die "no Debian package owns '$l' (a library the bundle loads)"
 	case $skip_pkgs in *" $p "*) continue ;; esac
 	pkgs="$pkgs $p"
 done
@@ -102,14 +106,25 @@ fetch() {
 for p in $pkgs; do
 	v=$(dpkg-query -W -f='${Version}' "$p")
 	a=$(dpkg-query -W -f='${Architecture}' "$p")
-	# The installed version, that mapprof was built and tested against;
-	# the archive's current one if the mirror no longer has it.
-	deb=$(fetch "$p" "$v" "$a") || {
+	file=${p}_${v//:/%3a}_$a.deb
+	# The installed version, that mapprof was built and tested against; the
+	# archive's current one if the mirror no longer has it (which is noted
+	# in DEBCACHE, so that apt is asked once).
+	subst=$DEBCACHE/$file.instead
+	if [ -s "$DEBCACHE/$file" ]; then
+		deb=$DEBCACHE/$file
+	elif [ -s "$subst" ] && [ -s "$DEBCACHE/$(cat "$subst")" ]; then
+		deb=$DEBCACHE/$(cat "$subst")
+	elif apt-get download --print-uris "$p:$a=$v" >/dev/null 2>&1; then
+		deb=$(fetch "$p" "$v" "$a") ||
+			die "cannot download the Debian package '$p' (apt-get download needs the network): ${apt_error:-}"
+	else
 		c=$(apt-cache show --no-all-versions "$p:$a" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
 		deb=$( [ -n "$c" ] && fetch "$p" "$c" "$a") ||
 			die "cannot download the Debian package '$p' (apt-get download needs the network and apt's lists: apt-get update): ${apt_error:-}"
-		echo "gpu-bundle: note: $p $v is no longer in the archive: the bundle has $c"
-	}
+		basename "$deb" >"$subst"
+	fi
+	[ "$deb" = "$DEBCACHE/$file" ] || echo "gpu-bundle: note: $p $v is no longer in the archive: the bundle has $(basename "$deb")"
 	cp "$deb" "$out/debs/"
 done
 
