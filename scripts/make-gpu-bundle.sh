@@ -84,12 +84,11 @@ for l in $libs; do
 	case $skip_pkgs in *" $p "*) continue ;; esac
 	pkgs="$pkgs $p"
 done
-# libomptarget opens "libomp.so" with dlopen (its OMPT connection to libomp),
-# which ldd does not show; setup.sh makes that link to libomp.so.5.
+# (libomptarget also opens "libomp.so" with dlopen, its OMPT connection to
+# libomp, which ldd does not show: setup.sh makes that link to libomp.so.5.)
 pkgs=$(tr ' ' '\n' <<<"$pkgs" | sed '/^$/d' | sort -u)
 
 mkdir -p "$DEBCACHE"
-apt_error=
 # fetch PKG VERSION ARCH: print the path of PKG's .deb in DEBCACHE,
 # downloading it unless it is there.
 fetch() {
@@ -97,15 +96,17 @@ fetch() {
 	if [ ! -s "$DEBCACHE/$file" ]; then
 		echo "gpu-bundle: downloading $1=$2" >&2
 		log=$(cd "$DEBCACHE" && apt-get download -q "$1=$2" 2>&1) || {
-			apt_error=$log
+			printf '%s\n' "$log" >&2
 			return 1
 		}
 	fi
 	[ -s "$DEBCACHE/$file" ] && echo "$DEBCACHE/$file"
 }
+arch=$(dpkg --print-architecture)
 for p in $pkgs; do
-	v=$(dpkg-query -W -f='${Version}' "$p")
-	a=$(dpkg-query -W -f='${Architecture}' "$p")
+	# (the package of this machine's architecture, if several are installed)
+	a=$(dpkg-query -W -f='${Architecture}' "$p:$arch" 2>/dev/null || dpkg-query -W -f='${Architecture}' "$p")
+	v=$(dpkg-query -W -f='${Version}' "$p:$a")
 	file=${p}_${v//:/%3a}_$a.deb
 	# The installed version, that mapprof was built and tested against; the
 	# archive's current one if the mirror no longer has it (which is noted
@@ -117,11 +118,11 @@ for p in $pkgs; do
 		deb=$DEBCACHE/$(cat "$subst")
 	elif apt-get download --print-uris "$p:$a=$v" >/dev/null 2>&1; then
 		deb=$(fetch "$p" "$v" "$a") ||
-			die "cannot download the Debian package '$p' (apt-get download needs the network): ${apt_error:-}"
+			die "cannot download the Debian package '$p' (apt-get download needs the network)"
 	else
 		c=$(apt-cache show --no-all-versions "$p:$a" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
 		deb=$( [ -n "$c" ] && fetch "$p" "$c" "$a") ||
-			die "cannot download the Debian package '$p' (apt-get download needs the network and apt's lists: apt-get update): ${apt_error:-}"
+			die "cannot download the Debian package '$p' (apt-get download needs the network and apt's lists: apt-get update)"
 		basename "$deb" >"$subst"
 	fi
 	[ "$deb" = "$DEBCACHE/$file" ] || echo "gpu-bundle: note: $p $v is no longer in the archive: the bundle has $(basename "$deb")"
