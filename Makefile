@@ -503,6 +503,8 @@ help:
 	@echo "make bench    measure what recording costs (BENCH_RUNS=31, BENCH_REAL_RUNS=6)"
 	@echo "make bench-real  the realistic suite alone (bench/real/, BENCH_REAL_RUNS=6)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
+	@echo "make gpu-builds  build the programs for GPU_TARGET=$(GPU_TARGET) into $(GB) (docs/gpu.md)"
+	@echo "make gpu-bundle  the folder to carry to a GPU machine: $(GPU_BUNDLE) (docs/gpu.md)"
 
 .PHONY: all samples check test test-deps deps demo bench bench-real accuracy install clean help build-tools fresh-check fuzz
 .DELETE_ON_ERROR:
