@@ -378,16 +378,22 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 # and mpicc for its sample), GNU time (/usr/bin/time: peak RSS in the tests and bench),
 # clang's sanitizer runtimes (libclang-rt-19-dev: 'make SANITIZE=address,undefined'
 # with clang-19, and tests/e2e/build_warnings.sh under it, link them).
+# lld-19 and rocm-device-libs: the amdgcn GPU builds (tests/e2e/gpu_builds_amdgcn.sh;
+# without lld-19 clang links the device code with Debian's default ld.lld, 14).
 TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium python3-jsonschema jq \
-	openmpi-bin libopenmpi-dev time libclang-rt-19-dev
+	openmpi-bin libopenmpi-dev time libclang-rt-19-dev lld-19 rocm-device-libs
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 
 deps:
 	$(Q)scripts/install-deps.sh deps $(DEB_PKGS)
 
+# With no CUDA toolkit, the nvptx GPU builds (tests/e2e/gpu_builds.sh) get
+# ptxas and libdevice from Debian's nvidia-cuda-toolkit (non-free), unpacked
+# into CUDA_LOCAL: see scripts/install-cuda-ptxas.sh and docs/gpu.md.
 test-deps:
 	$(Q)scripts/install-deps.sh test-deps $(TEST_DEB_PKGS)
+	$(Q)$(if $(CUDA_PATH),echo "test-deps: CUDA toolkit: $(CUDA_PATH)",scripts/install-cuda-ptxas.sh $(CUDA_LOCAL))
 
 # The README's set-up lines, as written, in a new minbase Debian 12 root
 # (needs root, debootstrap and the Debian mirror; FRESH_ARGS=--worktree tests
@@ -498,6 +504,8 @@ help:
 	@echo "make bench    measure what recording costs (BENCH_RUNS=31, BENCH_REAL_RUNS=6)"
 	@echo "make bench-real  the realistic suite alone (bench/real/, BENCH_REAL_RUNS=6)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
+	@echo "make gpu-builds  build the programs for GPU_TARGET=$(GPU_TARGET) into $(GB) (docs/gpu.md)"
+	@echo "make gpu-bundle  the folder to carry to a GPU machine: $(GPU_BUNDLE) (docs/gpu.md)"
 
 .PHONY: all samples check test test-deps deps demo bench bench-real accuracy install clean help build-tools fresh-check fuzz
 .DELETE_ON_ERROR:
@@ -525,3 +533,138 @@ layers:
 	$(Q)bash tests/e2e/layers.sh && echo "layers: every include points the right way"
 
 .PHONY: layers
+
+# BEGIN gpu targets
+# --- GPU builds and the GPU bundle (docs/gpu.md) --------------------------------
+# 'make gpu-builds' compiles and links the samples, tests/fixed/, bench/real/
+# and tests/gpu/ for GPU_TARGET into $(GB) (no GPU needed: CI proves that a
+# change still builds for the GPUs); 'make gpu-bundle' packs them with mapprof,
+# the tracer and the Debian packages of every library they load into one
+# folder to carry to a GPU machine.
+GPU_TARGET ?= nvptx64-nvidia-cuda
+GB         := $(B)/gpu/$(GPU_TARGET)
+# A CUDA toolkit: /usr/local/cuda, else Debian's nvidia-cuda-toolkit
+# (/usr/lib/cuda), else the pieces of it that 'make test-deps' unpacks into
+# CUDA_LOCAL (scripts/install-cuda-ptxas.sh), else the toolkit whose ptxas is
+# on PATH.  Empty when there is none.
+CUDA_LOCAL ?= $(CURDIR)/build/debian-cuda
+CUDA_CANDIDATES = /usr/local/cuda /usr/lib/cuda $(CUDA_LOCAL) \
+	$(patsubst %/bin/ptxas,%,$(realpath $(shell command -v ptxas 2>/dev/null)))
+ifeq ($(origin CUDA_PATH),undefined)
+CUDA_PATH := $(firstword $(foreach d,$(CUDA_CANDIDATES),$(if $(wildcard $(d)/nvvm/libdevice/libdevice.10.bc),$(d))))
+endif
+# ROCm's device libraries (ocml, ockl, ...): /opt/rocm, else Debian's
+# rocm-device-libs.
+ifeq ($(origin ROCM_DEVICE_LIB_PATH),undefined)
+ROCM_DEVICE_LIB_PATH := $(firstword $(patsubst %/ocml.bc,%,$(wildcard \
+	/opt/rocm/amdgcn/bitcode/ocml.bc /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc \
+	/usr/lib/llvm-*/lib/clang/*/lib/amdgcn/bitcode/ocml.bc)))
+endif
+# -O1 as the samples have, except for amdgcn: there LLVM 19.1's AMDGPU
+# backend crashes (a segfault in 'Function register usage analysis', during
+# the device link's LTO) on every program with a 'parallel for' below -O2.
+GPU_OPT    := -O1
+ifeq ($(GPU_TARGET),nvptx64-nvidia-cuda)
+GPU_ARCH   ?= sm_90
+GPU_ARCH_FLAGS := -Xopenmp-target=$(GPU_TARGET) -march=$(GPU_ARCH) --cuda-path=$(CUDA_PATH) \
+	--libomptarget-nvptx-bc-path=$(LLVM_DIR)/lib
+else ifeq ($(GPU_TARGET),amdgcn-amd-amdhsa)
+GPU_ARCH   ?= gfx90a
+GPU_ARCH_FLAGS := -Xopenmp-target=$(GPU_TARGET) -march=$(GPU_ARCH) --rocm-device-lib-path=$(ROCM_DEVICE_LIB_PATH)
+GPU_OPT    := -O2
+else
+GPU_ARCH   ?= none
+GPU_ARCH_FLAGS :=
+endif
+# No rpath to $(LLVM_DIR)/lib: the GPU machine has no LLVM; the bundle's
+# env.sh puts its private prefix on LD_LIBRARY_PATH.
+GPU_CFLAGS := -fopenmp -fopenmp-targets=$(GPU_TARGET) $(GPU_ARCH_FLAGS) -g $(GPU_OPT) -L$(LLVM_DIR)/lib
+
+GPU_SAMPLES := $(patsubst samples/%.c,$(GB)/samples/%,$(wildcard samples/*.c))
+GPU_FIXED   := $(patsubst tests/fixed/%.c,$(GB)/fixed/%,$(wildcard tests/fixed/*.c))
+GPU_REAL    := $(foreach p,$(patsubst bench/real/%.c,%,$(wildcard bench/real/*.c)),$(GB)/real/$(p).naive $(GB)/real/$(p).fixed)
+GPU_CHECK   := $(patsubst tests/gpu/%.c,$(GB)/check/%,$(wildcard tests/gpu/*.c))
+GPU_PROGS   := $(GPU_SAMPLES) $(GPU_FIXED) $(GPU_REAL) $(GPU_CHECK)
+
+# Say which toolkit is missing before the compiler says it less clearly.
+gpu-toolkit:
+ifeq ($(GPU_TARGET),nvptx64-nvidia-cuda)
+	$(Q)[ -n "$(CUDA_PATH)" ] || { echo "mapprof: error: no CUDA toolkit for GPU_TARGET=$(GPU_TARGET): none of $(foreach d,$(CUDA_CANDIDATES),$(d)/nvvm/libdevice/libdevice.10.bc) exists" >&2; \
+	  echo "mapprof: hint: 'make test-deps' unpacks Debian's into $(CUDA_LOCAL); or give CUDA_PATH=" >&2; exit 1; }
+endif
+ifeq ($(GPU_TARGET),amdgcn-amd-amdhsa)
+	$(Q)[ -n "$(ROCM_DEVICE_LIB_PATH)" ] || { echo "mapprof: error: no ROCm device libraries for GPU_TARGET=$(GPU_TARGET): no ocml.bc in /opt/rocm/amdgcn/bitcode or /usr/lib/x86_64-linux-gnu/amdgcn/bitcode" >&2; \
+	  echo "mapprof: hint: 'make test-deps' installs Debian's rocm-device-libs; or give ROCM_DEVICE_LIB_PATH=" >&2; exit 1; }
+	$(Q)[ -x "$(LLVM_DIR)/bin/ld.lld" ] || { echo "mapprof: error: no '$(LLVM_DIR)/bin/ld.lld' for GPU_TARGET=$(GPU_TARGET): clang would link the device code with an older ld.lld" >&2; \
+	  echo "mapprof: hint: 'make test-deps' installs Debian's lld-19" >&2; exit 1; }
+endif
+
+# What tests/e2e/gpu_builds*.sh need to know (and say when they skip).
+gpu-info:
+	@echo "CUDA_PATH=$(CUDA_PATH)"
+	@echo "CUDA_CANDIDATES=$(foreach d,$(CUDA_CANDIDATES),$(d)/nvvm/libdevice/libdevice.10.bc)"
+	@echo "CUDA_LOCAL=$(CUDA_LOCAL)"
+	@echo "ROCM_DEVICE_LIB_PATH=$(ROCM_DEVICE_LIB_PATH)"
+	@echo "GPU_ARCH=$(GPU_ARCH)"
+
+$(GB)/samples/lib%.so: samples/lib/%.c | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) -fPIC -shared $< -o $@
+
+$(GB)/samples/offload_in_library: samples/offload_in_library.c $(GB)/samples/liboffload_kernels.so | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) $< -o $@ -L$(GB)/samples -loffload_kernels -Wl,-rpath,'$$ORIGIN'
+
+$(GB)/samples/%: samples/%.c | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) $< -o $@
+
+# tests/fixed/offload_in_library.c calls the samples' library; its copy in
+# fixed/ keeps the program's rpath $ORIGIN working.
+$(GB)/fixed/liboffload_kernels.so: $(GB)/samples/liboffload_kernels.so
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+
+$(GB)/fixed/offload_in_library: tests/fixed/offload_in_library.c $(GB)/fixed/liboffload_kernels.so | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) $< -o $@ -L$(GB)/fixed -loffload_kernels -Wl,-rpath,'$$ORIGIN'
+
+$(GB)/fixed/%: tests/fixed/%.c | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) $< -o $@
+
+$(GB)/real/%.naive: bench/real/%.c | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) -O2 $< -o $@ -lm
+
+$(GB)/real/%.fixed: bench/real/%.c | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< -DFIXED ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) -O2 -DFIXED $< -o $@ -lm
+
+# tests/gpu/NAME.c may name more link flags in its first 10 lines:
+# '// LDFLAGS: -lxxhash'.
+$(GB)/check/%: tests/gpu/%.c | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) $(PKG_CFLAGS) $< -o $@ $$(sed -n '1,10s|^[[:space:]]*//[[:space:]]*LDFLAGS:||p' $<) -lm
+
+gpu-builds: $(GPU_PROGS)
+
+# The bundle: GPU_BUNDLE (default $(B)/gpu-bundle/), replaced whole (layout:
+# docs/gpu.md).  The Debian packages are downloaded once into DEBCACHE.
+GPU_BUNDLE ?= $(B)/gpu-bundle
+DEBCACHE ?= $(B)/debcache
+GPU_BUNDLE_MAX_MIB ?= 60
+gpu-bundle: all gpu-builds $(B)/tests/libtracer.so $(B)/bench/libempty-tool.so
+	$(Q)B='$(B)' GB='$(GB)' GPU_BUNDLE='$(GPU_BUNDLE)' GPU_TARGET='$(GPU_TARGET)' GPU_ARCH='$(GPU_ARCH)' LLVM_DIR='$(LLVM_DIR)' \
+	  DEBCACHE='$(DEBCACHE)' GPU_BUNDLE_MAX_MIB='$(GPU_BUNDLE_MAX_MIB)' scripts/make-gpu-bundle.sh
+
+.PHONY: gpu-toolkit gpu-info gpu-builds gpu-bundle
+# END gpu targets
