@@ -160,7 +160,9 @@ empty_tool=$bundle/lib/libempty-tool.so
 [ -f "$tracer" ] || say "warning: no '$tracer': nothing will be traced"
 [ -f "$empty_tool" ] || say "warning: no '$empty_tool': no floor"
 py=
-if command -v python3 >/dev/null 2>&1 && python3 -c 'import sqlite3, json' 2>/dev/null; then
+# GPU_CHECK_NO_PYTHON=1: as on a machine without python3 (tests the fallbacks).
+if [ -z "${GPU_CHECK_NO_PYTHON:-}" ] && command -v python3 >/dev/null 2>&1 &&
+	python3 -c 'import sqlite3, json' 2>/dev/null; then
 	py=python3
 else
 	say "warning: no python3 with sqlite3: database counts and hashes from sqlite3 if present, else n/a"
@@ -211,14 +213,14 @@ def attribution(path, report, prog):
         lines.append("report\tunreadable\t%s\t-" % e.__class__.__name__)
     try:
         c = db(path)
-        for r in c.execute("SELECT op, file, line, function, variable, origin, COUNT(*) "
-                           "FROM data_op_sources GROUP BY 1, 2, 3, 4, 5, 6"):
-            lines.append("data_op\t%s\t%s:%s\t%s var=%s origin=%s n=%d" % (
-                r[0], base(r[1]), r[2], r[3], r[4], r[5], r[6]))
-        for r in c.execute("SELECT kind, file, line, function, origin, COUNT(*) "
-                           "FROM target_sources GROUP BY 1, 2, 3, 4, 5"):
-            lines.append("construct\t%s\t%s:%s\t%s origin=%s n=%d" % (
+        # Distinct places only, no counts: the inputs (--quick) change counts.
+        for r in c.execute("SELECT DISTINCT op, file, line, function, variable, origin "
+                           "FROM data_op_sources"):
+            lines.append("data_op\t%s\t%s:%s\t%s var=%s origin=%s" % (
                 r[0], base(r[1]), r[2], r[3], r[4], r[5]))
+        for r in c.execute("SELECT DISTINCT kind, file, line, function, origin FROM target_sources"):
+            lines.append("construct\t%s\t%s:%s\t%s origin=%s" % (
+                r[0], base(r[1]), r[2], r[3], r[4]))
     except sqlite3.Error as e:
         lines.append("db\tunreadable\t%s\t-" % e)
     for l in sorted(set(lines)):
@@ -238,6 +240,12 @@ def summary(path, report, prog, attrib_out):
         except sqlite3.Error as e:
             print("n/a")
             sys.stderr.write("gpu-check helper: %s: %s\n" % (f.__name__, e))
+    try:
+        with open(report) as f:
+            devs = json.load(f).get("run", {}).get("devices", [])
+        print(" ".join("%s:%s" % (d.get("device"), d.get("type")) for d in devs) or "none")
+    except (OSError, ValueError, AttributeError):
+        print("n/a")
     sys.stdout.flush()
     with open(attrib_out, "a") as out:
         sys.stdout = out
@@ -315,6 +323,8 @@ count_diff() {
 		print s
 	}'
 }
+# median_of FILE: the median of its lines; n/a when it has none (or is not there).
+median_of() { if [ -s "$1" ]; then median <"$1"; else echo n/a; fi; }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "n/a"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "n/a" || b == "n/a" || b + 0 == 0) print "n/a"; else printf "%.3f", a / b }'; }
 
@@ -445,7 +455,7 @@ for p in "${progs[@]}"; do
 	e=$(elapsed_s)
 	if [ "$e" -ge "$budget" ]; then
 		say "$p: skipped (time budget of ${budget}s spent)"
-		printf '%s\t%s\tskipped\t\t\t\t\t\t\t\t\ttime budget spent\n' "$id" "$group" >>"$prog_tsv"
+		printf '%s\t%s\tskipped\t\t\t\t\t\t\t\t\ttime budget spent\t\n' "$id" "$group" >>"$prog_tsv"
 		continue
 	fi
 	small=$quick
@@ -460,13 +470,17 @@ for p in "${progs[@]}"; do
 	echo "$prog ${args[*]}" >"$dir/command.txt"
 	(
 		cd "$detail/work" || exit 1
-		for ((i = 0; i < r; i++)); do
+		hung=0
+		for ((i = 0; i < r && !hung; i++)); do
 			order=${orders[i % 6]}
 			for ((j = 0; j < 3; j++)); do
 				k=${order:j:1}
 				[ "$k" = f ] && [ ! -f "$empty_tool" ] && continue
 				[ "$k" = r ] && [ ! -x "$mapprof" ] && continue
 				run_one "$k" "$dir" "$i" "$prog" "${args[@]}"
+				# A run that hung (a GPU that does not answer) would hang
+				# again: no more rounds, no tracer.
+				case $? in 124 | 137) hung=1; echo "$k" >"$dir/hung"; break ;; esac
 			done
 			# Later rounds' databases: their wall time, then away.
 			if [ "$i" -gt 0 ] && [ -f "$dir/rec-$i.db" ]; then
@@ -476,7 +490,7 @@ for p in "${progs[@]}"; do
 			fi
 		done
 		# The tracer, once.
-		if [ -f "$tracer" ]; then
+		if [ -f "$tracer" ] && [ "$hung" = 0 ]; then
 			rm -f "$dir/trace.tsv"
 			t0=$(now_ns)
 			OMP_TOOL=enabled OMP_TOOL_LIBRARIES=$tracer MAPPROF_TRACER_OUT=$dir/trace.tsv \
@@ -488,11 +502,11 @@ for p in "${progs[@]}"; do
 	)
 	db=$dir/rec-0.db
 	rstatus=n/a
-	dc=n/a
+	dc=n/a devtypes=n/a
 	if [ -f "$db" ]; then
 		step "report $id" 120 "$dir/report.txt" "$mapprof" report --json "$dir/report.json" --no-html "$db"
 		if [ -n "$py" ]; then
-			{ read -r w rstatus rexit lost; read -r dc; } < <(timeout 120 python3 "$helper" \
+			{ read -r w rstatus rexit lost; read -r dc; read -r devtypes; } < <(timeout 120 python3 "$helper" \
 				summary "$db" "$dir/report.json" "$id" "$attrib" 2>>"$log")
 		else
 			read -r w rstatus rexit lost <<<"$(db_runinfo "$db")"
@@ -502,17 +516,16 @@ for p in "${progs[@]}"; do
 		[ "${lost:-0}" != 0 ] && [ "${lost:-0}" != n/a ] && notes="${notes:+$notes; }$lost events lost"
 		case ${rstatus:-n/a} in complete | n/a) ;; *) notes="${notes:+$notes; }recording $rstatus" ;; esac
 	fi
-	nat=$(median <"$dir/n.ns" 2>/dev/null)
-	flo=$(median <"$dir/f.ns" 2>/dev/null)
-	rec=$(median <"$dir/rwall.ns" 2>/dev/null)
-	recc=$(median <"$dir/r.ns" 2>/dev/null)
-	[ -f "$dir/n.ns" ] || nat=n/a
-	[ -f "$dir/f.ns" ] || flo=n/a
+	nat=$(median_of "$dir/n.ns")
+	flo=$(median_of "$dir/f.ns")
+	rec=$(median_of "$dir/rwall.ns")
+	recc=$(median_of "$dir/r.ns")
 	[ -f "$dir/rwall.ns" ] || rec=$recc
-	[ -f "$dir/r.ns" ] || { rec=n/a; recc=n/a; }
-	grep -qv '^0$' "$dir/n.rc" 2>/dev/null && notes="${notes:+$notes; }native failed ($(sort -u "$dir/n.rc" | tr '\n' ' '))"
-	grep -qv '^0$' "$dir/f.rc" 2>/dev/null && notes="${notes:+$notes; }floor failed ($(sort -u "$dir/f.rc" | tr '\n' ' '))"
-	grep -qv '^0$' "$dir/r.rc" 2>/dev/null && notes="${notes:+$notes; }record failed ($(sort -u "$dir/r.rc" | tr '\n' ' '))"
+	[ -f "$dir/r.ns" ] || rec=n/a
+	[ -f "$dir/hung" ] && notes="${notes:+$notes; }a run timed out ($(cat "$dir/hung")): rounds stopped, no tracer"
+	grep -qv '^0$' "$dir/n.rc" 2>/dev/null && notes="${notes:+$notes; }native failed (exit $(sort -u "$dir/n.rc" | paste -sd, -))"
+	grep -qv '^0$' "$dir/f.rc" 2>/dev/null && notes="${notes:+$notes; }floor failed (exit $(sort -u "$dir/f.rc" | paste -sd, -))"
+	grep -qv '^0$' "$dir/r.rc" 2>/dev/null && notes="${notes:+$notes; }record failed (exit $(sort -u "$dir/r.rc" | paste -sd, -))"
 	tc=n/a match=n/a differ=
 	if [ -f "$dir/trace.tsv" ]; then tc=$(tracer_counts "$dir/trace.tsv"); fi
 	[ -n "$dc" ] || dc=n/a
@@ -524,9 +537,9 @@ for p in "${progs[@]}"; do
 	fi
 	echo "mapprof: $dc" >"$dir/counts.txt"
 	echo "tracer:  $tc" >>"$dir/counts.txt"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$group" "$(secs "$nat")" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$group" "$(secs "$nat")" \
 		"$(secs "$flo")" "$(secs "$rec")" "$(ratio "$rec" "$nat")" "$(ratio "$rec" "$flo")" \
-		"$(secs "$recc")" "$match" "$differ" "$dc" "$notes" >>"$prog_tsv"
+		"$(secs "$recc")" "$match" "$differ" "$dc" "$notes" "${devtypes:-n/a}" >>"$prog_tsv"
 	say "$p: native $(secs "$nat") s, floor $(secs "$flo") s, recorded $(secs "$rec") s; counts match: $match $differ"
 done
 
@@ -536,6 +549,7 @@ printf 'program\tcase\top\tmemory\tnowait\tbytes\tmapprof\ttracer_op_end\tconten
 verdict() {  # verdict HASHES FRESH STALE
 	case $1 in
 	'' | n/a) echo missing ;;
+	null) echo "no hash" ;;
 	*,*) echo "several($1)" ;;
 	"$2") echo fresh ;;
 	"$3") echo STALE ;;
@@ -584,7 +598,9 @@ attrib_cmp=$detail/attribution-vs-host.txt
 : >"$attrib_cmp"
 if [ -n "$host_attrib" ] && [ -f "$host_attrib" ]; then
 	for id in $(cut -f1 "$attrib" | sort -u); do
-		if diff <(awk -F'\t' -v p="$id" '$1 == p' "$host_attrib") <(awk -F'\t' -v p="$id" '$1 == p' "$attrib") \
+		if ! cut -f1 "$host_attrib" | grep -qxF -- "$id"; then
+			echo "$id not in the host-offload file" >>"$attrib_cmp"
+		elif diff <(awk -F'\t' -v p="$id" '$1 == p' "$host_attrib") <(awk -F'\t' -v p="$id" '$1 == p' "$attrib") \
 			>"$detail/programs/$id/attribution.diff" 2>&1; then
 			echo "$id same" >>"$attrib_cmp"
 		else
@@ -602,6 +618,12 @@ tsv=$out/results.tsv
 	echo "Bundle: \`$(tr '\n' ' ' <"$bundle/MANIFEST" 2>/dev/null)\`; rounds $rounds; quick $quick;" \
 		"budget ${budget}s; ran $(elapsed_s)s; $(date -u +%Y-%m-%dT%H:%M:%SZ)."
 	echo
+	if ! grep -q '^DEVICE [0-9]* offloaded=yes' "$detail/devices-info.txt" 2>/dev/null; then
+		echo "**WARNING: programs/check/devices found no OpenMP device that runs off the host:" \
+			"the runs below may have fallen back to the host (see devices.txt, and each program's" \
+			"devices column).**"
+		echo
+	fi
 	echo "## Devices"
 	echo
 	echo "| source | line |"
@@ -618,9 +640,9 @@ tsv=$out/results.tsv
 		"time as 'mapprof record' measured it; record cmd: the whole 'mapprof record' command)." \
 		"Counts: every data op kind and kernels, mapprof's database against the tracer (differing: mapprof/tracer)."
 	echo
-	echo "| program | native s | floor s | recorded s | ×native | ×floor | record cmd s | counts match | differing | notes |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
-	awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $3, $4, $5, $6, $7, $8, $9, $10, $12 }' "$prog_tsv"
+	echo "| program | native s | floor s | recorded s | ×native | ×floor | record cmd s | counts match | differing | devices (report.json) | notes |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $3, $4, $5, $6, $7, $8, $9, $10, $13, $12 }' "$prog_tsv"
 	echo
 	echo "## Async hashing"
 	echo
@@ -651,7 +673,7 @@ tsv=$out/results.tsv
 	awk -F'\t' '$2 != 0 { printf "- %s: exit %s after %s s\n", $1, $2, $3; n++ } END { if (!n) print "none" }' "$steps"
 } >"$md"
 {
-	printf 'section\tname\tgroup\tnative_s\tfloor_s\trecorded_s\tx_native\tx_floor\trecord_cmd_s\tcounts_match\tdiffering\tmapprof_counts\tnotes\n'
+	printf 'section\tname\tgroup\tnative_s\tfloor_s\trecorded_s\tx_native\tx_floor\trecord_cmd_s\tcounts_match\tdiffering\tmapprof_counts\tnotes\tdevices\n'
 	sed 's/^/program\t/' "$prog_tsv"
 	awk -F'\t' 'NR > 1 { printf "async\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", $2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' "$async"
 } >"$tsv"
