@@ -524,3 +524,121 @@ layers:
 	$(Q)bash tests/e2e/layers.sh && echo "layers: every include points the right way"
 
 .PHONY: layers
+
+# BEGIN gpu targets
+# --- GPU builds and the GPU bundle (docs/gpu.md) --------------------------------
+# 'make gpu-builds' compiles and links the samples, tests/fixed/, bench/real/
+# and tests/gpu/ for GPU_TARGET into $(GB) (no GPU needed: CI proves that a
+# change still builds for the GPUs); 'make gpu-bundle' packs them with mapprof,
+# the tracer and the Debian packages of every library they load into one
+# folder to carry to a GPU machine.
+GPU_TARGET ?= nvptx64-nvidia-cuda
+GB         := $(B)/gpu/$(GPU_TARGET)
+# A CUDA toolkit: /usr/local/cuda, else Debian's nvidia-cuda-toolkit
+# (/usr/lib/cuda, its ptxas in /usr/lib/nvidia-cuda-toolkit/bin), else the
+# toolkit whose ptxas is on PATH.  Empty when there is none.
+ifeq ($(origin CUDA_PATH),undefined)
+CUDA_PATH := $(firstword $(foreach d,/usr/local/cuda /usr/lib/cuda \
+	$(patsubst %/bin/ptxas,%,$(realpath $(shell command -v ptxas 2>/dev/null))),\
+	$(if $(wildcard $(d)/bin/ptxas $(d)/nvvm/libdevice),$(d))))
+endif
+# ROCm's device libraries (ocml, ockl, ...): /opt/rocm, else Debian's
+# rocm-device-libs.
+ifeq ($(origin ROCM_DEVICE_LIB_PATH),undefined)
+ROCM_DEVICE_LIB_PATH := $(firstword $(patsubst %/ocml.bc,%,$(wildcard \
+	/opt/rocm/amdgcn/bitcode/ocml.bc /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc \
+	/usr/lib/llvm-*/lib/clang/*/lib/amdgcn/bitcode/ocml.bc)))
+endif
+ifeq ($(GPU_TARGET),nvptx64-nvidia-cuda)
+GPU_ARCH   ?= sm_90
+GPU_ARCH_FLAGS := -Xopenmp-target=$(GPU_TARGET) -march=$(GPU_ARCH) --cuda-path=$(CUDA_PATH) \
+	--libomptarget-nvptx-bc-path=$(LLVM_DIR)/lib
+else ifeq ($(GPU_TARGET),amdgcn-amd-amdhsa)
+GPU_ARCH   ?= gfx90a
+GPU_ARCH_FLAGS := -Xopenmp-target=$(GPU_TARGET) -march=$(GPU_ARCH) \
+	--rocm-device-lib-path=$(ROCM_DEVICE_LIB_PATH) --libomptarget-amdgpu-bc-path=$(LLVM_DIR)/lib
+else
+GPU_ARCH   ?= none
+GPU_ARCH_FLAGS :=
+endif
+# No rpath to $(LLVM_DIR)/lib: the GPU machine has no LLVM; the bundle's
+# env.sh puts its private prefix on LD_LIBRARY_PATH.
+GPU_CFLAGS := -fopenmp -fopenmp-targets=$(GPU_TARGET) $(GPU_ARCH_FLAGS) -g -O1 -L$(LLVM_DIR)/lib
+
+GPU_SAMPLES := $(patsubst samples/%.c,$(GB)/samples/%,$(wildcard samples/*.c))
+GPU_FIXED   := $(patsubst tests/fixed/%.c,$(GB)/fixed/%,$(wildcard tests/fixed/*.c))
+GPU_REAL    := $(foreach p,$(patsubst bench/real/%.c,%,$(wildcard bench/real/*.c)),$(GB)/real/$(p).naive $(GB)/real/$(p).fixed)
+GPU_CHECK   := $(patsubst tests/gpu/%.c,$(GB)/check/%,$(wildcard tests/gpu/*.c))
+GPU_PROGS   := $(GPU_SAMPLES) $(GPU_FIXED) $(GPU_REAL) $(GPU_CHECK)
+
+# Say which toolkit is missing before the compiler says it less clearly.
+gpu-toolkit:
+ifeq ($(GPU_TARGET),nvptx64-nvidia-cuda)
+	$(Q)[ -n "$(CUDA_PATH)" ] || { echo "mapprof: error: no CUDA toolkit for GPU_TARGET=$(GPU_TARGET): no /usr/local/cuda/bin/ptxas, no /usr/lib/cuda, no ptxas on PATH" >&2; \
+	  echo "mapprof: hint: 'make gpu-deps' installs Debian's nvidia-cuda-toolkit, or give CUDA_PATH=" >&2; exit 1; }
+endif
+ifeq ($(GPU_TARGET),amdgcn-amd-amdhsa)
+	$(Q)[ -n "$(ROCM_DEVICE_LIB_PATH)" ] || { echo "mapprof: error: no ROCm device libraries (ocml.bc) for GPU_TARGET=$(GPU_TARGET)" >&2; \
+	  echo "mapprof: hint: install Debian's rocm-device-libs, or give ROCM_DEVICE_LIB_PATH=" >&2; exit 1; }
+endif
+
+$(GB)/samples/lib%.so: samples/lib/%.c | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) -fPIC -shared $< -o $@
+
+$(GB)/samples/offload_in_library: samples/offload_in_library.c $(GB)/samples/liboffload_kernels.so | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) $< -o $@ -L$(GB)/samples -loffload_kernels -Wl,-rpath,'$$ORIGIN'
+
+$(GB)/samples/%: samples/%.c | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) $< -o $@
+
+# tests/fixed/offload_in_library.c calls the samples' library; its copy in
+# fixed/ keeps the program's rpath $ORIGIN working.
+$(GB)/fixed/liboffload_kernels.so: $(GB)/samples/liboffload_kernels.so
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+
+$(GB)/fixed/offload_in_library: tests/fixed/offload_in_library.c $(GB)/fixed/liboffload_kernels.so | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) $< -o $@ -L$(GB)/fixed -loffload_kernels -Wl,-rpath,'$$ORIGIN'
+
+$(GB)/fixed/%: tests/fixed/%.c | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) $< -o $@
+
+$(GB)/real/%.naive: bench/real/%.c | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) -O2 $< -o $@ -lm
+
+$(GB)/real/%.fixed: bench/real/%.c | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< -DFIXED ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) -O2 -DFIXED $< -o $@ -lm
+
+# tests/gpu/NAME.c may name more link flags in its first 10 lines:
+# '// LDFLAGS: -lxxhash'.
+$(GB)/check/%: tests/gpu/%.c | gpu-toolkit
+	@mkdir -p $(@D)
+	@echo "  OMPCC   $< ($(GPU_TARGET))"
+	$(Q)$(OMPCC) $(GPU_CFLAGS) $(PKG_CFLAGS) $< -o $@ $$(sed -n '1,10s|^[[:space:]]*//[[:space:]]*LDFLAGS:||p' $<) -lm
+
+gpu-builds: $(GPU_PROGS)
+
+# The bundle: $(B)/gpu-bundle/, replaced whole (layout: docs/gpu.md).  The
+# Debian packages are downloaded once into DEBCACHE.
+DEBCACHE ?= $(B)/debcache
+GPU_BUNDLE_MAX_MIB ?= 60
+gpu-bundle: all gpu-builds $(B)/tests/libtracer.so $(B)/bench/libempty-tool.so
+	$(Q)B='$(B)' GB='$(GB)' GPU_TARGET='$(GPU_TARGET)' GPU_ARCH='$(GPU_ARCH)' LLVM_DIR='$(LLVM_DIR)' \
+	  DEBCACHE='$(DEBCACHE)' GPU_BUNDLE_MAX_MIB='$(GPU_BUNDLE_MAX_MIB)' scripts/make-gpu-bundle.sh
+
+.PHONY: gpu-toolkit gpu-builds gpu-bundle
+# END gpu targets
