@@ -4,7 +4,7 @@
 #
 # usage: gpu-check.sh [--out DIR] [--rounds N] [--quick] [--budget SECONDS]
 #                     [--timeout SECONDS] [--check-mib N] [--bundle DIR]
-#                     [--host-attribution FILE] [--only REGEX]
+#                     [--host-attribution FILE] [--only REGEX] [--keep-detail]
 #
 # Every step runs under 'timeout' and is logged; a step that fails is
 # recorded and the next one runs: the results folder is always written.
@@ -27,7 +27,9 @@
 #
 # Results folder (default ./gpu-results), at most 8 files at its top:
 #   results.md  results.tsv  devices.txt  async.tsv  attribution.tsv  log.txt
-#   results.tar.gz (detail/: every run's output, traces, report.json, small databases)
+#   results.tar.gz (detail/: every run's output, traces, report.json, small
+#   databases; the folder detail/ itself is removed once archived, unless
+#   --keep-detail)
 #
 # --budget (default 420 s): wall time for the whole run.  Past 40 % of it the
 # realistic suite runs its small inputs, past 60 % each program runs one
@@ -55,9 +57,10 @@ check_mib=64
 bundle=
 host_attrib=
 only=
+keep_detail=0
 
 usage() {
-	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '5,7p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -71,6 +74,7 @@ while [ $# -gt 0 ]; do
 	--bundle) bundle=$2; shift 2 ;;
 	--host-attribution) host_attrib=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--keep-detail) keep_detail=1; shift ;;
 	-h | --help) usage ;;
 	*) echo "gpu-check: error: unknown option '$1'" >&2; usage ;;
 	esac
@@ -675,14 +679,23 @@ tsv=$out/results.tsv
 {
 	printf 'section\tname\tgroup\tnative_s\tfloor_s\trecorded_s\tx_native\tx_floor\trecord_cmd_s\tcounts_match\tdiffering\tmapprof_counts\tnotes\tdevices\n'
 	sed 's/^/program\t/' "$prog_tsv"
+	printf 'section\tcase\tprogram\top\tmemory\tnowait\tbytes\tmapprof\ttracer_op_end\tcontent_ok\tmapprof_hash\ttracer_hash\tfresh\tstale\n'
 	awk -F'\t' 'NR > 1 { printf "async\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", $2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' "$async"
 } >"$tsv"
 
-# The rest in one archive: databases only when small (the transfer-heavy ones are large).
+# The rest in one archive: databases only when small (the transfer-heavy
+# ones are large), none when the archive would pass 24 MiB.  Then detail/
+# goes (unless --keep-detail): the folder's top holds the files to copy out.
 find "$detail" -name '*.db' -size +8M -delete 2>/dev/null
-cp "$log" "$detail/log.txt" 2>/dev/null
-if ! timeout 120 tar -C "$out" -czf "$out/results.tar.gz" detail 2>>"$log"; then
-	say "warning: could not write results.tar.gz"
-fi
 say "done in $(elapsed_s)s: $md"
+cp "$log" "$detail/log.txt" 2>/dev/null
+if timeout 120 tar -C "$out" -czf "$out/results.tar.gz" detail 2>>"$log"; then
+	if [ "$(du -k "$out/results.tar.gz" | cut -f1)" -gt 24576 ]; then
+		say "results.tar.gz over 24 MiB: again without the databases"
+		timeout 120 tar -C "$out" --exclude='*.db' -czf "$out/results.tar.gz" detail 2>>"$log"
+	fi
+	[ "$keep_detail" = 1 ] || rm -rf "$detail"
+else
+	say "warning: could not write results.tar.gz: detail/ stays"
+fi
 exit 0
