@@ -65,6 +65,10 @@ usage() {
 }
 while [ $# -gt 0 ]; do
 	case $1 in
+	--out | --rounds | --budget | --timeout | --check-mib | --bundle | --host-attribution | --only)
+		[ $# -ge 2 ] || { echo "gpu-check: error: '$1' needs a value" >&2; usage; } ;;
+	esac
+	case $1 in
 	--out) out=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--quick) quick=1; shift ;;

@@ -66,8 +66,10 @@ done
 grep -q '^## OpenMP devices' "$res/devices.txt" || fail "devices.txt has no OpenMP device list"
 grep -q '^DEVICE 0 offloaded=yes' "$res/devices.txt" || fail "devices.txt: device 0 does not offload"
 ! grep -q 'WARNING' "$res/results.md" || fail "results.md warns on host offload: $(grep WARNING "$res/results.md")"
-tar -tzf "$res/results.tar.gz" | grep -q '^detail/programs/check-async_pinned/report.json$' ||
+tar -tzf "$res/results.tar.gz" >"$dir/archived" || fail "results.tar.gz is not a gzip'ed tar"
+grep -qx 'detail/programs/check-async_pinned/report.json' "$dir/archived" ||
 	fail "results.tar.gz has no report.json of check/async_pinned"
+[ ! -e "$res/detail" ] || fail "detail/ is still in the results folder after the archive"
 
 # Every program selected ran, recorded, and counted what the tracer counted.
 want=$(cd "$bundle/programs" && for f in */*; do
