@@ -19,17 +19,15 @@ int main(void)
 	for (int d = 0; d < num; d++) {
 		int initial = 1, teams = 0, threads = 0;
 
-#pragma omp target device(d) map(from: initial, teams, threads)
-#pragma omp teams
-		{
-			if (omp_get_team_num() == 0) {
-				initial = omp_is_initial_device();
-				teams = omp_get_num_teams();
-#pragma omp parallel
-				if (omp_get_thread_num() == 0)
-					threads = omp_get_num_threads();
-			}
-		}
+		/* Three regions: OpenMP allows these calls only where each stands. */
+#pragma omp target device(d) map(from: initial)
+		initial = omp_is_initial_device();
+#pragma omp target teams device(d) map(from: teams)
+		if (omp_get_team_num() == 0)
+			teams = omp_get_num_teams();
+#pragma omp target parallel device(d) map(from: threads)
+		if (omp_get_thread_num() == 0)
+			threads = omp_get_num_threads();
 		printf("DEVICE %d offloaded=%s teams=%d threads=%d\n", d, initial ? "no" : "yes",
 		       teams, threads);
 	}
