@@ -33,7 +33,8 @@
 #
 # --budget (default 420 s): wall time for the whole run.  Past 40 % of it the
 # realistic suite runs its small inputs, past 60 % each program runs one
-# round, past 100 % the programs left are skipped (each listed as such).
+# round, past 90 % a program's rounds stop after the current one, past 100 %
+# the programs left are skipped (each listed as such).
 # --quick: one round and the small inputs from the start.
 # --check-mib: the large buffers of the async-hash cases (default 64 MiB).
 # --only REGEX: only the programs whose GROUP/NAME matches (grep -E), e.g. 'check/'.
@@ -480,6 +481,11 @@ for p in "${progs[@]}"; do
 		cd "$detail/work" || exit 1
 		hung=0
 		for ((i = 0; i < r && !hung; i++)); do
+			# Past 90 % of the budget, the rounds done are all there is.
+			if [ "$i" -gt 0 ] && [ $(($(elapsed_s) * 10)) -ge $((budget * 9)) ]; then
+				echo "$i" >"$dir/cut"
+				break
+			fi
 			order=${orders[i % 6]}
 			for ((j = 0; j < 3; j++)); do
 				k=${order:j:1}
@@ -530,10 +536,18 @@ for p in "${progs[@]}"; do
 	recc=$(median_of "$dir/r.ns")
 	[ -f "$dir/rwall.ns" ] || rec=$recc
 	[ -f "$dir/r.ns" ] || rec=n/a
+	[ -f "$dir/cut" ] && notes="${notes:+$notes; }$(cat "$dir/cut") round(s) (budget)"
 	[ -f "$dir/hung" ] && notes="${notes:+$notes; }a run timed out ($(cat "$dir/hung")): rounds stopped, no tracer"
 	grep -qv '^0$' "$dir/n.rc" 2>/dev/null && notes="${notes:+$notes; }native failed (exit $(sort -u "$dir/n.rc" | paste -sd, -))"
 	grep -qv '^0$' "$dir/f.rc" 2>/dev/null && notes="${notes:+$notes; }floor failed (exit $(sort -u "$dir/f.rc" | paste -sd, -))"
 	grep -qv '^0$' "$dir/r.rc" 2>/dev/null && notes="${notes:+$notes; }record failed (exit $(sort -u "$dir/r.rc" | paste -sd, -))"
+	# The first line a failed run wrote to stderr: the table says why.
+	for k in n r f; do
+		grep -qv '^0$' "$dir/$k.rc" 2>/dev/null || continue
+		why=$(cat "$dir/$k"-*.err 2>/dev/null | grep -m1 -v '^[[:space:]]*$' | cut -c1-160 | tr '|\t' '/ ')
+		[ -n "$why" ] && notes="${notes:+$notes; }$k stderr: $why"
+		break
+	done
 	tc=n/a match=n/a differ=
 	if [ -f "$dir/trace.tsv" ]; then tc=$(tracer_counts "$dir/trace.tsv"); fi
 	[ -n "$dc" ] || dc=n/a
