@@ -36,7 +36,8 @@ if [ ! -d "$hb" ]; then
 fi
 dir=$(tmpdir)
 rc=0
-make -C "$MAPPROF_SRC" --no-print-directory gpu-bundle GPU_TARGET=x86_64-pc-linux-gnu \
+# Not the flags or variables of a 'make test' around this test (MAKEFLAGS).
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$MAPPROF_SRC" --no-print-directory gpu-bundle GPU_TARGET=x86_64-pc-linux-gnu \
 	B="$hb" DEBCACHE="$MAPPROF_BUILD/debcache" SANITIZE="${SANITIZE:-}" \
 	>"$dir/make.log" 2>&1 || rc=$?
 if [ "$rc" -ne 0 ]; then
