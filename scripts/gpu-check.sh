@@ -146,17 +146,37 @@ step() {
 say "gpu-check: bundle $bundle, results in $out, rounds $rounds, budget ${budget}s, quick $quick"
 
 # --- 1. setup ----------------------------------------------------------------
-if [ ! -f "$bundle/env.sh" ] && [ -f "$bundle/setup.sh" ]; then
+# env_ok: env.sh was written for this bundle where it is now (a bundle set up
+# on another machine and carried has another path) and its prefix holds the
+# runtime.
+env_ok() {
+	local p
+	[ -f "$bundle/env.sh" ] && grep -qF "MAPPROF_BUNDLE='$bundle'" "$bundle/env.sh" || return 1
+	p=$(sed -n "s/^export MAPPROF_PREFIX='\(.*\)'\$/\1/p" "$bundle/env.sh")
+	[ -n "$p" ] && [ -f "$p/usr/lib/llvm-19/lib/libomptarget.so.19.1" ]
+}
+if ! env_ok && [ -f "$bundle/setup.sh" ]; then
 	say "setup: unpacking the bundle's libraries"
 	if ! step setup 240 "$detail/setup.txt" bash "$bundle/setup.sh"; then
-		say "setup: retrying with the prefix in the results folder"
-		step setup-retry 240 "$detail/setup-retry.txt" bash "$bundle/setup.sh" "$detail/prefix"
+		# Not in the bundle (read-only, or full): a prefix of our own.
+		alt=${TMPDIR:-/tmp}/mapprof-gpu-prefix.$$
+		say "setup: retrying with the prefix '$alt'"
+		step setup-retry 240 "$detail/setup-retry.txt" bash "$bundle/setup.sh" "$alt"
+		if ! env_ok && [ -f "$alt/usr/lib/llvm-19/lib/libomptarget.so.19.1" ]; then
+			# setup.sh unpacked but could not write env.sh: its paths by hand.
+			export LD_LIBRARY_PATH=$alt/usr/lib/llvm-19/lib:$alt/usr/lib/x86_64-linux-gnu:$alt/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+			say "setup: no env.sh; LD_LIBRARY_PATH set to the prefix '$alt'"
+		fi
 	fi
 fi
-if [ -f "$bundle/env.sh" ]; then
+if env_ok; then
 	# shellcheck disable=SC1091
 	. "$bundle/env.sh"
 	say "setup: sourced env.sh (LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-})"
+elif [ -f "$bundle/env.sh" ]; then
+	# shellcheck disable=SC1091
+	. "$bundle/env.sh"
+	say "warning: env.sh is not this bundle's, or its prefix lacks libomptarget: sourced it anyway"
 else
 	say "setup: no env.sh in the bundle: using the system's libraries"
 fi
