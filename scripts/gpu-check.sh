@@ -182,6 +182,61 @@ else
 fi
 unset MAPPROF_COLLECTOR OMP_TOOL_LIBRARIES MAPPROF_TRACER_OUT
 
+# LLVM 19's libomptarget opens the driver by its development name
+# (dlopen("libcuda.so"), "libhsa-runtime64.so"), which a machine with only
+# the driver's runtime package lacks (libcuda.so.1): then every program
+# silently runs on the host.  Where the development name does not load (or is
+# CUDA's stub) but the runtime name does, a link to the machine's own
+# library under that name goes first on LD_LIBRARY_PATH (nothing of the
+# driver is carried).
+driver_shim() {
+	local dev rt init rc path rc1 shim
+	[ -n "$py" ] || { say "driver: no python3 to look for the GPU driver"; return; }
+	: >"$detail/driver.txt"
+	while read -r dev rt init; do
+		# One process per name: a stub loaded first would answer for both.
+		read -r rc _ < <(driver_probe "$dev" "$init")
+		read -r rc1 path < <(driver_probe "$rt" "$init")
+		echo "$dev: ${rc:-?}; $rt: ${rc1:-?} ${path:-}" >>"$detail/driver.txt"
+		if [ "$rc" = 0 ]; then
+			say "driver: $dev loads and initialises"
+		elif [ "$rc1" = 0 ] && [ -n "$path" ] && [ -e "$path" ]; then
+			shim=${TMPDIR:-/tmp}/mapprof-gpu-driver.$$
+			trap 'rm -rf "$shim"' EXIT
+			mkdir -p "$shim" && ln -sf "$path" "$shim/$dev" &&
+				export LD_LIBRARY_PATH=$shim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+			say "driver: $dev does not load (${rc:-?}), $rt does: linked $shim/$dev -> $path"
+		elif [ "$rc" != none ] || [ "$rc1" != none ]; then
+			say "driver: $dev (${rc:-?}) and $rt (${rc1:-?}) do not initialise"
+		fi
+	done <<'LIST'
+libcuda.so libcuda.so.1 cuInit
+libhsa-runtime64.so libhsa-runtime64.so.1 hsa_init
+LIST
+}
+# driver_probe NAME INIT: "RC PATH": what INIT returned (0: a device driver
+# that works; none: NAME does not load) and the file NAME loaded.
+driver_probe() {
+	timeout 60 python3 - "$1" "$2" <<'PY' 2>>"$log"
+import ctypes, sys
+name, init = sys.argv[1], sys.argv[2]
+try:
+    lib = ctypes.CDLL(name)
+except OSError:
+    print("none -")
+    sys.exit(0)
+rc = lib.cuInit(0) if init == "cuInit" else lib.hsa_init()
+path = "-"
+stem = name.split(".so")[0] + ".so"
+with open("/proc/self/maps") as f:
+    for line in f:
+        if stem in line.rsplit("/", 1)[-1]:
+            path = line.split()[-1]
+            break
+print(rc, path)
+PY
+}
+
 mapprof=$bundle/bin/mapprof
 tracer=$bundle/lib/libtracer.so
 empty_tool=$bundle/lib/libempty-tool.so
@@ -196,6 +251,8 @@ if [ -z "${GPU_CHECK_NO_PYTHON:-}" ] && command -v python3 >/dev/null 2>&1 &&
 else
 	say "warning: no python3 with sqlite3: database counts and hashes from sqlite3 if present, else n/a"
 fi
+
+driver_shim
 
 # The database and report readers (python3: sqlite3 may be absent there).
 helper=$detail/helper.py
@@ -366,6 +423,8 @@ dev=$out/devices.txt
 	grep -m1 'model name' /proc/cpuinfo 2>/dev/null
 	echo "## os"; cat /etc/os-release 2>/dev/null | grep -E '^(PRETTY_NAME|VERSION_ID)='
 	echo "## MANIFEST"; cat "$bundle/MANIFEST" 2>/dev/null || echo "(none)"
+	echo "## GPU driver (what its development and runtime names return from cuInit / hsa_init)"
+	cat "$detail/driver.txt" 2>/dev/null
 	echo "## gpu-check options: rounds=$rounds quick=$quick budget=$budget timeout=$run_timeout check_mib=$check_mib"
 } >"$dev" 2>&1
 if command -v nvidia-smi >/dev/null 2>&1; then
