@@ -202,7 +202,7 @@ driver_shim() {
 			say "driver: $dev loads and initialises"
 		elif [ "$rc1" = 0 ] && [ -n "$path" ] && [ -e "$path" ]; then
 			shim=${TMPDIR:-/tmp}/mapprof-gpu-driver.$$
-			trap 'rm -rf "$shim"' EXIT
+			trap "rm -rf '$shim'" EXIT
 			mkdir -p "$shim" && ln -sf "$path" "$shim/$dev" &&
 				export LD_LIBRARY_PATH=$shim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 			say "driver: $dev does not load (${rc:-?}), $rt does: linked $shim/$dev -> $path"
