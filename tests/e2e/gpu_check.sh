@@ -81,7 +81,11 @@ assert_eq "$got" "$want" "programs in results.tsv"
 awk -F'\t' '$1 == "program" && $10 != "yes" { print $2 ": counts_match=" $10 " differing=" $11 " notes=" $13 }' \
 	"$res/results.tsv" >"$dir/nomatch"
 [ ! -s "$dir/nomatch" ] || fail "counts differ from the tracer's: $(cat "$dir/nomatch")"
-awk -F'\t' '$1 == "program" && ($4 == "n/a" || $5 == "n/a" || $6 == "n/a") { print $2 }' \
+# Under ASan the empty tool is an ASan library that an unsanitized program
+# cannot load (ASan must come first): no floor there, said in the notes.
+floor=1
+case ${SANITIZE:-} in *address*) floor=0; echo "note: no floor times under SANITIZE=$SANITIZE (the empty tool is built with ASan)" ;; esac
+awk -F'\t' -v floor="$floor" '$1 == "program" && ($4 == "n/a" || (floor && $5 == "n/a") || $6 == "n/a") { print $2 }' \
 	"$res/results.tsv" >"$dir/notimes"
 [ ! -s "$dir/notimes" ] || fail "programs without native, floor or recorded times: $(cat "$dir/notimes")"
 
