@@ -302,8 +302,10 @@ def attribution(path, report, prog):
         # Distinct places only, no counts: the inputs (--quick) change counts.
         for r in c.execute("SELECT DISTINCT op, file, line, function, variable, origin "
                            "FROM data_op_sources"):
+            # A variable known only by its address differs run to run.
+            var = "<address>" if str(r[4]).startswith("0x") else r[4]
             lines.append("data_op\t%s\t%s:%s\t%s var=%s origin=%s" % (
-                r[0], base(r[1]), r[2], r[3], r[4], r[5]))
+                r[0], base(r[1]), r[2], r[3], var, r[5]))
         for r in c.execute("SELECT DISTINCT kind, file, line, function, origin FROM target_sources"):
             lines.append("construct\t%s\t%s:%s\t%s origin=%s" % (
                 r[0], base(r[1]), r[2], r[3], r[4]))
