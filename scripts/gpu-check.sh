@@ -202,6 +202,7 @@ driver_shim() {
 			say "driver: $dev loads and initialises"
 		elif [ "$rc1" = 0 ] && [ -n "$path" ] && [ -e "$path" ]; then
 			shim=${TMPDIR:-/tmp}/mapprof-gpu-driver.$$
+			# shellcheck disable=SC2064  # the folder now: $shim is local
 			trap "rm -rf '$shim'" EXIT
 			mkdir -p "$shim" && ln -sf "$path" "$shim/$dev" &&
 				export LD_LIBRARY_PATH=$shim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -601,10 +602,10 @@ for p in "${progs[@]}"; do
 	if [ -f "$db" ]; then
 		step "report $id" 120 "$dir/report.txt" "$mapprof" report --json "$dir/report.json" --no-html "$db"
 		if [ -n "$py" ]; then
-			{ read -r w rstatus rexit lost; read -r dc; read -r devtypes; } < <(timeout 120 python3 "$helper" \
+			{ read -r w rstatus _ lost; read -r dc; read -r devtypes; } < <(timeout 120 python3 "$helper" \
 				summary "$db" "$dir/report.json" "$id" "$attrib" 2>>"$log")
 		else
-			read -r w rstatus rexit lost <<<"$(db_runinfo "$db")"
+			read -r w rstatus _ lost <<<"$(db_runinfo "$db")"
 			dc=$(db_counts "$db")
 		fi
 		[ -n "$w" ] && [ "$w" != n/a ] && echo "$w" >>"$dir/rwall.ns"
@@ -680,7 +681,7 @@ for p in "${progs[@]}"; do
 		fi
 	fi
 	grep -h '^CHECK ' "$src" 2>/dev/null | while read -r _ rest; do
-		label= op= mem= nowait= bytes= fresh= stale= ok=
+		label='' op='' mem='' nowait='' bytes='' fresh='' stale='' ok=
 		for kv in $rest; do
 			case $kv in
 			label=* | op=* | mem=* | nowait=* | bytes=* | fresh=* | stale=* | ok=*) eval "${kv%%=*}=\${kv#*=}" ;;
