@@ -542,7 +542,18 @@ layers:
 # the tracer and the Debian packages of every library they load into one
 # folder to carry to a GPU machine.
 GPU_TARGET ?= nvptx64-nvidia-cuda
-GB         := $(B)/gpu/$(GPU_TARGET)
+# GPU_JIT=1 (nvptx): the device code travels as LLVM IR that the runtime
+# compiles for the GPU it finds (PTX, which the driver loads), with the
+# bundle's lib/libjit-targets.so preloaded (scripts/gpu-jit-targets.c).  LLVM
+# 19's CUDA plugin cannot read the SM of a cubin from CUDA 12.8+'s ptxas (ELF
+# ABI version 8 moved it in e_flags): "No images found compatible with the
+# installed hardware", seen on an H200 with CUDA 13 (docs/gpu.md).  The
+# default for 'make gpu-bundle' for nvptx; 'make gpu-builds' (CI) builds cubins.
+ifeq ($(origin GPU_JIT),undefined)
+GPU_JIT := $(if $(and $(filter gpu-bundle,$(MAKECMDGOALS)),$(filter nvptx64-nvidia-cuda,$(GPU_TARGET))),1)
+endif
+override GPU_JIT := $(filter 1,$(GPU_JIT))
+GB         := $(B)/gpu/$(GPU_TARGET)$(if $(GPU_JIT),-jit)
 # A CUDA toolkit: /usr/local/cuda, else Debian's nvidia-cuda-toolkit
 # (/usr/lib/cuda), else the pieces of it that 'make test-deps' unpacks into
 # CUDA_LOCAL (scripts/install-cuda-ptxas.sh), else the toolkit whose ptxas is
@@ -566,8 +577,12 @@ endif
 GPU_OPT    := -O1
 ifeq ($(GPU_TARGET),nvptx64-nvidia-cuda)
 GPU_ARCH   ?= sm_90
+ifeq ($(GPU_JIT),1)
+GPU_ARCH_FLAGS := -Xopenmp-target=$(GPU_TARGET) -march=$(GPU_ARCH) -fopenmp-target-jit
+else
 GPU_ARCH_FLAGS := -Xopenmp-target=$(GPU_TARGET) -march=$(GPU_ARCH) --cuda-path=$(CUDA_PATH) \
 	--libomptarget-nvptx-bc-path=$(LLVM_DIR)/lib
+endif
 else ifeq ($(GPU_TARGET),amdgcn-amd-amdhsa)
 GPU_ARCH   ?= gfx90a
 GPU_ARCH_FLAGS := -Xopenmp-target=$(GPU_TARGET) -march=$(GPU_ARCH) --rocm-device-lib-path=$(ROCM_DEVICE_LIB_PATH)
@@ -662,8 +677,13 @@ gpu-builds: $(GPU_PROGS)
 GPU_BUNDLE ?= $(B)/gpu-bundle
 DEBCACHE ?= $(B)/debcache
 GPU_BUNDLE_MAX_MIB ?= 60
-gpu-bundle: all gpu-builds $(B)/tests/libtracer.so $(B)/bench/libempty-tool.so
+$(B)/gpu/libjit-targets.so: scripts/gpu-jit-targets.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) -O2 -fPIC -shared $< -o $@ -L$(LLVM_DIR)/lib -lLLVM-19
+gpu-bundle: all gpu-builds $(B)/tests/libtracer.so $(B)/bench/libempty-tool.so $(if $(GPU_JIT),$(B)/gpu/libjit-targets.so)
 	$(Q)B='$(B)' GB='$(GB)' GPU_BUNDLE='$(GPU_BUNDLE)' GPU_TARGET='$(GPU_TARGET)' GPU_ARCH='$(GPU_ARCH)' LLVM_DIR='$(LLVM_DIR)' \
+	  GPU_JIT='$(GPU_JIT)' \
 	  DEBCACHE='$(DEBCACHE)' GPU_BUNDLE_MAX_MIB='$(GPU_BUNDLE_MAX_MIB)' scripts/make-gpu-bundle.sh
 
 .PHONY: gpu-toolkit gpu-info gpu-builds gpu-bundle

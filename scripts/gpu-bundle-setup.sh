@@ -90,5 +90,10 @@ export MAPPROF_PREFIX='$prefix'
 export LD_LIBRARY_PATH='$path'\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
 export PATH='$bundle/bin':\$PATH
 EOF
+# A bundle built with GPU_JIT=1: its programs' device code needs the JIT's
+# NVPTX target, which lib/libjit-targets.so registers (scripts/gpu-jit-targets.c).
+if [ -f "$bundle/lib/libjit-targets.so" ]; then
+	echo "export LD_PRELOAD='$bundle/lib/libjit-targets.so'\${LD_PRELOAD:+:\$LD_PRELOAD}" >>"$bundle/env.sh.tmp"
+fi
 mv "$bundle/env.sh.tmp" "$bundle/env.sh" || die "cannot write '$bundle/env.sh'"
 echo "setup.sh: $# packages unpacked into $prefix; now run: . '$bundle/env.sh'"

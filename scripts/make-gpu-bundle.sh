@@ -31,6 +31,11 @@ mkdir -p "$out/bin" "$out/lib" "$out/debs" "$out/programs"
 # mapprof finds its collector and ingest library beside itself.
 cp "$B/mapprof" "$B/libmapprof-collector.so" "$B/libmapprof-ingest.so" "$out/bin/"
 cp "$B/tests/libtracer.so" "$B/bench/libempty-tool.so" "$out/lib/"
+# GPU_JIT=1: the device code is LLVM IR that libomptarget's JIT compiles;
+# setup.sh preloads this to register the JIT's NVPTX target (Makefile, docs/gpu.md).
+if [ "${GPU_JIT:-}" = 1 ]; then
+	cp "$B/gpu/libjit-targets.so" "$out/lib/" || die "no '$B/gpu/libjit-targets.so'"
+fi
 for d in samples fixed real check; do
 	[ -d "$GB/$d" ] || continue
 	mkdir -p "$out/programs/$d"
@@ -137,6 +142,7 @@ fi
 {
 	echo "target=$GPU_TARGET"
 	echo "arch=$GPU_ARCH"
+	echo "jit=${GPU_JIT:-0}"
 	echo "commit=$commit"
 	echo "built=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "llvm=${llvm:-unknown}"
