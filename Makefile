@@ -241,6 +241,7 @@ REPORT_OBJS := \
 	$(B)/report/findings/analysis.o \
 	$(B)/report/findings/findings.o \
 	$(B)/report/findings/totals.o \
+	$(B)/report/findings/results.o \
 	$(B)/report/findings/findings_store.o \
 	$(B)/report/findings/paths.o \
 	$(B)/report/plan/plans.o \
@@ -253,6 +254,7 @@ REPORT_OBJS := \
 	$(B)/report/output/trace.o \
 	$(B)/report/output/gate.o \
 	$(B)/report/compare/diff.o \
+	$(B)/report/compare/outcome.o \
 	$(B)/report/compare/merge.o
 # END report objects
 

@@ -17,8 +17,10 @@ static void analysis_reset(struct analysis *a)
 {
 	totals_release(&a->totals);
 	findings_release(&a->findings);
+	results_release(&a->results);
 	totals_init(&a->totals);
 	findings_init(&a->findings);
+	results_init(&a->results);
 }
 
 /* One pass over the stream.  0, -1 (with *err) or EVENTS_RESTART. */
@@ -38,7 +40,7 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 		return -1;
 	}
 	while ((rc = event_stream_next(s, &ev, err)) == 1) {
-		if (totals_feed(&a->totals, &ev) < 0) {
+		if (totals_feed(&a->totals, &ev) < 0 || results_feed(&a->results, &ev, a->host_device) < 0) {
 			why = "out of memory";
 			break;
 		}
@@ -69,6 +71,7 @@ int analysis_run(struct db *db, struct analysis *a, char **err)
 	memset(a, 0, sizeof(*a));
 	totals_init(&a->totals);
 	findings_init(&a->findings);
+	results_init(&a->results);
 	if (db_read_run(db, &a->run, err) < 0 || !(a->keys = op_keys_new(db, err)))
 		return -1;
 	a->host_device = a->run.has_host_device ? a->run.host_device : -1;
@@ -108,6 +111,7 @@ void analysis_release(struct analysis *a)
 	a->source_root = NULL;
 	totals_release(&a->totals);
 	findings_release(&a->findings);
+	results_release(&a->results);
 }
 
 int run_incomplete(const struct run_info *run)

@@ -12,6 +12,7 @@
 
 #include "db/events.h"
 #include "report/findings/findings.h"
+#include "report/findings/results.h"
 #include "report/findings/totals.h"
 
 struct db;
@@ -26,6 +27,7 @@ struct analysis {
 	struct damaged damaged_kernels;  /* kernel_raw rows left out */
 	struct run_totals totals;
 	struct findings findings;
+	struct results results;  /* the last content of every host range (results.h) */
 	int host_device;         /* -1 when unknown */
 	int64_t duration_ns;     /* wall time: the collector's, else the events' span */
 	int stored;              /* findings written to the database */
