@@ -67,11 +67,13 @@ static int check_gates(const struct report_options *opt, const struct findings *
 
 /*
  * The summary on descriptor fd (1, or 2 when a report goes to standard
- * output), its database strings escaped for the terminal.  A reader that
+ * output), its database strings escaped for the terminal; then 'check',
+ * the results check of --baseline, when there is one.  A reader that
  * went away (EPIPE: 'mapprof report DB | head') ends the summary and is no
  * error; any other failure on standard output is one (res->out_err).
  */
-static void print_summary(int fd, const struct analysis *a, int top, struct report_result *res)
+static void print_summary(int fd, const struct analysis *a, int top, const char *check,
+			  struct report_result *res)
 {
 	struct outfile o;
 
@@ -82,6 +84,8 @@ static void print_summary(int fd, const struct analysis *a, int top, struct repo
 		return;
 	}
 	summary_print(o.f, a, top);
+	if (check)   /* --baseline's results check (report/compare/outcome.h) */
+		fprintf(o.f, "\n%s\n", check);
 	if (outfile_commit(&o) == 0) {
 		res->wrote[REPORT_OUT_SUMMARY] = 1;
 	} else if (errno == EPIPE) {
@@ -184,13 +188,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	if ((!opt->quiet || opt->json_path || opt->html_path || opt->sarif_path) &&
 	    plans_build(&a, &plans) == 0)
 		a.plans = &plans;
-	if (!opt->quiet) {
-		/* A report on standard output keeps it to itself. */
-		int fd = outfile_is_stdout(opt->json_path) || outfile_is_stdout(opt->html_path)
-			 ? STDERR_FILENO : STDOUT_FILENO;
-		print_summary(fd, &a, opt->top > 0 ? opt->top : 5, res);
-	}
-	if (opt->json_path || opt->html_path || opt->sarif_path) {
+	if (opt->json_path || opt->html_path || opt->sarif_path || opt->baseline_path) {
 		doc = report_json(&a);
 		if (!doc) {
 			if (err)
@@ -200,6 +198,14 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 		if (opt->baseline_path &&
 		    diff_baseline(doc, opt->baseline_path, opt->db_path, &a, opt->no_source, err) < 0)
 			goto release;
+	}
+	if (!opt->quiet) {
+		/* A report on standard output keeps it to itself. */
+		int fd = outfile_is_stdout(opt->json_path) || outfile_is_stdout(opt->html_path)
+			 ? STDERR_FILENO : STDOUT_FILENO;
+		const char *check = json_string_value(
+			json_object_get(json_object_get(json_object_get(doc, "baseline"), "results"), "summary"));
+		print_summary(fd, &a, opt->top > 0 ? opt->top : 5, check, res);
 	}
 	/* Each output whatever became of the one before: the messages say which were written. */
 	if (opt->json_path)

@@ -118,4 +118,8 @@ case $(jq -r '.baseline.results.summary' rep.json) in
 "results: DIFFER: 'out"*) ;;
 *) fail "report --baseline summary: $(jq -r '.baseline.results.summary' rep.json)" ;;
 esac
-echo "ok report --baseline carries the results check"
+"$mapprof" report --baseline prog.db wrong.db >rep.out 2>err.out || fail "report --baseline: $(cat err.out)"
+grep -q "^results: DIFFER: 'out'" rep.out || fail "report --baseline's summary has no results line: $(cat rep.out)"
+"$mapprof" report --baseline prog.db --html rep.html wrong.db >/dev/null 2>err.out || fail "html: $(cat err.out)"
+grep -q 'id="baseline-results"' rep.html || fail "report.html has no results line"
+echo "ok report --baseline carries the results check (JSON, terminal, page)"
