@@ -29,7 +29,7 @@ struct dfinding {
 	int line;                /* of the first key location; 0: unknown */
 	uint64_t occurrences, bytes;
 	int64_t savings_ns;      /* this run's */
-	struct finding_op *ops;  /* sorted by (begin_ns, seq) */
+	struct priced_op *ops;   /* sorted by (begin_ns, seq) */
 	size_t nops;
 	/* Set on the first run of a side by diff_finish(). */
 	int64_t med_savings_ns;
@@ -379,7 +379,7 @@ static void match_pass(struct drun *b, struct drun *a, enum match how)
 
 static int cmp_op(const void *p, const void *q)
 {
-	const struct finding_op *x = p, *y = q;
+	const struct finding_op *x = &((const struct priced_op *)p)->op, *y = &((const struct priced_op *)q)->op;
 	if (x->begin_ns != y->begin_ns)
 		return x->begin_ns < y->begin_ns ? -1 : 1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
@@ -388,13 +388,13 @@ static int cmp_op(const void *p, const void *q)
 /* The union of the operations of the removed findings in before-run r. */
 static int64_t removed_union(const struct drun *first, const struct drun *r, int *oom)
 {
-	struct finding_op *ops = NULL;
+	struct priced_op *ops = NULL;
 	size_t n = 0;
 	int64_t u;
 
 	for (size_t i = 0; i < first->nf; i++) {
 		const struct dfinding *f;
-		struct finding_op *v;
+		struct priced_op *v;
 		if (first->f[i].match || !(f = by_fingerprint(r, first->f[i].fingerprint)) || !f->nops)
 			continue;
 		if (!(v = realloc(ops, (n + f->nops) * sizeof(*v)))) {
@@ -407,7 +407,7 @@ static int64_t removed_union(const struct drun *first, const struct drun *r, int
 	}
 	if (n)
 		sort_array(ops, n, sizeof(*ops), cmp_op);
-	u = ops_union_ns(ops, n);
+	u = priced_ops_ns(ops, n);
 	free(ops);
 	return u;
 }
