@@ -256,6 +256,7 @@ REPORT_OBJS := \
 	$(B)/report/output/gate.o \
 	$(B)/report/compare/diff.o \
 	$(B)/report/compare/outcome.o \
+	$(B)/report/compare/repeat.o \
 	$(B)/report/compare/merge.o
 # END report objects
 

@@ -22,6 +22,11 @@ static const char run_usage[] =
 	"                      (default: PROGRAM's name + .mapprof.db in the current\n"
 	"                      directory); the reports go to the same directory\n"
 	"  -f, --force         overwrite the database if it exists (a regular file only)\n"
+	"  --repeat N          record the program N times (BASE.mapprof.db, then\n"
+	"                      BASE.mapprof.2.db ... BASE.mapprof.N.db) and report them\n"
+	"                      as 'mapprof report --same-program' does: the first's\n"
+	"                      report, with each saving as the median over the N\n"
+	"                      recordings and its interval\n"
 	"  --json PATH|-, --html PATH|-, --no-json, --no-html, --no-source, --top N, -q,\n"
 	"  --sarif PATH|-, --source-root DIR, --fail-on KIND[:THRESHOLD]\n"
 	"                      as for 'mapprof report' (outputs that are the database\n"
@@ -35,6 +40,21 @@ static const char run_usage[] =
 	"error:' on stderr; 'mapprof: wrote PATH' for each written), 4 if the\n"
 	"recording is incomplete.  The database's run.exit_status is the program's\n"
 	"status.\n";
+
+/* The i-th recording's database (i >= 2): "x.db" -> "x.i.db". */
+static char *db_numbered(const char *first, int i)
+{
+	size_t n = strlen(first);
+	char *out = NULL;
+
+	if (n >= 3 && !strcmp(first + n - 3, ".db")) {
+		if (asprintf(&out, "%.*s.%d.db", (int)(n - 3), first, i) < 0)
+			return NULL;
+	} else if (asprintf(&out, "%s.%d", first, i) < 0) {
+		return NULL;
+	}
+	return out;
+}
 
 static char *db_for_base(const char *base)
 {
@@ -53,14 +73,15 @@ int cmd_run(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "repeat", required_argument, NULL, 'n' },
 		REPORT_CLI_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct record_options ropt = { 0 };
 	struct report_cli rc = { 0 };
-	char *db = NULL, *recorded = NULL;
-	int c, status, rstatus;
+	char *db = NULL, *recorded = NULL, **more = NULL;
+	int c, status, rstatus, repeat = 1;
 
 	/* '+': stop at the first non-option, the program's name. */
 	while ((c = getopt_long(argc, argv, "+o:fqh", longopts, NULL)) != -1) {
@@ -72,6 +93,17 @@ int cmd_run(int argc, char **argv)
 		case 'f':
 			ropt.force = 1;
 			break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > 1000) {
+				free(db);
+				return usage_error("run", "--repeat takes a number of recordings, 1 to 1000: '%s'",
+						   optarg);
+			}
+			repeat = (int)v;
+			break;
+		}
 		case 'h':
 			fputs(run_usage, stdout);
 			free(db);
@@ -110,8 +142,39 @@ int cmd_run(int argc, char **argv)
 		recorded = db ? strdup(db) : record_default_output(ropt.argv[0]);
 	if (!recorded)
 		return error("out of memory");
+	if (repeat > 1 && !(more = calloc((size_t)repeat - 1, sizeof(*more)))) {
+		free(db);
+		free(recorded);
+		return error("out of memory");
+	}
+	/* The other recordings, each to its own database; the first status not 0 is the program's. */
+	for (int i = 2; i <= repeat; i++) {
+		struct record_options o = ropt;
+		char *got = NULL;
+		int st;
+
+		if (!(more[i - 2] = db_numbered(recorded, i))) {
+			rstatus = error("out of memory");
+			goto out;
+		}
+		o.output = more[i - 2];
+		if (record_program(&o, &st, &got) < 0) {
+			rstatus = st;
+			goto out;
+		}
+		free(got);
+		if (!status)
+			status = st;
+	}
+	rc.same = (const char *const *)more;
+	rc.nsame = repeat - 1;
 	rstatus = report_cli_run(&rc, recorded);
+	rstatus = status ? status : rstatus;
+out:
+	for (int i = 0; more && i < repeat - 1; i++)
+		free(more[i]);
+	free(more);
 	free(db);
 	free(recorded);
-	return status ? status : rstatus;
+	return rstatus;
 }
