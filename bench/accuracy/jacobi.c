@@ -34,8 +34,10 @@ int main(void)
 
 	if (!f || !a || !b)
 		return 1;
-	for (int i = 0; i < G; i++)
+	for (int i = 0; i < G; i++) {
 		f[i] = (i % 17) * 1e-3;
+		b[i] = -1;   /* overwritten by the first sweep: only keeps a and b apart */
+	}
 #ifdef FIXED
 #pragma omp target data map(to: f[0:G]) map(tofrom: a[0:G], b[0:G])
 #endif
