@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "db/attribution.h"
+#include "lib/hmap.h"
 #include "report/compare/outcome.h"
 #include "report/findings/analysis.h"
 
@@ -66,6 +67,63 @@ static int same(const char *x, const char *y)
 	return x && y ? !strcmp(x, y) : x == y;
 }
 
+/* FNV-1a of a string, NULL apart from "". */
+static uint64_t str_hash(const char *s, uint64_t h)
+{
+	if (!s)
+		return h ^ 0x9e3779b97f4a7c15ULL;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/*
+ * The passes, in order: several ranges of one name (chunks that nowait
+ * regions return in no fixed order) pair by equal content first, then by
+ * order, then any; then names without their sections; unnamed data by
+ * function, content, then order.
+ */
+enum pass { BY_CONTENT, BY_NAME, BY_NAME_ANY, BY_BASE, BY_PLACE_CONTENT, BY_PLACE };
+
+/* The word a pass matches on: a hash of its key, with the order where the pass compares it. */
+static uint64_t pass_key(const struct ovar *v, enum pass p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	switch (p) {
+	case BY_CONTENT: return str_hash(v->name, h) ^ (v->has_hash ? v->hash : 0);
+	case BY_NAME: return str_hash(v->name, h) ^ (uint64_t)v->order * 0x9e3779b97f4a7c15ULL;
+	case BY_NAME_ANY: return str_hash(v->name, h);
+	case BY_BASE: return str_hash(v->base, h);
+	case BY_PLACE_CONTENT:
+		return str_hash(v->function, str_hash(v->name, h)) ^ (v->has_hash ? v->hash : 0);
+	default:
+		return str_hash(v->function, str_hash(v->name, h)) ^
+		       (uint64_t)v->order * 0x9e3779b97f4a7c15ULL;
+	}
+}
+
+/* Each range's order among the ranges of its run with the same name (or, unnamed, function). */
+static int number(struct outcome *o)
+{
+	struct hmap seen;
+
+	hmap_init(&seen, 1, sizeof(int));
+	for (size_t i = 0; i < o->n; i++) {
+		uint64_t key = str_hash(o->v[i].name ? o->v[i].name : o->v[i].function,
+					o->v[i].name ? 1 : 2);
+		int *count = hmap_put(&seen, &key, NULL);
+		if (!count) {
+			hmap_release(&seen);
+			return -1;
+		}
+		o->v[i].order = (*count)++;
+	}
+	hmap_release(&seen);
+	return 0;
+}
+
 struct outcome *outcome_of(const struct analysis *a)
 {
 	struct outcome *o = calloc(1, sizeof(*o));
@@ -105,39 +163,78 @@ struct outcome *outcome_of(const struct analysis *a)
 			size_t len = strcspn(v->name, "[");
 			v->base = strndup(v->name, len);
 		}
-		for (size_t j = 0; j + 1 < o->n; j++)
-			if (same(o->v[j].name, v->name) && (v->name || same(o->v[j].function, v->function)))
-				v->order++;
+	}
+	if (number(o) < 0) {
+		outcome_free(o);
+		return NULL;
 	}
 	return o;
 }
 
-enum pass { BY_NAME, BY_BASE, BY_PLACE };
-
 static int key_equal(const struct ovar *x, const struct ovar *y, enum pass p)
 {
+	int same_hash = x->has_hash && y->has_hash && x->hash == y->hash;
+
 	switch (p) {
+	case BY_CONTENT:
+		return x->name && y->name && !strcmp(x->name, y->name) && same_hash;
 	case BY_NAME:
 		return x->name && y->name && !strcmp(x->name, y->name) && x->order == y->order;
+	case BY_NAME_ANY:
+		return x->name && y->name && !strcmp(x->name, y->name);
 	case BY_BASE:
 		return x->base && y->base && !strcmp(x->base, y->base);
+	case BY_PLACE_CONTENT:
+		return !x->name && !y->name && same(x->function, y->function) && same_hash;
 	default:
 		return !x->name && !y->name && same(x->function, y->function) && x->order == y->order;
 	}
 }
 
-static void match(struct outcome *b, struct outcome *a, enum pass p)
+/*
+ * Pair what is left unmatched in b with what is left in a on pass p's key:
+ * a's candidates chained by key (hmap: key -> first; next[]), in order.
+ * -1 when out of memory.
+ */
+static int match(struct outcome *b, struct outcome *a, enum pass p)
 {
-	for (size_t i = 0; i < b->n; i++) {
-		if (b->v[i].other >= 0)
+	struct hmap first;
+	size_t *next = malloc((a->n ? a->n : 1) * sizeof(*next));
+	int rc = 0;
+
+	hmap_init(&first, 1, sizeof(size_t));
+	if (!next)
+		return -1;
+	for (size_t j = a->n; j-- > 0;) {
+		uint64_t key = pass_key(&a->v[j], p);
+		int created;
+		size_t *head;
+		if (a->v[j].other >= 0)
 			continue;
-		for (size_t j = 0; j < a->n; j++)
+		if (!(head = hmap_put(&first, &key, &created))) {
+			rc = -1;
+			goto out;
+		}
+		next[j] = created ? SIZE_MAX : *head;
+		*head = j;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		uint64_t key = pass_key(&b->v[i], p);
+		size_t *head = b->v[i].other < 0 ? hmap_get(&first, &key) : NULL;
+		/* Matched candidates leave the chain's head: each is passed once. */
+		while (head && *head != SIZE_MAX && a->v[*head].other >= 0)
+			*head = next[*head];
+		for (size_t j = head ? *head : SIZE_MAX; j != SIZE_MAX; j = next[j])
 			if (a->v[j].other < 0 && key_equal(&b->v[i], &a->v[j], p)) {
 				b->v[i].other = (int)j;
 				a->v[j].other = (int)i;
 				break;
 			}
 	}
+out:
+	hmap_release(&first);
+	free(next);
+	return rc;
 }
 
 static char *describe(const struct ovar *v)
@@ -198,8 +295,10 @@ static void exit_text(char *buf, size_t n, const struct outcome *o)
 json_t *outcome_compare(struct outcome *b, struct outcome *a)
 {
 	json_t *doc = json_object(), *diffs = json_array(), *ex;
-	char *differ_text = NULL, *unsure_text = NULL, *summary = NULL, eb[32], ea[32];
-	size_t compared = 0, returned = 0;
+	char *differ_text = NULL, *unsure_text = NULL, *aside_text = NULL, *summary = NULL;
+	char eb[32], ea[32];
+	size_t compared = 0, returned = 0, aside = 0;
+	int break_oom = 0;
 	const char *status;
 
 	if (!doc || !diffs) {
@@ -211,9 +310,14 @@ json_t *outcome_compare(struct outcome *b, struct outcome *a)
 		b->v[i].other = -1;
 	for (size_t j = 0; j < a->n; j++)
 		a->v[j].other = -1;
-	match(b, a, BY_NAME);
-	match(b, a, BY_BASE);
-	match(b, a, BY_PLACE);
+	for (enum pass p = BY_CONTENT; p <= BY_PLACE; p++)
+		if (match(b, a, p) < 0)
+			break_oom = 1;
+	if (break_oom) {
+		json_decref(doc);
+		json_decref(diffs);
+		return NULL;
+	}
 
 	exit_text(eb, sizeof(eb), b);
 	exit_text(ea, sizeof(ea), a);
@@ -229,7 +333,8 @@ json_t *outcome_compare(struct outcome *b, struct outcome *a)
 			continue;   /* only ever sent: an input */
 		returned++;
 		if (!w) {
-			differ(diffs, &unsure_text, "not_moved_after", v, NULL,
+			aside++;
+			differ(diffs, &aside_text, "not_moved_after", v, NULL,
 			       "came back to the host before, and is never moved after");
 		} else if (!v->has_hash || !w->has_hash) {
 			differ(diffs, &unsure_text, "no_hash", v, w, "has no content hash");
@@ -244,16 +349,17 @@ json_t *outcome_compare(struct outcome *b, struct outcome *a)
 	for (size_t j = 0; j < a->n; j++)
 		if (a->v[j].returned && a->v[j].other < 0) {
 			returned++;
-			differ(diffs, &unsure_text, "not_moved_before", NULL, &a->v[j],
+			aside++;
+			differ(diffs, &aside_text, "not_moved_before", NULL, &a->v[j],
 			       "comes back to the host after, and was never moved before");
 		}
 	if (differ_text) {
 		status = "differ";
 		if (asprintf(&summary, "results: DIFFER: %s", differ_text) < 0)
 			summary = NULL;
-	} else if (unsure_text) {
+	} else if (unsure_text || (aside && !compared)) {
 		status = "not_comparable";
-		if (asprintf(&summary, "results: not comparable: %s", unsure_text) < 0)
+		if (asprintf(&summary, "results: not comparable: %s", unsure_text ? unsure_text : aside_text) < 0)
 			summary = NULL;
 	} else if (!returned) {
 		status = "not_comparable";
@@ -262,14 +368,18 @@ json_t *outcome_compare(struct outcome *b, struct outcome *a)
 			summary = NULL;
 	} else {
 		status = "identical";
-		if (asprintf(&summary, "results: identical (%zu %s, exit status %s both)", compared,
+		/* One run moving data the other never moves (a pointer-swapped
+		 * grid the fix leaves on the device): said, not held against it. */
+		if (asprintf(&summary, "results: identical (%zu %s, exit status %s both%s%s)", compared,
 			     compared == 1 ? "variable's final content matches"
-					   : "variables' final contents match", eb) < 0)
+					   : "variables' final contents match", eb,
+			     aside ? "; not compared: " : "", aside ? aside_text : "") < 0)
 			summary = NULL;
 	}
 	json_object_set_new(doc, "status", json_string(status));
 	json_object_set_new(doc, "summary", summary ? json_string(summary) : json_string("results: ?"));
 	json_object_set_new(doc, "compared", json_integer((json_int_t)compared));
+	json_object_set_new(doc, "not_compared", json_integer((json_int_t)aside));
 	ex = json_object();
 	json_object_set_new(ex, "before", b->has_exit ? json_integer(b->exit_status) : json_null());
 	json_object_set_new(ex, "after", a->has_exit ? json_integer(a->exit_status) : json_null());
@@ -280,5 +390,6 @@ json_t *outcome_compare(struct outcome *b, struct outcome *a)
 	free(summary);
 	free(differ_text);
 	free(unsure_text);
+	free(aside_text);
 	return doc;
 }

@@ -5,13 +5,16 @@
  * content hash of its last return (report/findings/results.h).
  *
  * Variables are matched between the runs by name (the map clause's, or the
- * ELF symbol's; several ranges of one name in order of their first
- * transfer), then by name without its array section ('a[0:n]' and 'a'),
- * and a range with no name by the function of its last transfer and its
- * order there.  A variable one run returned and the other only sent is
+ * ELF symbol's; several ranges of one name, as chunks that nowait regions
+ * return in no fixed order, by equal final content first, then in order of
+ * their first transfer), then by name without its array section ('a[0:n]'
+ * and 'a'), and a range with no name by the function of its last transfer,
+ * its content, then its order there.  A variable one run returned and the other only sent is
  * compared with the content the other last sent (the device gave back what
  * it got: a map(tofrom:) turned map(to:)).  A variable one run returned and
- * the other never moved cannot be compared.
+ * the other never moved cannot be compared: it is named ("not compared"),
+ * and the check says identical when every variable compared matches (a fix
+ * that leaves a pointer-swapped grid on the device never returns it).
  */
 #ifndef MAPPROF_REPORT_OUTCOME_H
 #define MAPPROF_REPORT_OUTCOME_H
@@ -31,7 +34,7 @@ void outcome_free(struct outcome *o);
 /*
  * The check, as the "results" object of docs/report-json.md ('mapprof
  * diff'): "status" ("identical", "differ", "not_comparable"), "summary"
- * (one line starting "results:"), "compared", "exit_status" and
+ * (one line starting "results:"), "compared", "not_compared", "exit_status" and
  * "differences".  Marks the matches in both.  New reference, NULL when
  * out of memory.
  */
