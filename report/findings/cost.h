@@ -9,10 +9,11 @@
  * priced instead from the run's own operations of that kind and size: per
  * class (to a device, from a device, device to device, allocation, delete)
  * and power-of-two size bucket, the typical time per byte of the transfers,
- * the typical time of the allocations and deletes: the interquartile mean
- * (the mean of the middle half; the median under 4 operations), which
- * ignores the few slow operations that make one recording differ from the
- * next; a bucket with one operation prices it at its own time.
+ * the typical time of the allocations and deletes: the 10 % trimmed mean
+ * (without the slowest and the fastest tenth; the median under 5
+ * operations), which ignores the few slow operations that make one
+ * recording differ from the next; a bucket with one operation prices it at
+ * its own time.
  *
  * Fed every event of the stream by analysis_run(); memory: one float per
  * data operation until cost_finish().
@@ -39,7 +40,7 @@ enum cost_class {
 struct cost_bucket {
 	float *v;            /* samples: ns per byte (transfers), ns (others) */
 	size_t n, cap;
-	double median;       /* after cost_finish(): the interquartile mean (cost.c) */
+	double median;       /* after cost_finish(): the 10 % trimmed mean (cost.c) */
 };
 
 struct cost_model {
