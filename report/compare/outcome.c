@@ -29,7 +29,6 @@ struct outcome {
 	int exit_status, exit_signal;
 	struct ovar *v;
 	size_t n;
-	uint64_t unhashed_returns;
 };
 
 static void ovar_release(struct ovar *v)
@@ -136,7 +135,6 @@ struct outcome *outcome_of(const struct analysis *a)
 	o->has_exit = a->run.has_exit_status;
 	o->exit_status = a->run.exit_status;
 	o->exit_signal = a->run.exit_signal;
-	o->unhashed_returns = r->unhashed_returns;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct result_range *x = &r->v[i];
 		struct ovar *v = &o->v[o->n++];

@@ -73,7 +73,6 @@ int results_feed(struct results *r, const struct event *ev, int host)
 		x->ret_codeptr = ev->codeptr;
 		x->ret_has_hash = ev->has_hash;
 		x->ret_hash = ev->hash;
-		r->unhashed_returns += !ev->has_hash;
 	}
 	return 0;
 }

@@ -37,7 +37,6 @@ struct results {
 	struct result_range *v;       /* every range a transfer touched */
 	size_t n, cap;
 	struct hmap index;            /* (host_addr, bytes) -> position in v */
-	uint64_t unhashed_returns;    /* from-device transfers with no hash */
 };
 
 void results_init(struct results *r);
