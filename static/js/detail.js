@@ -189,7 +189,8 @@
     var rf = isObj(D.repeat) ? arr(D.repeat.findings).filter(function (x) { return isObj(x) && x.fingerprint === r.f.fingerprint; })[0] : null;
     if (rf) {
       var rsv = obj(rf.savings_ns);
-      stat('Over ' + num(D.repeat.runs) + ' recordings', fmtDur(num(rsv.median)) + ' (' + fmtDur(num(rsv.min)) + ' .. ' + fmtDur(num(rsv.max)) + ', in ' + num(rf.runs) + ')');
+      stat('Median of ' + num(D.repeat.runs), fmtDur(num(rsv.median)) + ' (' + fmtDur(num(rsv.min)) + ' .. ' + fmtDur(num(rsv.max)) +
+        (num(rf.runs) < num(D.repeat.runs) ? ', in ' + num(rf.runs) : '') + ')');
     }
     stat('Occurrences', fmtInt(r.occ));
     stat('Bytes', fmtBytes(r.bytes));
