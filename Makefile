@@ -241,6 +241,8 @@ REPORT_OBJS := \
 	$(B)/report/findings/analysis.o \
 	$(B)/report/findings/findings.o \
 	$(B)/report/findings/totals.o \
+	$(B)/report/findings/results.o \
+	$(B)/report/findings/cost.o \
 	$(B)/report/findings/findings_store.o \
 	$(B)/report/findings/paths.o \
 	$(B)/report/plan/plans.o \
@@ -253,6 +255,8 @@ REPORT_OBJS := \
 	$(B)/report/output/trace.o \
 	$(B)/report/output/gate.o \
 	$(B)/report/compare/diff.o \
+	$(B)/report/compare/outcome.o \
+	$(B)/report/compare/repeat.o \
 	$(B)/report/compare/merge.o
 # END report objects
 
@@ -467,7 +471,7 @@ bench-real: all $(REAL_PROGS) $(BENCH_TOOLS)
 	$(Q)bench/run.sh $(B) real
 
 # --- accuracy of the savings model: naive/fixed pairs, 'mapprof diff' ------------
-ACCURACY_PAIRS := duplicate round_trip round_trip_to repeated_alloc unused
+ACCURACY_PAIRS := duplicate round_trip round_trip_to repeated_alloc unused jacobi
 ACCURACY_PROGS := $(foreach p,$(ACCURACY_PAIRS),$(B)/bench/accuracy/$(p).naive $(B)/bench/accuracy/$(p).fixed)
 
 $(B)/bench/accuracy/%.naive: bench/accuracy/%.c bench/accuracy/common.h

@@ -18,7 +18,7 @@ static const char report_usage[] =
 	"usage: mapprof report [--json PATH|-] [--html PATH|-] [--no-json] [--no-html]\n"
 	"                      [--no-source] [--check] [-q] [--sarif PATH|-]\n"
 	"                      [--source-root DIR] [--fail-on KIND[:THRESHOLD]]...\n"
-	"                      [--baseline BEFORE.db] DB [DB...]\n"
+	"                      [--baseline BEFORE.db] [--same-program] DB [DB...]\n"
 	"\n"
 	"Find the inefficient data mapping patterns in the run recorded in DB\n"
 	"(duplicate transfers, round trips, repeated and unused allocations, unused\n"
@@ -59,7 +59,13 @@ static const char report_usage[] =
 	"  --baseline BEFORE.db  compare with a run before a change: report.json's\n"
 	"                  'baseline' and report.html's 'Compared with' section say\n"
 	"                  which findings were removed, remain, are new, and the\n"
-	"                  predicted against the measured savings ('mapprof diff')\n"
+	"                  predicted against the measured savings ('mapprof diff'),\n"
+	"                  and whether the results stayed the same ('results:')\n"
+	"  --same-program  the DBs are recordings of the same program (not processes\n"
+	"                  of one command): report the first, and give each\n"
+	"                  finding's savings, the total and the predicted speedup as\n"
+	"                  the median over all with the interval min..max and the\n"
+	"                  spread (report.json's 'repeat'; 'mapprof run --repeat N')\n"
 	"  -h, --help      show this help\n"
 	"\n"
 	"A regular file (or a symlink's regular target) is replaced only once its\n"
@@ -143,6 +149,8 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 	opt.gates = rc->gates;
 	opt.ngates = rc->ngates;
 	opt.baseline_path = rc->baseline;
+	opt.same_paths = rc->same;
+	opt.nsame = rc->nsame;
 	opt.json_oflags = report_cli_oflags(rc->json, json);
 	opt.html_oflags = report_cli_oflags(rc->html, html);
 	if (report_run(&opt, &res, &err) < 0) {
@@ -182,11 +190,12 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		REPORT_CLI_LONGOPTS,
 		{ "baseline", required_argument, NULL, 'B' },
+		{ "same-program", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_cli rc = { 0 };
-	int c;
+	int c, same = 0;
 
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		if (c == 'h') {
@@ -197,6 +206,10 @@ int cmd_report(int argc, char **argv)
 			rc.baseline = optarg;
 			continue;
 		}
+		if (c == 'P') {
+			same = 1;
+			continue;
+		}
 		if ((c = report_parse_option(c, optarg, &rc)) < 0)
 			return c == REPORT_CLI_REPORTED ? EXIT_USAGE : usage_error("report", "bad option");
 	}
@@ -204,6 +217,13 @@ int cmd_report(int argc, char **argv)
 		return usage_error("report", "no database given");
 	if (optind + 1 < argc && rc.baseline)
 		return usage_error("report", "--baseline takes one database to compare with");
+	if (same) {
+		if (optind + 2 > argc)
+			return usage_error("report", "--same-program needs two databases or more");
+		rc.same = (const char *const *)argv + optind + 1;
+		rc.nsame = argc - optind - 1;
+		return report_cli_run(&rc, argv[optind]);
+	}
 	if (optind + 1 < argc)
 		return report_cli_run_many(&rc, argv + optind, argc - optind);
 	return report_cli_run(&rc, argv[optind]);

@@ -19,6 +19,8 @@ struct report_cli {
 	struct gate gates[REPORT_CLI_MAX_GATES];   /* --fail-on SPEC, each */
 	int ngates;
 	const char *baseline;      /* --baseline DB ('report' only) */
+	const char *const *same;   /* --same-program: the other recordings ('report', 'run --repeat') */
+	int nsame;
 };
 
 /* The getopt_long entries (short codes: j H J N t q; S for --no-source, C for --check;

@@ -25,6 +25,11 @@ static const char run_usage[] =
 	"                      (default: PROGRAM's name + .mapprof.db in the current\n"
 	"                      directory); the reports go to the same directory\n"
 	"  -f, --force         overwrite the database if it exists (a regular file only)\n"
+	"  --repeat N          record the program N times (BASE.mapprof.db, then\n"
+	"                      BASE.mapprof.2.db ... BASE.mapprof.N.db) and report them\n"
+	"                      as 'mapprof report --same-program' does: the first's\n"
+	"                      report, with each saving as the median over the N\n"
+	"                      recordings and its interval\n"
 	"  --json PATH|-, --html PATH|-, --no-json, --no-html, --no-source, --top N, -q,\n"
 	"  --sarif PATH|-, --source-root DIR, --fail-on KIND[:THRESHOLD]\n"
 	"                      as for 'mapprof report' (outputs that are the database\n"
@@ -38,6 +43,21 @@ static const char run_usage[] =
 	"error:' on stderr; 'mapprof: wrote PATH' for each written), 4 if the\n"
 	"recording is incomplete.  The database's run.exit_status is the program's\n"
 	"status.\n";
+
+/* The i-th recording's database (i >= 2): "x.db" -> "x.i.db". */
+static char *db_numbered(const char *first, int i)
+{
+	size_t n = strlen(first);
+	char *out = NULL;
+
+	if (n >= 3 && !strcmp(first + n - 3, ".db")) {
+		if (asprintf(&out, "%.*s.%d.db", (int)(n - 3), first, i) < 0)
+			return NULL;
+	} else if (asprintf(&out, "%s.%d", first, i) < 0) {
+		return NULL;
+	}
+	return out;
+}
 
 static char *db_for_base(const char *base)
 {
@@ -56,6 +76,7 @@ int cmd_run(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "repeat", required_argument, NULL, 'n' },
 		REPORT_CLI_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -63,7 +84,7 @@ int cmd_run(int argc, char **argv)
 	struct record_options ropt = { 0 };
 	struct report_cli rc = { 0 };
 	char *db = NULL, *recorded = NULL;
-	int c, status, rstatus;
+	int c, status, rstatus, repeat = 1;
 
 	/* '+': stop at the first non-option, the program's name. */
 	while ((c = getopt_long(argc, argv, "+o:fqh", longopts, NULL)) != -1) {
@@ -75,6 +96,17 @@ int cmd_run(int argc, char **argv)
 		case 'f':
 			ropt.force = 1;
 			break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > 1000) {
+				free(db);
+				return usage_error("run", "--repeat takes a number of recordings, 1 to 1000: '%s'",
+						   optarg);
+			}
+			repeat = (int)v;
+			break;
+		}
 		case 'h':
 			fputs(run_usage, stdout);
 			free(db);
@@ -114,6 +146,45 @@ int cmd_run(int argc, char **argv)
 		free(db);
 		return status;
 	}
+	if (repeat > 1 && (nothers || !recorded)) {
+		info("note: --repeat combines recordings of one process; this command recorded %zu: the"
+		     " first recording is reported over its processes", nothers + (recorded ? 1 : 0));
+		repeat = 1;
+	}
+	if (repeat > 1) {
+		char **more = calloc((size_t)repeat - 1, sizeof(*more));
+		if (!more) {
+			rstatus = error("out of memory");
+			goto done;
+		}
+		/* The other recordings, each to its own database; the first status not 0 is the program's. */
+		for (int i = 2; i <= repeat; i++) {
+			struct record_options o = ropt;
+			char *got = NULL;
+			int st;
+
+			if (!(more[i - 2] = db_numbered(recorded, i))) {
+				rstatus = error("out of memory");
+				goto repeat_out;
+			}
+			o.output = more[i - 2];
+			if (record_program(&o, &st, &got, NULL, NULL) < 0) {
+				rstatus = st;
+				goto repeat_out;
+			}
+			free(got);
+			if (!status)
+				status = st;
+		}
+		rc.same = (const char *const *)more;
+		rc.nsame = repeat - 1;
+		rstatus = report_cli_run(&rc, recorded);
+repeat_out:
+		for (int i = 0; i < repeat - 1; i++)
+			free(more[i]);
+		free(more);
+		goto done;
+	}
 	/* Every process the command recorded: the program's own database first, then the others'. */
 	all = calloc(nothers + 1, sizeof(*all));
 	if (!all) {
@@ -137,6 +208,7 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	free(all);
+done:
 	for (size_t i = 0; i < nothers; i++)
 		free(others[i]);
 	free(others);

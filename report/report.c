@@ -16,6 +16,7 @@
 #include "report/attribute/attribute.h"
 #include "report/detect/detect.h"
 #include "report/compare/diff.h"
+#include "report/compare/repeat.h"
 #include "report/findings/findings_store.h"
 #include "report/output/gate.h"
 #include "report/output/html.h"
@@ -67,11 +68,14 @@ static int check_gates(const struct report_options *opt, const struct findings *
 
 /*
  * The summary on descriptor fd (1, or 2 when a report goes to standard
- * output), its database strings escaped for the terminal.  A reader that
+ * output), its database strings escaped for the terminal; then 'more',
+ * when there is some: the results check of --baseline, the combination of
+ * --same-program.  A reader that
  * went away (EPIPE: 'mapprof report DB | head') ends the summary and is no
  * error; any other failure on standard output is one (res->out_err).
  */
-static void print_summary(int fd, const struct analysis *a, int top, struct report_result *res)
+static void print_summary(int fd, const struct analysis *a, int top, const char *more,
+			  struct report_result *res)
 {
 	struct outfile o;
 
@@ -82,6 +86,8 @@ static void print_summary(int fd, const struct analysis *a, int top, struct repo
 		return;
 	}
 	summary_print(o.f, a, top);
+	if (more)
+		fprintf(o.f, "\n%s%s", more, more[strlen(more) - 1] == '\n' ? "" : "\n");
 	if (outfile_commit(&o) == 0) {
 		res->wrote[REPORT_OUT_SUMMARY] = 1;
 	} else if (errno == EPIPE) {
@@ -184,14 +190,8 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	if ((!opt->quiet || opt->json_path || opt->html_path || opt->sarif_path || opt->sarif_out) &&
 	    plans_build(&a, &plans) == 0)
 		a.plans = &plans;
-	if (!opt->quiet) {
-		/* A report on standard output keeps it to itself. */
-		int fd = outfile_is_stdout(opt->json_path) || outfile_is_stdout(opt->html_path) ||
-				 outfile_is_stdout(opt->sarif_path)
-			 ? STDERR_FILENO : STDOUT_FILENO;
-		print_summary(fd, &a, opt->top > 0 ? opt->top : 5, res);
-	}
-	if (opt->json_path || opt->html_path || opt->sarif_path || opt->sarif_out) {
+	if (opt->json_path || opt->html_path || opt->sarif_path || opt->sarif_out || opt->baseline_path ||
+	    opt->nsame) {
 		doc = report_json(&a);
 		if (!doc) {
 			if (err)
@@ -201,6 +201,25 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 		if (opt->baseline_path &&
 		    diff_baseline(doc, opt->baseline_path, opt->db_path, &a, opt->no_source, err) < 0)
 			goto release;
+		if (opt->nsame &&
+		    repeat_add(doc, &a, opt->db_path, opt->same_paths, opt->nsame, err) < 0)
+			goto release;
+	}
+	if (!opt->quiet) {
+		/* A report on standard output keeps it to itself. */
+		int fd = outfile_is_stdout(opt->json_path) || outfile_is_stdout(opt->html_path) ||
+				 outfile_is_stdout(opt->sarif_path)
+			 ? STDERR_FILENO : STDOUT_FILENO;
+		const char *check = json_string_value(
+			json_object_get(json_object_get(json_object_get(doc, "baseline"), "results"), "summary"));
+		char *rep = repeat_text(doc), *more = NULL;
+
+		if (asprintf(&more, "%s%s%s", check ? check : "", check && rep ? "\n\n" : "",
+			     rep ? rep : "") < 0)
+			more = NULL;
+		print_summary(fd, &a, opt->top > 0 ? opt->top : 5, more && *more ? more : NULL, res);
+		free(rep);
+		free(more);
 	}
 	/* Each output whatever became of the one before: the messages say which were written. */
 	if (opt->json_path)

@@ -38,6 +38,8 @@ struct report_options {
 	const struct gate *gates;  /* --fail-on thresholds (report/output/gate.h) */
 	int ngates;
 	const char *baseline_path; /* --baseline DB: a "baseline" diff in the reports (report/compare/diff.h) */
+	const char *const *same_paths; /* --same-program: other recordings of the program (report/compare/repeat.h) */
+	int nsame;
 	unsigned json_oflags;    /* OUTFILE_NOFOLLOW when json_path is the default beside the database */
 	unsigned html_oflags;    /* the same for html_path */
 };

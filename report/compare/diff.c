@@ -16,6 +16,7 @@
 #include "lib/termesc.h"
 #include "report/attribute/attribute.h"
 #include "report/compare/diff.h"
+#include "report/compare/outcome.h"
 #include "report/findings/analysis.h"
 #include "report/attribute/symbolize.h"
 #include "lib/sort.h"
@@ -28,7 +29,7 @@ struct dfinding {
 	int line;                /* of the first key location; 0: unknown */
 	uint64_t occurrences, bytes;
 	int64_t savings_ns;      /* this run's */
-	struct finding_op *ops;  /* sorted by (begin_ns, seq) */
+	struct priced_op *ops;   /* sorted by (begin_ns, seq) */
 	size_t nops;
 	/* Set on the first run of a side by diff_finish(). */
 	int64_t med_savings_ns;
@@ -42,6 +43,7 @@ struct drun {
 	uint64_t bytes, transfers, allocs;
 	struct dfinding *f;
 	size_t nf;
+	struct outcome *outcome;  /* what it computed (outcome.h) */
 };
 
 struct dside {
@@ -59,6 +61,7 @@ struct diff {
 	int finished;
 	struct stat3 predicted;  /* savings of the removed findings, over the before-runs */
 	size_t nremoved, nremaining, nnew;
+	json_t *results;         /* the results check of the first runs (outcome.h) */
 };
 
 struct diff *diff_new(void)
@@ -91,9 +94,11 @@ void diff_free(struct diff *d)
 				dfinding_release(&r->f[j]);
 			free(r->f);
 			free(r->path);
+			outcome_free(r->outcome);
 		}
 		free(d->side[s].runs);
 	}
+	json_decref(d->results);
 	free(d);
 }
 
@@ -224,7 +229,8 @@ int diff_add_analysis(struct diff *d, enum diff_side side, const char *path,
 	r->bytes = a->totals.transfer_bytes;
 	r->transfers = a->totals.transfers;
 	r->allocs = a->totals.allocs;
-	if (!r->path || !(r->f = calloc(a->findings.n ? a->findings.n : 1, sizeof(*r->f))))
+	if (!r->path || !(r->f = calloc(a->findings.n ? a->findings.n : 1, sizeof(*r->f))) ||
+	    !(r->outcome = outcome_of(a)))
 		goto oom;
 	for (size_t i = 0; i < a->findings.n; i++) {
 		r->nf++;
@@ -373,7 +379,7 @@ static void match_pass(struct drun *b, struct drun *a, enum match how)
 
 static int cmp_op(const void *p, const void *q)
 {
-	const struct finding_op *x = p, *y = q;
+	const struct finding_op *x = &((const struct priced_op *)p)->op, *y = &((const struct priced_op *)q)->op;
 	if (x->begin_ns != y->begin_ns)
 		return x->begin_ns < y->begin_ns ? -1 : 1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
@@ -382,13 +388,13 @@ static int cmp_op(const void *p, const void *q)
 /* The union of the operations of the removed findings in before-run r. */
 static int64_t removed_union(const struct drun *first, const struct drun *r, int *oom)
 {
-	struct finding_op *ops = NULL;
+	struct priced_op *ops = NULL;
 	size_t n = 0;
 	int64_t u;
 
 	for (size_t i = 0; i < first->nf; i++) {
 		const struct dfinding *f;
-		struct finding_op *v;
+		struct priced_op *v;
 		if (first->f[i].match || !(f = by_fingerprint(r, first->f[i].fingerprint)) || !f->nops)
 			continue;
 		if (!(v = realloc(ops, (n + f->nops) * sizeof(*v)))) {
@@ -401,7 +407,7 @@ static int64_t removed_union(const struct drun *first, const struct drun *r, int
 	}
 	if (n)
 		sort_array(ops, n, sizeof(*ops), cmp_op);
-	u = ops_union_ns(ops, n);
+	u = priced_ops_ns(ops, n);
 	free(ops);
 	return u;
 }
@@ -455,6 +461,8 @@ int diff_finish(struct diff *d, char **err)
 			oom = 1;
 		free(v);
 	}
+	if (!(d->results = outcome_compare(b->outcome, a->outcome)))
+		oom = 1;
 	for (size_t i = 0; i < b->nf; i++)
 		b->f[i].match ? d->nremaining++ : d->nremoved++;
 	for (size_t i = 0; i < a->nf; i++)
@@ -569,6 +577,9 @@ void diff_print(const struct diff *d, FILE *out)
 	fprintf(out, "%s), %zu after (", d->side[DIFF_BEFORE].n > 1 ? ", ..." : "", d->side[DIFF_AFTER].n);
 	termesc_fputs(a->path, out, 0);
 	fprintf(out, "%s)\n\n", d->side[DIFF_AFTER].n > 1 ? ", ..." : "");
+	/* The first line of the section starts "results:" (scripts grep it). */
+	termesc_fputs(json_string_value(json_object_get(d->results, "summary")), out, 0);
+	fputs("\n\n", out);
 	fprintf(out, "  %-22s %12s %12s %12s%s\n", "median", "before", "after", "saved",
 		d->side[DIFF_BEFORE].n > 1 || d->side[DIFF_AFTER].n > 1 ? "           interval" : "");
 	print_measure(d, out, "run time", M_WALL);
@@ -689,6 +700,7 @@ json_t *diff_json(const struct diff *d)
 	json_object_set_new(pred, "relative_error_wall",
 			    wall.med ? json_real(rounded(rel_error(d->predicted.med, wall.med))) : json_null());
 	json_object_set_new(doc, "predicted", pred);
+	json_object_set_new(doc, "results", json_deep_copy(d->results));
 	return doc;
 }
 

@@ -27,7 +27,7 @@
  * Several runs per side: a side's findings are those of its first run;
  * each one's savings, and the totals, are medians over the side's runs
  * (matched within a side by fingerprint: the same binary).  Predicted
- * savings of the removed findings: the union of their operations' intervals
+ * savings of the removed findings: their operations priced (findings.h, "Savings")
  * in each before-run (an operation in two findings counts once), median
  * over runs.  Measured: median(before) - median(after), of wall time and of
  * transfer + allocation busy time, with the interval [min(before) -

@@ -17,8 +17,12 @@ static void analysis_reset(struct analysis *a)
 {
 	totals_release(&a->totals);
 	findings_release(&a->findings);
+	results_release(&a->results);
+	cost_release(&a->cost);
 	totals_init(&a->totals);
 	findings_init(&a->findings);
+	results_init(&a->results);
+	cost_init(&a->cost, a->host_device);
 }
 
 /* One pass over the stream.  0, -1 (with *err) or EVENTS_RESTART. */
@@ -38,7 +42,8 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 		return -1;
 	}
 	while ((rc = event_stream_next(s, &ev, err)) == 1) {
-		if (totals_feed(&a->totals, &ev) < 0) {
+		if (totals_feed(&a->totals, &ev) < 0 || results_feed(&a->results, &ev, a->host_device) < 0 ||
+		    cost_feed(&a->cost, &ev) < 0) {
 			why = "out of memory";
 			break;
 		}
@@ -69,9 +74,11 @@ int analysis_run(struct db *db, struct analysis *a, char **err)
 	memset(a, 0, sizeof(*a));
 	totals_init(&a->totals);
 	findings_init(&a->findings);
+	results_init(&a->results);
 	if (db_read_run(db, &a->run, err) < 0 || !(a->keys = op_keys_new(db, err)))
 		return -1;
 	a->host_device = a->run.has_host_device ? a->run.host_device : -1;
+	cost_init(&a->cost, a->host_device);
 	rc = analyse_stream(db, a, EVENTS_BY_SEQ, err);
 	if (rc == EVENTS_RESTART) {
 		/* Threads reordered more events than the window holds: let SQLite sort. */
@@ -85,8 +92,9 @@ int analysis_run(struct db *db, struct analysis *a, char **err)
 	a->duration_ns = a->run.duration_ns > 0 ? a->run.duration_ns : 0;
 	if (a->totals.last_end_ns > a->duration_ns)
 		a->duration_ns = a->totals.last_end_ns;
+	cost_finish(&a->cost);
 	ctx = (struct findings_context){ a->run.modules, a->run.nmodules, a->host_device,
-					 a->duration_ns };
+					 a->duration_ns, &a->cost };
 	if (findings_finish(&a->findings, &ctx) < 0) {
 		if (err)
 			*err = strdup("out of memory");
@@ -108,6 +116,8 @@ void analysis_release(struct analysis *a)
 	a->source_root = NULL;
 	totals_release(&a->totals);
 	findings_release(&a->findings);
+	results_release(&a->results);
+	cost_release(&a->cost);
 }
 
 int run_incomplete(const struct run_info *run)

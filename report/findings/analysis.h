@@ -11,7 +11,9 @@
 #include <stdint.h>
 
 #include "db/events.h"
+#include "report/findings/cost.h"
 #include "report/findings/findings.h"
+#include "report/findings/results.h"
 #include "report/findings/totals.h"
 
 struct db;
@@ -26,6 +28,8 @@ struct analysis {
 	struct damaged damaged_kernels;  /* kernel_raw rows left out */
 	struct run_totals totals;
 	struct findings findings;
+	struct cost_model cost;  /* what an operation costs in this run (cost.h) */
+	struct results results;  /* the last content of every host range (results.h) */
 	int host_device;         /* -1 when unknown */
 	int64_t duration_ns;     /* wall time: the collector's, else the events' span */
 	int stored;              /* findings written to the database */

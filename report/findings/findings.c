@@ -157,18 +157,25 @@ static int ops_sorted(const struct finding_op *ops, size_t n)
 	return 1;
 }
 
-/* A running union of intervals arriving in (begin, seq) order, each seq once. */
+/*
+ * A running union of intervals arriving in (begin, seq) order, each seq
+ * once, beside the sums of their durations and of their prices.
+ */
 struct sweep {
 	int started;
 	int64_t last_seq, begin_ns, end_ns, total_ns;
+	int64_t own_ns, priced_ns;
 };
 
-static void sweep_add(struct sweep *s, const struct finding_op *op)
+/* est_ns: the operation's price, -1 for its own time. */
+static void sweep_add(struct sweep *s, const struct finding_op *op, int64_t est_ns)
 {
 	int64_t end = op->end_ns > op->begin_ns ? op->end_ns : op->begin_ns;
 
 	if (s->started && op->seq == s->last_seq)
 		return;   /* the same operation, from another occurrence or finding */
+	s->own_ns = sat_add_i64(s->own_ns, end - op->begin_ns);
+	s->priced_ns = sat_add_i64(s->priced_ns, est_ns >= 0 ? est_ns : end - op->begin_ns);
 	if (!s->started) {
 		s->started = 1;
 		s->begin_ns = op->begin_ns;
@@ -183,9 +190,26 @@ static void sweep_add(struct sweep *s, const struct finding_op *op)
 	s->last_seq = op->seq;
 }
 
-static int64_t sweep_total(const struct sweep *s)
+static int64_t sweep_union(const struct sweep *s)
 {
 	return sat_add_i64(s->total_ns, s->started ? s->end_ns - s->begin_ns : 0);
+}
+
+/* The prices, scaled by the share of the operations' time that did not overlap. */
+static int64_t sweep_total(const struct sweep *s)
+{
+	int64_t u = sweep_union(s);
+	double v;
+
+	if (s->own_ns <= 0 || u >= s->own_ns)
+		return s->priced_ns;
+	v = (double)s->priced_ns * ((double)u / (double)s->own_ns);
+	return v >= (double)INT64_MAX ? INT64_MAX : (int64_t)(v + 0.5);
+}
+
+static int64_t price_of(const struct finding *g, const struct finding_op *op)
+{
+	return op->role < ROLE_COUNT ? g->est_ns[op->role] : -1;
 }
 
 int finding_op_saved(const struct finding *g, const struct finding_op *op)
@@ -194,12 +218,12 @@ int finding_op_saved(const struct finding *g, const struct finding_op *op)
 		 op->role == ROLE_SEND);
 }
 
-size_t finding_saved_ops(const struct finding *g, struct finding_op *out)
+size_t finding_saved_ops(const struct finding *g, struct priced_op *out)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < g->nops; i++)
 		if (finding_op_saved(g, &g->ops[i]))
-			out[k++] = g->ops[i];
+			out[k++] = (struct priced_op){ g->ops[i], price_of(g, &g->ops[i]) };
 	return k;
 }
 
@@ -209,7 +233,7 @@ static int64_t finding_union_ns(const struct finding *g)
 	struct sweep s = { 0 };
 	for (size_t i = 0; i < g->nops; i++)
 		if (finding_op_saved(g, &g->ops[i]))
-			sweep_add(&s, &g->ops[i]);
+			sweep_add(&s, &g->ops[i], price_of(g, &g->ops[i]));
 	return sweep_total(&s);
 }
 
@@ -217,7 +241,15 @@ int64_t ops_union_ns(const struct finding_op *ops, size_t n)
 {
 	struct sweep s = { 0 };
 	for (size_t i = 0; i < n; i++)
-		sweep_add(&s, &ops[i]);
+		sweep_add(&s, &ops[i], -1);
+	return sweep_union(&s);
+}
+
+int64_t priced_ops_ns(const struct priced_op *ops, size_t n)
+{
+	struct sweep s = { 0 };
+	for (size_t i = 0; i < n; i++)
+		sweep_add(&s, &ops[i].op, ops[i].est_ns);
 	return sweep_total(&s);
 }
 
@@ -264,7 +296,7 @@ static int64_t merge_union(struct cursor *h, size_t n)
 		/* A send kept by the fix is skipped here, not deduplicated: the
 		 * same operation still counts where another finding removes it. */
 		if (finding_op_saved(h[0].f, &h[0].f->ops[h[0].pos]))
-			sweep_add(&s, &h[0].f->ops[h[0].pos]);
+			sweep_add(&s, &h[0].f->ops[h[0].pos], price_of(h[0].f, &h[0].f->ops[h[0].pos]));
 		if (++h[0].pos == h[0].f->nops)
 			h[0] = h[--n];
 		sift_down(h, n, 0);
@@ -403,6 +435,30 @@ static int disambiguate(struct findings *f)
 	return 0;
 }
 
+/* The price of one operation of each role of 'g' (-1: its own time). */
+static void price(struct finding *g, const struct cost_model *cost)
+{
+	for (int r = 0; r < ROLE_COUNT; r++) {
+		enum cost_class cls;
+		g->est_ns[r] = -1;
+		if (!cost)
+			continue;
+		switch (r) {
+		case ROLE_ALLOC: cls = COST_ALLOC; break;
+		case ROLE_DELETE: cls = COST_DELETE; break;
+		case ROLE_RETURN:   /* B -> A: devices {A, B} */
+			cls = cost_transfer_class(cost, g->devices[1], g->devices[0]);
+			break;
+		default:            /* a transfer or a send: devices[0] -> devices[1] */
+			if (g->ndevices < 2)
+				continue;
+			cls = cost_transfer_class(cost, g->devices[0], g->devices[1]);
+			break;
+		}
+		g->est_ns[r] = cost_estimate_ns(cost, cls, g->data_bytes);
+	}
+}
+
 int findings_finish(struct findings *f, const struct findings_context *ctx)
 {
 	int64_t duration = ctx->duration_ns > 0 ? ctx->duration_ns : 0;
@@ -417,6 +473,7 @@ int findings_finish(struct findings *f, const struct findings_context *ctx)
 		struct kind_summary *k = &f->kinds[g->kind];
 
 		g->id = (int)i + 1;
+		price(g, ctx->cost);
 		if (!ops_sorted(g->ops, g->nops))
 			sort_array(g->ops, g->nops, sizeof(g->ops[0]), cmp_op);
 		g->savings_ns = finding_union_ns(g);

@@ -9,12 +9,18 @@
  * occurrence_fn the detectors call; findings_finish() orders the findings,
  * numbers them, fingerprints them and computes the savings.
  *
- * Savings: a finding saves the union of the intervals of its operations.
- * The total counts each operation once even when it is in several findings
- * (a transfer can be a duplicate and the leg of a round trip), takes the
- * union where operations overlap in time (threads, nowait), and never
- * exceeds the run's duration.  Predicted speedup = duration / (duration -
- * savings).
+ * Savings: a finding saves what its operations cost, each priced by what
+ * an operation of its class and size costs in this run (report/findings/cost.h:
+ * a median over the run's own operations, so that one slow transfer does
+ * not make the prediction of one recording differ from the next), times
+ * the share of their own times that does not overlap (the union of their
+ * intervals over the sum of their durations: 1 when they ran one after
+ * another, less where threads or nowait overlapped them).  Without a cost
+ * model an operation is priced at its own time, and the savings are the
+ * union of the intervals.  The total counts each operation once even when
+ * it is in several findings (a transfer can be a duplicate and the leg of
+ * a round trip) and never exceeds the run's duration.  Predicted speedup =
+ * duration / (duration - savings).
  *
  * Fingerprints identify a finding across runs: a 64-bit FNV-1a, in hex, of
  * the kind, flavour, module-relative locations ("prog+0x1234"), the host data
@@ -31,6 +37,7 @@
 #include "db/events.h"
 #include "lib/hmap.h"
 #include "report/detect/occurrence.h"
+#include "report/findings/cost.h"
 
 #define FINDING_MAX_LOCATIONS 8
 
@@ -61,6 +68,7 @@ struct finding {
 	int norigins;                 /* duplicates: where the content came first */
 	uint64_t origins[FINDING_MAX_LOCATIONS];
 	int64_t first_seq;            /* smallest seq of its operations */
+	int64_t est_ns[ROLE_COUNT];   /* the price of one operation of each role; -1: its own time */
 	/* The operations that would disappear; sorted by (begin_ns, seq) after finish. */
 	struct finding_op *ops;
 	size_t nops, ops_cap;
@@ -94,6 +102,7 @@ struct findings_context {
 	size_t nmodules;
 	int host_device;
 	int64_t duration_ns;          /* wall time of the run */
+	const struct cost_model *cost;  /* after cost_finish(); NULL: each operation's own time */
 };
 
 /* Order, number, fingerprint, compute savings.  0, or -1 when out of memory. */
@@ -108,6 +117,19 @@ const char *module_locate(const struct run_module *modules, size_t n, uint64_t a
 
 /* Union of the intervals of these operations, sorted by (begin_ns, seq). */
 int64_t ops_union_ns(const struct finding_op *ops, size_t n);
+
+/* An operation with its price (struct finding's est_ns; -1: its own time). */
+struct priced_op {
+	struct finding_op op;
+	int64_t est_ns;
+};
+
+/*
+ * What these operations, sorted by (begin_ns, seq), save: their prices
+ * times the share of their time that does not overlap (the header's
+ * "Savings"); each operation once.
+ */
+int64_t priced_ops_ns(const struct priced_op *ops, size_t n);
 
 /*
  * Union of the intervals of the operations that fixing the findings
@@ -128,8 +150,8 @@ int finding_op_saved(const struct finding *g, const struct finding_op *op);
 
 /*
  * Copy into 'out' (room for g->nops) the operations of 'g' that
- * finding_op_saved() counts, in order; returns how many.
+ * finding_op_saved() counts, in order, with their prices; returns how many.
  */
-size_t finding_saved_ops(const struct finding *g, struct finding_op *out);
+size_t finding_saved_ops(const struct finding *g, struct priced_op *out);
 
 #endif

@@ -13,6 +13,12 @@
     $('baseline-name').textContent = dbs.length ? basename(dbs[0]) + (dbs.length > 1 ? ' (+' + (dbs.length - 1) + ')' : '') : 'the baseline';
     var removed = arr(B.removed).filter(isObj), remaining = arr(B.remaining).filter(isObj), added = arr(B['new']).filter(isObj);
 
+    var R = obj(B.results), rl = $('baseline-results');
+    if (rl) {
+      rl.textContent = str(R.summary || 'results: not checked');
+      rl.className = 'baseline-results results-' + str(R.status || 'none');
+    }
+
     var dl = clear($('baseline-kpis'));
     function kpi(label, value, note) {
       add(dl, add(h('div', 'kpi'), h('div', 'k', label), h('div', 'v', value), note ? h('div', 'muted', note) : null));

@@ -197,6 +197,12 @@
     var stats = h('dl', 'd-stats');
     function stat(k, val) { add(stats, add(h('div'), h('dt', null, k), h('dd', null, val))); }
     stat('Est. saving', fmtDur(r.savings));
+    var rf = isObj(D.repeat) ? arr(D.repeat.findings).filter(function (x) { return isObj(x) && x.fingerprint === r.f.fingerprint; })[0] : null;
+    if (rf) {
+      var rsv = obj(rf.savings_ns);
+      stat('Median of ' + num(D.repeat.runs), fmtDur(num(rsv.median)) + ' (' + fmtDur(num(rsv.min)) + ' .. ' + fmtDur(num(rsv.max)) +
+        (num(rf.runs) < num(D.repeat.runs) ? ', in ' + num(rf.runs) : '') + ')');
+    }
     stat('Occurrences', fmtInt(r.occ));
     stat('Bytes', fmtBytes(r.bytes));
     stat('Devices', devicesOf(r).map(function (x) { return x === hostDevice ? 'host' : String(x); }).join(', ') || '\u2014');

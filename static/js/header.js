@@ -81,5 +81,13 @@
     if (!sp && runNs && savings < runNs) sp = runNs / (runNs - savings);
     card('Predicted speedup', sp ? sp.toFixed(sp < 10 ? 2 : 1) + '\u00d7' : '\u2014',
       'if every finding is fixed', 'hero');
+    /* 'mapprof report --same-program' / 'run --repeat N': the median over the recordings. */
+    var R = D.repeat;
+    if (isObj(R)) {
+      var rs = obj(R.savings_ns), rp = obj(R.predicted_speedup);
+      card('Over ' + num(R.runs) + ' recordings', fmtDur(num(rs.median)),
+        fmtDur(num(rs.min)) + ' .. ' + fmtDur(num(rs.max)) + ' \u00b7 spread \u00b1' + num(rs.spread_pct).toFixed(1) + '%' +
+        (has(rp.median) ? ' \u00b7 speedup ' + num(rp.median).toFixed(2) + '\u00d7 (' + num(rp.min).toFixed(2) + ' .. ' + num(rp.max).toFixed(2) + ')' : ''));
+    }
   }
 

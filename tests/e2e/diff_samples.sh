@@ -76,6 +76,9 @@ while IFS='|' read -r name kinds vars remaining; do
 		"$name: remaining findings matched neither exact nor loose"
 	assert_eq "$(jq '(.removed | length) + (.remaining | length)' "$d")" "$(jq '.before.findings' "$d")" \
 		"$name: every finding before is removed or remains"
+	# The fix kept what the program computed (report/compare/outcome.h).
+	echo "$name: $(jq -r '.results.summary' "$d")"
+	assert_eq "$(jq -r '.results.status' "$d")" identical "$name: the results check"
 	echo "$name: $(jq -r '"removed \(.removed | length) (\([.removed[].kind] | unique | join(", "))), remaining \(.remaining | length)\(if (.remaining | length) > 0 then " (\([.remaining[].match] | group_by(.) | map("\(length) \(.[0])") | join(", ")))" else "" end), new \(.new | length)"' "$d")"
 
 	# The other way round: the fix undone, its findings come back as new.
@@ -98,6 +101,10 @@ for name in $no_findings; do
 		fail "$name: diff: $(cat err.out)"
 	assert_eq "$(jq -r '[.before.findings, .after.findings, (.removed | length), (.remaining | length), (.new | length)] | join(",")' "$name.json")" \
 		"0,0,0,0,0" "$name: findings before, after, removed, remaining, new"
+	case $(jq -r '.results.status' "$name.json") in
+	identical | not_comparable) ;;
+	*) fail "$name: the same program twice: $(jq -r '.results.summary' "$name.json")" ;;
+	esac
 	echo "$name: no findings, removed 0, remaining 0, new 0"
 done
 echo "ok samples without findings: nothing removed, remaining or new"

@@ -56,7 +56,7 @@ static struct run_module prog(uint64_t base)
 
 static void finish(struct findings *f, const struct run_module *m, int64_t duration)
 {
-	struct findings_context ctx = { m, m ? 1 : 0, HOST, duration };
+	struct findings_context ctx = { m, m ? 1 : 0, HOST, duration, NULL };
 	CHECK_INT(findings_finish(f, &ctx), 0);
 }
 

@@ -1,0 +1,69 @@
+/*
+ * cost.h - what an operation of a given size costs in this run: the
+ * noise-robust estimate behind every predicted saving.
+ *
+ * On host offload (and on a GPU less so) one transfer's time varies with
+ * page faults, the first touch of fresh memory, the scheduler: summing the
+ * very operations a fix removes gives a prediction that moves by tens of
+ * percent from one recording of a program to the next.  So the savings are
+ * priced instead from the run's own operations of that kind and size: per
+ * class (to a device, from a device, device to device, allocation, delete)
+ * and power-of-two size bucket, the typical time per byte of the transfers,
+ * the typical time of the allocations and deletes: the 10 % trimmed mean
+ * (without the slowest and the fastest tenth; the median under 5
+ * operations), which ignores the few slow operations that make one
+ * recording differ from the next; a bucket with one operation prices it at
+ * its own time.
+ *
+ * Fed every event of the stream by analysis_run(); memory: one float per
+ * data operation until cost_finish().
+ */
+#ifndef MAPPROF_REPORT_COST_H
+#define MAPPROF_REPORT_COST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/events.h"
+
+enum cost_class {
+	COST_TO_DEVICE,      /* host -> device */
+	COST_FROM_DEVICE,    /* device -> host */
+	COST_DEVICE_DEVICE,
+	COST_ALLOC,
+	COST_DELETE,
+	COST_CLASS_COUNT
+};
+
+#define COST_BUCKETS 65      /* bytes 0, then one per power of two */
+
+struct cost_bucket {
+	float *v;            /* samples: ns per byte (transfers), ns (others) */
+	size_t n, cap;
+	double median;       /* after cost_finish(): the 10 % trimmed mean (cost.c) */
+};
+
+struct cost_model {
+	int host_device;
+	struct cost_bucket b[COST_CLASS_COUNT][COST_BUCKETS];
+};
+
+void cost_init(struct cost_model *c, int host_device);
+void cost_release(struct cost_model *c);
+
+/* Account one event (others than data operations are ignored).  0, or -1 when out of memory. */
+int cost_feed(struct cost_model *c, const struct event *ev);
+
+/* The medians; frees the samples. */
+void cost_finish(struct cost_model *c);
+
+/* The class of a transfer between these devices (the host: c->host_device). */
+enum cost_class cost_transfer_class(const struct cost_model *c, int src_device, int dest_device);
+
+/*
+ * What an operation of this class and size costs in this run (after
+ * cost_finish()): ns, rounded; -1 when the run had no such operation.
+ */
+int64_t cost_estimate_ns(const struct cost_model *c, enum cost_class cls, uint64_t bytes);
+
+#endif

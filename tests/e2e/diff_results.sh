@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# diff_results.sh - the results check of 'mapprof diff' and 'report
+# --baseline' (report/compare/outcome.h): a program recorded twice gives
+# "results: identical"; a variant whose output array differs names that
+# array and the line of its last return; a variant that exits 1 says
+# "exit status 0 -> 1"; a fix that turns map(tofrom:) of an array the
+# kernel only reads into map(to:) keeps the results; a program from which
+# nothing comes back cannot be compared.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mapprof=$MAPPROF_BUILD/mapprof
+command -v jq >/dev/null || skip "jq is missing (apt-get install jq)"
+dir=$(tmpdir)
+cd "$dir"
+
+cat >prog.c <<'C'
+#include <stdio.h>
+#define N 4096
+static double in[N], out[N];
+int main(void)
+{
+	double sum = 0;
+	for (int i = 0; i < N; i++)
+		in[i] = i;
+	for (int k = 0; k < 3; k++) {
+#ifdef TO_ONLY
+#pragma omp target map(to: in) map(from: out)
+#else
+#pragma omp target map(tofrom: in) map(from: out)
+#endif
+		for (int i = 0; i < N; i++)
+#ifdef WRONG
+			out[i] = 2 * in[i] + k + (i == 7);
+#else
+			out[i] = 2 * in[i] + k;
+#endif
+	}
+#pragma omp target map(to: out) map(tofrom: sum)
+	for (int i = 0; i < N; i++)
+		sum += out[i] > 100 ? 1 : 0;
+	printf("sum %g\n", sum);
+#ifdef FAIL
+	return 1;
+#else
+	return 0;
+#endif
+}
+C
+cat >none.c <<'C'
+#define N 1024
+static double in[N];
+int main(void)
+{
+#pragma omp target map(to: in)
+	for (int i = 0; i < N; i++)
+		in[i] += 1;
+	return 0;
+}
+C
+ompcc -g -O1 prog.c -o prog || fail "cannot build prog"
+ompcc -g -O1 -DWRONG prog.c -o wrong || fail "cannot build wrong"
+ompcc -g -O1 -DFAIL prog.c -o failing || fail "cannot build failing"
+ompcc -g -O1 -DTO_ONLY prog.c -o to_only || fail "cannot build to_only"
+ompcc -g -O1 none.c -o none || fail "cannot build none"
+for p in prog wrong failing to_only none; do
+	rc=0
+	"$mapprof" record -o "$p.db" -- "./$p" >/dev/null 2>rec.err || rc=$?
+	[ "$p" = failing ] && [ $rc -eq 1 ] && continue
+	[ $rc -eq 0 ] || fail "record $p: $(cat rec.err)"
+done
+"$mapprof" record -o prog2.db -- ./prog >/dev/null 2>rec.err || fail "record prog again: $(cat rec.err)"
+
+# results_line OUT: the line of the summary that starts "results:"
+results_line() { grep '^results:' "$1" || fail "no 'results:' line in: $(cat "$1")"; }
+
+"$mapprof" diff --json same.json prog.db prog2.db >same.out 2>err.out || fail "diff: $(cat err.out)"
+assert_eq "$(results_line same.out)" \
+	"results: identical (3 variables' final contents match, exit status 0 both)" "same program"
+assert_eq "$(jq -r '.results.status' same.json)" identical "json status"
+assert_eq "$(jq -r '.results.compared' same.json)" 3 "json compared"
+echo "ok the same program twice: results identical"
+
+"$mapprof" diff --json wrong.json prog.db wrong.db >wrong.out 2>err.out || fail "diff: $(cat err.out)"
+line=$(results_line wrong.out)
+case $line in
+"results: DIFFER: 'out"*"prog.c:"*"final content differs"*) ;;
+*) fail "the variant's changed array is not named: $line" ;;
+esac
+assert_eq "$(jq -r '.results.status' wrong.json)" differ "json status of the variant"
+assert_eq "$(jq -r '[.results.differences[] | .variable + ":" + .what] | join(",")' wrong.json)" \
+	"out:content" "json differences"
+want_line=$(grep -n '^#pragma omp target map(tofrom: in) map(from: out)' prog.c | cut -d: -f1)
+assert_eq "$(jq -r '.results.differences[0].line' wrong.json)" "$want_line" "line of the last return"
+echo "ok a variant whose output differs: '$line'"
+
+"$mapprof" diff --json fail.json prog.db failing.db >fail.out 2>err.out || fail "diff: $(cat err.out)"
+assert_eq "$(results_line fail.out)" "results: DIFFER: exit status 0 -> 1" "exit status"
+assert_eq "$(jq -c '.results.exit_status | [.before, .after]' fail.json)" "[0,1]" "json exit status"
+echo "ok an exit status that changed"
+
+"$mapprof" diff --json to.json prog.db to_only.db >to.out 2>err.out || fail "diff: $(cat err.out)"
+assert_eq "$(results_line to.out)" \
+	"results: identical (3 variables' final contents match, exit status 0 both)" "tofrom -> to"
+echo "ok map(tofrom:) -> map(to:) of an array the kernel only reads: identical"
+
+"$mapprof" diff none.db none.db >none.out 2>err.out || fail "diff: $(cat err.out)"
+case $(results_line none.out) in
+"results: not comparable: no data came back"*) ;;
+*) fail "nothing returned: $(results_line none.out)" ;;
+esac
+echo "ok nothing comes back: not comparable"
+
+"$mapprof" report --baseline prog.db --json rep.json -q wrong.db >/dev/null 2>err.out ||
+	fail "report --baseline: $(cat err.out)"
+assert_eq "$(jq -r '.baseline.results.status' rep.json)" differ "report --baseline's results"
+case $(jq -r '.baseline.results.summary' rep.json) in
+"results: DIFFER: 'out"*) ;;
+*) fail "report --baseline summary: $(jq -r '.baseline.results.summary' rep.json)" ;;
+esac
+"$mapprof" report --baseline prog.db wrong.db >rep.out 2>err.out || fail "report --baseline: $(cat err.out)"
+grep -q "^results: DIFFER: 'out'" rep.out || fail "report --baseline's summary has no results line: $(cat rep.out)"
+"$mapprof" report --baseline prog.db --html rep.html wrong.db >/dev/null 2>err.out || fail "html: $(cat err.out)"
+grep -q 'id="baseline-results"' rep.html || fail "report.html has no results line"
+echo "ok report --baseline carries the results check (JSON, terminal, page)"

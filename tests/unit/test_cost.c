@@ -1,0 +1,141 @@
+/*
+ * test_cost.c - the noise-robust price of an operation (report/findings/cost.h)
+ * and the savings priced with it (report/findings/findings.h, "Savings"): a
+ * recording whose transfers include a few slow ones (page faults, a busy
+ * machine) predicts the same savings as one without them.
+ */
+#include "tests/unit/check.h"
+#include "report/findings/cost.h"
+#include "report/findings/findings.h"
+
+#define HOST 4
+#define MIB (1u << 20)
+
+static struct event xfer(int64_t seq, enum ev_kind kind, uint64_t bytes, int64_t b, int64_t dur)
+{
+	struct event ev = { 0 };
+	ev.seq = seq;
+	ev.kind = kind;
+	ev.src_device = kind == EV_TO_DEVICE ? HOST : 0;
+	ev.dest_device = kind == EV_TO_DEVICE ? 0 : HOST;
+	ev.bytes = bytes;
+	ev.begin_ns = b;
+	ev.end_ns = b + dur;
+	return ev;
+}
+
+/*
+ * 20 sends of 1 MiB, 1000 ns each, one after another; the last 'slow' of
+ * the 4th, 8th... 20th take 50 times as long.  A duplicate finding holds
+ * the last 10 sends (the 11th to the 20th), so its own times hold the slow
+ * 20th, 16th and 12th.  Returns the finding's savings.
+ */
+static int64_t savings_with(int slow, int model, int64_t *price)
+{
+	struct cost_model c;
+	struct findings f;
+	struct findings_context ctx = { NULL, 0, HOST, 1000000000, NULL };
+	struct occurrence o = { 0 };
+	int64_t t = 0, s;
+
+	cost_init(&c, HOST);
+	findings_init(&f);
+	o.kind = FINDING_DUPLICATE_TRANSFER;
+	o.flavour = FLAVOUR_SAME_DATA;
+	o.nops = 1;
+	o.ndevices = 2;
+	o.devices[0] = HOST;
+	o.devices[1] = 0;
+	o.data_addr = 0x9000;
+	o.data_bytes = o.bytes = MIB;
+	for (int i = 0; i < 20; i++) {
+		int64_t dur = i % 4 == 3 && i >= 20 - 4 * slow ? 50000 : 1000;
+		struct event ev = xfer(i + 1, EV_TO_DEVICE, MIB, t, dur);
+		CHECK_INT(cost_feed(&c, &ev), 0);
+		if (i >= 10) {
+			o.ops[0] = (struct op_ref){ ev.seq, ev.begin_ns, ev.end_ns, 0x401000, ROLE_TRANSFER };
+			CHECK_INT(findings_add(&f, &o), 0);
+		}
+		t += dur + 10;
+	}
+	cost_finish(&c);
+	*price = cost_estimate_ns(&c, COST_TO_DEVICE, MIB);
+	if (model)
+		ctx.cost = &c;
+	CHECK_INT(findings_finish(&f, &ctx), 0);
+	CHECK_INT(f.n, 1);
+	s = f.v[0].savings_ns;
+	CHECK_INT(f.savings_ns, s);
+	findings_release(&f);
+	cost_release(&c);
+	return s;
+}
+
+static void test_outliers_change_nothing(void)
+{
+	int64_t p0, p1, p2, p5;
+	int64_t s0 = savings_with(0, 1, &p0), s1 = savings_with(1, 1, &p1), s2 = savings_with(2, 1, &p2);
+
+	CHECK_INT(p0, 1000);
+	CHECK_INT(p1, 1000);   /* 1 and 2 slow of 20: the slowest tenth, trimmed */
+	CHECK_INT(p2, 1000);
+	CHECK_INT(s0, 10000);  /* 10 sends at the run's price */
+	CHECK_INT(s1, s0);
+	CHECK_INT(s2, s0);
+	/* Each operation's own time: the slow ones among the finding's count. */
+	CHECK(savings_with(2, 0, &p2) > s0);
+	/* More than a tenth slow are a population of their own, and count. */
+	CHECK(savings_with(5, 1, &p5) > s0);
+	CHECK(p5 > 1000);
+}
+
+static void test_buckets(void)
+{
+	struct cost_model c;
+	struct event e[] = {
+		xfer(1, EV_TO_DEVICE, 4096, 0, 400),        /* 0.1 ns a byte */
+		xfer(2, EV_TO_DEVICE, 6000, 500, 600),
+		xfer(3, EV_FROM_DEVICE, 4096, 1200, 4096),  /* 1 ns a byte: another class */
+		xfer(4, EV_TO_DEVICE, 64, 6000, 300),       /* another bucket */
+	};
+	struct event al = { 0 };
+
+	cost_init(&c, HOST);
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++)
+		CHECK_INT(cost_feed(&c, &e[i]), 0);
+	al.kind = EV_ALLOC;
+	al.bytes = 4096;
+	al.begin_ns = 7000;
+	al.end_ns = 7250;
+	CHECK_INT(cost_feed(&c, &al), 0);
+	cost_finish(&c);
+	CHECK_INT(cost_estimate_ns(&c, COST_TO_DEVICE, 4096), 405);   /* 4096 x the median of 0.0977 and 0.1 ns/B */
+	CHECK_INT(cost_estimate_ns(&c, COST_FROM_DEVICE, 8000), 8000);
+	CHECK_INT(cost_estimate_ns(&c, COST_TO_DEVICE, 64), 300);
+	CHECK_INT(cost_estimate_ns(&c, COST_ALLOC, 5000), 250);       /* not per byte */
+	CHECK_INT(cost_estimate_ns(&c, COST_DELETE, 4096), -1);       /* none recorded */
+	CHECK_INT(cost_estimate_ns(&c, COST_TO_DEVICE, 1 << 20), -1);
+	cost_release(&c);
+}
+
+/* Operations that overlap (threads, nowait) save their prices times the share that did not. */
+static void test_overlap(void)
+{
+	struct priced_op ops[] = {
+		{ { 1, 0, 100, 0, ROLE_TRANSFER }, 300 },
+		{ { 2, 0, 100, 0, ROLE_TRANSFER }, 300 },   /* fully overlapped */
+		{ { 3, 200, 300, 0, ROLE_TRANSFER }, -1 },  /* its own time */
+	};
+	/* union 200 of 300 own: (300 + 300 + 100) * 2/3 */
+	CHECK_INT(priced_ops_ns(ops, 3), 467);
+	CHECK_INT(priced_ops_ns(ops, 1), 300);
+	CHECK_INT(priced_ops_ns(ops, 0), 0);
+}
+
+int main(void)
+{
+	RUN(test_outliers_change_nothing);
+	RUN(test_buckets);
+	RUN(test_overlap);
+	return check_done();
+}
