@@ -351,6 +351,14 @@ json_t *merge_json(const struct merge *m)
 		json_array_append_new(fs, o);
 	}
 	free(v);
+	/*
+	 * The format and version of every report.json (report/output/json.h's
+	 * REPORT_JSON_FORMAT and _VERSION, which compare/ may not include):
+	 * docs/report-json.schema.json covers both shapes, and
+	 * tests/e2e/report_json_schema.sh validates both.
+	 */
+	json_object_set_new(doc, "format", json_string("mapprof-report"));
+	json_object_set_new(doc, "version", json_integer(1));
 	json_object_set_new(doc, "processes", procs);
 	json_object_set_new(doc, "merged_findings", fs);
 	return doc;
