@@ -89,3 +89,24 @@ for r in 0 1 2 3; do
 done
 echo "ok mpirun -n $NP mapprof record -o run.%r.db: $(cd inside && for r in 0 1 2 3; do
 	printf 'rank %s: %s; ' "$r" "$(db_counts "run.$r.db")"; done)"
+
+# The README's CI example over an MPI job, as written: the SARIF log merged
+# over the ranks and --fail-on judged rank by rank (issue #26 item 3).
+cd inside
+ci=$(awk '/<!-- mpi-ci: tests/ { on = 1; next } /<!-- mpi-ci: end/ { on = 0 } on && /^mapprof report/' \
+	"$MAPPROF_SRC/README.md")
+[ -n "$ci" ] || fail "no CI line between the mpi-ci markers of README.md"
+set +e
+PATH=$(dirname "$mapprof"):$PATH bash -c "$ci" >ci.out 2>ci.err
+rc=$?
+set -e
+[ -s mapprof.sarif ] || fail "the README's MPI CI line wrote no SARIF log: $(cat ci.err)"
+n=$(jq '.runs[0].results | length' mapprof.sarif)
+found=$(jq -r '[.runs[0].results[].properties.processes[]] | unique | join(",")' mapprof.sarif)
+if [ "$n" -gt 0 ]; then
+	assert_eq "$rc" 1 "exit status of the README's MPI CI line over ranks with findings"
+	case $found in *"rank "*) ;; *) fail "SARIF results do not name their ranks: $found" ;; esac
+else
+	assert_eq "$rc" 0 "exit status of the README's MPI CI line over ranks without findings"
+fi
+echo "ok the README's MPI CI line: $n results, exit $rc, processes $found"
