@@ -146,8 +146,15 @@ struct outcome *outcome_of(const struct analysis *a)
 
 		v->other = -1;
 		v->returned = x->returned;
-		v->has_hash = x->returned ? x->ret_has_hash : x->last_has_hash;
-		v->hash = x->returned ? x->ret_hash : x->last_hash;
+		/*
+		 * The final content: that of the range's last transfer either way.
+		 * A send after the last return shows what the host held then (it
+		 * changed the data and pushed it: a plan that turns the 'exit data
+		 * map(from:)' after it into 'delete' keeps that content, and the
+		 * return before it is no longer the last word).
+		 */
+		v->has_hash = x->last_has_hash;
+		v->hash = x->last_hash;
 		/* An address is no name: it moves between runs. */
 		if (origin && strcmp(origin, "address"))
 			v->name = dup_str(json_object_get(var, "name"));
