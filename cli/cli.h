@@ -60,5 +60,11 @@ char *shell_quoted(const char *path);
 
 /* Directory holding the running mapprof binary (malloc'ed), or NULL. */
 char *exe_dir(void);
+/*
+ * Print a command's help on standard output, flushed: 0, or EXIT_ERROR with
+ * the write's own error said ('--help > /dev/full'); a reader that went away
+ * (EPIPE) is no error.
+ */
+int help_out(const char *text);
 
 #endif

@@ -64,7 +64,7 @@ int cmd_diff(int argc, char **argv)
 		case 'j': json = optarg; break;
 		case 'S': no_source = 1; break;
 		case 'q': quiet = 1; break;
-		case 'h': fputs(diff_usage, stdout); return 0;
+		case 'h': return help_out(diff_usage);
 		default:
 			return usage_error("diff", "unknown option '%s'", argv[optind - 1]);
 		}

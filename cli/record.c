@@ -635,8 +635,7 @@ int cmd_record(int argc, char **argv)
 			opt.max_spool = optarg;
 			break;
 		case 'h':
-			fputs(record_usage, stdout);
-			return 0;
+			return help_out(record_usage);
 		default:
 			return usage_error("record", "bad option");
 		}

@@ -262,8 +262,7 @@ int cmd_recover(int argc, char **argv)
 			force = 1;
 			break;
 		case 'h':
-			fputs(recover_usage, stdout);
-			return 0;
+			return help_out(recover_usage);
 		default:
 			return usage_error("recover", "bad option");
 		}

@@ -199,8 +199,7 @@ int cmd_report(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			fputs(report_usage, stdout);
-			return 0;
+			return help_out(report_usage);
 		}
 		if (c == 'B') {
 			rc.baseline = optarg;

@@ -108,9 +108,8 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 		case 'h':
-			fputs(run_usage, stdout);
 			free(db);
-			return 0;
+			return help_out(run_usage);
 		default:
 			if ((c = report_parse_option(c, optarg, &rc)) < 0) {
 				free(db);

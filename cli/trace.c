@@ -55,9 +55,8 @@ int cmd_trace(int argc, char **argv)
 			out = strdup(optarg);
 			break;
 		case 'h':
-			fputs(trace_usage, stdout);
 			free(out);
-			return 0;
+			return help_out(trace_usage);
 		default:
 			free(out);
 			return usage_error("trace", "bad option");

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -155,4 +156,14 @@ char *replace_target(const char *path)
 	    (real = realpath(path, NULL)))
 		return real;
 	return strdup(path);
+}
+
+int help_out(const char *text)
+{
+	errno = 0;
+	if ((fputs(text, stdout) != EOF && fflush(stdout) == 0) || errno == EPIPE)
+		return 0;
+	error("cannot write to standard output: %s", errno ? strerror(errno) : "write error");
+	clearerr(stdout);  /* said once, not again at exit */
+	return EXIT_ERROR;
 }
