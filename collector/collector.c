@@ -435,6 +435,8 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
 		buffer_commit(t);
 	}
 	t->target_id = 0;
+	/* The next construct on this thread says its own (a call not sent to us would inherit it). */
+	t->call_nowait = 0;
 }
 
 static void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
