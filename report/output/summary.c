@@ -228,6 +228,20 @@ static void print_incomplete(FILE *out, const struct run_info *r)
 	termesc_fputs(detail, out, 0);
 }
 
+/*
+ * Kernels ran and nothing was copied or allocated: "no inefficient mapping"
+ * would suggest the mapping was checked and found good, when there was none
+ * to check.
+ */
+static void print_moved_nothing(FILE *out, const struct run_totals *t)
+{
+	fprintf(out, "\nno data was mapped: %" PRIu64 " kernel%s ran, but the map clauses copied and"
+		" allocated nothing (the device used host memory in place: unified shared memory,"
+		" as '#pragma omp requires unified_shared_memory' asks, an APU or a zero-copy"
+		" runtime), so data mapping findings do not apply to this run.\n",
+		t->kernels, t->kernels == 1 ? "" : "s");
+}
+
 void summary_print(FILE *out, const struct analysis *a, int top)
 {
 	const struct findings *f = &a->findings;
@@ -270,6 +284,10 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 		termesc_fputs(a->run.status_detail ? a->run.status_detail
 			      : a->run.status ? a->run.status : "no reason was recorded", out, 0);
 		fputs(").\n", out);
+		return;
+	}
+	if (!f->n && totals_moved_nothing(&a->totals)) {
+		print_moved_nothing(out, &a->totals);
 		return;
 	}
 	if (!f->n) {
