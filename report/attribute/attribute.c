@@ -353,6 +353,74 @@ static int name_struct_entry(struct update *u, uint64_t codeptr, int map_index, 
 }
 
 /*
+ * Host data moved by omp_target_memcpy (no map entry names it): named after
+ * the call, with the arguments as the source line wrote them,
+ * "omp_target_memcpy(d <- h)", when every unnamed operation on it comes
+ * from one such call; from several calls, the argument they share (the
+ * host variable, "h": it is the source of one and the destination of
+ * another).  A symbol's name (a global) stays as it is.  0, or -1 when out
+ * of memory.
+ */
+static int name_api_transfer(struct update *u, const struct op_key_row *keys, size_t nkeys,
+			     int64_t host, struct variable *v)
+{
+	char *common[2] = { NULL, NULL }, *name = NULL;
+	int calls = 0, rc = 0, ok = 1;
+
+	if (!u->snippets || !u->w || v->origin == ORIGIN_SYMBOL)
+		return 0;
+	for (size_t i = 0; i < nkeys && ok && rc == 0; i++) {
+		struct location loc;
+		char *path = NULL, *text = NULL, *dst = NULL, *src = NULL;
+		int changed = 0, got = 0;
+
+		if (keys[i].host_addr != host || keys[i].map_index >= 0 || !keys[i].codeptr)
+			continue;
+		if (symbolize_code(u->s, (uint64_t)keys[i].codeptr, &loc) < 0)
+			return -1;
+		if (loc.line > 0 && loc.file)
+			path = source_file(u, loc.file, loc.comp_dir, &rc, &changed);
+		if (path && !changed && (text = snippet_directive(path, loc.line)))
+			got = snippet_memcpy_args(text, &dst, &src);
+		if (got < 0)
+			rc = -1;
+		else if (!got)
+			ok = 0;   /* some other call moves it: no one name */
+		else if (!calls++) {
+			common[0] = dst;
+			common[1] = src;
+			dst = src = NULL;
+		} else {
+			/* keep only the arguments this call shares */
+			for (int k = 0; k < 2; k++)
+				if (common[k] && strcmp(common[k], dst) && strcmp(common[k], src)) {
+					free(common[k]);
+					common[k] = NULL;
+				}
+		}
+		free(dst);
+		free(src);
+		free(text);
+		free(path);
+		location_release(&loc);
+	}
+	if (rc == 0 && ok && calls == 1 &&
+	    asprintf(&name, "omp_target_memcpy(%s <- %s)", common[0], common[1]) < 0) {
+		name = NULL;
+		rc = -1;
+	} else if (rc == 0 && ok && calls > 1 && (common[0] || common[1]) &&
+		 !(name = strdup(common[0] ? common[0] : common[1])))
+		rc = -1;
+	if (name) {
+		free(v->name);
+		v->name = name;
+	}
+	free(common[0]);
+	free(common[1]);
+	return rc;
+}
+
+/*
  * clang's map names expand macros ("f[0:64 * 64]"): spell the name as the
  * directive at 'codeptr' does ("f[0:NX*NY]"), when the source file is the
  * one recorded and readable here (snippet_map_spelling), so that the
@@ -445,7 +513,9 @@ static int store_variables(struct update *u, const struct op_key_row *keys, size
 		int r;
 		if (i && hosts[i] == hosts[i - 1])
 			continue;
-		if (symbolize_variable(u->s, 0, -1, (uint64_t)hosts[i], &v) < 0) {
+		if (symbolize_variable(u->s, 0, -1, (uint64_t)hosts[i], &v) < 0 ||
+		    name_api_transfer(u, keys, nkeys, hosts[i], &v) < 0) {
+			variable_release(&v);
 			oom(u->err);
 			goto out;
 		}

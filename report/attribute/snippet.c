@@ -259,3 +259,61 @@ char *snippet_map_spelling(const char *directive, const char *name)
 	}
 	return found;
 }
+
+/* The argument at 'p' (after '(' or ','): up to ',' or ')' outside brackets, blanks trimmed. */
+static const char *call_arg(const char *p, const char **end)
+{
+	int depth = 0;
+	const char *e;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (e = p; *e; e++) {
+		if (*e == '[' || *e == '(')
+			depth++;
+		else if ((*e == ']' || *e == ')') && depth > 0)
+			depth--;
+		else if (depth == 0 && (*e == ',' || *e == ')'))
+			break;
+	}
+	*end = e;
+	return p;
+}
+
+int snippet_memcpy_args(const char *text, char **dst, char **src)
+{
+	static const char fn[] = "omp_target_memcpy";
+	const char *p = text, *a, *ae, *b, *be;
+
+	*dst = *src = NULL;
+	while (p && (p = strstr(p, fn))) {
+		const char *q = p + sizeof(fn) - 1;
+		if ((p > text && ident_char(p[-1])) || ident_char(*q)) {
+			p = q;   /* omp_target_memcpy_rect, _async: other arguments */
+			continue;
+		}
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q != '(')
+			return 0;
+		a = call_arg(q + 1, &ae);
+		if (*ae != ',')
+			return 0;
+		b = call_arg(ae + 1, &be);
+		if (*be != ',')
+			return 0;
+		while (ae > a && (ae[-1] == ' ' || ae[-1] == '\t'))
+			ae--;
+		while (be > b && (be[-1] == ' ' || be[-1] == '\t'))
+			be--;
+		if (ae == a || be == b)
+			return 0;
+		if (!(*dst = strndup(a, (size_t)(ae - a))) || !(*src = strndup(b, (size_t)(be - b)))) {
+			free(*dst);
+			*dst = NULL;
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}

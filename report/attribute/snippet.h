@@ -59,4 +59,12 @@ char *snippet_directive(const char *path, int line);
  */
 char *snippet_map_spelling(const char *directive, const char *name);
 
+/*
+ * The destination and source arguments of the omp_target_memcpy call on the
+ * source line 'text', as written ("d", "h" of 'omp_target_memcpy(d, h, n,
+ * 0, 0, dev, host)'), malloc'ed into *dst and *src: 1; 0 when the line has
+ * no such call; -1 when out of memory.
+ */
+int snippet_memcpy_args(const char *text, char **dst, char **src);
+
 #endif
