@@ -229,6 +229,33 @@ static void print_incomplete(FILE *out, const struct run_info *r)
 }
 
 /*
+ * The kinds' rows add up to more than the total: one operation can be in
+ * several occurrences (a transfer both a duplicate and a round trip's leg;
+ * a round trip's bytes are both legs'), and the total counts each
+ * operation once.  Said, so that the sums do not look like a mistake.
+ */
+static void print_overlap_note(FILE *out, const struct analysis *a)
+{
+	const struct findings *f = &a->findings;
+	int64_t savings = 0;
+	uint64_t bytes = 0;
+	char t[32], b[32];
+
+	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
+		savings += f->kinds[k].savings_ns;
+		if (k != FINDING_REPEATED_ALLOC && k != FINDING_UNUSED_ALLOC)
+			bytes += f->kinds[k].bytes;
+	}
+	if (savings <= f->savings_ns && bytes <= a->totals.transfer_bytes)
+		return;
+	fprintf(out, "  (the rows overlap: one operation can be in several findings, a transfer both a"
+		" duplicate and a leg of a round trip, whose bytes count both legs; so the savings add"
+		" up to %s and the transfer bytes to %s, against %s moved in all: the total counts"
+		" each operation once)\n", format_ns(t, sizeof(t), savings),
+		format_bytes(b, sizeof(b), bytes), format_bytes((char[32]){ 0 }, 32, a->totals.transfer_bytes));
+}
+
+/*
  * Kernels ran and nothing was copied or allocated: "no inefficient mapping"
  * would suggest the mapping was checked and found good, when there was none
  * to check.
@@ -278,6 +305,7 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 		else
 			fprintf(out, "all of the run is data mapping that could go\n");
 	}
+	print_overlap_note(out, a);
 	if (!f->n && incomplete) {
 		fputs("\nno inefficient data mapping found in what was recorded (the recording is"
 		      " incomplete: ", out);
