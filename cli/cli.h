@@ -58,6 +58,12 @@ char *replace_target(const char *path);
  */
 char *shell_quoted(const char *path);
 
+/*
+ * Create the missing directories above the file 'path' ('run -o
+ * results/app' into a results/ not made yet).  0, or EXIT_ERROR (said why).
+ */
+int make_parent_dirs(const char *path);
+
 /* Directory holding the running mapprof binary (malloc'ed), or NULL. */
 char *exe_dir(void);
 /*

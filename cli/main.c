@@ -37,7 +37,7 @@ static void usage(FILE *f)
 		   "                                     SARIF for code review; exit 1 over 5%% savings\n"
 		   "  mapprof trace run.db -o trace.json timeline for ui.perfetto.dev\n"
 		   "  mapprof diff before.db after.db    findings a fix removed, predicted vs measured\n"
-		   "\n'mapprof <command> --help' describes a command.\n");
+		   "\n'mapprof <command> --help' (or 'mapprof help <command>') describes a command.\n");
 }
 
 static void on_sigpipe(int sig)
@@ -88,6 +88,15 @@ static int run_main(int argc, char **argv)
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		/* 'mapprof help report' is 'mapprof report --help' */
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			if (!strcmp(argv[2], cmds[i].name)) {
+				char *args[] = { argv[2], "--help", NULL };
+				return cmds[i].fn(2, args);
+			}
+		return usage_error("", "unknown command '%s'", argv[2]);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);

@@ -571,7 +571,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	free(no_start);
 	/* Held until the spool is expanded and gone: 'mapprof recover' must leave it alone. */
 	unlock_live(lock_fd);
-	record_procs_finish(procs, others_out, nothers);
+	record_procs_finish(procs, !main_dropped && rc_finish >= 0, others_out, nothers);
 	/* Only now: until every process of the command is done, the pipe tells them record is alive. */
 	drain_close(drain);
 	unlock_live(dir_lock_fd);

@@ -862,7 +862,7 @@ static int expand_all(struct record_procs *rp, const struct spool_file *only, in
 	return failed ? -1 : 0;
 }
 
-int record_procs_finish(struct record_procs *rp, char ***written, size_t *nwritten)
+int record_procs_finish(struct record_procs *rp, int main_kept, char ***written, size_t *nwritten)
 {
 	int recorded, rc;
 
@@ -874,8 +874,10 @@ int record_procs_finish(struct record_procs *rp, char ***written, size_t *nwritt
 		return 0;
 	reap(rp);
 	rc = expand_all(rp, NULL, &recorded);
+	/* "more" only beside the program's own database: an mpirun's ranks are all there is. */
 	if (recorded)
-		info("recorded %d more process%s, one database each", recorded, recorded > 1 ? "es" : "");
+		info("recorded %d %sprocess%s, one database each", recorded, main_kept ? "more " : "",
+		     recorded > 1 ? "es" : "");
 	if (written) {
 		*written = rp->written;
 		*nwritten = rp->nwritten;

@@ -44,11 +44,12 @@ int record_procs_main(struct record_procs *rp, struct db *db, char **path, pid_t
  * After that: wait a while for the command's other processes, expand every
  * other process's spool into its database, say which databases were
  * written, remove the spool directory.  Frees rp.  Returns how many other
- * processes were recorded, or -1 when one could not be (said why).  When
+ * processes were recorded, or -1 when one could not be (said why);
+ * 'main_kept': the program's own database was kept (they are "more").  When
  * 'written' is not NULL, *written (malloc'ed, *nwritten paths) are their
  * databases.
  */
-int record_procs_finish(struct record_procs *rp, char ***written, size_t *nwritten);
+int record_procs_finish(struct record_procs *rp, int main_kept, char ***written, size_t *nwritten);
 
 /*
  * 'mapprof recover DIR': the spools a killed 'record' left in its spool

@@ -16,7 +16,7 @@
 
 static const char report_usage[] =
 	"usage: mapprof report [--json PATH|-] [--html PATH|-] [--no-json] [--no-html]\n"
-	"                      [--no-source] [--check] [-q] [--sarif PATH|-]\n"
+	"                      [--no-source] [--top N] [--check] [-q] [--sarif PATH|-]\n"
 	"                      [--source-root DIR] [--fail-on KIND[:THRESHOLD]]...\n"
 	"                      [--baseline BEFORE.db] [--same-program] DB [DB...]\n"
 	"\n"
@@ -44,14 +44,15 @@ static const char report_usage[] =
 	"  --source-root DIR\n"
 	"                  show source paths relative to DIR (default: the common\n"
 	"                  directory of the files the findings name); report.json\n"
-	"                  keeps the full path in 'file' and adds 'path'\n"
+	"                  keeps the full path in 'file' and adds 'path'; the SARIF\n"
+	"                  log's file URIs are relative to DIR too (your checkout;\n"
+	"                  without it they are absolute file:// URIs)\n"
 	"  --top N         list N directives and N findings in the summary (default 5)\n"
 	"  --check         run SQLite's PRAGMA quick_check on DB first\n"
 	"  -q, --quiet     print no summary\n"
 	"  --sarif PATH    write the findings as a SARIF 2.1.0 log for code review\n"
 	"                  (GitHub code scanning; docs/sarif.md); '-': standard output\n"
-	"  --source-root DIR  SARIF file URIs relative to DIR (your checkout); without\n"
-	"                  it they are absolute file:// URIs\n"
+
 	"  --fail-on KIND[:THRESHOLD]  exit 1 when the findings are over it; KIND: any,\n"
 	"                  savings or a pattern (round_trip, ...); THRESHOLD: N (more\n"
 	"                  than N occurrences), P% or a time like 10ms (predicted\n"
@@ -89,13 +90,34 @@ static const char report_usage[] =
 	"recorded and say so.  A reader that stops reading the summary (| head) is no\n"
 	"error: the reports are still written.\n";
 
+/*
+ * An unfinished database: 'record' is still writing it, or was killed, and
+ * then the spool it left beside the database holds the events 'recover'
+ * expands (no need to record the program again).
+ */
+static void problem_hint_unfinished(const char *db_path)
+{
+	char *spool = NULL, *quoted = NULL;
+	struct stat st;
+
+	if (asprintf(&spool, "%s-spool", db_path) >= 0 && stat(spool, &st) == 0 &&
+	    (quoted = shell_quoted(spool)))
+		hint("wait for 'mapprof record' to end; if it was killed, 'mapprof recover %s' makes"
+		     " the database from the events it kept", quoted);
+	else
+		hint("wait for 'mapprof record' to end; if it was killed it left no spool beside the"
+		     " database for 'mapprof recover': record the program again");
+	free(quoted);
+	free(spool);
+}
+
 /* What a user can do about each refused database. */
 static void problem_hint(enum db_problem problem, const char *db_path)
 {
 	switch (problem) {
 	case DB_EMPTY:
 	case DB_UNFINISHED:
-		hint("wait for 'mapprof record' to end; if it was killed, record the program again");
+		problem_hint_unfinished(db_path);
 		break;
 	case DB_NOT_MAPPROF:
 		hint("was it written by 'mapprof record'?");
@@ -161,7 +183,7 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 		if (res.incomplete) {
 			/* The summary says why; this line is for scripts and -q. */
 			info("warning: the recording is incomplete: the report covers what was recorded"
-			     " (exit status %d)", EXIT_INCOMPLETE);
+			     " (exit status %d)", report_cli_exit_shown(rc, EXIT_INCOMPLETE));
 			status = EXIT_INCOMPLETE;
 		}
 		if (res.tripped) {

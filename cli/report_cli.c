@@ -16,6 +16,11 @@
 #include "report/output/gate.h"
 #include "report/report.h"
 
+int report_cli_exit_shown(const struct report_cli *rc, int status)
+{
+	return rc->program_status ? rc->program_status : status;
+}
+
 char *report_beside(const char *db_path, const char *name)
 {
 	char *copy = strdup(db_path), *out = NULL;
@@ -42,9 +47,16 @@ int report_parse_option(int c, const char *arg, struct report_cli *rc)
 	case 'N':
 		rc->no_html = 1;
 		return 0;
-	case 't':
-		rc->top = atoi(arg);
-		return rc->top > 0 ? 0 : -1;
+	case 't': {
+		char *end;
+		long top = strtol(arg, &end, 10);
+		if (end == arg || *end || top <= 0 || top > 1000000) {
+			error("--top '%s': not a count of lines (a whole number, 1 or more)", arg);
+			return REPORT_CLI_REPORTED;
+		}
+		rc->top = (int)top;
+		return 0;
+	}
 	case 'q':
 		rc->quiet = 1;
 		return 0;
@@ -59,7 +71,11 @@ int report_parse_option(int c, const char *arg, struct report_cli *rc)
 		return 0;
 	case 'R':
 		rc->source_root = arg;
-		return *arg ? 0 : -1;
+		if (!*arg) {
+			error("--source-root '': no directory given");
+			return REPORT_CLI_REPORTED;
+		}
+		return 0;
 	case 'F': {
 		const char *why = NULL;
 		if (rc->ngates == REPORT_CLI_MAX_GATES) {

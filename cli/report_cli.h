@@ -21,7 +21,11 @@ struct report_cli {
 	const char *baseline;      /* --baseline DB ('report' only) */
 	const char *const *same;   /* --same-program: the other recordings ('report', 'run --repeat') */
 	int nsame;
+	int program_status;        /* 'run': the program's exit status, which wins over the report's */
 };
+
+/* The exit status a report's closing line names: the program's ('run') when not 0, else 'status'. */
+int report_cli_exit_shown(const struct report_cli *rc, int status);
 
 /* The getopt_long entries (short codes: j H J N t q; S for --no-source, C for --check;
  * F for --fail-on, R for --source-root, s for --sarif). */

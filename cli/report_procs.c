@@ -146,7 +146,7 @@ int report_cli_run_many(const struct report_cli *rc, char **dbs, int n)
 	bad = report_cli_said_outputs(&all, json, html, rc->sarif) < 0;
 	if (incomplete) {
 		info("warning: %d of the recordings are incomplete: the report covers what was recorded"
-		     " (exit status %d)", incomplete, EXIT_INCOMPLETE);
+		     " (exit status %d)", incomplete, report_cli_exit_shown(rc, EXIT_INCOMPLETE));
 		status = EXIT_INCOMPLETE;
 	}
 	if (tripped) {

@@ -23,7 +23,8 @@ static const char run_usage[] =
 	"\n"
 	"  -o, --output BASE   the database: BASE if it ends in '.db', else BASE.mapprof.db\n"
 	"                      (default: PROGRAM's name + .mapprof.db in the current\n"
-	"                      directory); the reports go to the same directory\n"
+	"                      directory); the reports go to the same directory, made\n"
+	"                      when it does not exist\n"
 	"  -f, --force         overwrite the database if it exists (a regular file only)\n"
 	"  --repeat N          record the program N times (BASE.mapprof.db, then\n"
 	"                      BASE.mapprof.2.db ... BASE.mapprof.N.db) and report them\n"
@@ -129,7 +130,10 @@ int cmd_run(int argc, char **argv)
 		free(db);
 		return error("out of memory");
 	}
-	rstatus = report_cli_check(&rc, recorded);
+	/* 'run -o results/app': the directory is made, as for the reports beside the database. */
+	rstatus = db ? make_parent_dirs(db) : 0;
+	if (!rstatus)
+		rstatus = report_cli_check(&rc, recorded);
 	free(recorded);
 	recorded = NULL;
 	if (rstatus) {
@@ -176,6 +180,7 @@ int cmd_run(int argc, char **argv)
 				status = st;
 		}
 		rc.same = (const char *const *)more;
+		rc.program_status = status;
 		rc.nsame = repeat - 1;
 		rstatus = report_cli_run(&rc, recorded);
 repeat_out:
@@ -184,6 +189,7 @@ repeat_out:
 		free(more);
 		goto done;
 	}
+	rc.program_status = status;
 	/* Every process the command recorded: the program's own database first, then the others'. */
 	all = calloc(nothers + 1, sizeof(*all));
 	if (!all) {

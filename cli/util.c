@@ -2,6 +2,7 @@
  * util.c - messages and small helpers shared by the subcommands.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -166,4 +167,32 @@ int help_out(const char *text)
 	error("cannot write to standard output: %s", errno ? strerror(errno) : "write error");
 	clearerr(stdout);  /* said once, not again at exit */
 	return EXIT_ERROR;
+}
+
+int make_parent_dirs(const char *path)
+{
+	char *copy = strdup(path), *dir;
+	int rc = 0;
+
+	if (!copy)
+		return error("out of memory");
+	dir = dirname(copy);
+	if (strcmp(dir, ".") && strcmp(dir, "/") && access(dir, F_OK) != 0) {
+		/* Each missing level, top down. */
+		for (char *p = dir + 1; ; p++) {
+			if (*p && *p != '/')
+				continue;
+			char c = *p;
+			*p = 0;
+			if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+				rc = error("cannot create the directory '%s': %s", dir, strerror(errno));
+				break;
+			}
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	free(copy);
+	return rc;
 }

@@ -2,6 +2,7 @@
  * attribute.c - symbolizer and snippets in, rows of the attribution tables out.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +315,142 @@ static int store_variable(struct update *u, const struct variable *v, int64_t co
 }
 
 /*
+ * A struct mapped with members ('map(tofrom: s) map(tofrom: s.v[0:N])')
+ * gets from clang an entry for the whole struct with no name
+ * (";unknown;unknown;0;0;;"), followed by its members' entries, named.
+ * Name that entry after the variable the next named entry starts with
+ * ("s"), so that the struct's own transfers are not shown as an address.
+ * Entries without names at all (no -g) stay unnamed.  0, or -1 when out of
+ * memory.
+ */
+static int name_struct_entry(struct update *u, uint64_t codeptr, int map_index, struct variable *v)
+{
+	struct variable m;
+	size_t n = 0;
+	char *name;
+
+	if (map_index < 0)
+		return 0;
+	if (symbolize_variable(u->s, codeptr, map_index + 1, 0, &m) < 0)
+		return -1;
+	if (m.origin == ORIGIN_IDENT && m.name)
+		while (isalnum((unsigned char)m.name[n]) || m.name[n] == '_')
+			n++;
+	/* Only a member (s.v..., s->v..., s itself) tells which struct. */
+	if (!n || (m.name[n] && m.name[n] != '.' && strncmp(m.name + n, "->", 2))) {
+		variable_release(&m);
+		return 0;
+	}
+	if (!(name = strndup(m.name, n))) {
+		variable_release(&m);
+		return -1;
+	}
+	variable_release(v);
+	*v = m;
+	free(v->name);
+	v->name = name;
+	return 0;
+}
+
+/*
+ * Host data moved by omp_target_memcpy (no map entry names it): named after
+ * the call, with the arguments as the source line wrote them,
+ * "omp_target_memcpy(d <- h)", when every unnamed operation on it comes
+ * from one such call; from several calls, the argument they share (the
+ * host variable, "h": it is the source of one and the destination of
+ * another).  A symbol's name (a global) stays as it is.  0, or -1 when out
+ * of memory.
+ */
+static int name_api_transfer(struct update *u, const struct op_key_row *keys, size_t nkeys,
+			     int64_t host, struct variable *v)
+{
+	char *common[2] = { NULL, NULL }, *name = NULL;
+	int calls = 0, rc = 0, ok = 1;
+
+	if (!u->snippets || !u->w || v->origin == ORIGIN_SYMBOL)
+		return 0;
+	for (size_t i = 0; i < nkeys && ok && rc == 0; i++) {
+		struct location loc;
+		char *path = NULL, *text = NULL, *dst = NULL, *src = NULL;
+		int changed = 0, got = 0;
+
+		if (keys[i].host_addr != host || keys[i].map_index >= 0 || !keys[i].codeptr)
+			continue;
+		if (symbolize_code(u->s, (uint64_t)keys[i].codeptr, &loc) < 0)
+			return -1;
+		if (loc.line > 0 && loc.file)
+			path = source_file(u, loc.file, loc.comp_dir, &rc, &changed);
+		if (path && !changed && (text = snippet_directive(path, loc.line)))
+			got = snippet_memcpy_args(text, &dst, &src);
+		if (got < 0)
+			rc = -1;
+		else if (!got)
+			ok = 0;   /* some other call moves it: no one name */
+		else if (!calls++) {
+			common[0] = dst;
+			common[1] = src;
+			dst = src = NULL;
+		} else {
+			/* keep only the arguments this call shares */
+			for (int k = 0; k < 2; k++)
+				if (common[k] && strcmp(common[k], dst) && strcmp(common[k], src)) {
+					free(common[k]);
+					common[k] = NULL;
+				}
+		}
+		free(dst);
+		free(src);
+		free(text);
+		free(path);
+		location_release(&loc);
+	}
+	if (rc == 0 && ok && calls == 1 &&
+	    asprintf(&name, "omp_target_memcpy(%s <- %s)", common[0], common[1]) < 0) {
+		name = NULL;
+		rc = -1;
+	} else if (rc == 0 && ok && calls > 1 && (common[0] || common[1]) &&
+		 !(name = strdup(common[0] ? common[0] : common[1])))
+		rc = -1;
+	if (name) {
+		free(v->name);
+		v->name = name;
+	}
+	free(common[0]);
+	free(common[1]);
+	return rc;
+}
+
+/*
+ * clang's map names expand macros ("f[0:64 * 64]"): spell the name as the
+ * directive at 'codeptr' does ("f[0:NX*NY]"), when the source file is the
+ * one recorded and readable here (snippet_map_spelling), so that the
+ * clauses a plan suggests read as the user's own.  0, or -1 when out of
+ * memory.
+ */
+static int respell(struct update *u, uint64_t codeptr, struct variable *v)
+{
+	struct location loc;
+	char *path = NULL, *text = NULL, *spelled = NULL;
+	int rc = 0, changed = 0;
+
+	if (!u->snippets || !u->w || !v->name)
+		return 0;
+	if (symbolize_code(u->s, codeptr, &loc) < 0)
+		return oom(u->err);
+	if (loc.line > 0 && loc.file)
+		path = source_file(u, loc.file, loc.comp_dir, &rc, &changed);
+	if (path && !changed && (text = snippet_directive(path, loc.line)) &&
+	    (spelled = snippet_map_spelling(text, v->name))) {
+		free(v->name);
+		v->name = spelled;
+	}
+	free(text);
+	free(path);
+	location_release(&loc);
+	return rc;
+}
+
+/*
  * Name the map entries that have a source record, then the host addresses
  * of the operations whose entry has none: one variable row per key, in key
  * order, for data_op_sources to pick per operation.
@@ -346,6 +483,16 @@ static int store_variables(struct update *u, const struct op_key_row *keys, size
 			oom(u->err);
 			goto out;
 		}
+		if (v.origin != ORIGIN_IDENT &&
+		    name_struct_entry(u, (uint64_t)pairs[2 * i], (int)pairs[2 * i + 1], &v) < 0) {
+			variable_release(&v);
+			oom(u->err);
+			goto out;
+		}
+		if (v.origin == ORIGIN_IDENT && (r = respell(u, (uint64_t)pairs[2 * i], &v)) < 0) {
+			variable_release(&v);
+			goto out;
+		}
 		if (v.origin == ORIGIN_IDENT) {
 			r = store_variable(u, &v, pairs[2 * i], (int)pairs[2 * i + 1], 0);
 			if (r == 0 && !hmap_put(&named, (const uint64_t *)&pairs[2 * i], NULL))
@@ -366,7 +513,9 @@ static int store_variables(struct update *u, const struct op_key_row *keys, size
 		int r;
 		if (i && hosts[i] == hosts[i - 1])
 			continue;
-		if (symbolize_variable(u->s, 0, -1, (uint64_t)hosts[i], &v) < 0) {
+		if (symbolize_variable(u->s, 0, -1, (uint64_t)hosts[i], &v) < 0 ||
+		    name_api_transfer(u, keys, nkeys, hosts[i], &v) < 0) {
+			variable_release(&v);
 			oom(u->err);
 			goto out;
 		}

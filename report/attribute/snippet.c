@@ -151,3 +151,169 @@ int snippet_hash(const char *path, int64_t *bytes, char hash[17])
 	*bytes = total;
 	return 0;
 }
+
+char *snippet_directive(const char *path, int line)
+{
+	int first;
+	char *text = snippet_read(path, line, 8, &first), *p, *out, *o;
+
+	if (!text)
+		return NULL;
+	/* Skip to 'line', then join it and its continuation lines. */
+	p = text;
+	for (int k = first; k < line && p; k++)
+		if ((p = strchr(p, '\n')))
+			p++;
+	if (!p || !(out = malloc(strlen(p) + 1))) {
+		free(text);
+		return NULL;
+	}
+	o = out;
+	for (;;) {
+		char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		int more = n > 0 && p[n - 1] == '\\';
+		memcpy(o, p, more ? n - 1 : n);
+		o += more ? n - 1 : n;
+		if (!more || !nl)
+			break;
+		*o++ = ' ';
+		p = nl + 1;
+	}
+	*o = '\0';
+	free(text);
+	return out;
+}
+
+static int ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* 's' up to its first '[' (the variable and its members), blanks dropped, into out. */
+static void spelling_path(const char *s, size_t n, char *out, size_t size)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n && s[i] != '[' && k + 1 < size; i++)
+		if (s[i] != ' ' && s[i] != '\t')
+			out[k++] = s[i];
+	out[k] = '\0';
+}
+
+static size_t count_char(const char *s, size_t n, char c)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += s[i] == c;
+	return k;
+}
+
+char *snippet_map_spelling(const char *directive, const char *name)
+{
+	char want[256], got[256], *found = NULL;
+	size_t base = 0, nname;
+	int ambiguous = 0;
+
+	if (!directive || !name)
+		return NULL;
+	nname = strlen(name);
+	while (ident_char(name[base]))
+		base++;
+	/* A plain variable is spelled as recorded; only sections and members differ. */
+	if (!base || base == nname || nname >= sizeof(want))
+		return NULL;
+	spelling_path(name, nname, want, sizeof(want));
+	for (const char *p = directive; *p; p++) {
+		const char *e;
+		int depth = 0;
+		size_t n;
+		if (strncmp(p, name, base) || ident_char(p[base]) || (p > directive && ident_char(p[-1])))
+			continue;
+		/* The list item: up to ',' or ')' outside brackets and parentheses. */
+		for (e = p; *e; e++) {
+			if (*e == '[' || *e == '(')
+				depth++;
+			else if ((*e == ']' || *e == ')') && depth > 0)
+				depth--;
+			else if (depth == 0 && (*e == ',' || *e == ')'))
+				break;
+		}
+		n = (size_t)(e - p);
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if (n && n < sizeof(got)) {
+			spelling_path(p, n, got, sizeof(got));
+			if (!strcmp(got, want) && count_char(p, n, '[') == count_char(name, nname, '[')) {
+				if (!found)
+					found = strndup(p, n);
+				else if (strlen(found) != n || strncmp(found, p, n))
+					ambiguous = 1;   /* two sections of one variable: which is which? */
+			}
+		}
+		if (n)
+			p += n - 1;
+	}
+	if (ambiguous) {
+		free(found);
+		return NULL;
+	}
+	return found;
+}
+
+/* The argument at 'p' (after '(' or ','): up to ',' or ')' outside brackets, blanks trimmed. */
+static const char *call_arg(const char *p, const char **end)
+{
+	int depth = 0;
+	const char *e;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (e = p; *e; e++) {
+		if (*e == '[' || *e == '(')
+			depth++;
+		else if ((*e == ']' || *e == ')') && depth > 0)
+			depth--;
+		else if (depth == 0 && (*e == ',' || *e == ')'))
+			break;
+	}
+	*end = e;
+	return p;
+}
+
+int snippet_memcpy_args(const char *text, char **dst, char **src)
+{
+	static const char fn[] = "omp_target_memcpy";
+	const char *p = text, *a, *ae, *b, *be;
+
+	*dst = *src = NULL;
+	while (p && (p = strstr(p, fn))) {
+		const char *q = p + sizeof(fn) - 1;
+		if ((p > text && ident_char(p[-1])) || ident_char(*q)) {
+			p = q;   /* omp_target_memcpy_rect, _async: other arguments */
+			continue;
+		}
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q != '(')
+			return 0;
+		a = call_arg(q + 1, &ae);
+		if (*ae != ',')
+			return 0;
+		b = call_arg(ae + 1, &be);
+		if (*be != ',')
+			return 0;
+		while (ae > a && (ae[-1] == ' ' || ae[-1] == '\t'))
+			ae--;
+		while (be > b && (be[-1] == ' ' || be[-1] == '\t'))
+			be--;
+		if (ae == a || be == b)
+			return 0;
+		if (!(*dst = strndup(a, (size_t)(ae - a))) || !(*src = strndup(b, (size_t)(be - b)))) {
+			free(*dst);
+			*dst = NULL;
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}

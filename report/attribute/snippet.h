@@ -42,4 +42,29 @@ char *snippet_read(const char *path, int line, int context, int *first_line);
  */
 int snippet_hash(const char *path, int64_t *bytes, char hash[17]);
 
+/*
+ * The directive at 'line' of the file at 'path', its continuation lines
+ * ('\\' at the end) joined by blanks; malloc'ed, NULL when it cannot be
+ * read (as snippet_read).
+ */
+char *snippet_directive(const char *path, int line);
+
+/*
+ * How the source spells the map list item clang recorded as 'name' (its
+ * macros expanded: "f[0:64 * 64]" for the source's "f[0:NX*NY]") on the
+ * directive text 'directive': the one item there with the same variable
+ * and members ("s.v" of "s.v[0:N]", blanks aside) and as many sections.
+ * malloc'ed; NULL when 'name' is a plain variable, no item or two
+ * different ones match (a variable mapped in two parts), or out of memory.
+ */
+char *snippet_map_spelling(const char *directive, const char *name);
+
+/*
+ * The destination and source arguments of the omp_target_memcpy call on the
+ * source line 'text', as written ("d", "h" of 'omp_target_memcpy(d, h, n,
+ * 0, 0, dev, host)'), malloc'ed into *dst and *src: 1; 0 when the line has
+ * no such call; -1 when out of memory.
+ */
+int snippet_memcpy_args(const char *text, char **dst, char **src);
+
 #endif

@@ -19,6 +19,7 @@
 #include "report/compare/merge.h"
 #include "lib/sort.h"
 #include "lib/termesc.h"
+#include "lib/units.h"
 
 struct mproc {
 	char *path;
@@ -269,6 +270,7 @@ void merge_summary(const struct merge *m, FILE *out, int top)
 		struct mfinding *f = v[i];
 		long *who = malloc(f->nwho * sizeof(*who));
 		size_t n = 0;
+		char t[32];
 		fprintf(out, "  %zu. ", i + 1);
 		kind_words(out, f->kind);
 		if (f->variable) {
@@ -299,7 +301,8 @@ void merge_summary(const struct merge *m, FILE *out, int top)
 			fprintf(out, "%llu occurrences (%llu to %llu per process)",
 				(unsigned long long)f->occurrences, (unsigned long long)f->occ_min,
 				(unsigned long long)f->occ_max);
-		fprintf(out, ", %.3f ms to save\n", (double)f->savings_ns / 1e6);
+		/* The units the one-process summary uses (lib/units.h): "225.00 us", "1.20 s". */
+		fprintf(out, ", %s to save\n", format_ns(t, sizeof(t), f->savings_ns));
 	}
 	free(v);
 }

@@ -407,14 +407,25 @@ static int cmp_finding(const void *a, const void *b)
 	return (x->flavour > y->flavour) - (x->flavour < y->flavour);
 }
 
+/*
+ * Same material: what tells such findings apart is their data (buffers
+ * swapped between iterations), so they are told apart in the order of its
+ * host address, which follows the order of the buffers' allocation, rather
+ * than in report order, which a fix elsewhere (an occurrence fewer) can
+ * change; the id decides only among findings of the same data.
+ */
 static int cmp_fingerprint(const void *a, const void *b)
 {
 	const struct finding *const *x = a, *const *y = b;
 	int c = strcmp((*x)->fingerprint, (*y)->fingerprint);
-	return c ? c : ((*x)->id > (*y)->id) - ((*x)->id < (*y)->id);
+	if (c)
+		return c;
+	if ((*x)->data_addr != (*y)->data_addr)
+		return (*x)->data_addr < (*y)->data_addr ? -1 : 1;
+	return ((*x)->id > (*y)->id) - ((*x)->id < (*y)->id);
 }
 
-/* Same material twice in one run: suffix "-2", "-3"... in id order. */
+/* Same material twice in one run: suffix "-2", "-3"... in data address order (cmp_fingerprint). */
 static int disambiguate(struct findings *f)
 {
 	struct finding **by = malloc((f->n ? f->n : 1) * sizeof(*by));

@@ -26,7 +26,8 @@
  * the kind, flavour, module-relative locations ("prog+0x1234"), the host data
  * (module-relative when it is a global, else only its size: heap and stack
  * addresses change between runs) and the devices (the host as "host").  Two
- * findings of one run with the same material get "-2", "-3"... in id order.
+ * findings of one run with the same material get "-2", "-3"... in the order
+ * of their data's host address (which buffer), not in report order.
  */
 #ifndef MAPPROF_REPORT_FINDINGS_H
 #define MAPPROF_REPORT_FINDINGS_H

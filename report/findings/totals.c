@@ -127,3 +127,13 @@ void totals_finish(struct run_totals *t)
 	if (t->ndevices)
 		sort_array(t->devices, t->ndevices, sizeof(t->devices[0]), cmp_device);
 }
+
+int totals_moved_nothing(const struct run_totals *t)
+{
+	if (!t->kernels || t->transfer_bytes)
+		return 0;
+	for (size_t i = 0; i < t->ndevices; i++)
+		if (t->devices[i].alloc_bytes)
+			return 0;
+	return 1;
+}

@@ -47,6 +47,14 @@ int totals_feed(struct run_totals *t, const struct event *ev);
 void totals_finish(struct run_totals *t);
 void totals_release(struct run_totals *t);
 
+/*
+ * 1 when kernels ran but no map clause moved or allocated a byte: the
+ * runtime let the device use host memory in place (unified shared memory
+ * by '#pragma omp requires unified_shared_memory', an APU, a zero-copy
+ * runtime), so mapping findings cannot apply.  After totals_finish.
+ */
+int totals_moved_nothing(const struct run_totals *t);
+
 /* The closed total of a busy accumulator (after totals_finish). */
 static inline int64_t busy_ns(const struct busy *b)
 {

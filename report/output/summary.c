@@ -228,6 +228,47 @@ static void print_incomplete(FILE *out, const struct run_info *r)
 	termesc_fputs(detail, out, 0);
 }
 
+/*
+ * The kinds' rows add up to more than the total: one operation can be in
+ * several occurrences (a transfer both a duplicate and a round trip's leg;
+ * a round trip's bytes are both legs'), and the total counts each
+ * operation once.  Said, so that the sums do not look like a mistake.
+ */
+static void print_overlap_note(FILE *out, const struct analysis *a)
+{
+	const struct findings *f = &a->findings;
+	int64_t savings = 0;
+	uint64_t bytes = 0;
+	char t[32], b[32];
+
+	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
+		savings += f->kinds[k].savings_ns;
+		if (k != FINDING_REPEATED_ALLOC && k != FINDING_UNUSED_ALLOC)
+			bytes += f->kinds[k].bytes;
+	}
+	if (savings <= f->savings_ns && bytes <= a->totals.transfer_bytes)
+		return;
+	fprintf(out, "  (the rows overlap: one operation can be in several findings, a transfer both a"
+		" duplicate and a leg of a round trip, whose bytes count both legs; so the savings add"
+		" up to %s and the transfer bytes to %s, against %s moved in all: the total counts"
+		" each operation once)\n", format_ns(t, sizeof(t), savings),
+		format_bytes(b, sizeof(b), bytes), format_bytes((char[32]){ 0 }, 32, a->totals.transfer_bytes));
+}
+
+/*
+ * Kernels ran and nothing was copied or allocated: "no inefficient mapping"
+ * would suggest the mapping was checked and found good, when there was none
+ * to check.
+ */
+static void print_moved_nothing(FILE *out, const struct run_totals *t)
+{
+	fprintf(out, "\nno data was mapped: %" PRIu64 " kernel%s ran, but the map clauses copied and"
+		" allocated nothing (the device used host memory in place: unified shared memory,"
+		" as '#pragma omp requires unified_shared_memory' asks, an APU or a zero-copy"
+		" runtime), so data mapping findings do not apply to this run.\n",
+		t->kernels, t->kernels == 1 ? "" : "s");
+}
+
 void summary_print(FILE *out, const struct analysis *a, int top)
 {
 	const struct findings *f = &a->findings;
@@ -264,12 +305,17 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 		else
 			fprintf(out, "all of the run is data mapping that could go\n");
 	}
+	print_overlap_note(out, a);
 	if (!f->n && incomplete) {
 		fputs("\nno inefficient data mapping found in what was recorded (the recording is"
 		      " incomplete: ", out);
 		termesc_fputs(a->run.status_detail ? a->run.status_detail
 			      : a->run.status ? a->run.status : "no reason was recorded", out, 0);
 		fputs(").\n", out);
+		return;
+	}
+	if (!f->n && totals_moved_nothing(&a->totals)) {
+		print_moved_nothing(out, &a->totals);
 		return;
 	}
 	if (!f->n) {

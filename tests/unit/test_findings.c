@@ -125,7 +125,7 @@ static void test_fingerprint_stable(void)
 	findings_release(&b);
 }
 
-/* Heap data of one size at one location, twice in a run: suffixes in id order. */
+/* Heap data of one size at one location, twice in a run: suffixes in data address order. */
 static void test_fingerprint_collision(void)
 {
 	struct findings f;
@@ -145,6 +145,38 @@ static void test_fingerprint_collision(void)
 	CHECK(!strncmp(f.v[1].fingerprint, base, 16));
 	CHECK_STR(f.v[1].fingerprint + 16, "-2");
 	findings_release(&f);
+}
+
+/*
+ * The same two buffers (a pointer swap: heap data of one size at one
+ * location) in two recordings where the other buffer's occurrence comes
+ * first (an occurrence fewer after a fix elsewhere): each buffer keeps its
+ * suffix, whatever the report order (issue 26, item 9).
+ */
+static void test_fingerprint_suffix_by_buffer(void)
+{
+	struct findings f[2];
+	struct run_module m = prog(0x400000);
+	const char *low[2] = { NULL, NULL };
+
+	for (int r = 0; r < 2; r++) {
+		/* recording 0: the low buffer first; recording 1: the high one */
+		struct occurrence lo = occ1(FINDING_UNUSED_TRANSFER, 0x401000, 0, 0x7ff00000, r ? 5 : 1, r ? 5 : 1, 6);
+		struct occurrence hi = occ1(FINDING_UNUSED_TRANSFER, 0x401000, 0, 0x7ff10000, 3, 3, 4);
+		findings_init(&f[r]);
+		CHECK_INT(findings_add(&f[r], &lo), 0);
+		CHECK_INT(findings_add(&f[r], &hi), 0);
+		finish(&f[r], &m, 100);
+		CHECK_INT(f[r].n, 2);
+		for (size_t i = 0; i < f[r].n; i++)
+			if (f[r].v[i].data_addr == 0x7ff00000)
+				low[r] = f[r].v[i].fingerprint;
+	}
+	CHECK(f[0].v[0].data_addr != f[1].v[0].data_addr);   /* the report orders differ */
+	CHECK_STR(low[0], low[1]);
+	CHECK(low[0] && !strchr(low[0], '-'));
+	findings_release(&f[0]);
+	findings_release(&f[1]);
 }
 
 static void test_savings_union_and_cap(void)
@@ -228,6 +260,7 @@ int main(void)
 	RUN(test_grouping);
 	RUN(test_fingerprint_stable);
 	RUN(test_fingerprint_collision);
+	RUN(test_fingerprint_suffix_by_buffer);
 	RUN(test_savings_union_and_cap);
 	RUN(test_empty);
 	RUN(test_union_helper);

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# report_usm.sh - a run whose map clauses move nothing (issue 26, item 14):
+# with '#pragma omp requires unified_shared_memory' the host plugin runs the
+# kernels on host memory in place, no transfer, no allocation.  The summary
+# says that (mapping findings do not apply), not "no inefficient data
+# mapping found"; a program whose mapping is good still gets that line.
+. "$(dirname "$0")/lib.sh"
+mapprof=$MAPPROF_BUILD/mapprof
+d=$(tmpdir)
+cd "$d" || fail "cannot enter $d"
+
+cat >usm.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#pragma omp requires unified_shared_memory
+#define N 65536
+int main(void)
+{
+	double *a = calloc(N, sizeof(double));
+	for (int it = 0; it < 3; it++) {
+#pragma omp target map(tofrom: a[0:N])
+		for (int i = 0; i < N; i++)
+			a[i] += 1;
+	}
+	printf("%g\n", a[1]);
+	return 0;
+}
+C
+ompcc -g usm.c -o usm || fail "cannot build usm.c"
+"$mapprof" run -o usm --no-html --no-json -- ./usm >out 2>err || fail "run usm: $(cat err)"
+assert_eq "$(head -1 out)" 3 "usm: its output"
+assert_eq "$(q usm.mapprof.db "SELECT COUNT(*) FROM data_ops WHERE bytes > 0") $(q usm.mapprof.db "SELECT COUNT(*) FROM kernels")" \
+	"0 3" "usm: data operations and kernels recorded (the runtime moved nothing?)"
+grep -q "no inefficient data mapping found" out && fail "usm: 'no inefficient data mapping found': $(tail -2 out)"
+tr '\n' ' ' <out | grep -q "no data was mapped: 3 kernels ran, but the map clauses copied and allocated nothing" ||
+	fail "usm: the summary does not say nothing was mapped: $(tail -3 out)"
+grep -q "data mapping findings do not apply" out || fail "usm: why: $(tail -3 out)"
+
+# Well mapped, with transfers: the usual line.
+ompcc -g "$MAPPROF_SRC/samples/well_mapped.c" -o well || fail "cannot build well_mapped.c"
+"$mapprof" run -o well --no-html --no-json -- ./well >out 2>err || fail "run well: $(cat err)"
+grep -q "no inefficient data mapping found" out || fail "well_mapped: $(tail -3 out)"
+grep -q "no data was mapped" out && fail "well_mapped: said nothing was mapped"
+echo ok
