@@ -224,6 +224,7 @@ REPORT_OBJS := \
 	$(B)/db/timeline.o \
 	$(B)/db/source_path.o \
 	$(B)/db/finding_rows.o \
+	$(B)/db/kernel_sites.o \
 	$(B)/gen/assets.o \
 	$(B)/report/report.o \
 	$(B)/report/attribute/attribute.o \
