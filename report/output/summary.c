@@ -243,8 +243,7 @@ static void print_kernels(FILE *out, const struct analysis *a, int top)
 		return;
 	for (size_t i = 0; i < ks->n; i++)
 		launches += ks->v[i].launches;
-	fprintf(out, "\nkernels: %" PRId64 " launch%s from %zu place%s, most time first"
-		" (to/from device: what the launching constructs' map clauses moved):\n",
+	fprintf(out, "\nkernels: %" PRId64 " launch%s at %zu place%s, most time first:\n",
 		launches, launches == 1 ? "" : "es", ks->n, ks->n == 1 ? "" : "s");
 	fprintf(out, "  %8s %12s %12s %12s %12s  %s\n", "launches", "total", "mean", "to device",
 		"from device", "where");
@@ -264,6 +263,7 @@ static void print_kernels(FILE *out, const struct analysis *a, int top)
 	if (ks->n > (size_t)top)
 		fprintf(out, "  ... and %zu more (see report.json or the page's kernels table)\n",
 			ks->n - (size_t)top);
+	fputs("  (to/from device: what the launching target constructs' map clauses moved)\n", out);
 }
 
 void summary_print(FILE *out, const struct analysis *a, int top)
