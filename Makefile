@@ -225,6 +225,7 @@ REPORT_OBJS := \
 	$(B)/db/source_path.o \
 	$(B)/db/finding_rows.o \
 	$(B)/db/kernel_sites.o \
+	$(B)/db/threads.o \
 	$(B)/gen/assets.o \
 	$(B)/report/report.o \
 	$(B)/report/attribute/attribute.o \
