@@ -581,7 +581,8 @@ def kernels_lanes_checks(b, data, findings):
             role = t.get('role') or 'thread'
             who = role if role == 'initial thread' else f'{role} {t.get("thread")}'
             want.append(who + (f' \u00b7 tid {t["tid"]}' if is_num(t.get('tid')) else ''))
-    check(len(want) > 0, 'the timeline data has per-thread lanes', to_json(tl.get('devices')))
+    check(len(want) > 0, 'the timeline data has per-thread lanes',
+          to_json([sorted(d) for d in tl.get('devices') or [] if isinstance(d, dict)]))
     got = b.js("return [...document.querySelectorAll('#timeline .tl-label.tl-thread')].map((x) => x.textContent);")
     check(got == want, 'the timeline shows a lane per thread, named by role and tid', to_json(got))
     check(any(w.startswith('initial thread \u00b7 tid ') for w in got), 'the initial thread is named', to_json(got))
