@@ -175,6 +175,7 @@ REPORT_JS := \
 	static/js/plans.js \
 	static/js/detail.js \
 	static/js/baseline.js \
+	static/js/kernels.js \
 	static/js/timeline.js \
 	static/js/main.js
 
@@ -224,6 +225,8 @@ REPORT_OBJS := \
 	$(B)/db/timeline.o \
 	$(B)/db/source_path.o \
 	$(B)/db/finding_rows.o \
+	$(B)/db/kernel_sites.o \
+	$(B)/db/threads.o \
 	$(B)/gen/assets.o \
 	$(B)/report/report.o \
 	$(B)/report/attribute/attribute.o \

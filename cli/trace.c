@@ -18,10 +18,13 @@ static const char trace_usage[] =
 	"\n"
 	"Write the run recorded in DB as a Trace Event file (JSON) for Perfetto\n"
 	"(ui.perfetto.dev) or chrome://tracing: kernels, transfers, allocations and\n"
-	"deletes on one track per device (the host is 'host'), host thread and lane,\n"
-	"with bytes, variable and source line; arrows from each finding's first\n"
-	"occurrence to its later ones (at most 1000 per finding).  Variables, source\n"
-	"lines and arrows come from what 'mapprof report' stored in DB: report first.\n"
+	"deletes on one track per device (the host is 'host'), host thread and lane\n"
+	"(threads named by their OS thread id and role: the initial thread or an\n"
+	"OpenMP thread), with bytes, variable and source line; arrows from each\n"
+	"finding's first occurrence to its later ones (at most 1000 per finding),\n"
+	"named by its kind and variable, and from the first copy of a content to a\n"
+	"device to its first copy to each other device.  Variables, source lines and\n"
+	"finding arrows come from what 'mapprof report' stored in DB: report first.\n"
 	"\n"
 	"  -o, --output PATH   where ('-': standard output; default: trace.json in\n"
 	"                      DB's directory, never written through a symlink: one\n"
@@ -87,7 +90,12 @@ int cmd_trace(int argc, char **argv)
 			     " source lines and finding arrows", db_path, quoted ? quoted : db_path);
 			free(quoted);
 		}
-		if (!outfile_is_stdout(out))
+		if (!outfile_is_stdout(out) && st.content_flows)
+			info("wrote '%s': %llu events, %llu finding arrows, %llu same-content arrow%s"
+			     " between devices", out, (unsigned long long)st.events,
+			     (unsigned long long)st.flows, (unsigned long long)st.content_flows,
+			     st.content_flows == 1 ? "" : "s");
+		else if (!outfile_is_stdout(out))
 			info("wrote '%s': %llu events, %llu finding arrows", out,
 			     (unsigned long long)st.events, (unsigned long long)st.flows);
 	}

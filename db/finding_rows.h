@@ -19,12 +19,14 @@ struct finding_row_op {
 	int64_t seq;
 	int finding;          /* finding_raw.id, 1.. */
 	int64_t occurrence;   /* 0.. within the finding */
+	char kind[32];        /* finding_raw.kind ("round_trip"...), "" when unknown */
 };
 
 /*
  * Start reading.  NULL with *err NULL when the database holds no stored
- * findings ('mapprof report' never ran on it), NULL with *err set on error.
- * *max_finding: the largest finding id (0 when none).
+ * findings, NULL with *err set on error.  *max_finding: the largest finding
+ * id; 0 when the report found none, -1 when 'mapprof report' never stored
+ * findings in it (no finding_summary_raw rows).
  */
 struct finding_rows *finding_rows_open(struct db *db, int *max_finding, char **err);
 

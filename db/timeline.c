@@ -20,6 +20,7 @@
 #include "db/db_internal.h"
 #include "db/timeline.h"
 #include "db/timeline_rows.h"
+#include "db/threads.h"
 #include "lib/sat.h"
 #include "lib/sort.h"
 
@@ -133,6 +134,90 @@ static void bins_add(struct bins *b, const struct iv *x, int64_t t0, int64_t w, 
 	}
 }
 
+/* Busy, count and bytes per bin (non-empty ones) and the totals into 'o'. */
+static void bins_json(json_t *o, struct bins *b, int64_t w, int nbins)
+{
+	json_t *arr = json_array();
+	int64_t full = 0;
+
+	for (int i = 0; i < nbins; i++) {
+		full += b->diff[i];
+		b->busy[i] = sat_add_i64(b->busy[i], sat_mul_i64(full, w));
+		if (!b->busy[i] && !b->count[i] && !b->bytes[i])
+			continue;
+		json_array_append_new(arr, json_pack("[iIII]", i, (json_int_t)b->busy[i],
+						     (json_int_t)b->count[i], (json_int_t)b->bytes[i]));
+	}
+	json_object_set_new(o, "count", json_integer(b->total_count));
+	json_object_set_new(o, "busy_ns", json_integer(b->total_busy));
+	json_object_set_new(o, "bytes", json_integer(b->total_bytes));
+	json_object_set_new(o, "bins", arr);
+}
+
+static void bins_clear(struct bins *b, int nbins)
+{
+	size_t sz = nbins * sizeof(int64_t);
+
+	memset(b->busy, 0, sz);
+	memset(b->count, 0, sz);
+	memset(b->bytes, 0, sz);
+	memset(b->diff, 0, sz + sizeof(int64_t));
+	b->total_count = b->total_busy = b->total_bytes = b->peak = 0;
+}
+
+/*
+ * One host thread's lane on one device: every kernel, transfer, allocation
+ * and delete it made there (not the mapped lifetimes, which span threads),
+ * binned together; its intervals carry their lane's name.
+ */
+static json_t *thread_json(struct bins *b, const struct ivs *all, int device, int thread,
+			   const struct thread_rows *threads, int64_t t0, int64_t w, int nbins)
+{
+	json_t *o = json_object();
+	const struct thread_row *r = thread_rows_find(threads, thread);
+
+	bins_clear(b, nbins);
+	for (size_t i = 0; i < all->n; i++)
+		if (all->v[i].device == device && all->v[i].thread == thread && all->v[i].lane != LANE_MAPPED)
+			bins_add(b, &all->v[i], t0, w, nbins);
+	json_object_set_new(o, "thread", json_integer(thread));
+	json_object_set_new(o, "tid", r && r->tid > 0 ? json_integer(r->tid) : json_null());
+	json_object_set_new(o, "role", json_string(thread_role(r)));
+	bins_json(o, b, w, nbins);
+	if (b->total_count <= TIMELINE_EXACT_LIMIT) {
+		json_t *ivs = json_array();
+		for (size_t i = 0; i < all->n; i++) {
+			const struct iv *x = &all->v[i];
+			if (x->device != device || x->thread != thread || x->lane == LANE_MAPPED)
+				continue;
+			json_array_append_new(ivs, json_pack("[IIIIs]", (json_int_t)x->begin_ns,
+							     (json_int_t)x->end_ns, (json_int_t)x->bytes,
+							     (json_int_t)x->seq, lane_names[x->lane]));
+		}
+		json_object_set_new(o, "intervals", ivs);
+	}
+	return o;
+}
+
+/* The threads with events on 'device' (mapped lifetimes aside), sorted and unique; NULL out of memory. */
+static int *thread_list(const struct ivs *all, int device, size_t *n)
+{
+	int *t = malloc((all->n ? all->n : 1) * sizeof(*t));
+	size_t m = 0, k = 0;
+
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < all->n; i++)
+		if (all->v[i].device == device && all->v[i].lane != LANE_MAPPED)
+			t[m++] = all->v[i].thread;
+	sort_array(t, m, sizeof(*t), cmp_int);
+	for (size_t i = 0; i < m; i++)
+		if (!k || t[k - 1] != t[i])
+			t[k++] = t[i];
+	*n = k;
+	return t;
+}
+
 static json_t *lane_json(struct bins *b, const struct ivs *all, int device, enum lane lane,
 			 int64_t w, int nbins)
 {
@@ -210,8 +295,9 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 	size_t ndev = 0;
 	json_t *root = NULL, *jdevs, *jmarks, *types = NULL, *lanes;
 	struct bins b = { 0 };
+	struct thread_rows threads = { 0 };
 
-	if (timeline_rows_read(db, &all, err) < 0)
+	if (timeline_rows_read(db, &all, err) < 0 || thread_rows_read(db, &threads, err) < 0)
 		goto out;
 
 	for (size_t i = 0; i < all.n; i++) {
@@ -289,6 +375,19 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 				goto oom;
 			json_object_set_new(jl, lane_names[l], lane_json(&b, &all, devs[d], l, w, nbins));
 		}
+		{
+			size_t nth = 0;
+			int *ths = thread_list(&all, devs[d], &nth);
+			json_t *jt = json_array();
+			if (!ths) {
+				json_decref(jt);
+				goto oom;
+			}
+			for (size_t i = 0; i < nth; i++)
+				json_array_append_new(jt, thread_json(&b, &all, devs[d], ths[i], &threads, t0, w, nbins));
+			free(ths);
+			json_object_set_new(jd, "threads", jt);
+		}
 	}
 
 	jmarks = json_array();
@@ -297,9 +396,9 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 		const struct iv *x = &all.v[i];
 		if (!has_seq(marks, n_marks, x->seq) && !has_seq(marks, n_marks, x->seq2))
 			continue;
-		json_array_append_new(jmarks, json_pack("[IisIII]", (json_int_t)x->seq, x->device,
+		json_array_append_new(jmarks, json_pack("[IisIIIi]", (json_int_t)x->seq, x->device,
 							lane_names[x->lane], (json_int_t)x->begin_ns,
-							(json_int_t)x->end_ns, (json_int_t)x->bytes));
+							(json_int_t)x->end_ns, (json_int_t)x->bytes, x->thread));
 	}
 	goto out;
 oom:
@@ -307,6 +406,7 @@ oom:
 	json_decref(root);
 	root = NULL;
 out:
+	thread_rows_release(&threads);
 	json_decref(types);
 	free(all.v);
 	free(marks);

@@ -29,8 +29,15 @@
  *             "bins": [[i, busy_ns, count, bytes], ...]   non-empty bins only,
  *             "intervals": [[begin_ns, end_ns, bytes, seq], ...]
  *                                      only when count <= TIMELINE_EXACT_LIMIT
- *         } } } ],
- *     "marks": [[seq, device, "<lane>", begin_ns, end_ns, bytes], ...] }
+ *         } },
+ *         "threads": [ { "thread": k, "tid": N | null,
+ *             "role": "initial thread" | "OpenMP thread"   (db/threads.h),
+ *             "count", "busy_ns", "bytes", "bins" as a lane's, over every
+ *             kernel, transfer, allocation and delete the host thread made
+ *             on the device (mapped lifetimes span threads: not here),
+ *             "intervals": [[begin_ns, end_ns, bytes, seq, "<lane>"], ...]
+ *         } ] } ],
+ *     "marks": [[seq, device, "<lane>", begin_ns, end_ns, bytes, thread], ...] }
  * Bin i covers [t0 + i*w, t0 + (i+1)*w).  busy_ns is the overlap of the
  * lane's events with the bin (it can exceed w when events overlap, e.g. with
  * several host threads), count and bytes are those of the events that begin

@@ -50,14 +50,25 @@ struct pairs {
 };
 
 static const char kernels_sql[] =
-	"SELECT k.seq, k.device, k.begin_ns, k.begin_ns + k.dur_ns, k.dur_ns"
+	"SELECT k.seq, k.device, k.begin_ns, k.begin_ns + k.dur_ns, k.dur_ns, k.thread"
 	" FROM kernel_raw k ORDER BY k.seq";
-enum { K_SEQ, K_DEVICE, K_BEGIN, K_END, K_DUR };
+enum { K_SEQ, K_DEVICE, K_BEGIN, K_END, K_DUR, K_THREAD };
 
 static const char ops_sql[] =
 	"SELECT d.seq, d.kind, d.src_dev, d.dst_dev, d.bytes, d.begin_ns, d.begin_ns + d.dur_ns,"
-	" d.dur_ns FROM data_op_raw d ORDER BY d.seq";
-enum { OP_SEQ, OP_KIND, OP_SRC_DEV, OP_DST_DEV, OP_BYTES, OP_BEGIN, OP_END, OP_DUR, OP_NCOLS };
+	" d.dur_ns, d.thread FROM data_op_raw d ORDER BY d.seq";
+enum { OP_SEQ, OP_KIND, OP_SRC_DEV, OP_DST_DEV, OP_BYTES, OP_BEGIN, OP_END, OP_DUR, OP_THREAD, OP_NCOLS };
+
+/* A thread column: the collector's number, -1 when it is not an integer in range (not a rule of db/sound.h). */
+static int thread_of(sqlite3_value *v)
+{
+	sqlite3_int64 t;
+
+	if (sqlite3_value_type(v) != SQLITE_INTEGER)
+		return -1;
+	t = sqlite3_value_int64(v);
+	return t >= 0 && t <= INT32_MAX ? (int)t : -1;
+}
 
 static const char pairs_sql[] =
 	"SELECT delete_seq, alloc_seq FROM delete_pair_raw ORDER BY delete_seq";
@@ -139,6 +150,7 @@ static int kernel_row(void *ctx, sqlite3_stmt *st)
 		.begin_ns = sqlite3_value_int64(k.begin_ns),
 		.end_ns = sqlite3_column_int64(st, K_END),
 		.device = sqlite3_value_int(k.device),
+		.thread = thread_of(sqlite3_column_value(st, K_THREAD)),
 		.lane = LANE_KERNELS,
 	};
 	clamp_end(&x);
@@ -237,6 +249,7 @@ static int op_row(void *ctx, sqlite3_stmt *st)
 		.end_ns = sqlite3_value_int64(c[OP_END]),
 		.bytes = sqlite3_value_int64(c[OP_BYTES]),
 		.device = sqlite3_value_int(c[OP_SRC_DEV]),
+		.thread = thread_of(c[OP_THREAD]),
 		.lane = LANE_ALLOC_OPS,
 	};
 	/* The pairs this row is the delete of (one: delete_seq is the key) or the allocation of. */
@@ -297,6 +310,7 @@ static int add_lifetimes(struct pass *r)
 		int freed = 0;
 		x.end_ns = -1;
 		x.lane = LANE_MAPPED;
+		x.thread = -1;   /* a lifetime spans threads */
 		while (ai < p->na && p->a[ai].alloc_seq < x.seq)
 			ai++;
 		for (size_t k = ai; k < p->na && p->a[k].alloc_seq == x.seq; k++, freed = 1) {

@@ -22,6 +22,7 @@ struct iv {
 	int64_t end_ns;    /* -1: still mapped at exit (mapped lane) */
 	int64_t bytes;
 	int device;
+	int thread;        /* the host thread (thread_raw.id); -1: unknown, or a mapped lifetime */
 	enum lane lane;
 };
 

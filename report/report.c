@@ -11,6 +11,7 @@
 #include "db/attribution.h"
 #include "db/db.h"
 #include "db/finish.h"
+#include "db/kernel_sites.h"
 #include "lib/outfile.h"
 #include "lib/termesc.h"
 #include "report/attribute/attribute.h"
@@ -113,6 +114,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 {
 	struct analysis a;
 	struct plans plans;
+	struct kernel_sites kernels = { 0 };
 	struct db *db;
 	json_t *doc = NULL;
 	char *why = NULL;
@@ -186,6 +188,16 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 			a.stored = !db_copied(db);
 		}
 	}
+	/* The kernels table of the summary and the document (a pass over kernel_raw). */
+	if (!opt->quiet || opt->json_path || opt->html_path || opt->baseline_path || opt->nsame) {
+		char *msg = NULL;
+		if (kernel_sites_read(db, &kernels, &msg) < 0) {
+			termesc_line(stderr, "mapprof: warning: no kernels table: %s", msg ? msg : "out of memory");
+			free(msg);
+		} else {
+			a.kernels = &kernels;
+		}
+	}
 	/* Once for the summary and the document: they read the source files. */
 	if ((!opt->quiet || opt->json_path || opt->html_path || opt->sarif_path || opt->sarif_out) &&
 	    plans_build(&a, &plans) == 0)
@@ -246,6 +258,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 release:
 	json_decref(doc);
 	plans_release(&plans);
+	kernel_sites_release(&kernels);
 	analysis_release(&a);
 	db_close(db);
 	return rc;

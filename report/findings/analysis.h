@@ -19,6 +19,7 @@
 struct db;
 struct attribution;
 struct plans;
+struct kernel_sites;
 struct op_keys;
 
 /* Everything the outputs show about one run. */
@@ -45,6 +46,12 @@ struct analysis {
 	 * its own (plans_get()).
 	 */
 	const struct plans *plans;
+	/*
+	 * The kernels by launching place (db/kernel_sites.h), read by
+	 * report_run() for the summary and the document.  Borrowed; NULL: not
+	 * read (the outputs leave the kernels out).
+	 */
+	const struct kernel_sites *kernels;
 };
 
 /*

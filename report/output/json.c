@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "db/attribution.h"
+#include "db/kernel_sites.h"
 #include "lib/outfile.h"
 #include "report/output/json.h"
 #include "report/findings/paths.h"
@@ -296,6 +297,37 @@ static json_t *plans_json(const struct analysis *a)
 	return arr;
 }
 
+/*
+ * The kernels by launching place (db/kernel_sites.h), most time first:
+ * {"location": place, "device", "launches", "total_ns", "mean_ns", "min_ns",
+ * "max_ns", "bytes_to_device", "bytes_from_device", "transfers",
+ * "transfer_ns"}.
+ */
+static json_t *kernels_json(const struct analysis *a)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < a->kernels->n; i++) {
+		const struct kernel_site *k = &a->kernels->v[i];
+		json_t *o = json_object(), *where = place(a, k->codeptr);
+
+		json_object_del(where, "snippet");
+		json_object_set_new(o, "location", where);
+		json_object_set_new(o, "device", json_integer(k->device));
+		json_object_set_new(o, "launches", json_integer(k->launches));
+		json_object_set_new(o, "total_ns", json_integer(k->total_ns));
+		json_object_set_new(o, "mean_ns", json_integer(k->launches ? k->total_ns / k->launches : 0));
+		json_object_set_new(o, "min_ns", json_integer(k->min_ns));
+		json_object_set_new(o, "max_ns", json_integer(k->max_ns));
+		json_object_set_new(o, "bytes_to_device", json_integer(k->bytes_to));
+		json_object_set_new(o, "bytes_from_device", json_integer(k->bytes_from));
+		json_object_set_new(o, "transfers", json_integer(k->transfers));
+		json_object_set_new(o, "transfer_ns", json_integer(k->transfer_ns));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 json_t *report_json(const struct analysis *a)
 {
 	json_t *doc = json_object(), *findings = json_array(), *plans = plans_json(a);
@@ -314,6 +346,8 @@ json_t *report_json(const struct analysis *a)
 		json_array_append_new(findings, finding_json(a, &a->findings.v[i]));
 	json_object_set_new(doc, "findings", findings);
 	json_object_set_new(doc, "plans", plans);
+	if (a->kernels)
+		json_object_set_new(doc, "kernels", kernels_json(a));
 	json_object_set_new(doc, "source_root", str_or_null(a->source_root));
 	return doc;
 }

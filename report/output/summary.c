@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "db/attribution.h"
+#include "db/kernel_sites.h"
 #include "report/output/json.h"
 #include "report/findings/paths.h"
 #include "report/plan/plans.h"
@@ -269,6 +270,43 @@ static void print_moved_nothing(FILE *out, const struct run_totals *t)
 		t->kernels, t->kernels == 1 ? "" : "s");
 }
 
+/*
+ * The kernels by launching place, most time first: the first 'top' of
+ * them, each with what its constructs' map clauses moved (db/kernel_sites.h).
+ */
+static void print_kernels(FILE *out, const struct analysis *a, int top)
+{
+	const struct kernel_sites *ks = a->kernels;
+	int64_t launches = 0;
+	char t[32], m[32], bi[32], bo[32];
+
+	if (!ks || !ks->n)
+		return;
+	for (size_t i = 0; i < ks->n; i++)
+		launches += ks->v[i].launches;
+	fprintf(out, "\nkernels: %" PRId64 " launch%s at %zu place%s, most time first:\n",
+		launches, launches == 1 ? "" : "es", ks->n, ks->n == 1 ? "" : "s");
+	fprintf(out, "  %8s %12s %12s %12s %12s  %s\n", "launches", "total", "mean", "to device",
+		"from device", "where");
+	for (size_t i = 0; i < ks->n && (int)i < top; i++) {
+		const struct kernel_site *k = &ks->v[i];
+		fprintf(out, "  %8" PRId64 " %12s %12s %12s %12s  ", k->launches,
+			format_ns(t, sizeof(t), k->total_ns),
+			format_ns(m, sizeof(m), k->launches ? k->total_ns / k->launches : 0),
+			format_bytes(bi, sizeof(bi), (uint64_t)k->bytes_to),
+			format_bytes(bo, sizeof(bo), (uint64_t)k->bytes_from));
+		print_place(out, a, k->codeptr);
+		if (k->device == a->host_device)
+			fputs(", host\n", out);
+		else
+			fprintf(out, ", device %d\n", k->device);
+	}
+	if (ks->n > (size_t)top)
+		fprintf(out, "  ... and %zu more (see report.json or the page's kernels table)\n",
+			ks->n - (size_t)top);
+	fputs("  (to/from device: what the launching target constructs' map clauses moved)\n", out);
+}
+
 void summary_print(FILE *out, const struct analysis *a, int top)
 {
 	const struct findings *f = &a->findings;
@@ -306,6 +344,7 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 			fprintf(out, "all of the run is data mapping that could go\n");
 	}
 	print_overlap_note(out, a);
+	print_kernels(out, a, top);
 	if (!f->n && incomplete) {
 		fputs("\nno inefficient data mapping found in what was recorded (the recording is"
 		      " incomplete: ", out);

@@ -12,12 +12,15 @@
 #include "db/attribution.h"
 #include "db/events.h"
 #include "db/finding_rows.h"
+#include "db/threads.h"
 #include "lib/hmap.h"
 #include "lib/outfile.h"
 #include "report/output/trace.h"
 
 /* The variable cache is dropped when it grows past this (it is keyed by host address). */
 #define VAR_CACHE_MAX 65536
+/* The first copies are forgotten past this many contents: an arrow may then be missed, never wrong. */
+#define COPY_CACHE_MAX 16384
 
 enum lane { LANE_TRANSFERS, LANE_ALLOCS, LANE_KERNELS, LANE_COUNT };
 static const char *const lane_names[LANE_COUNT] = { "transfers", "allocations", "kernels" };
@@ -29,6 +32,20 @@ struct anchor {
 	int64_t begin_ns;
 	int64_t next_occurrence;   /* flows go to occurrences from this one on */
 	uint64_t flows;
+	char *name;                /* the arrows' name: kind, variable, id */
+};
+
+/*
+ * Where a content (hash, bytes) was first sent to a device: a later copy
+ * of it to another device gets an arrow from there.  No finding covers
+ * these (a duplicate is one device receiving the same content again), yet
+ * the same input sent to every device is what a multi-device run does, and
+ * what a reader of the timeline wants to see.
+ */
+struct first_copy {
+	int pid, tid;
+	int64_t begin_ns;
+	uint64_t devices;          /* bit d: device d (d < 64) received it */
 };
 
 struct trace {
@@ -39,6 +56,9 @@ struct trace {
 	struct hmap places;       /* codeptr -> char * "file:line" (NULL: unknown) */
 	struct hmap vars;         /* (codeptr, kind, host address) -> char * name */
 	struct hmap named;        /* (pid, tid) -> seen: metadata written */
+	struct hmap copies;       /* (hash, bytes) -> struct first_copy */
+	struct thread_rows threads;
+	int several_devices;      /* the runtime reported more than one device: copies matter */
 	struct finding_rows *rows;
 	struct finding_row_op row;
 	int row_ok;               /* 'row' holds the next unprocessed row */
@@ -130,9 +150,22 @@ static int name_track(struct trace *t, int device, int thread, enum lane lane, i
 	if (!hmap_put(&t->named, tkey, &created))
 		return -1;
 	if (created) {
+		const struct thread_row *r = thread_rows_find(&t->threads, thread);
+		char name[128];
+
+		if (r && r->tid > 0 && r->initial)
+			snprintf(name, sizeof(name), "initial thread (tid %lld): %s", (long long)r->tid,
+				 lane_names[lane]);
+		else if (r && r->tid > 0)
+			snprintf(name, sizeof(name), "%s %d (tid %lld): %s", thread_role(r), thread,
+				 (long long)r->tid, lane_names[lane]);
+		else
+			snprintf(name, sizeof(name), "thread %d: %s", thread, lane_names[lane]);
 		begin_event(t);
 		fprintf(t->f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"ts\":0,"
-			"\"args\":{\"name\":\"thread %d: %s\"}}", pid_of(device), tid, thread, lane_names[lane]);
+			"\"args\":{\"name\":", pid_of(device), tid);
+		put_string(t->f, name);
+		fputs("}}", t->f);
 		begin_event(t);
 		fprintf(t->f, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%d,\"ts\":0,"
 			"\"args\":{\"sort_index\":%d}}", pid_of(device), tid, tid);
@@ -215,8 +248,40 @@ static const char *variable_of(struct trace *t, const struct event *ev)
 	return *slot;
 }
 
+/* One arrow (a flow's "s" and "f") from (pid0, tid0, ts0) to (pid, tid, ts). */
+static void put_flow(struct trace *t, const char *name, const char *cat, int pid0, int tid0, int64_t ts0,
+		     int pid, int tid, int64_t ts)
+{
+	uint64_t id = ++t->flow_id;
+
+	begin_event(t);
+	fprintf(t->f, "{\"ph\":\"s\",\"id\":%llu,\"name\":", (unsigned long long)id);
+	put_string(t->f, name);
+	fprintf(t->f, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, pid0, tid0);
+	put_us(t->f, ts0);
+	fputc('}', t->f);
+	begin_event(t);
+	fprintf(t->f, "{\"ph\":\"f\",\"bp\":\"e\",\"id\":%llu,\"name\":", (unsigned long long)id);
+	put_string(t->f, name);
+	fprintf(t->f, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, pid, tid);
+	put_us(t->f, ts);
+	fputc('}', t->f);
+}
+
+/* "round_trip of a (#3)": what a finding's arrows are called (malloc'ed, or NULL). */
+static char *anchor_name(const char *kind, const char *var, int finding)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "%s%s%s (#%d)", *kind ? kind : "finding", var ? " of " : "", var ? var : "",
+		     finding) < 0)
+		s = NULL;
+	return s;
+}
+
 /* Flows of the finding operations of this event (same begin_ns and seq). */
-static int event_flows(struct trace *t, const struct event *ev, int pid, int tid, char **err)
+static int event_flows(struct trace *t, const struct event *ev, int pid, int tid, const char *var,
+		       char **err)
 {
 	int rc;
 
@@ -225,21 +290,12 @@ static int event_flows(struct trace *t, const struct event *ev, int pid, int tid
 		if (t->row.seq == ev->seq && t->row.finding >= 1 && t->row.finding <= t->nanchors) {
 			struct anchor *a = &t->anchors[t->row.finding - 1];
 			if (!a->have && t->row.occurrence == 0) {
-				*a = (struct anchor){ 1, pid, tid, ev->begin_ns, 1, 0 };
+				*a = (struct anchor){ 1, pid, tid, ev->begin_ns, 1, 0,
+						      anchor_name(t->row.kind, var, t->row.finding) };
+				if (!a->name)
+					return oom(err);
 			} else if (a->have && t->row.occurrence >= a->next_occurrence && a->flows < TRACE_MAX_FLOWS) {
-				uint64_t id = ++t->flow_id;
-				begin_event(t);
-				fprintf(t->f, "{\"ph\":\"s\",\"id\":%llu,\"name\":\"finding %d\",\"cat\":\"finding\","
-					"\"pid\":%d,\"tid\":%d,\"ts\":", (unsigned long long)id, t->row.finding,
-					a->pid, a->tid);
-				put_us(t->f, a->begin_ns);
-				fputc('}', t->f);
-				begin_event(t);
-				fprintf(t->f, "{\"ph\":\"f\",\"bp\":\"e\",\"id\":%llu,\"name\":\"finding %d\","
-					"\"cat\":\"finding\",\"pid\":%d,\"tid\":%d,\"ts\":",
-					(unsigned long long)id, t->row.finding, pid, tid);
-				put_us(t->f, ev->begin_ns);
-				fputc('}', t->f);
+				put_flow(t, a->name, "finding", a->pid, a->tid, a->begin_ns, pid, tid, ev->begin_ns);
 				a->flows++;
 				a->next_occurrence = t->row.occurrence + 1;
 				t->st->flows++;
@@ -250,6 +306,47 @@ static int event_flows(struct trace *t, const struct event *ev, int pid, int tid
 			return -1;
 		t->row_ok = rc == 1;
 	}
+	return 0;
+}
+
+/*
+ * The arrow from where this transfer's content first went to a device, when
+ * that was another device and this one has not received it yet.  -1 out of
+ * memory.
+ */
+static int copy_flow(struct trace *t, const struct event *ev, int device, int pid, int tid, const char *var)
+{
+	uint64_t key[2] = { ev->hash, ev->bytes }, bit;
+	struct first_copy *c;
+	int created;
+
+	if (!t->several_devices || ev->kind != EV_TO_DEVICE || !ev->has_hash || !ev->bytes || device < 0 ||
+	    device >= 64 || (t->run.has_host_device && device == t->run.host_device))
+		return 0;
+	if (t->copies.count >= COPY_CACHE_MAX) {
+		hmap_release(&t->copies);
+		hmap_init(&t->copies, 2, sizeof(struct first_copy));
+	}
+	c = hmap_put(&t->copies, key, &created);
+	if (!c)
+		return -1;
+	bit = (uint64_t)1 << device;
+	if (created) {
+		*c = (struct first_copy){ pid, tid, ev->begin_ns, bit };
+		return 0;
+	}
+	if (c->devices & bit)
+		return 0;
+	c->devices |= bit;
+	{
+		char *name = NULL;
+		if (asprintf(&name, "same content%s%s, to device %d", var ? " of " : "", var ? var : "",
+			     device) < 0)
+			return -1;
+		put_flow(t, name, "same_content", c->pid, c->tid, c->begin_ns, pid, tid, ev->begin_ns);
+		free(name);
+	}
+	t->st->content_flows++;
 	return 0;
 }
 
@@ -319,7 +416,9 @@ static int write_event(struct trace *t, const struct event *ev, char **err)
 	}
 	fputs("}}", t->f);
 	t->st->events++;
-	return t->rows ? event_flows(t, ev, pid_of(device), tid, err) : 0;
+	if (copy_flow(t, ev, device, pid_of(device), tid, var) < 0)
+		return oom(err);
+	return t->rows ? event_flows(t, ev, pid_of(device), tid, var, err) : 0;
 }
 
 /* One pass of the stream: 0, -1 with *err, or EVENTS_RESTART (seq mode only). */
@@ -351,6 +450,10 @@ static void trace_release(struct trace *t)
 	hmap_release(&t->places);
 	hmap_release(&t->vars);
 	hmap_release(&t->named);
+	hmap_release(&t->copies);
+	thread_rows_release(&t->threads);
+	for (int i = 0; i < t->nanchors; i++)
+		free(t->anchors[i].name);
 	free(t->anchors);
 	finding_rows_close(t->rows);
 	attribution_close(t->at);
@@ -371,13 +474,20 @@ static int write_trace(struct db *db, struct outfile *o, enum events_mode mode,
 	hmap_init(&t.places, 1, sizeof(char *));
 	hmap_init(&t.vars, 3, sizeof(char *));
 	hmap_init(&t.named, 2, 1);
-	if (db_read_run(db, &t.run, err) < 0)
+	hmap_init(&t.copies, 2, sizeof(struct first_copy));
+	if (db_read_run(db, &t.run, err) < 0 || thread_rows_read(db, &t.threads, err) < 0)
 		goto out;
+	for (size_t i = 0; i < t.run.ndevices; i++)
+		if (!(t.run.has_host_device && t.run.devices[i].num == t.run.host_device))
+			t.several_devices += 1;
+	t.several_devices = t.several_devices > 1;
 	t.at = attribution_open(db);
 	st->has_sources = t.at != NULL;
 	t.rows = finding_rows_open(db, &max_finding, err);
 	if (!t.rows && err && *err)
 		goto out;
+	/* Reported, and nothing found: no arrows to draw, and no hint to give. */
+	st->has_findings = max_finding >= 0;
 	if (t.rows) {
 		int r;
 		t.anchors = calloc((size_t)max_finding, sizeof(*t.anchors));

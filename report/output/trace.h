@@ -10,9 +10,16 @@
  *     destination between two devices; the host is named "host"), tid = the
  *     recording's host thread and lane (transfers, allocations, kernels),
  *     named by "M" metadata events as they first appear;
- *   - one flow ("s" then "f", bound to the enclosing slices) per later
- *     occurrence of a stored finding, from its first occurrence, at most
- *     TRACE_MAX_FLOWS per finding.
+ *     named "initial thread (tid N)" or "OpenMP thread K (tid N)"
+ *     (db/threads.h);
+ *   - one flow ("s" then "f", bound to the enclosing slices; cat "finding")
+ *     per later occurrence of a stored finding, from its first occurrence,
+ *     at most TRACE_MAX_FLOWS per finding, named by the finding's kind,
+ *     variable and id ("round_trip of a (#3)");
+ *   - one flow (cat "same_content") from the first transfer of a content to
+ *     a device to the first transfer of the same content (hash and size) to
+ *     each other device (devices 0-63): a run that sends its input to every
+ *     device shows it, though no finding does.
  *
  * Streaming: events come from db/events.h's stream in begin order and the
  * stored findings' operations from db/finding_rows.h in the same order;
@@ -33,7 +40,8 @@ struct db;
 
 struct trace_stats {
 	uint64_t events;       /* X events written */
-	uint64_t flows;        /* flow arrows (s/f pairs) written */
+	uint64_t flows;        /* finding arrows (s/f pairs) written */
+	uint64_t content_flows;  /* same-content arrows between devices */
 	int has_sources;       /* the database had source attribution */
 	int has_findings;      /* ... and stored findings */
 };

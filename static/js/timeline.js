@@ -24,10 +24,12 @@
       view = [t0, t1];
       LANE_ORDER.forEach(function (l) { colors[l] = cssVar(LANES[l].color); });
       colors.mark = cssVar('--mark');
+      colors.thread = cssVar('--thread');
       arr(T.marks).forEach(function (m) {
         if (!Array.isArray(m)) return;
         var k = m[0], list = marksBySeq.get(k) || [];
-        list.push({ device: m[1], lane: m[2], b: num(m[3]), e: num(m[4]), bytes: num(m[5]) });
+        list.push({ device: m[1], lane: m[2], b: num(m[3]), e: num(m[4]), bytes: num(m[5]),
+          thread: has(m[6]) ? m[6] : null });
         marksBySeq.set(k, list);
       });
       arr(T.devices).filter(isObj).forEach(function (dv) {
@@ -35,6 +37,13 @@
         if (!names.length) return;
         var dev = { device: dv.device, names: names, lanes: {} };
         names.forEach(function (l) { dev.lanes[l] = dense(lanes[l]); });
+        /* One lane per host thread, as the trace has: everything the thread did on this device. */
+        dev.threads = arr(dv.threads).filter(isObj).map(function (t) {
+          var o = dense(t);
+          o.thread = t.thread; o.tid = t.tid; o.role = str(t.role);
+          o.name = threadName(t);
+          return o;
+        });
         var wrap = h('div', 'tl-dev');
         var runDev = arr(run.devices).filter(function (x) { return isObj(x) && x.device === dv.device; })[0];
         var type = str(dv.type) || (runDev ? str(runDev.type) : '');
@@ -48,6 +57,13 @@
           dev.labels[l] = lab;
           add(labels, lab);
         });
+        dev.threads.forEach(function (t) {
+          var lab = h('div', 'tl-label tl-thread');
+          add(lab, h('span', 'sw l-thread'), t.name);
+          lab.title = t.name + (t.role === 'OpenMP thread' ? ': a worker or a hidden helper thread (the recording does not say which)' : '');
+          t.label = lab;
+          add(labels, lab);
+        });
         add(labels, h('div', 'tl-label axis'));
         var cw = h('div', 'tl-canvas-wrap'), cv = h('canvas');
         cv.setAttribute('aria-label', 'Timeline of ' + (isHost ? 'the host' : 'device ' + str(dv.device)));
@@ -57,7 +73,8 @@
         add(wrap, grid);
         add(box, wrap);
         dev.canvas = cv; dev.wrap = cw;
-        dev.height = names.length * LANE_H + AXIS_H;
+        dev.rows = names.length + dev.threads.length;
+        dev.height = dev.rows * LANE_H + AXIS_H;
         cv.style.height = dev.height + 'px';
         hook(dev);
         devices.push(dev);
@@ -67,6 +84,13 @@
       $('tl-reset').addEventListener('click', function () { setView(t0, t1); });
       $('tl-zoom-finding').addEventListener('click', zoomToMarks);
       schedule();
+    }
+
+    /* "initial thread · tid 123", "OpenMP thread 2 · tid 125": the OS thread id and the role. */
+    function threadName(t) {
+      var role = str(t.role) || 'thread';
+      var who = role === 'initial thread' ? role : role + ' ' + str(t.thread);
+      return who + (has(t.tid) ? ' \u00b7 tid ' + t.tid : '');
     }
 
     /* A lane's sparse bins as dense arrays, for drawing and hover look-ups. */
@@ -157,24 +181,57 @@
         g.globalAlpha = 1;
       });
 
+      /* the threads' lanes: exact intervals in their lane's colour, else busy bins */
+      dev.threads.forEach(function (T, ti) {
+        var y = (dev.names.length + ti) * LANE_H, top = y + 3, lh = LANE_H - 6;
+        g.fillStyle = (dev.names.length + ti) % 2 ? '#f7f8fa' : '#fbfcfd';
+        g.fillRect(0, y, W, LANE_H);
+        if (T.intervals) {
+          T.intervals.forEach(function (iv) {
+            if (!Array.isArray(iv) || iv[1] < v0 || iv[0] > view[1]) return;
+            var a = x(iv[0]), b = x(iv[1]);
+            g.fillStyle = colors[iv[4]] || colors.thread;
+            g.fillRect(a, top, Math.max(1, b - a), lh);
+          });
+          return;
+        }
+        g.fillStyle = colors.thread;
+        var i0 = Math.max(0, Math.floor((v0 - t0) / binNs)), i1 = Math.min(nbins - 1, Math.floor((view[1] - t0) / binNs));
+        for (var i = i0; i <= i1; i++) {
+          if (!T.busy[i] && !T.count[i]) continue;
+          var val = Math.max(0.12, Math.min(1, T.busy[i] / binNs)), bt = t0 + i * binNs;
+          var p0 = Math.floor(x(bt)), p1 = Math.max(p0 + 1, Math.ceil(x(bt + binNs))), hh = Math.max(2, val * lh);
+          g.fillRect(p0, top + lh - hh, p1 - p0, hh);
+        }
+      });
+
       /* the selected finding's occurrences */
-      var marked = {};
+      var marked = {}, markedThreads = {};
       current.forEach(function (m) {
         if (m.device !== dev.device) return;
+        var ti = m.thread === null ? -1 : dev.threads.findIndex(function (t) { return t.thread === m.thread; });
+        if (ti >= 0 && m.lane !== 'mapped' && m.e >= v0 && m.b <= view[1]) {
+          markedThreads[ti] = true;
+          outline(m, dev.names.length + ti);
+        }
         var li = dev.names.indexOf(m.lane);
         if (li < 0 || m.e < v0 || m.b > view[1]) return;
         marked[m.lane] = true;
-        var a = x(m.b), b = x(m.e), w = Math.max(3, b - a), y = li * LANE_H + 1;
+        outline(m, li);
+      });
+      function outline(m, row) {
+        var a = x(m.b), b = x(m.e), w = Math.max(3, b - a), y = row * LANE_H + 1;
         if (w === 3) a -= 1;
         g.fillStyle = 'rgba(224, 49, 49, 0.28)';
         g.fillRect(a, y, w, LANE_H - 2);
         g.strokeStyle = colors.mark; g.lineWidth = 1.5;
         g.strokeRect(a + 0.75, y + 0.75, w - 1.5, LANE_H - 3.5);
-      });
+      }
       dev.names.forEach(function (l) { dev.labels[l].classList.toggle('marked', !!marked[l]); });
+      dev.threads.forEach(function (t, ti) { t.label.classList.toggle('marked', !!markedThreads[ti]); });
 
       /* time axis */
-      var ay = dev.names.length * LANE_H;
+      var ay = dev.rows * LANE_H;
       g.fillStyle = '#cfd4dc';
       g.fillRect(0, ay, W, 1);
       g.fillStyle = '#5b6577'; g.font = '11px system-ui, sans-serif'; g.textBaseline = 'top';
@@ -224,6 +281,7 @@
 
     function hover(dev, p, e) {
       var li = Math.floor(p.y / LANE_H);
+      if (li >= dev.names.length && li < dev.rows && p.w) { hoverThread(dev, dev.threads[li - dev.names.length], p, e); return; }
       if (li < 0 || li >= dev.names.length || !p.w) { tip.hidden = true; return; }
       var name = dev.names[li], L = dev.lanes[name], span = view[1] - view[0];
       var ta = view[0] + (p.x - 1) / p.w * span, tb = view[0] + (p.x + 1) / p.w * span;
@@ -259,6 +317,36 @@
       var tx = Math.min(window.innerWidth - tip.offsetWidth - 8, e.clientX + 14);
       tip.style.left = tx + 'px';
       tip.style.top = (e.clientY + 16) + 'px';
+    }
+
+    function showTip(lines, e) {
+      clear(tip);
+      lines.forEach(function (l, i) {
+        if (i) tip.appendChild(h('br'));
+        tip.appendChild(l[0] ? h('b', null, l[1]) : document.createTextNode(l[1]));
+      });
+      tip.hidden = false;
+      tip.style.left = Math.min(window.innerWidth - tip.offsetWidth - 8, e.clientX + 14) + 'px';
+      tip.style.top = (e.clientY + 16) + 'px';
+    }
+
+    /* A thread's lane: its event under the pointer, else its busy share there. */
+    function hoverThread(dev, T, p, e) {
+      var span = view[1] - view[0], ta = view[0] + (p.x - 1) / p.w * span, tb = view[0] + (p.x + 1) / p.w * span;
+      var lines = [['b', T.name]], hit = null;
+      if (T.intervals) T.intervals.forEach(function (iv) { if (!hit && iv[1] >= ta && iv[0] <= tb) hit = iv; });
+      if (hit) {
+        lines.push(['', (LANES[hit[4]] ? LANES[hit[4]].label : str(hit[4])) + ' \u00b7 event ' + hit[3]]);
+        lines.push(['', fmtAt(hit[0], runNs) + ' \u2192 ' + fmtAt(hit[1], runNs) + ' (' + fmtDur(hit[1] - hit[0]) + ')']);
+        if (hit[4] !== 'kernels') lines.push(['', fmtBytes(hit[2])]);
+      } else {
+        var i0 = Math.max(0, Math.floor((ta - t0) / binNs)), i1 = Math.min(nbins - 1, Math.floor((tb - t0) / binNs));
+        var busy = 0, count = 0;
+        for (var i = i0; i <= i1; i++) { busy += T.busy[i]; count += T.count[i]; }
+        if (!busy && !count) { tip.hidden = true; return; }
+        lines.push(['', plural(count, 'event') + ' starting, busy ' + fmtPct(busy, Math.max(binNs, (i1 - i0 + 1) * binNs)) + ' of the time']);
+      }
+      showTip(lines, e);
     }
 
     /* The timeline marks of a finding: exact ones from the database, else its events. */

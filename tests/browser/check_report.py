@@ -548,12 +548,48 @@ def sample_checks(b, data, findings, expects, require_lines):
     check('Estimated savings' in kpis and 'Predicted speedup' in kpis, 'the header shows savings and speedup',
           ','.join(kpis))
 
+    if require_lines:
+        kernels_lanes_checks(b, data, findings)
+
     # Leave the table sorted by savings, the top finding selected, for the screenshot.
     if click_sort(b, 'savings') != 'descending':
         click_sort(b, 'savings')
     if findings:
         select_finding(b, expected_order(b, findings, 'savings', -1)[0])
         b.js('window.scrollTo(0, 0);')
+
+
+def kernels_lanes_checks(b, data, findings):
+    """Issue 26, item 7: the kernels table, and per-thread lanes in the timeline (a real recording)."""
+    ks = data.get('kernels')
+    check(isinstance(ks, list) and len(ks) > 0, 'the report has a kernels table', to_json(ks))
+    ks = ks if isinstance(ks, list) else []
+    check(bool(b.find_all('nav a[href="#sec-kernels"]')), 'the navigation links the kernels')
+    rows = b.js("return [...document.querySelectorAll('#kernels-body tr')]"
+                ".map((r) => [...r.children].map((c) => c.textContent));")
+    check(len(rows) == len(ks), f'the kernels table shows {len(ks)} rows', to_json(rows))
+    for k, r in zip(ks, rows):
+        where = loc_text(k.get('location'))
+        check(r[0] == where, f'kernel row names {where}', r[0])
+        check(r[2] == f'{k["launches"]:,}', f'{where}: {k["launches"]} launches', r[2])
+        check(r[1] == ('host' if k.get('device') == (data.get('run') or {}).get('host_device')
+                       else f'device {k.get("device")}'), f'{where}: its device', r[1])
+    tl = data.get('timeline') if isinstance(data.get('timeline'), dict) else {}
+    want = []
+    for d in tl.get('devices') or []:
+        for t in d.get('threads') or []:
+            role = t.get('role') or 'thread'
+            who = role if role == 'initial thread' else f'{role} {t.get("thread")}'
+            want.append(who + (f' \u00b7 tid {t["tid"]}' if is_num(t.get('tid')) else ''))
+    check(len(want) > 0, 'the timeline data has per-thread lanes',
+          to_json([sorted(d) for d in tl.get('devices') or [] if isinstance(d, dict)]))
+    got = b.js("return [...document.querySelectorAll('#timeline .tl-label.tl-thread')].map((x) => x.textContent);")
+    check(got == want, 'the timeline shows a lane per thread, named by role and tid', to_json(got))
+    check(any(w.startswith('initial thread \u00b7 tid ') for w in got), 'the initial thread is named', to_json(got))
+    if findings and findings[0].get('events'):
+        select_finding(b, findings[0]['id'])
+        marked = b.js("return document.querySelectorAll('#timeline .tl-label.tl-thread.marked').length;")
+        check(marked > 0, f'{findings[0]["id"]}: its thread lane is marked', marked)
 
 
 def xss_checks(b, data, findings):

@@ -7,6 +7,13 @@
 #   event per recorded event, bytes/variable/source in args, one arrow per
 #   later occurrence of each finding; without a report: the events only,
 #   and a hint; errors: exit 3, nothing written;
+# - issue 26, item 11: each finding's arrows are named by its kind, variable
+#   and id ("round_trip of a (#1)", not "finding 1"); thread tracks by the
+#   OS thread id and role ("initial thread (tid N)" for the process's own
+#   thread, "OpenMP thread K (tid N)" for the hidden helpers that run
+#   samples/nowait_threads' regions); samples/two_devices, which sends the
+#   same a to both devices (no finding), gets the arrow from device 0's copy
+#   to device 1's, and no "report first" hint once reported;
 # - streaming: on the synthetic run of bench/gen_events.sh, peak RSS at
 #   ITERS and 10 x ITERS iterations differs by less than 1.5x, and the
 #   larger one is written within a time budget.
@@ -43,6 +50,43 @@ assert_eq "$(jq -c '[.traceEvents[] | select(.ph == "X" and .cat == "transfer")]
 	'["to_device a",2048,"a","samples/round_trip.c:35"]' "a transfer's args"
 assert_eq "$(jq '[.traceEvents[] | select(.ph == "X")] | length' trace.json)" \
 	"$(q rt.db 'SELECT (SELECT COUNT(*) FROM data_op_raw) + (SELECT COUNT(*) FROM kernel_raw)')" "X events"
+# Arrows named by kind and variable (issue 26, item 11).
+assert_eq "$(jq -r '[.traceEvents[] | select(.ph == "s" and .cat == "finding") | .name] | unique | .[]' trace.json)" \
+	"$(jq -r '[.findings[] | select(.occurrences > 1) | "\(.kind) of \(.variable.name) (#\(.id))"] | unique | .[]' rt.json)" \
+	"finding arrows' names"
+# Thread tracks: the OS thread id and the role.
+pid=$(q rt.db 'SELECT pid FROM process')
+assert_eq "$(jq -r '[.traceEvents[] | select(.name == "thread_name") | .args.name] | unique | .[]' trace.json)" \
+	"initial thread (tid $pid): allocations
+initial thread (tid $pid): kernels
+initial thread (tid $pid): transfers" "round_trip's thread tracks"
+nowait=$MAPPROF_BUILD/samples/nowait_threads
+[ -x "$nowait" ] || fail "no sample '$nowait' (hint: make samples)"
+timeout 60 "$mapprof" record -o nw.db -- "$nowait" >/dev/null 2>err || fail "record nowait_threads: $(cat err)"
+"$mapprof" trace nw.db -o nw.json 2>err || fail "trace nw.db: $(cat err)"
+want=$(q nw.db "SELECT t.thread, t.tid, t.tid = p.pid FROM threads t, process p ORDER BY t.thread" |
+	awk -F'|' '{ for (l = 0; l < 3; l++) print ($3 ? "initial thread" : "OpenMP thread " $1) " (tid " $2 "): " \
+		(l == 0 ? "allocations" : l == 1 ? "kernels" : "transfers") }' | sort)
+assert_eq "$(jq -r '[.traceEvents[] | select(.name == "thread_name") | .args.name] | unique | .[]' nw.json | sort)" \
+	"$want" "nowait_threads' thread tracks"
+jq -r '.traceEvents[] | select(.name == "thread_name") | .args.name' nw.json | grep -q '^OpenMP thread' ||
+	fail "nowait_threads: no OpenMP thread track"
+
+# Two devices: the same content to each, one arrow between them.
+two=$MAPPROF_BUILD/samples/two_devices
+[ -x "$two" ] || fail "no sample '$two' (hint: make samples)"
+timeout 60 "$mapprof" record -o td.db -- "$two" >/dev/null 2>err || fail "record two_devices: $(cat err)"
+"$mapprof" report -q --no-html --no-json td.db 2>err || fail "report td.db: $(cat err)"
+"$mapprof" trace td.db -o td.json 2>err || fail "trace td.db: $(cat err)"
+grep -q "hint" err && fail "a reported run without findings got a hint: $(cat err)"
+grep -q "^mapprof: wrote 'td.json': 14 events, 0 finding arrows, 1 same-content arrow between devices$" err ||
+	fail "trace td.db said: $(cat err)"
+out=$("$PYTHON" "$check" td.json) || fail "td.json: $out"
+case $out in *" flows=1 "*) ;; *) fail "two_devices trace: $out" ;; esac
+assert_eq "$(jq -c '[.traceEvents[] | select(.ph == "s" or .ph == "f") | [.ph, .name, .cat, .pid]]' td.json)" \
+	'[["s","same content of a, to device 1","same_content",1],["f","same content of a, to device 1","same_content",2]]' \
+	"two_devices' arrow"
+
 # Standard output.
 "$mapprof" trace -o - rt.db 2>/dev/null | jq -e '.traceEvents | length > 25' >/dev/null || fail "trace -o -"
 # Errors: exit 3 and nothing written; usage: 2.

@@ -10,6 +10,8 @@ strip
 | .run.command |= (if length > 0 then .[0] |= sub(".*/"; "") else . end)
 # Plans come by savings (times): compare them in the order of their directive.
 | .plans |= sort_by(.directive.file, .directive.line, .directive.offset)
+# Kernels come by time too.
+| if has("kernels") then .kernels |= sort_by(.location.file, .location.line, .location.offset, .device) else . end
 | if $unordered then
     .findings |= (map(del(.id, .events)) | sort_by(.kind, .fingerprint))
     | .plans |= map(del(.findings))
