@@ -572,12 +572,12 @@ static void test_attribute_run(void)
 	snprintf(want, sizeof(want),
 		 "1|alloc|%1$s|%2$d|main|table|dwarf|symbol|\n"
 		 "2|to_device|%1$s|%2$d|main|table|dwarf|symbol|\n"
-		 "3|alloc|x.c|%3$d|main|scratch[0:256]|ompt-ident|ompt-ident|%5$d\n"
-		 "4|to_device|x.c|%3$d|main|scratch[0:256]|ompt-ident|ompt-ident|%5$d\n"
-		 "5|delete|%1$s|%4$d|main|scratch[0:256]|dwarf|ompt-ident|%5$d\n"
+		 "3|alloc|x.c|%3$d|main|scratch[0:N]|ompt-ident|ompt-ident|%5$d\n"
+		 "4|to_device|x.c|%3$d|main|scratch[0:N]|ompt-ident|ompt-ident|%5$d\n"
+		 "5|delete|%1$s|%4$d|main|scratch[0:N]|dwarf|ompt-ident|%5$d\n"
 		 "6|from_device||||0x800000000000||none|\n"
 		 "7|alloc|x.c|%3$d|main|table|ompt-ident|symbol|\n"
-		 "8|delete|x.c|%3$d|main|scratch[0:256]|ompt-ident|ompt-ident|%5$d\n"
+		 "8|delete|x.c|%3$d|main|scratch[0:N]|ompt-ident|ompt-ident|%5$d\n"
 		 "9|delete|%1$s|%4$d|main|table|dwarf|symbol|\n"
 		 "10|to_device||0||0x800000000040|none|none|\n",
 		 src_path, target, enter, exit_line, scratch_decl);
@@ -602,7 +602,7 @@ static void test_attribute_run(void)
 	CHECK_STR(got, want);
 	free(got);
 	got = query("SELECT count(*) FROM snippet WHERE file = 'x.c' AND line = (SELECT decl_line FROM "
-		    "variable WHERE name = 'scratch[0:256]')");
+		    "variable WHERE name = 'scratch[0:N]')");
 	CHECK_STR(got, "1\n");
 	free(got);
 	got = query("SELECT source_path FROM location WHERE origin = 'ompt-ident'");
