@@ -175,6 +175,7 @@ REPORT_JS := \
 	static/js/plans.js \
 	static/js/detail.js \
 	static/js/baseline.js \
+	static/js/share.js \
 	static/js/timeline.js \
 	static/js/main.js
 

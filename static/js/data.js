@@ -61,6 +61,38 @@
     })).join(' ').toLowerCase();
     return r;
   });
+  /*
+   * Look-alikes: findings of one kind, directive and variable (a pointer swap
+   * gives one per buffer; a detector may split one buffer's occurrences).
+   * Each gets what tells it apart: its buffer, where the group's differ, and
+   * when its occurrences happened.
+   */
+  (function () {
+    var groups = new Map();
+    records.forEach(function (r) {
+      var key = [r.kind, r.flavour, r.locFull || r.loc, r.variable].join('\u0000');
+      var g = groups.get(key);
+      if (!g) groups.set(key, g = []);
+      g.push(r);
+    });
+    groups.forEach(function (g) {
+      if (g.length < 2) return;
+      var addrs = g.map(function (r) { return str(obj(r.f.data).address); });
+      var differ = addrs.some(function (a) { return a !== addrs[0]; });
+      g.forEach(function (r, i) {
+        var lo = Infinity, hi = -Infinity, parts = [];
+        r.events.forEach(function (e) {
+          if (has(e.begin_ns)) lo = Math.min(lo, e.begin_ns);
+          if (has(e.end_ns)) hi = Math.max(hi, e.end_ns); else if (has(e.begin_ns)) hi = Math.max(hi, e.begin_ns);
+        });
+        if (differ && addrs[i]) parts.push('buffer ' + addrs[i]);
+        if (lo <= hi) parts.push(lo === hi ? 'at ' + fmtAt(lo, runNs) : fmtAt(lo, runNs) + '\u2013' + fmtAt(hi, runNs));
+        if (!parts.length) parts.push('#' + (i + 1) + ' of ' + g.length + ' alike');
+        r.tell = parts.join(' \u00b7 ');
+        r.search += ' ' + r.tell.toLowerCase();
+      });
+    });
+  })();
   var byId = new Map();
   records.forEach(function (r) { byId.set(r.id, r); });
   var maxSavings = records.reduce(function (m, r) { return Math.max(m, r.savings); }, 0);

@@ -6,6 +6,7 @@
   initTable();
   initPlans();
   renderBaseline();
+  printSingle();
   timeline.init();
   refreshView();
   var want = decodeURIComponent((location.hash || '').slice(1));

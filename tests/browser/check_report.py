@@ -902,10 +902,10 @@ def share_checks(b, data, findings, plans, out_dir):
                    str(i))
         check(btn is not None, f'plan {i}: its patch has a copy button')
         if btn is not None:
+            # (no origin: every origin, file:// included; the test reads back what the page wrote)
             for perm in ('clipboardReadWrite', 'clipboardSanitizedWrite'):
                 try:
-                    b._call(b.driver.execute_cdp_cmd, 'Browser.grantPermissions',
-                            {'permissions': [perm], 'origin': 'file://'})
+                    b._call(b.driver.execute_cdp_cmd, 'Browser.grantPermissions', {'permissions': [perm]})
                 except Exception:
                     pass
             b.js("window.focus();")
@@ -924,10 +924,13 @@ def share_checks(b, data, findings, plans, out_dir):
     b.goto(b.page_url)
     b.wait_for('return document.querySelector(\'html[data-ready="true"]\') !== null;', timeout=20)
     media(b, 'print')
-    b.wait_for("return document.documentElement.dataset.print === 'true';", timeout=5,
-               what='the page to expand for printing')
+    try:
+        b.wait_for("return document.documentElement.dataset.print === 'true';", timeout=5,
+                   what='the page to expand for printing')
+    except Exception:
+        check(False, 'print: the page says it expanded for printing (html[data-print])')
     shown = b.js("const vis = (s) => [...document.querySelectorAll(s)].filter((e) => e.getClientRects().length > 0).length;"
-                 "return {nav: vis('.topbar, .topnav, .tabs, .pager, .controls, .kind-chips, .d-actions, #tl-zoom-finding, button.copy'),"
+                 "return {nav: vis('.topbar, .topnav, .tabs, .pager, .kind-chips, .ctl, .d-actions, #tl-zoom-finding, #tl-reset, button.copy'),"
                  " plans: document.querySelectorAll('#plans-list li.plan').length,"
                  " open: document.querySelectorAll('#plans-list li.plan details[open]').length,"
                  " edits: vis('#plans-list .plan-patch'), pf: vis('#plans-list button.pf'),"
