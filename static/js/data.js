@@ -64,8 +64,9 @@
   /*
    * Look-alikes: findings of one kind, directive and variable (a pointer swap
    * gives one per buffer; a detector may split one buffer's occurrences).
-   * Each gets what tells it apart: its buffer, where the group's differ, and
-   * when its occurrences happened.
+   * Each gets what tells it apart: its buffer, the way its data went and its
+   * other directives where the group's differ, and when its occurrences
+   * happened (issue 26: after a swap, several rows read the same otherwise).
    */
   (function () {
     var groups = new Map();
@@ -75,19 +76,35 @@
       if (!g) groups.set(key, g = []);
       g.push(r);
     });
+    /* Each trait shown where it differs within the group; the time range always. */
+    function range(r) {
+      var lo = Infinity, hi = -Infinity;
+      r.events.forEach(function (e) {
+        if (has(e.begin_ns)) lo = Math.min(lo, e.begin_ns);
+        hi = Math.max(hi, has(e.end_ns) ? e.end_ns : has(e.begin_ns) ? e.begin_ns : -Infinity);
+      });
+      return lo <= hi ? (lo === hi ? 'at ' + fmtAt(lo, runNs) : fmtAt(lo, runNs) + '\u2013' + fmtAt(hi, runNs)) : '';
+    }
+    var TRAITS = [
+      function (r) { var a = str(obj(r.f.data).address); return a ? 'buffer ' + a : ''; },
+      function (r) {
+        var seen = [];
+        r.events.forEach(function (e) { var x = direction(e); if (seen.indexOf(x) < 0) seen.push(x); });
+        return seen.join(', ');
+      },
+      function (r) { return r.locs.length > 1 ? 'also ' + r.locs.slice(1).map(locText).join(', ') : ''; }
+    ];
     groups.forEach(function (g) {
       if (g.length < 2) return;
-      var addrs = g.map(function (r) { return str(obj(r.f.data).address); });
-      var differ = addrs.some(function (a) { return a !== addrs[0]; });
+      var shown = TRAITS.map(function (t) {
+        var v = g.map(t);
+        return v.some(function (x) { return x !== v[0]; }) ? v : null;
+      }).filter(Boolean);
+      var ranges = g.map(range);
       g.forEach(function (r, i) {
-        var lo = Infinity, hi = -Infinity, parts = [];
-        r.events.forEach(function (e) {
-          if (has(e.begin_ns)) lo = Math.min(lo, e.begin_ns);
-          if (has(e.end_ns)) hi = Math.max(hi, e.end_ns); else if (has(e.begin_ns)) hi = Math.max(hi, e.begin_ns);
-        });
-        if (differ && addrs[i]) parts.push('buffer ' + addrs[i]);
-        if (lo <= hi) parts.push(lo === hi ? 'at ' + fmtAt(lo, runNs) : fmtAt(lo, runNs) + '\u2013' + fmtAt(hi, runNs));
-        if (!parts.length) parts.push('#' + (i + 1) + ' of ' + g.length + ' alike');
+        var parts = shown.map(function (v) { return v[i]; }).filter(Boolean);
+        if (ranges[i]) parts.push(ranges[i]);
+        if (!parts.length) parts.push((i + 1) + ' of ' + g.length + ' alike');
         r.tell = parts.join(' \u00b7 ');
         r.search += ' ' + r.tell.toLowerCase();
       });
