@@ -27,6 +27,13 @@
 #include "report/compare/merge.h"
 #include "report/report.h"
 
+/*
+ * Each process gets its own page up to this many processes: about 180 KiB
+ * and a timeline's work each; a larger job's merged page gives the command
+ * that makes one.
+ */
+#define MAX_PAGES 64
+
 /* NAME.report.html beside the database NAME.db (or NAME): each process's own page. */
 static char *proc_page(const char *db)
 {
@@ -150,8 +157,9 @@ int report_cli_run_many(const struct report_cli *rc, char **dbs, int n)
 		struct report_options opt = { 0 };
 		struct report_result res;
 		char label[64], *page = NULL, *link = NULL;
-		/* Each process's own page beside its database, linked from the merged one. */
-		if (html && !outfile_is_stdout(html) && !(page = proc_page(dbs[i]))) {
+		/* Each process's own page beside its database, linked from the merged one
+		   (a job of more processes: the merged page gives the command instead). */
+		if (html && !outfile_is_stdout(html) && n <= MAX_PAGES && !(page = proc_page(dbs[i]))) {
 			status = error("out of memory");
 			goto out;
 		}
@@ -257,6 +265,9 @@ int report_cli_run_many(const struct report_cli *rc, char **dbs, int n)
 	if (pages)
 		info("wrote each process's own page beside its database ('%s'%s)", first_page,
 		     pages > 1 ? ", ..." : "");
+	else if (html && !outfile_is_stdout(html) && n > MAX_PAGES)
+		info("note: %d processes: no page of its own for each (at most %d);"
+		     " 'mapprof report --html PAGE DB' makes one", n, MAX_PAGES);
 	if (incomplete) {
 		info("warning: %d of the recordings are incomplete: the report covers what was recorded"
 		     " (exit status %d)", incomplete, EXIT_INCOMPLETE);

@@ -403,14 +403,18 @@ json_t *merge_json(const struct merge *m)
 	}
 	for (size_t i = 0; v && i < m->nf; i++) {
 		const struct mfinding *f = v[i];
-		json_t *o = json_object(), *who = json_array(), *each = json_array();
+		json_t *o = json_object(), *who = json_array();
+		/* Each process's share, index for index with ranks (pids): arrays of numbers, a few bytes each. */
+		json_t *occ = json_array(), *bytes = json_array(), *sav = json_array(), *each = json_object();
 		for (size_t j = 0; j < f->nwho; j++) {
 			json_array_append_new(who, json_integer(f->who[j]));
-			json_array_append_new(each, json_pack("{sIsIsIsI}", f->by_pid ? "pid" : "rank", (json_int_t)f->who[j],
-							      "occurrences", (json_int_t)f->share[j].occurrences,
-							      "bytes", (json_int_t)f->share[j].bytes,
-							      "savings_ns", (json_int_t)f->share[j].savings_ns));
+			json_array_append_new(occ, json_integer((json_int_t)f->share[j].occurrences));
+			json_array_append_new(bytes, json_integer((json_int_t)f->share[j].bytes));
+			json_array_append_new(sav, json_integer(f->share[j].savings_ns));
 		}
+		json_object_set_new(each, "occurrences", occ);
+		json_object_set_new(each, "bytes", bytes);
+		json_object_set_new(each, "savings_ns", sav);
 		json_object_set_new(o, "fingerprint", json_string(f->fingerprint));
 		json_object_set_new(o, "kind", json_string(f->kind));
 		json_object_set_new(o, "flavour", f->flavour ? json_string(f->flavour) : json_null());
@@ -425,7 +429,7 @@ json_t *merge_json(const struct merge *m)
 		json_object_set_new(o, "bytes", json_integer((json_int_t)f->bytes));
 		json_object_set_new(o, "savings_ns", json_integer(f->savings_ns));
 		json_object_set_new(o, "advice", json_string(advice_of(f->kind, f->flavour)));
-		json_object_set_new(o, "by_process", each);
+		json_object_set_new(o, "each", each);
 		json_array_append_new(fs, o);
 	}
 	free(v);

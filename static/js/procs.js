@@ -347,7 +347,8 @@
     var what = h('p', 'd-what');
     add(what, r.variable ? h('code', null, r.variable) : 'Mapped data', ': ',
       kindInfo(r.kind).about || 'a data mapping pattern that costs time.', ' Found in ',
-      plural(r.n, 'process', 'processes') + ' (' + (r.byPid ? 'pids ' : 'ranks ') + rangesText(r.who) + ').');
+      plural(r.n, 'process', 'processes') + ' (' + (r.byPid ? 'pid' : 'rank') + (r.who.length > 1 ? 's ' : ' ') +
+      rangesText(r.who) + ').');
     if (r.savings > 0) add(what, ' Fixing it saves about ', h('strong', null, fmtDur(r.savings)), ' over them.');
     var stats = h('dl', 'd-stats');
     function stat(k, v) { add(stats, add(h('div'), h('dt', null, k), h('dd', null, v))); }
@@ -375,12 +376,11 @@
     });
     add(t, add(h('thead'), hr));
     var tb = h('tbody');
-    var shares = arr(f.by_process).filter(isObj);
-    if (!shares.length) shares = r.who.map(function (w) { var o = {}; o[r.byPid ? 'pid' : 'rank'] = w; return o; });
-    shares.slice().sort(function (a, b) {
-      return num(r.byPid ? a.pid : a.rank) - num(r.byPid ? b.pid : b.rank);
-    }).forEach(function (s) {
-      var w = r.byPid ? s.pid : s.rank, p = pages[(r.byPid ? 'p' : 'r') + w];
+    /* f.each: each process's share, index for index with f.ranks (f.pids) */
+    var each = obj(f.each), eo = arr(each.occurrences), eb = arr(each.bytes), es = arr(each.savings_ns);
+    r.who.map(function (w, i) { return { w: w, occurrences: eo[i], bytes: eb[i], savings_ns: es[i] }; })
+      .sort(function (a, b) { return num(a.w) - num(b.w); }).forEach(function (s) {
+      var w = s.w, p = pages[(r.byPid ? 'p' : 'r') + w];
       add(tb, add(h('tr'), h('td', null, has(w) ? String(w) : '\u2014'),
         h('td', 'r', has(s.occurrences) ? fmtInt(s.occurrences) : '\u2014'),
         h('td', 'r', has(s.bytes) ? fmtBytes(s.bytes) : '\u2014'),
