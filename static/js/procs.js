@@ -91,9 +91,10 @@
     add(app, k);
 
     var pages = {};
+    /* By rank and by pid: a merged finding names its processes by one or the other. */
     procs.forEach(function (p) {
-      var key = has(p.rank) ? 'r' + p.rank : 'p' + p.pid;
-      if (!pages[key]) pages[key] = p;
+      if (has(p.rank) && !pages['r' + p.rank]) pages['r' + p.rank] = p;
+      if (has(p.pid) && !pages['p' + p.pid]) pages['p' + p.pid] = p;
     });
     add(app, procsTable(procs), mergedSection(merged, pages));
     /* Printing: the tables are whole already; report.css hides the navigation and controls. */
