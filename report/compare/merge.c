@@ -17,14 +17,22 @@
 #include "db/db.h"
 #include "db/process.h"
 #include "report/compare/merge.h"
+#include "report/detect/occurrence.h"
 #include "lib/sort.h"
 #include "lib/termesc.h"
 #include "lib/units.h"
 
 struct mproc {
 	char *path;
+	char *report;     /* its own report.html, as a link from the merged page; NULL: none */
 	struct process_row row;
 	struct process_totals totals;
+};
+
+/* One process's part of a merged finding. */
+struct mshare {
+	uint64_t occurrences, bytes;
+	int64_t savings_ns;
 };
 
 struct mfinding {
@@ -33,6 +41,7 @@ struct mfinding {
 	uint64_t occurrences, occ_min, occ_max, bytes;
 	int64_t savings_ns;
 	long *who;        /* the rank of each process it was found in (its pid when it has none) */
+	struct mshare *share; /* what each of those processes had of it, index for index */
 	size_t nwho;
 	int by_pid;       /* some process had no rank: 'who' holds pids */
 };
@@ -56,6 +65,7 @@ void merge_free(struct merge *m)
 		return;
 	for (size_t i = 0; i < m->nprocs; i++) {
 		free(m->procs[i].path);
+		free(m->procs[i].report);
 		process_row_release(&m->procs[i].row);
 		free(m->procs[i].totals.status);
 	}
@@ -67,6 +77,7 @@ void merge_free(struct merge *m)
 		free(f->variable);
 		free(f->file);
 		free(f->who);
+		free(f->share);
 	}
 	free(m->procs);
 	free(m->f);
@@ -84,6 +95,7 @@ static int add_finding(const struct finding_digest *d, void *arg)
 	const struct mproc *p = &m->procs[m->adding];
 	struct mfinding *f = NULL;
 	long *who;
+	struct mshare *share;
 
 	for (size_t i = 0; i < m->nf && !f; i++)
 		if (!strcmp(m->f[i].fingerprint, d->fingerprint))
@@ -120,6 +132,11 @@ static int add_finding(const struct finding_digest *d, void *arg)
 	if (!who)
 		return -1;
 	f->who = who;
+	share = realloc(f->share, (f->nwho + 1) * sizeof(*share));
+	if (!share)
+		return -1;
+	f->share = share;
+	share[f->nwho] = (struct mshare){ d->occurrences, d->bytes, d->savings_ns };
 	if (p->row.rank < 0)
 		f->by_pid = 1;
 	f->who[f->nwho++] = p->row.rank >= 0 ? (long)p->row.rank : (long)p->row.pid;
@@ -180,6 +197,56 @@ int merge_add(struct merge *m, const char *path, char **err)
 oom:
 	*err = strdup("out of memory");
 	return -1;
+}
+
+int merge_set_report(struct merge *m, const char *link)
+{
+	struct mproc *p = m->nprocs ? &m->procs[m->nprocs - 1] : NULL;
+
+	if (!p)
+		return -1;
+	free(p->report);
+	p->report = link ? strdup(link) : NULL;
+	return link && !p->report ? -1 : 0;
+}
+
+/* Processes by rank, those without one after them, each group by pid: as a job's ranks read. */
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct mproc *x = *(struct mproc *const *)a, *y = *(struct mproc *const *)b;
+	int xr = x->row.rank >= 0, yr = y->row.rank >= 0;
+
+	if (xr != yr)
+		return yr - xr;
+	if (xr && x->row.rank != y->row.rank)
+		return x->row.rank < y->row.rank ? -1 : 1;
+	if (x->row.pid != y->row.pid)
+		return x->row.pid < y->row.pid ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* The processes in rank order (an array of pointers the caller frees). */
+static const struct mproc **by_rank(const struct merge *m)
+{
+	const struct mproc **v = malloc((m->nprocs + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < m->nprocs; i++)
+		v[i] = &m->procs[i];
+	sort_array(v, m->nprocs, sizeof(*v), cmp_proc);
+	return v;
+}
+
+/* The finding's advice, as report.json gives a single run's ("" for an unknown kind). */
+static const char *advice_of(const char *kind, const char *flavour)
+{
+	int k = 0, fl = 0;
+
+	while (k < FINDING_KIND_COUNT && strcmp(finding_kind_name(k), kind))
+		k++;
+	while (flavour && fl < FLAVOUR_COUNT && strcmp(flavour_name(fl), flavour))
+		fl++;
+	return finding_advice(k, fl < FLAVOUR_COUNT ? fl : FLAVOUR_NONE);
 }
 
 static int cmp_long(const void *a, const void *b)
@@ -250,8 +317,9 @@ void merge_summary(const struct merge *m, FILE *out, int top)
 		fprintf(out, " (%zu recordings incomplete)", incomplete);
 	fputc('\n', out);
 	if (m->nprocs <= 16) {
-		for (size_t i = 0; i < m->nprocs; i++) {
-			const struct mproc *p = &m->procs[i];
+		const struct mproc **order = by_rank(m);
+		for (size_t i = 0; order && i < m->nprocs; i++) {
+			const struct mproc *p = order[i];
 			fprintf(out, "  pid %lld", (long long)p->row.pid);
 			if (p->row.rank >= 0)
 				fprintf(out, " rank %lld", (long long)p->row.rank);
@@ -264,6 +332,7 @@ void merge_summary(const struct merge *m, FILE *out, int top)
 			termesc_fputs(p->path, out, 0);
 			fputc('\n', out);
 		}
+		free(order);
 	}
 	fprintf(out, "%zu distinct findings across the processes\n", m->nf);
 	for (size_t i = 0; v && i < m->nf && (int)i < (top > 0 ? top : 5); i++) {
@@ -311,11 +380,13 @@ json_t *merge_json(const struct merge *m)
 {
 	json_t *doc = json_object(), *procs = json_array(), *fs = json_array();
 	struct mfinding **v = by_savings(m);
+	const struct mproc **order = by_rank(m);
 
-	for (size_t i = 0; i < m->nprocs; i++) {
-		const struct mproc *p = &m->procs[i];
+	for (size_t i = 0; order && i < m->nprocs; i++) {
+		const struct mproc *p = order[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "database", json_string(p->path));
+		json_object_set_new(o, "report", p->report ? json_string(p->report) : json_null());
 		json_object_set_new(o, "pid", json_integer(p->row.pid));
 		json_object_set_new(o, "ppid", p->row.ppid ? json_integer(p->row.ppid) : json_null());
 		json_object_set_new(o, "rank", p->row.rank >= 0 ? json_integer(p->row.rank) : json_null());
@@ -336,8 +407,17 @@ json_t *merge_json(const struct merge *m)
 	for (size_t i = 0; v && i < m->nf; i++) {
 		const struct mfinding *f = v[i];
 		json_t *o = json_object(), *who = json_array();
-		for (size_t j = 0; j < f->nwho; j++)
+		/* Each process's share, index for index with ranks (pids): arrays of numbers, a few bytes each. */
+		json_t *occ = json_array(), *bytes = json_array(), *sav = json_array(), *each = json_object();
+		for (size_t j = 0; j < f->nwho; j++) {
 			json_array_append_new(who, json_integer(f->who[j]));
+			json_array_append_new(occ, json_integer((json_int_t)f->share[j].occurrences));
+			json_array_append_new(bytes, json_integer((json_int_t)f->share[j].bytes));
+			json_array_append_new(sav, json_integer(f->share[j].savings_ns));
+		}
+		json_object_set_new(each, "occurrences", occ);
+		json_object_set_new(each, "bytes", bytes);
+		json_object_set_new(each, "savings_ns", sav);
 		json_object_set_new(o, "fingerprint", json_string(f->fingerprint));
 		json_object_set_new(o, "kind", json_string(f->kind));
 		json_object_set_new(o, "flavour", f->flavour ? json_string(f->flavour) : json_null());
@@ -351,6 +431,8 @@ json_t *merge_json(const struct merge *m)
 		json_object_set_new(o, "occurrences_max", json_integer((json_int_t)f->occ_max));
 		json_object_set_new(o, "bytes", json_integer((json_int_t)f->bytes));
 		json_object_set_new(o, "savings_ns", json_integer(f->savings_ns));
+		json_object_set_new(o, "advice", json_string(advice_of(f->kind, f->flavour)));
+		json_object_set_new(o, "each", each);
 		json_array_append_new(fs, o);
 	}
 	free(v);
@@ -362,6 +444,7 @@ json_t *merge_json(const struct merge *m)
 	 */
 	json_object_set_new(doc, "format", json_string("mapprof-report"));
 	json_object_set_new(doc, "version", json_integer(1));
+	free(order);
 	json_object_set_new(doc, "processes", procs);
 	json_object_set_new(doc, "merged_findings", fs);
 	return doc;

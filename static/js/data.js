@@ -61,6 +61,55 @@
     })).join(' ').toLowerCase();
     return r;
   });
+  /*
+   * Look-alikes: findings of one kind, directive and variable (a pointer swap
+   * gives one per buffer; a detector may split one buffer's occurrences).
+   * Each gets what tells it apart: its buffer, the way its data went and its
+   * other directives where the group's differ, and when its occurrences
+   * happened (issue 26: after a swap, several rows read the same otherwise).
+   */
+  (function () {
+    var groups = new Map();
+    records.forEach(function (r) {
+      var key = [r.kind, r.flavour, r.locFull || r.loc, r.variable].join('\u0000');
+      var g = groups.get(key);
+      if (!g) groups.set(key, g = []);
+      g.push(r);
+    });
+    /* Each trait shown where it differs within the group; the time range always. */
+    function range(r) {
+      var lo = Infinity, hi = -Infinity;
+      r.events.forEach(function (e) {
+        if (has(e.begin_ns)) lo = Math.min(lo, e.begin_ns);
+        hi = Math.max(hi, has(e.end_ns) ? e.end_ns : has(e.begin_ns) ? e.begin_ns : -Infinity);
+      });
+      return lo <= hi ? (lo === hi ? 'at ' + fmtAt(lo, runNs) : fmtAt(lo, runNs) + '\u2013' + fmtAt(hi, runNs)) : '';
+    }
+    var TRAITS = [
+      function (r) { var a = str(obj(r.f.data).address); return a ? 'buffer ' + a : ''; },
+      function (r) {
+        var seen = [];
+        r.events.forEach(function (e) { var x = direction(e); if (seen.indexOf(x) < 0) seen.push(x); });
+        return seen.join(', ');
+      },
+      function (r) { return r.locs.length > 1 ? 'also ' + r.locs.slice(1).map(locText).join(', ') : ''; }
+    ];
+    groups.forEach(function (g) {
+      if (g.length < 2) return;
+      var shown = TRAITS.map(function (t) {
+        var v = g.map(t);
+        return v.some(function (x) { return x !== v[0]; }) ? v : null;
+      }).filter(Boolean);
+      var ranges = g.map(range);
+      g.forEach(function (r, i) {
+        var parts = shown.map(function (v) { return v[i]; }).filter(Boolean);
+        if (ranges[i]) parts.push(ranges[i]);
+        if (!parts.length) parts.push((i + 1) + ' of ' + g.length + ' alike');
+        r.tell = parts.join(' \u00b7 ');
+        r.search += ' ' + r.tell.toLowerCase();
+      });
+    });
+  })();
   var byId = new Map();
   records.forEach(function (r) { byId.set(r.id, r); });
   var maxSavings = records.reduce(function (m, r) { return Math.max(m, r.savings); }, 0);

@@ -204,6 +204,7 @@
         (num(rf.runs) < num(D.repeat.runs) ? ', in ' + num(rf.runs) : '') + ')');
     }
     stat('Occurrences', fmtInt(r.occ));
+    if (r.tell) stat('Told apart by', r.tell);
     stat('Bytes', fmtBytes(r.bytes));
     stat('Devices', devicesOf(r).map(function (x) { return x === hostDevice ? 'host' : String(x); }).join(', ') || '\u2014');
     add(head, stats);

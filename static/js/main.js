@@ -7,6 +7,7 @@
   initPlans();
   renderBaseline();
   renderKernels();
+  printSingle();
   timeline.init();
   refreshView();
   var want = decodeURIComponent((location.hash || '').slice(1));

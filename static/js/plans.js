@@ -49,11 +49,15 @@
     add(kinds, h('span', 'muted', plural(p.members.length, 'finding') + ' \u00b7 ' + plural(p.occ, 'occurrence')));
     add(sum, add(h('div', 'plan-main'), head, kinds), sav);
     add(det, sum);
-    det.addEventListener('toggle', function () {
-      if (det.open && det.children.length === 1) add(det, planEdit(p), planFindings(p));
-    });
+    det.addEventListener('toggle', function () { if (det.open) fillPlan(det, p); });
+    det.planData = p;
     add(li, det);
     return li;
+  }
+
+  /* An opened plan's content, made once (printing opens every plan: share.js). */
+  function fillPlan(det, p) {
+    if (det.children.length === 1) add(det, planEdit(p), planFindings(p));
   }
 
   /* The suggested edit: its text, the loop, the patch (text nodes only, wrapped). */
@@ -66,8 +70,9 @@
     if (num(loop.first_line) > 0)
       add(box, h('p', 'muted', 'Loop around the directive: lines ' + num(loop.first_line) + '\u2013' + num(loop.last_line) + '.'));
     if (str(e.patch)) {
-      add(box, h('p', 'muted', 'Suggested patch (apply with patch -p1 in the source root):'));
-      add(box, h('pre', 'plan-patch', str(e.patch)));
+      var ph = h('div', 'patch-head');
+      add(ph, h('p', 'muted', 'Suggested patch (apply with patch -p1 in the source root):'), copyButton(str(e.patch), 'Copy patch'));
+      add(box, ph, h('pre', 'plan-patch', str(e.patch)));
     }
     return box;
   }
@@ -80,7 +85,8 @@
       btn.type = 'button';
       btn.dataset.id = r.id;
       var v = h('span', 'pf-var', r.variable || '\u2014');
-      if (r.variable) v.title = r.variable;
+      if (r.tell) add(v, ' ', h('span', 'tell', r.tell));
+      if (r.variable) v.title = r.variable + (r.tell ? ' (' + r.tell + ')' : '');
       add(btn, h('span', 'pf-id', r.id), badge(r.kind), flavourNode(r.flavour), v,
         h('span', 'pf-occ', plural(r.occ, 'occurrence')), h('span', 'pf-sav', fmtDur(r.savings)));
       btn.addEventListener('click', function () { select(r, false); });

@@ -4,7 +4,9 @@
  * Rules this file keeps:
  * - every string from the data reaches the page through textContent (or a
  *   canvas fillText), never through innerHTML or an attribute parsed as markup;
- * - no network: nothing is fetched, no element gets a URL from the data;
+ * - no network: nothing is fetched, no element gets a URL from the data but
+ *   a process's own page on the several-databases page (procs.js pageLink:
+ *   plain relative path segments, never a scheme);
  * - it must not contain the character sequences that would end its inline
  *   script element early (html.c refuses to inline it otherwise);
  * - it stays fast with 10 000 findings (one page of rows is in the DOM) and a

@@ -1,6 +1,8 @@
   function renderTable() {
     var body = clear($('findings-body'));
-    var v = state.view, start = state.page * PAGE_SIZE, end = Math.min(v.length, start + PAGE_SIZE);
+    /* state.all: every row (printing, share.js) */
+    var v = state.view, start = state.all ? 0 : state.page * PAGE_SIZE;
+    var end = state.all ? v.length : Math.min(v.length, start + PAGE_SIZE);
     var frag = document.createDocumentFragment();
     for (var i = start; i < end; i++) frag.appendChild(row(v[i]));
     body.appendChild(frag);
@@ -36,8 +38,10 @@
     var bar = h('div', 'savbar'), fill = h('span');
     fill.style.width = (maxSavings ? 100 * r.savings / maxSavings : 0).toFixed(1) + '%';
     add(sav, h('div', 'v', fmtDur(r.savings)), add(bar, fill));
-    var vr = h('td', 'c-var', r.variable || '\u2014');
-    if (r.variable) vr.title = r.variable;
+    var vr = h('td', 'c-var');
+    add(vr, h('span', 'var-name', r.variable || '\u2014'));
+    if (r.tell) add(vr, h('span', 'tell', r.tell));
+    if (r.variable) vr.title = r.variable + (r.tell ? ' (' + r.tell + ')' : '');
     add(tr, h('td', 'c-id', r.id), add(h('td', 'c-kind'), badge(r.kind), flavourNode(r.flavour)), loc, vr,
       h('td', 'c-num', fmtInt(r.occ)), h('td', 'c-num', fmtBytes(r.bytes)), sav);
     return tr;

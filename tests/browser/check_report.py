@@ -831,6 +831,167 @@ def layout_checks(b, data, findings, out_dir):
         shot = os.path.join(out_dir, f'report-layout-{w}.png')
         b.screenshot(shot, full_page=False)
         print(f'     screenshot: {shot}')
+        if w == 1280:
+            columns_fit(b, findings, at)
+            look_alikes_told_apart(b, findings, at)
+    share_checks(b, data, findings, plans, out_dir)
+
+
+def columns_fit(b, findings, at):
+    """The Variable and Kind columns show their whole text (issue 26, item 9)."""
+    b.js("document.getElementById('tab-findings').click();")
+    b.next_frame()
+    cut = b.js("return [...document.querySelectorAll('#findings-body td.c-var, #findings-body td.c-kind')]"
+               ".filter((e) => e.scrollWidth > e.clientWidth + 1)"
+               ".map((e) => e.parentNode.dataset.id + ' ' + e.className + ' ' + e.scrollWidth + '>' + e.clientWidth"
+               " + ': ' + e.textContent);")
+    check(not cut, f'{at}: no Variable or Kind cell is cut short', ' | '.join(cut))
+    names = b.js("return [...document.querySelectorAll('#findings-body tr')].map((t) =>"
+                 " [t.dataset.id, (t.querySelector('td.c-var .var-name') || t.querySelector('td.c-var')).textContent]);")
+    by_id = {f['id']: f for f in findings}
+    bad = [f'{i}: {n}' for i, n in names if var_name(by_id[i]) and var_name(by_id[i]) != n]
+    check(not bad, f'{at}: each Variable cell reads the whole variable name', ' | '.join(bad))
+
+
+def look_alikes_told_apart(b, findings, at):
+    """Findings of one kind, directive and variable (a pointer swap makes them) read differently."""
+    groups = {}
+    for f in findings:
+        key = (f.get('kind'), f.get('flavour'), loc_full(first_loc(f)), var_name(f))
+        groups.setdefault(key, []).append(f['id'])
+    alike = [g for g in groups.values() if len(g) > 1]
+    check(alike, f'{at}: the recording has look-alike findings (the swap makes them)', len(alike))
+    rows = dict(b.js("return [...document.querySelectorAll('#findings-body tr')].map((t) =>"
+                     " [t.dataset.id, t.querySelector('td.c-var').textContent + ' / '"
+                     " + t.querySelector('td.c-kind').textContent + ' / ' + t.querySelector('td.c-loc').textContent]);"))
+    for g in alike:
+        texts = [rows.get(i) for i in g if i in rows]
+        check(len(set(texts)) == len(texts), f'{at}: look-alikes {",".join(g)} read differently', to_json(texts))
+    by_id = {f['id']: f for f in findings}
+    for g in alike:
+        addrs = {(by_id[i].get('data') or {}).get('address') for i in g}
+        if len(addrs) > 1:
+            for i in g:
+                a = (by_id[i].get('data') or {}).get('address')
+                check(a and a in rows.get(i, ''), f'{at}: {i} names its buffer {a}', rows.get(i))
+            break
+
+
+def media(b, media_type='', features=()):
+    b._call(b.driver.execute_cdp_cmd, 'Emulation.setEmulatedMedia',
+            {'media': media_type, 'features': [{'name': n, 'value': v} for n, v in features]})
+    b.next_frame()
+    b.next_frame()
+
+
+LUMA_JS = """
+const luma = (c) => { const m = c.match(/[\\d.]+/g).map(Number);
+  const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * f(m[0]) + 0.7152 * f(m[1]) + 0.0722 * f(m[2]); };
+const out = {};
+for (const [name, sel] of Object.entries(arguments[0])) {
+  const e = document.querySelector(sel);
+  if (!e) { out[name] = null; continue; }
+  const cs = getComputedStyle(e);
+  out[name] = [luma(cs.backgroundColor), luma(cs.color), cs.backgroundColor, cs.color];
+}
+return out;
+"""
+
+
+def share_checks(b, data, findings, plans, out_dir):
+    """Printing, the dark theme and copying a patch (issue 26, item 10)."""
+    b._call(b.driver.execute_cdp_cmd, 'Emulation.setDeviceMetricsOverride',
+            {'width': 1280, 'height': 800, 'deviceScaleFactor': 1, 'mobile': False})
+    b.drain_logs()
+    b.goto(b.page_url)
+    b.wait_for('return document.querySelector(\'html[data-ready="true"]\') !== null;', timeout=20)
+
+    # Dark: prefers-color-scheme: dark gives dark backgrounds and light text.
+    media(b, '', [('prefers-color-scheme', 'dark')])
+    sel = {'body': 'body', 'panel': '.panel', 'kpi': '.kpi', 'plan': '#plans-list li.plan summary .plan-loc',
+           'tab': '.tab'}
+    dark = b.js(LUMA_JS, sel)
+    bg_body, fg_body = dark['body'][0], dark['body'][1]
+    panel = b.js("return getComputedStyle(document.querySelector('.panel')).backgroundColor;")
+    panel_l = b.js(LUMA_JS, {'p': '.panel'})['p'][0]
+    check(bg_body < 0.05 and panel_l < 0.08 and fg_body > 0.5,
+          'prefers-color-scheme: dark: dark page and panels, light text', to_json(dark) + ' panel ' + panel)
+    plan_fg = b.js(LUMA_JS, {'x': '#plans-list .plan-loc'})['x']
+    check(plan_fg is not None and plan_fg[1] > 0.4, 'dark: the plans read light on dark', to_json(plan_fg))
+    b.js('window.scrollTo(0, 0);')
+    b.screenshot(os.path.join(out_dir, 'report-layout-dark.png'), full_page=False)
+    media(b, '', [('prefers-color-scheme', 'light')])
+    light = b.js(LUMA_JS, {'body': 'body'})
+    check(light['body'][0] > 0.8, 'prefers-color-scheme: light: a light page', to_json(light))
+
+    # Copy: each patch has a copy button that puts the patch on the clipboard.
+    with_patch = [i for i, p in enumerate(plans) if isinstance(p.get('edit'), dict) and p['edit'].get('patch')]
+    check(with_patch, 'some plans carry a patch', len(with_patch))
+    if with_patch:
+        i = with_patch[0]
+        b.click(lambda: b.js("return document.querySelector('#plans-list li.plan[data-plan=\"' + arguments[0] + '\"] summary');",
+                             str(i)), f'plan {i}')
+        b.wait_for("return !!document.querySelector('#plans-list li.plan[data-plan=\"' + arguments[0] + '\"] .plan-patch');",
+                   str(i), timeout=5)
+        btn = b.js("return document.querySelector('#plans-list li.plan[data-plan=\"' + arguments[0] + '\"] button.copy');",
+                   str(i))
+        check(btn is not None, f'plan {i}: its patch has a copy button')
+        if btn is not None:
+            # (no origin: every origin, file:// included; the test reads back what the page wrote)
+            for perm in ('clipboardReadWrite', 'clipboardSanitizedWrite'):
+                try:
+                    b._call(b.driver.execute_cdp_cmd, 'Browser.grantPermissions', {'permissions': [perm]})
+                except Exception:
+                    pass
+            b.js("window.focus(); window.__copied = null;"
+                 "if (navigator.clipboard && navigator.clipboard.writeText) {"
+                 "  const write = navigator.clipboard.writeText.bind(navigator.clipboard);"
+                 "  navigator.clipboard.writeText = (t) => { window.__copied = t; return write(t); }; }")
+            b.click(lambda: btn, 'the copy button')
+            b.wait_for("return arguments[0].dataset.copied === 'true' || arguments[0].dataset.copied === 'false';",
+                       btn, timeout=5)
+            said = b.js("return [arguments[0].dataset.copied, arguments[0].textContent];", btn)
+            got = b._call(b.driver.execute_async_script,
+                          "const done = arguments[arguments.length - 1];"
+                          "navigator.clipboard.readText().then((t) => done([t]), (e) => done(['ERROR ' + e]));")
+            # Chromium lets a file:// page write the clipboard but not read it back: then
+            # what the page handed the clipboard, which took it (data-copied), is the check.
+            if got and got[0].startswith('ERROR '):
+                got = [b.js('return window.__copied;')]
+            check(said[0] == 'true' and got and got[0] == plans[i]['edit']['patch'],
+                  f'plan {i}: the copy button puts the patch on the clipboard', to_json([said] + (got or [])))
+
+    # Print: no navigation, every plan and finding shown, every plan open with its edit.
+    b.drain_logs()
+    b.goto(b.page_url)
+    b.wait_for('return document.querySelector(\'html[data-ready="true"]\') !== null;', timeout=20)
+    media(b, 'print')
+    try:
+        b.wait_for("return document.documentElement.dataset.print === 'true';", timeout=5,
+                   what='the page to expand for printing')
+    except Exception:
+        check(False, 'print: the page says it expanded for printing (html[data-print])')
+    shown = b.js("const vis = (s) => [...document.querySelectorAll(s)].filter((e) => e.getClientRects().length > 0).length;"
+                 "return {nav: vis('.topbar, .topnav, .tabs, .pager, .kind-chips, .ctl, .d-actions, #tl-zoom-finding, #tl-reset, button.copy'),"
+                 " plans: document.querySelectorAll('#plans-list li.plan').length,"
+                 " open: document.querySelectorAll('#plans-list li.plan details[open]').length,"
+                 " edits: vis('#plans-list .plan-patch'), pf: vis('#plans-list button.pf'),"
+                 " rows: vis('#findings-body tr'), plansPanel: vis('#plans-panel'), table: vis('#findings-panel')};")
+    n_patch = len([p for p in plans if isinstance(p.get('edit'), dict) and p['edit'].get('patch')])
+    n_members = sum(len(p.get('findings') or []) for p in plans)
+    check(shown['nav'] == 0, 'print: no navigation, tabs, pager or buttons', to_json(shown))
+    check(shown['plans'] == len(plans) and shown['open'] == len(plans) and shown['plansPanel'] == 1,
+          f'print: all {len(plans)} plans shown, each open', to_json(shown))
+    check(shown['edits'] == n_patch and shown['pf'] == n_members,
+          f'print: every plan shows its patch ({n_patch}) and its findings ({n_members})', to_json(shown))
+    check(shown['table'] == 1 and shown['rows'] == len(findings),
+          f'print: the findings table shows all {len(findings)} findings', to_json(shown))
+    b.screenshot(os.path.join(out_dir, 'report-layout-print.png'), full_page=True)
+    media(b, '')
+    back = b.js("return [document.documentElement.dataset.print || '', document.querySelectorAll('#plans-list details[open]').length,"
+                " document.querySelector('.topbar').getClientRects().length];")
+    check(back[0] != 'true' and back[1] == 0 and back[2] == 1, 'after printing: the page is back as it was', to_json(back))
 
 
 def ranges_text(v):
@@ -843,6 +1004,142 @@ def ranges_text(v):
         out.append(f'{v[i]}\u2013{v[j]}' if j > i else str(v[i]))
         i = j + 1
     return ', '.join(out)
+
+
+MERGED_ROWS_JS = "return [...document.querySelectorAll('#sec-merged tbody tr')].map((t) => t.dataset.fingerprint);"
+
+
+def merged_order(b, merged, key, direction):
+    field = {'bytes': 'bytes', 'occurrences': 'occurrences', 'processes': 'processes'}.get(key, 'savings_ns')
+    if key == 'kind':
+        cmp_label = collation(b, list(dict.fromkeys(kind_label(f) for f in merged)))
+
+    def cmp(x, y):
+        (i, fa), (j, fb) = x, y
+        if key == 'kind':
+            d = cmp_label[(kind_label(fa), kind_label(fb))]
+        else:
+            d = (fa.get(field) or 0) - (fb.get(field) or 0)
+        d *= direction
+        if not d and key == 'kind':
+            d = (fb.get('savings_ns') or 0) - (fa.get('savings_ns') or 0)
+        return d or i - j
+    return [f['fingerprint'] for _, f in sorted(enumerate(merged), key=functools.cmp_to_key(cmp))]
+
+
+def merged_interaction(b, merged):
+    """The merged findings sort, filter and open a detail with the fix, as the single page's do (item 8)."""
+    # Sorting by each column's button, both ways.
+    for key, first in (('bytes', 'descending'), ('occurrences', 'descending'), ('processes', 'descending'),
+                       ('kind', 'ascending'), ('savings', 'descending')):
+        sel = f'#sec-merged th button.sort[data-sort="{key}"]'
+        if not b.find_all(sel):
+            check(False, f'merged: a sort button for {key}')
+            continue
+        for attempt in range(2):
+            b.click(sel)
+            direction = b.js('return document.querySelector(arguments[0]).parentNode.getAttribute("aria-sort");', sel)
+            if direction == first:
+                break
+        got = b.js(MERGED_ROWS_JS)
+        want = merged_order(b, merged, key, -1 if first == 'descending' else 1)
+        check(direction == first and got == want, f'merged: sort by {key} {first}', to_json(got))
+        b.click(sel)
+        direction = b.js('return document.querySelector(arguments[0]).parentNode.getAttribute("aria-sort");', sel)
+        got = b.js(MERGED_ROWS_JS)
+        want = merged_order(b, merged, key, -1 if direction == 'descending' else 1)
+        check(direction != first and got == want, f'merged: sort by {key} {js_str(direction)}', to_json(got))
+    if b.find_all('#sec-merged th button.sort[data-sort="savings"]'):
+        while b.js("return document.querySelector('#sec-merged th button.sort[data-sort=\"savings\"]')"
+                   ".parentNode.getAttribute('aria-sort');") != 'descending':
+            b.click('#sec-merged th button.sort[data-sort="savings"]')
+
+    # Filtering by kind and by text.
+    kinds = list(dict.fromkeys(f.get('kind') for f in merged))
+    has_filter = bool(b.find_all('#merged-kind')) and bool(b.find_all('#merged-text'))
+    check(has_filter, 'merged: a kind filter and a search field')
+    if has_filter:
+        for k in kinds:
+            b.select_option('#merged-kind', k)
+            got = b.js(MERGED_ROWS_JS)
+            want = [f['fingerprint'] for f in merged if f.get('kind') == k]
+            check(sorted(got) == sorted(want), f'merged: filter by kind {k}', to_json(got))
+        b.select_option('#merged-kind', '')
+        check(len(b.js(MERGED_ROWS_JS)) == len(merged), 'merged: all kinds again')
+        v = next((f.get('variable') for f in merged if f.get('variable')), None)
+        if v:
+            b.fill('#merged-text', v)
+            b.wait_for("return document.querySelectorAll('#sec-merged tbody tr').length < arguments[0] ||"
+                       " arguments[0] === arguments[1];", len(merged),
+                       len([f for f in merged if v in (f.get('variable') or '') or v in (f.get('file') or '')]),
+                       timeout=5)
+            time.sleep(0.3)
+            got = b.js(MERGED_ROWS_JS)
+            want = [f['fingerprint'] for f in merged
+                    if v.lower() in ' '.join(str(f.get(x) or '') for x in ('variable', 'file', 'kind')).lower()]
+            check(got and set(want) <= set(got) and all(v.lower() in b.js(
+                "return [...document.querySelectorAll('#sec-merged tbody tr')].find((t) => t.dataset.fingerprint"
+                " === arguments[0]).textContent.toLowerCase();", fp) for fp in got),
+                  f'merged: search {v}', to_json(got))
+            b.fill('#merged-text', '')
+            b.wait_for("return document.querySelectorAll('#sec-merged tbody tr').length === arguments[0];",
+                       len(merged), timeout=5)
+
+    # The detail: what happened, how to fix it, and each process it was found in.
+    for f in merged[:3]:
+        fp = f['fingerprint']
+        b.click(lambda: b.js("return [...document.querySelectorAll('#sec-merged tbody tr')]"
+                             ".find((t) => t.dataset.fingerprint === arguments[0]);", fp), f'merged row {fp}')
+        ok = True
+        try:
+            b.wait_for("const d = document.getElementById('merged-detail');"
+                       "return d && !d.hidden && d.dataset.fingerprint === arguments[0];", fp, timeout=5)
+        except Exception:
+            ok = False
+        check(ok, f'merged {fp}: clicking its row opens its detail')
+        if not ok:
+            continue
+        text = b.text('#merged-detail')
+        check(kind_label(f) in text and (not f.get('variable') or f['variable'] in text)
+              and (not f.get('file') or f'{f["file"]}:{f["line"]}' in text),
+              f'merged {fp}: the detail names the kind, variable and line', text[:200])
+        check('How to fix' in text and (not f.get('advice') or f['advice'] in text) and 'Typical fix' in text,
+              f'merged {fp}: the detail gives the fix advice', text[:400])
+        who = f.get('ranks') if isinstance(f.get('ranks'), list) else f.get('pids') or []
+        prow = b.js("return [...document.querySelectorAll('#merged-detail table.mprocs tbody tr')]"
+                    ".map((t) => t.children[0].textContent);")
+        check(sorted(prow) == sorted(js_str(x) for x in who), f'merged {fp}: the detail lists its processes',
+              to_json(prow))
+
+
+def proc_links(b, procs):
+    """Each process links to its own report, a page that opens from file:// (item 8)."""
+    links = b.js("return [...document.querySelectorAll('#sec-processes tbody tr')].map((t) => {"
+                 " const a = t.querySelector('a.proc-report'); return a ? [a.getAttribute('href'), a.href] : null; });")
+    check(links and all(links), 'every process links to its own report', to_json(links))
+    page = b.page_url
+    for p, l in zip(procs, links):
+        if not l:
+            continue
+        check(':' not in l[0].split('/')[0] and l[1].startswith('file://'),
+              f'process {js_str(p.get("pid"))}: a relative link', to_json(l))
+        from urllib.parse import urlparse, unquote
+        path = unquote(urlparse(l[1]).path)
+        check(os.path.isfile(path), f'process {js_str(p.get("pid"))}: {l[0]} exists', path)
+    for p, l in list(zip(procs, links))[:2]:
+        if not l:
+            continue
+        b.drain_logs()
+        b.goto(l[1])
+        b.wait_for('return document.querySelector(\'html[data-ready="true"]\') !== null;', timeout=20)
+        d = json.loads(b.js("return document.getElementById('mapprof-data').textContent;"))
+        check(isinstance(d.get('findings'), list) and len(d['findings']) == p.get('findings')
+              and b.find_all('#findings-table'),
+              f'process {js_str(p.get("pid"))}: its report is its own single-run page ({p.get("findings")} findings)',
+              len(d.get('findings') or []))
+    b.drain_logs()
+    b.goto(page)
+    b.wait_for('return document.querySelector(\'html[data-ready="true"]\') !== null;', timeout=20)
 
 
 def procs_checks(b, data, out_dir):
@@ -858,6 +1155,11 @@ def procs_checks(b, data, out_dir):
     rows = b.js("return [...document.querySelectorAll('#sec-processes tbody tr')].map((t) =>"
                 " [...t.children].map((c) => c.textContent));")
     check(len(rows) == len(procs), 'one Processes row per process', f'{len(rows)} rows, {len(procs)} processes')
+    # Processes by rank (those without one after, by pid): as a job's ranks read.
+    procs = sorted(procs, key=lambda p: (0, p['rank'], p.get('pid') or 0) if is_num(p.get('rank'))
+                   else (1, 0, p.get('pid') or 0))
+    check([r[0] for r in rows] == [js_str(p.get('pid')) for p in procs], 'the processes are listed by rank (else pid)',
+          to_json([r[:2] for r in rows]))
     for p, r in zip(procs, rows):
         argv = [a for a in p.get('argv') or [] if isinstance(a, str)]
         rank = p.get('rank')
@@ -867,6 +1169,7 @@ def procs_checks(b, data, out_dir):
               and r[7] == f"{p.get('findings'):,}")
         check(ok, f"process {js_str(p.get('pid'))}: pid, rank, command, database, how it ended, findings",
               to_json(r))
+    proc_links(b, procs)
     mrows = b.js("return [...document.querySelectorAll('#sec-merged tbody tr')].map((t) =>"
                  " [t.dataset.fingerprint].concat([...t.children].map((c) => c.textContent)));")
     check([r[0] for r in mrows] == [f.get('fingerprint') for f in merged],
@@ -882,6 +1185,7 @@ def procs_checks(b, data, out_dir):
         ok = (r[3] == want_who and r[4].startswith(want_occ) and r[2] == where
               and (not f.get('variable') or f.get('variable') in r[1]))
         check(ok, f"merged {f.get('fingerprint')}: {want_who}, {want_occ} occurrences at {where}", to_json(r))
+    merged_interaction(b, merged)
     b._call(b.driver.execute_cdp_cmd, 'Emulation.setDeviceMetricsOverride',
             {'width': 1280, 'height': 800, 'deviceScaleFactor': 1, 'mobile': False})
     b.next_frame()

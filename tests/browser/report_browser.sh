@@ -109,7 +109,7 @@ if [ -x "$B/mapprof" ] && [ -x "$B/samples/round_trip" ] &&
 			cp rank.db "rank.$i.db" &&
 			sqlite3 "rank.$i.db" "UPDATE process_raw SET pid = $((7000 + i)), rank = $i, rank_var = 'PMIX_RANK'" || exit 1
 		    done &&
-		    "$B/mapprof" report -q --no-json --html "$out/ranks-report.html" rank.?.db >/dev/null); then
+		    "$B/mapprof" report -q --no-json --html "$out/ranks-report.html" rank.2.db rank.0.db rank.3.db rank.1.db >/dev/null); then
 			run procs "$out/ranks-report.html" "$out/procs-ranks"
 		else
 			echo "error: cannot record and report four rank databases"
