@@ -263,6 +263,14 @@ struct thread_state *thread_state_new(void)
 	return t;
 }
 
+int buffer_lock_free(void)
+{
+	if (pthread_mutex_trylock(&mu))
+		return 0;
+	pthread_mutex_unlock(&mu);
+	return 1;
+}
+
 struct rec *buffer_slot_slow(struct thread_state *t)
 {
 	struct tslot *s = t->slot;

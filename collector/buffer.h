@@ -98,6 +98,9 @@ static inline struct thread_state *thread_state(void)
 	return __builtin_expect(t != NULL, 1) ? t : thread_state_new();
 }
 
+/* 1 when no thread holds buffer.c's lock (a signal handler must not wait for it). */
+int buffer_lock_free(void);
+
 /* buffer_slot() when the thread has no buffer yet or its buffer is full. */
 struct rec *buffer_slot_slow(struct thread_state *t);
 

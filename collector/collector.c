@@ -169,7 +169,8 @@ static void held_commit(struct held *h, int signal_safe)
 	const void *dest = (const void *)(uintptr_t)h->r.dst_addr;
 	struct rec *r;
 
-	if (h->wt_dest)
+	/* (From a signal handler that may have cut into write tracking: the bytes alone.) */
+	if (h->wt_dest && (!signal_safe || wtrack_lock_free()))
 		h->r.hash = wtrack_dest_end(dest, h->r.bytes);
 	else
 		h->r.hash = signal_safe ? hash_bytes(dest, h->r.bytes)
@@ -237,9 +238,14 @@ static int held_keep(const struct rec *r, struct thread_state *t, int wt_dest)
 	return ok;
 }
 
+static int side_frames_lock_free(void);
+
 /* buffer.c's hook: a thread or the process ends. */
 static void held_flush(struct thread_state *t, int signal_safe)
 {
+	/* A signal handler that cut into one of our locks leaves them (the ring keeps the rest). */
+	if (signal_safe && !(buffer_lock_free() && side_frames_lock_free()))
+		return;
 	held_release(t ? HELD_THREAD : HELD_ALL, t, NULL, signal_safe);
 }
 
@@ -582,7 +588,8 @@ static void side_frames_write(enum buffer_moment when)
 
 static int side_frames_lock_free(void)
 {
-	return modules_lock_free() && interpose_lock_free();
+	/* frames_write() at the end asks wtrack_active(), which takes write tracking's lock. */
+	return modules_lock_free() && interpose_lock_free() && wtrack_lock_free();
 }
 
 static const struct buffer_hooks hooks = { side_frames_waiting, side_frames_write, side_frames_lock_free,

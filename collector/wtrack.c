@@ -322,6 +322,14 @@ static int on(void)
 	return state > 0;
 }
 
+int wtrack_lock_free(void)
+{
+	if (pthread_mutex_trylock(&mu))
+		return 0;
+	pthread_mutex_unlock(&mu);
+	return 1;
+}
+
 int wtrack_active(void)
 {
 	int r;

@@ -42,6 +42,12 @@ int wtrack_dest_begin(const void *p, uint64_t n);
 /* After that copy: protect the range again and return its hash. */
 uint64_t wtrack_dest_end(const void *p, uint64_t n);
 
+/*
+ * 1 when no thread holds write tracking's lock: an _exit() from a signal
+ * handler that cut into it must not take it again (it would wait forever).
+ */
+int wtrack_lock_free(void);
+
 /* 1 when write tracking is in use in this process (for the stats table). */
 int wtrack_active(void);
 
