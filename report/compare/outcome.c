@@ -21,6 +21,8 @@ struct ovar {
 	int returned, has_hash;
 	uint64_t hash;       /* of the last return, else of the last transfer */
 	int order;           /* among ranges of the same key in this run */
+	uint64_t host_addr;
+	int arank, ngroup;   /* its rank by host address among the ranges of its name, and how many */
 	int other;           /* matched range of the other run, -1: none */
 };
 
@@ -84,13 +86,14 @@ static uint64_t str_hash(const char *s, uint64_t h)
  * order, then any; then names without their sections; unnamed data by
  * function, content, then order.
  */
-enum pass { BY_CONTENT, BY_NAME, BY_NAME_ANY, BY_BASE, BY_PLACE_CONTENT, BY_PLACE };
+enum pass { BY_ADDRESS, BY_CONTENT, BY_NAME, BY_NAME_ANY, BY_BASE, BY_PLACE_CONTENT, BY_PLACE };
 
 /* The word a pass matches on: a hash of its key, with the order where the pass compares it. */
 static uint64_t pass_key(const struct ovar *v, enum pass p)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	switch (p) {
+	case BY_ADDRESS: return str_hash(v->name, h) ^ (uint64_t)v->arank * 0x9e3779b97f4a7c15ULL;
 	case BY_CONTENT: return str_hash(v->name, h) ^ (v->has_hash ? v->hash : 0);
 	case BY_NAME: return str_hash(v->name, h) ^ (uint64_t)v->order * 0x9e3779b97f4a7c15ULL;
 	case BY_NAME_ANY: return str_hash(v->name, h);
@@ -101,6 +104,21 @@ static uint64_t pass_key(const struct ovar *v, enum pass p)
 		return str_hash(v->function, str_hash(v->name, h)) ^
 		       (uint64_t)v->order * 0x9e3779b97f4a7c15ULL;
 	}
+}
+
+/* qsort's comparator of range indices: by name, then host address, then position. */
+static const struct outcome *sorting;
+static int by_name_address(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	const struct ovar *x = &sorting->v[a], *y = &sorting->v[b];
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (x->host_addr != y->host_addr)
+		return x->host_addr < y->host_addr ? -1 : 1;
+	return a < b ? -1 : a > b;
 }
 
 /* Each range's order among the ranges of its run with the same name (or, unnamed, function). */
@@ -120,6 +138,31 @@ static int number(struct outcome *o)
 		o->v[i].order = (*count)++;
 	}
 	hmap_release(&seen);
+	/*
+	 * Ranks by host address among the ranges of one name: chunks of one
+	 * array (nowait, any order of completion) keep their offsets' order,
+	 * separate buffers their allocation order, from run to run, where the
+	 * content may not (two results that swapped places).
+	 */
+	size_t *idx = malloc((o->n ? o->n : 1) * sizeof(*idx)), m = 0;
+	if (!idx)
+		return -1;
+	for (size_t i = 0; i < o->n; i++)
+		if (o->v[i].name)
+			idx[m++] = i;
+	sorting = o;
+	qsort(idx, m, sizeof(*idx), by_name_address);
+	for (size_t i = 0; i < m;) {
+		size_t j = i;
+		while (j < m && !strcmp(o->v[idx[j]].name, o->v[idx[i]].name))
+			j++;
+		for (size_t k = i; k < j; k++) {
+			o->v[idx[k]].arank = (int)(k - i);
+			o->v[idx[k]].ngroup = (int)(j - i);
+		}
+		i = j;
+	}
+	free(idx);
 	return 0;
 }
 
@@ -145,6 +188,7 @@ struct outcome *outcome_of(const struct analysis *a)
 		const char *origin = json_string_value(json_object_get(var, "origin"));
 
 		v->other = -1;
+		v->host_addr = x->host_addr;
 		v->returned = x->returned;
 		/*
 		 * The final content: that of the range's last transfer either way.
@@ -181,6 +225,10 @@ static int key_equal(const struct ovar *x, const struct ovar *y, enum pass p)
 	int same_hash = x->has_hash && y->has_hash && x->hash == y->hash;
 
 	switch (p) {
+	case BY_ADDRESS:
+		/* The same name, as many ranges of it in both runs, the same place among them by address. */
+		return x->name && y->name && !strcmp(x->name, y->name) && x->ngroup == y->ngroup &&
+		       x->arank == y->arank;
 	case BY_CONTENT:
 		return x->name && y->name && !strcmp(x->name, y->name) && same_hash;
 	case BY_NAME:
@@ -315,7 +363,7 @@ json_t *outcome_compare(struct outcome *b, struct outcome *a)
 		b->v[i].other = -1;
 	for (size_t j = 0; j < a->n; j++)
 		a->v[j].other = -1;
-	for (enum pass p = BY_CONTENT; p <= BY_PLACE; p++)
+	for (enum pass p = BY_ADDRESS; p <= BY_PLACE; p++)
 		if (match(b, a, p) < 0)
 			break_oom = 1;
 	if (break_oom) {
