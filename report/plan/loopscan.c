@@ -202,6 +202,47 @@ static long stmt_end(const struct scan *s, long i, int depth)
 	}
 }
 
+/*
+ * 1 when lines first..last of text hold the word 'return', 'goto',
+ * 'longjmp' or 'siglongjmp' outside comments and literals.
+ */
+static int leaves_early(const char *text, size_t n, int first, int last)
+{
+	static const char *const words[] = { "return", "goto", "longjmp", "siglongjmp" };
+	int line = 1;
+	size_t i = 0;
+
+	while (i < n && line < first)
+		if (text[i++] == '\n')
+			line++;
+	while (i < n && line <= last) {
+		char c = text[i];
+		if (c == '\n') {
+			line++;
+			i++;
+		} else if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+			while (i < n && text[i] != '\n')
+				i++;
+		} else if (c == '/' && i + 1 < n && text[i + 1] == '*') {
+			for (i += 2; i + 1 < n && !(text[i] == '*' && text[i + 1] == '/'); i++)
+				line += text[i] == '\n';
+			i += 2;
+		} else if (c == '"' || c == '\'') {
+			i = skip_quoted(text, n, i, &line);
+		} else if (isalpha((unsigned char)c) || c == '_') {
+			size_t b = i;
+			while (i < n && (isalnum((unsigned char)text[i]) || text[i] == '_'))
+				i++;
+			for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+				if (strlen(words[k]) == i - b && !memcmp(words[k], text + b, i - b))
+					return 1;
+		} else {
+			i++;
+		}
+	}
+	return 0;
+}
+
 int loopscan_find(const char *text, size_t n, int line, struct loop_span *out)
 {
 	struct scan s = { 0 };
@@ -231,6 +272,7 @@ int loopscan_find(const char *text, size_t n, int line, struct loop_span *out)
 		out->alone = (best == 0 || s.t[best - 1].line != first) &&
 			     ((size_t)best_end + 1 >= s.n || s.t[best_end + 1].line != last);
 		out->pragma_before = first > 1 && first - 1 <= s.nlines && s.pre[first - 1];
+		out->leaves = leaves_early(text, n, first, last);
 	}
 out:
 	free(s.t);

@@ -23,6 +23,8 @@ struct loop_span {
 	int last_line;       /* the line where its body (or do's 'while (...);') ends */
 	int alone;           /* nothing else on those two lines: lines can go around it */
 	int pragma_before;   /* the line before it is a preprocessor line (a pragma of its own) */
+	int leaves;          /* its lines hold 'return', 'goto' or a longjmp: control may leave it
+				other than at its end, which a region around it may not allow */
 };
 
 /*

@@ -1288,6 +1288,10 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		else if (!loop.alone || loop.pragma_before)
 			put(&unsure, " The loop's first or last line holds more than the loop, or a pragma of its own "
 				"precedes it: the plan cannot put a region around it.");
+		else if (loop.leaves)
+			put(&unsure, " The loop may be left by 'return', 'goto' or a longjmp, which may not leave a "
+				"'target data' region: move the data region by hand (to the function, or after "
+				"turning the early exit into a 'break').");
 		else {
 			char *clauses = NULL;
 			if (keep_region(a, pl, in, src, &loop, in->names[FINDING_KIND_COUNT], &clauses, &e->patch, &unsure,
