@@ -70,7 +70,8 @@ if "$PYTHON" -c 'import jsonschema' 2>/dev/null; then
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
 doc = json.load(open(sys.argv[2]))
-assert "kernels" in schema["properties"], "the schema has no 'kernels'"
+props = schema["$defs"]["single"]["properties"] if "single" in schema.get("$defs", {}) else schema["properties"]
+assert "kernels" in props, "the schema has no 'kernels'"
 jsonschema.validate(doc, schema)
 PY
 	done

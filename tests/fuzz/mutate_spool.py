@@ -149,11 +149,17 @@ def mutate(seed):
             done.append(m + ' (nothing to do)')
 
     # What 'mapprof recover' must keep: every record of a known type in the
-    # whole RECORDS frames (a frame cut short ends the spool).
+    # whole RECORDS frames (a frame cut short ends the spool), a frame with
+    # the very payload of an earlier one once (db/ingest.c skips the copy of
+    # a chunk written twice).
     events = 0
+    seen = set()
     if len(data) > HDR and data[:8] == b'MPSPOOL\0':
         for t, p in frames(data):
             if t == 1 and len(p) % REC == 0:
+                if bytes(p) in seen:
+                    continue
+                seen.add(bytes(p))
                 events += sum(1 for k in range(0, len(p), REC) if p[k] in (1, 2, 3))
     return data, events, '; '.join(done)
 
