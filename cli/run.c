@@ -143,9 +143,11 @@ int cmd_run(int argc, char **argv)
 	char **others = NULL, **all = NULL;
 	size_t nothers = 0, n = 0;
 	if (record_program(&ropt, &status, &recorded, &others, &nothers) < 0) {
+		/* (A program the loader could not start still has its database, named here.) */
 		for (size_t i = 0; i < nothers; i++)
 			free(others[i]);
 		free(others);
+		free(recorded);
 		free(db);
 		return status;
 	}
