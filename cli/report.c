@@ -188,12 +188,7 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 		}
 		if (res.tripped) {
 			/* One line per threshold; 1 wins over 4: the findings are real. */
-			for (char *line = res.tripped, *nl; line; line = nl) {
-				nl = strchr(line, '\n');
-				if (nl)
-					*nl++ = 0;
-				info("%s", line);
-			}
+			report_cli_say_lines(res.tripped);
 			status = EXIT_FAIL_ON;
 		}
 		/* An output not written wins over 1 and 4: the files a script reads next are not there. */

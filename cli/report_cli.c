@@ -122,6 +122,16 @@ unsigned report_cli_oflags(const char *given, const char *path)
 	return OUTFILE_NOFOLLOW;
 }
 
+void report_cli_say_lines(char *lines)
+{
+	for (char *line = lines, *nl; line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = 0;
+		info("%s", line);
+	}
+}
+
 int report_cli_said_outputs(const struct report_result *res, const char *json, const char *html,
 			    const char *sarif)
 {

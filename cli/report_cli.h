@@ -75,6 +75,9 @@ unsigned report_cli_oflags(const char *given, const char *path);
  * written (the exit status is then EXIT_ERROR), else 0.
  */
 struct report_result;
+/* Say each line of 'lines' (newline-separated; the text is cut up) on stderr: the tripped --fail-on. */
+void report_cli_say_lines(char *lines);
+
 int report_cli_said_outputs(const struct report_result *res, const char *json, const char *html,
 			    const char *sarif);
 

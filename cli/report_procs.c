@@ -275,12 +275,7 @@ int report_cli_run_many(const struct report_cli *rc, char **dbs, int n)
 	}
 	if (tripped) {
 		/* One line per threshold and process; 1 wins over 4: the findings are real. */
-		for (char *line = tripped, *nl; line; line = nl) {
-			nl = strchr(line, '\n');
-			if (nl)
-				*nl++ = 0;
-			info("%s", line);
-		}
+		report_cli_say_lines(tripped);
 		status = EXIT_FAIL_ON;
 	}
 	if (bad)
