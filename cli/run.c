@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/record.h"
@@ -134,6 +135,16 @@ int cmd_run(int argc, char **argv)
 	rstatus = db ? make_parent_dirs(db) : 0;
 	if (!rstatus)
 		rstatus = report_cli_check(&rc, recorded);
+	/* And every numbered database of --repeat: refused before the first run, not after it. */
+	for (int i = 2; !rstatus && !ropt.force && i <= repeat; i++) {
+		char *next = db_numbered(recorded, i);
+		struct stat st;
+		if (!next)
+			rstatus = error("out of memory");
+		else if (lstat(next, &st) == 0)
+			rstatus = error("'%s' already exists (use --force to overwrite it)", next);
+		free(next);
+	}
 	free(recorded);
 	recorded = NULL;
 	if (rstatus) {

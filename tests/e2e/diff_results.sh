@@ -160,3 +160,52 @@ grep -q "^results: DIFFER" <("$mapprof" diff swap1.db swap2.db 2>/dev/null) ||
 grep -q "^results: identical" <("$mapprof" diff swap1.db swap1b.db 2>/dev/null) ||
 	fail "the same program twice: $("$mapprof" diff swap1.db swap1b.db 2>&1 | grep results:)"
 echo "ok results that swap places differ"
+
+# A change that drops a result the host read: a 'target update from' of
+# part of an array, printed mid-run.  The final contents still match, but
+# the recording cannot tell whether the host read the dropped one: the line
+# does not say "identical" alone (JSON status "partial", the variable named).
+cat >peek.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#define N 4096
+#define K 64
+int main(void)
+{
+	double *a = malloc(N * sizeof(double));
+	for (int i = 0; i < N; i++)
+		a[i] = i;
+#pragma omp target enter data map(to: a[0:N])
+	for (int it = 0; it < 10; it++) {
+#pragma omp target
+		for (int i = 0; i < N; i++)
+			a[i] += 1;
+#ifdef PEEK
+		if (it == 4) {
+#pragma omp target update from(a[0:K])
+			printf("peek %g\n", a[K - 1]);
+		}
+#endif
+	}
+#pragma omp target exit data map(from: a[0:N])
+	double s = 0;
+	for (int i = 0; i < N; i++)
+		s += a[i];
+	printf("%g\n", s);
+	free(a);
+	return 0;
+}
+C
+ompcc -O1 -g -DPEEK peek.c -o peek && ompcc -O1 -g peek.c -o nopeek || fail "cannot build peek.c"
+"$mapprof" record -f -o peek.db -- ./peek >/dev/null 2>&1 || fail "record peek"
+"$mapprof" record -f -o nopeek.db -- ./nopeek >/dev/null 2>&1 || fail "record nopeek"
+"$mapprof" diff --json peek.json peek.db nopeek.db >peek.out 2>err.out || fail "diff: $(cat err.out)"
+line=$(results_line peek.out)
+case $line in
+"results: identical where compared (1 variable's final content matches, exit status 0 both); NOT compared: 'a[0:K]' (peek.c:"*"came back to the host before, and is never moved after"*) ;;
+*) fail "a dropped result reads: $line" ;;
+esac
+assert_eq "$(jq -r '.results.status' peek.json)" partial "json status of a dropped result"
+assert_eq "$(jq -r '[.results.differences[] | .variable + ":" + .what] | join(",")' peek.json)" \
+	"a[0:K]:not_moved_after" "json differences of a dropped result"
+echo "ok a dropped 'target update from' is named, not called identical: '$line'"

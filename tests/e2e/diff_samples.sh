@@ -78,7 +78,15 @@ while IFS='|' read -r name kinds vars remaining; do
 		"$name: every finding before is removed or remains"
 	# The fix kept what the program computed (report/compare/outcome.h).
 	echo "$name: $(jq -r '.results.summary' "$d")"
-	assert_eq "$(jq -r '.results.status' "$d")" identical "$name: the results check"
+	# 'partial': a variable the fix leaves on the device (jacobi_like's u in
+	# residual()) is named as not compared; stdout, compared above, is the
+	# proof that the host did not read it there.
+	case $(jq -r '.results.status' "$d") in
+	identical) ;;
+	partial) assert_eq "$(jq -r '[.results.differences[].what] | unique | join(",")' "$d")" \
+		"not_moved_after" "$name: what was not compared" ;;
+	*) fail "$name: the results check: $(jq -r '.results.summary' "$d")" ;;
+	esac
 	echo "$name: $(jq -r '"removed \(.removed | length) (\([.removed[].kind] | unique | join(", "))), remaining \(.remaining | length)\(if (.remaining | length) > 0 then " (\([.remaining[].match] | group_by(.) | map("\(length) \(.[0])") | join(", ")))" else "" end), new \(.new | length)"' "$d")"
 
 	# The other way round: the fix undone, its findings come back as new.
@@ -102,7 +110,7 @@ for name in $no_findings; do
 	assert_eq "$(jq -r '[.before.findings, .after.findings, (.removed | length), (.remaining | length), (.new | length)] | join(",")' "$name.json")" \
 		"0,0,0,0,0" "$name: findings before, after, removed, remaining, new"
 	case $(jq -r '.results.status' "$name.json") in
-	identical | not_comparable) ;;
+	identical | not_comparable | partial) ;;
 	*) fail "$name: the same program twice: $(jq -r '.results.summary' "$name.json")" ;;
 	esac
 	echo "$name: no findings, removed 0, remaining 0, new 0"

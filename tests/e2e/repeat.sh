@@ -75,3 +75,21 @@ rc=0
 assert_eq "$rc" 3 "a missing recording"
 grep -q "mapprof: error: .*missing.db" err.out || fail "error names the database: $(cat err.out)"
 echo "ok errors"
+
+# A numbered recording that exists is refused before the first run, not
+# after two: nothing is recorded, the existing file is untouched.
+rm -f again.mapprof*.db
+echo keep >again.mapprof.3.db
+rc=0
+"$mapprof" run --repeat 3 -o again -- ./prog >/dev/null 2>err.out || rc=$?
+assert_eq "$rc" 3 "run --repeat over an existing numbered database"
+grep -q "error: 'again.mapprof.3.db' already exists (use --force" err.out ||
+	fail "the error names the database: $(cat err.out)"
+[ ! -e again.mapprof.db ] && [ ! -e again.mapprof.2.db ] ||
+	fail "recordings were made before the refusal: $(ls again.mapprof*)"
+assert_eq "$(cat again.mapprof.3.db)" keep "the existing database untouched"
+"$mapprof" run -f --repeat 3 -o again -q --no-html --no-json -- ./prog >/dev/null 2>err.out ||
+	fail "run -f --repeat 3 over an existing numbered database: $(cat err.out)"
+[ -s again.mapprof.3.db ] && [ "$(head -c 6 again.mapprof.3.db)" = "SQLite" ] ||
+	fail "--force did not replace the numbered database"
+echo "ok an existing numbered recording is refused before the first run (--force replaces it)"
