@@ -161,6 +161,21 @@ char *loader_diagnosis(const char *program)
 	char *path = program_path(program), *trace, *missing = NULL, *fix = NULL, *msg = NULL;
 	size_t nmissing = 0;
 
+	if (path && access(path, F_OK) == 0 && !dynamic_elf(path)) {
+		/*
+		 * A script or a wrapper (mpirun, a job launcher): 127 is what a shell
+		 * says for a command it did not find or a program the loader could
+		 * not start, whose words went to the program's stderr.
+		 */
+		if (asprintf(&msg, "'%s' ended with status 127 before any OpenMP ran: for a script or a "
+			     "wrapper that means a command not found or a program the loader could not start "
+			     "(see its \"error while loading shared libraries\" above); for a missing library, "
+			     "add its directory with -Wl,-rpath,DIR when linking, or LD_LIBRARY_PATH=DIR",
+			     program) < 0)
+			msg = NULL;
+		free(path);
+		return msg;
+	}
 	if (!path || !dynamic_elf(path) || !(trace = loader_trace(path))) {
 		free(path);
 		return NULL;

@@ -10,7 +10,9 @@
  * asks the loader (LD_TRACE_LOADED_OBJECTS, only for a dynamically linked
  * ELF file, which the loader then does not run) which libraries it cannot
  * find.  A malloc'ed sentence naming them and the fix, or NULL when the
- * loader finds everything (or the program is no such file).
+ * loader finds everything (or the program is no such file).  For a file
+ * that is no dynamically linked ELF (a script, a wrapper), the sentence
+ * says what 127 means there, since the loader's words went to its stderr.
  */
 char *loader_diagnosis(const char *program);
 

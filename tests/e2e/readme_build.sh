@@ -41,3 +41,17 @@ grep -q -- "-Wl,-rpath,/usr/lib/llvm-19/lib" "$t/err" || fail "no rpath fix name
 grep -q "may not use OpenMP" "$t/err" && fail "still blames OpenMP: $(cat "$t/err")"
 [ ! -e "$t/norpath/report.html" ] || fail "an empty report was written for a program that never started"
 echo "ok: the README's build line records; a program the loader cannot start is named with its fix"
+
+# Behind a wrapper script the loader's words go to the script's stderr:
+# mapprof says what 127 means there instead of blaming OpenMP.
+printf '#!/bin/sh\nexec ./app "$@"\n' >"$t/norpath/wrap.sh"
+chmod +x "$t/norpath/wrap.sh"
+set +e
+(cd "$t/norpath" && env -u LD_LIBRARY_PATH "$m" run -- ./wrap.sh) >"$t/out" 2>"$t/err"
+rc=$?
+set -e
+assert_eq "$rc" 127 "exit status of 'run' for a wrapper whose program the loader cannot start"
+grep -q "'./wrap.sh' ended with status 127 before any OpenMP ran" "$t/err" ||
+	fail "no wrapper diagnosis in: $(cat "$t/err")"
+grep -q "may not use OpenMP" "$t/err" && fail "behind a wrapper, still blames OpenMP: $(cat "$t/err")"
+echo "ok: behind a wrapper script, status 127 is explained, not blamed on OpenMP"
