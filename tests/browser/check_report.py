@@ -47,6 +47,7 @@ import functools
 import json
 import os
 import pathlib
+import re
 import shutil
 import sys
 import tempfile
@@ -63,9 +64,11 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+# --what KIND:VAR:TEXT: the detail of the finding of KIND on VAR says TEXT (sample mode).
+WHATS = []
 MODES = ('sample', 'xss', 'hostile', 'big', 'layout', 'procs')
 USAGE = ('usage: check_report.py sample|xss|big|hostile|layout|procs REPORT.html OUTDIR [--expect KIND:FILE:LINE:VAR]... '
-         '[--require-lines]\n       check_report.py selftest OUTDIR')
+         '[--what KIND:VAR:TEXT]... [--require-lines]\n       check_report.py selftest OUTDIR')
 VIEWPORT = (1440, 1000)
 ACTION_TIMEOUT = 30     # seconds; playwright's default for click, selectOption, fill, waitForFunction
 NO_DETAIL = object()
@@ -507,6 +510,21 @@ def sample_checks(b, data, findings, expects, require_lines):
         if isinstance(tl, dict) and tl.get('devices') and f.get('events'):
             marked = b.js("return document.querySelectorAll('.tl-label.marked').length;")
             check(marked > 0, f'{fid}: timeline highlights its occurrences', marked)
+
+    # What happened, in words: counts and places in separate phrases (issue 26, item 9).
+    for w in WHATS:
+        kind, vname, text = (w.split(':', 2) + [''] * 3)[:3]
+        f = next((x for x in findings if x.get('kind') == kind and var_name(x) == vname), None)
+        check(f is not None, f'a {kind} finding on {vname} (--what)')
+        if f:
+            select_finding(b, f['id'])
+            what = b.text('#detail-body .d-what')
+            check(text in what, f'{f["id"]}: what happened says {text!r}', what)
+    for f in shown[:20]:
+        select_finding(b, f['id'])
+        what = b.text('#detail-body .d-what')
+        check(not re.search(r'(device|devices) [0-9, ]+ and the host [0-9]', what) and 'on the host' not in what,
+              f'{f["id"]}: what happened keeps count and places apart', what)
 
     # Sorting.
     for key, first in (('bytes', 'descending'), ('occurrences', 'descending'), ('kind', 'ascending'),
@@ -1298,6 +1316,9 @@ def parse_args(argv):
     while i < len(rest):
         if rest[i] == '--expect' and i + 1 < len(rest):
             expects.append(rest[i + 1])
+            i += 1
+        elif rest[i] == '--what' and i + 1 < len(rest):
+            WHATS.append(rest[i + 1])
             i += 1
         elif rest[i] == '--require-lines':
             require_lines = True

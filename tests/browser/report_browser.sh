@@ -67,6 +67,18 @@ if [ -x "$B/mapprof" ] && [ -x "$B/samples/round_trip" ] &&
 		echo "error: cannot record and report samples/round_trip"
 		status=1
 	fi
+	# The detail's words on a real recording (issue 26, item 9): the count and
+	# the places in separate phrases, "the host" for the initial device.
+	if (cd "$dir" && "$B/mapprof" record -o dup.db -- "$B/samples/duplicate_transfer" >/dev/null 2>&1 &&
+	    "$B/mapprof" report -q --no-json --html "$out/dup-report.html" dup.db >/dev/null); then
+		run sample "$out/dup-report.html" "$out/dup" --require-lines \
+			--what 'duplicate_transfer:a:was sent 1 more time, from the host to device 0, with content the receiver already held' \
+			--what 'repeated_alloc:a:was allocated and freed 1 more time than needed, on device 0 ' \
+			--what "duplicate_transfer:a:The host: the program's own memory, OpenMP's initial device"
+	else
+		echo "error: cannot record and report samples/duplicate_transfer"
+		status=1
+	fi
 	# A real recording of a program whose path and arguments are hostile.
 	evil="$dir/<script>window.__xss=1</script>\"q"
 	mkdir -p "$evil"
