@@ -66,8 +66,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 # --what KIND:VAR:TEXT: the detail of the finding of KIND on VAR says TEXT (sample mode).
 WHATS = []
-MODES = ('sample', 'xss', 'hostile', 'big', 'layout', 'procs')
-USAGE = ('usage: check_report.py sample|xss|big|hostile|layout|procs REPORT.html OUTDIR [--expect KIND:FILE:LINE:VAR]... '
+MODES = ('sample', 'xss', 'hostile', 'big', 'layout', 'procs', 'usm')
+USAGE = ('usage: check_report.py sample|xss|big|hostile|layout|procs|usm REPORT.html OUTDIR [--expect KIND:FILE:LINE:VAR]... '
          '[--what KIND:VAR:TEXT]... [--require-lines]\n       check_report.py selftest OUTDIR')
 VIEWPORT = (1440, 1000)
 ACTION_TIMEOUT = 30     # seconds; playwright's default for click, selectOption, fill, waitForFunction
@@ -767,6 +767,25 @@ def host_named(b, data, where):
               to_json(titles))
 
 
+def usm_checks(b, data, findings):
+    """Nothing mapped (unified shared memory): the page says so where the findings would be (issue 26, item 14)."""
+    note = (data.get('summary') or {}).get('nothing_mapped')
+    check(isinstance(note, str) and note.startswith('No data was mapped: '), 'report.json says nothing was mapped',
+          js_str(note))
+    check(not findings, 'no findings', len(findings))
+    shown = b.js("const e = document.getElementById('findings-empty');"
+                 "return e && !e.hidden && e.classList.contains('nothing-mapped') && e.getClientRects().length > 0"
+                 " ? e.textContent : null;")
+    check(shown == note, 'the findings table says nothing was mapped, in report.json\'s words', js_str(shown))
+    check('do not apply' in (shown or ''), 'and why the mapping findings do not apply', js_str(shown))
+    text = b.text('main') if b.find_all('main') else b.text('body')
+    check('saw no wasteful data mapping' not in text, 'the page never says the mapping was good', text[:300])
+    b.click('#tab-plans')
+    plans = b.text('#plans-empty')
+    check(note in plans, 'the directives tab says it too', plans)
+    b.click('#tab-findings')
+
+
 def layout_checks(b, data, findings, out_dir):
     plans = data.get('plans') if isinstance(data.get('plans'), list) else []
     check(len(findings) >= 20, 'a recording with many findings', len(findings))
@@ -1244,6 +1263,8 @@ def run_report(b, mode, html_path, out_dir, expects, require_lines):
         big_checks(b, data, findings, load_ms)
     elif mode == 'hostile':
         hostile_checks(b, data, findings)
+    elif mode == 'usm':
+        usm_checks(b, data, findings)
     elif mode == 'layout':
         layout_checks(b, data, findings, out_dir)
         return

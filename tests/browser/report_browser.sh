@@ -79,6 +79,22 @@ if [ -x "$B/mapprof" ] && [ -x "$B/samples/round_trip" ] &&
 		echo "error: cannot record and report samples/duplicate_transfer"
 		status=1
 	fi
+	# A run whose map clauses move nothing (unified shared memory, issue 26,
+	# item 14): the page says so where the findings would be.
+	llvm=${LLVM_DIR:-/usr/lib/llvm-19}
+	printf '%s\n' '#pragma omp requires unified_shared_memory' '#include <stdlib.h>' \
+		'int main(void) { double *a = calloc(4096, sizeof(double));' \
+		'for (int it = 0; it < 3; it++) {' '#pragma omp target map(tofrom: a[0:4096])' \
+		'for (int i = 0; i < 4096; i++) a[i] += 1; }' 'return a[1] == 3 ? 0 : 1; }' >"$dir/usm.c"
+	if "${OMPCC:-clang-19}" -fopenmp -fopenmp-targets="${OFFLOAD_TARGET:-x86_64-pc-linux-gnu}" -g "$dir/usm.c" -o "$dir/usm" \
+		-Wl,-rpath,"$llvm/lib" -L"$llvm/lib" &&
+	   (cd "$dir" && "$B/mapprof" record -o usm.db -- ./usm >/dev/null 2>&1 &&
+	    "$B/mapprof" report -q --no-json --html "$out/usm-report.html" usm.db >/dev/null); then
+		run usm "$out/usm-report.html" "$out"
+	else
+		echo "error: cannot build, record and report a unified shared memory program"
+		status=1
+	fi
 	# A real recording of a program whose path and arguments are hostile.
 	evil="$dir/<script>window.__xss=1</script>\"q"
 	mkdir -p "$evil"
