@@ -336,6 +336,24 @@ static int name_struct_entry(struct update *u, uint64_t codeptr, int map_index, 
 	if (m.origin == ORIGIN_IDENT && m.name)
 		while (isalnum((unsigned char)m.name[n]) || m.name[n] == '_')
 			n++;
+	/* A section of the struct through a pointer ('map(tofrom: p[0:1])
+	 * map(tofrom: p->v[0:N])'): named whole when a member of it follows. */
+	if (n && m.name[n] == '[') {
+		struct variable next;
+		int member;
+		if (symbolize_variable(u->s, codeptr, map_index + 2, 0, &next) < 0) {
+			variable_release(&m);
+			return -1;
+		}
+		member = next.origin == ORIGIN_IDENT && next.name && !strncmp(next.name, m.name, n) &&
+			 (!strncmp(next.name + n, "->", 2) || next.name[n] == '[');
+		variable_release(&next);
+		if (member) {
+			variable_release(v);
+			*v = m;
+			return 0;
+		}
+	}
 	/* Only a member (s.v..., s->v..., s itself) tells which struct. */
 	if (!n || (m.name[n] && m.name[n] != '.' && strncmp(m.name + n, "->", 2))) {
 		variable_release(&m);
@@ -352,6 +370,108 @@ static int name_struct_entry(struct update *u, uint64_t codeptr, int map_index, 
 	return 0;
 }
 
+/* Whether the key's map entry got a name (store_variables' 'named'). */
+static int key_named(const struct hmap *named, const struct op_key_row *k)
+{
+	uint64_t key[2] = { (uint64_t)k->codeptr, (uint64_t)k->map_index };
+	return k->map_index >= 0 && hmap_get(named, key) != NULL;
+}
+
+/*
+ * A map entry's name as a struct member holding a pointer, "s.v" of
+ * "s.v[0:N]" or "p->v" of "p->v[0:N]", into 'out'; 0 when it is no member
+ * section.
+ */
+static int member_pointer(const char *name, char *out, size_t size)
+{
+	size_t n = strcspn(name, "[");
+	int member = 0;
+
+	if (!name[n] || n == 0 || n >= size || n >= 64)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (name[i] == '.' || (name[i] == '-' && name[i + 1] == '>'))
+			member = 1;
+		else if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '>')
+			return 0;
+	if (!member)
+		return 0;
+	memcpy(out, name, n);
+	out[n] = '\0';
+	return 1;
+}
+
+static int cmp_str64(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/*
+ * The 8-byte transfer clang's runtime makes for a struct mapped with a
+ * pointer member ('map(tofrom: s) map(tofrom: s.v[0:N])'): it writes the
+ * device address of s.v's data into the device copy of s ("attaches" the
+ * pointer), from a buffer of the runtime's own, with no map entry: named
+ * "s.v (pointer attach)" after the member sections the directives that make
+ * it map, when every unnamed operation on 'host' comes from a directive
+ * that maps such a member (several: the members joined, "s.v, p->v").  A
+ * symbol's name stays.  0, or -1 when out of memory.
+ */
+static int name_pointer_attach(struct update *u, const struct op_key_row *keys, size_t nkeys,
+			       const struct hmap *named, int64_t host, struct variable *v)
+{
+	char list[8][64], m[64], *name;
+	size_t nlist = 0, len = 0;
+	int found = 0;
+
+	if (v->origin == ORIGIN_SYMBOL)
+		return 0;
+	for (size_t i = 0; i < nkeys; i++) {
+		int here = 0;
+		if (keys[i].host_addr != host || key_named(named, &keys[i]))
+			continue;
+		if (!keys[i].codeptr || keys[i].map_index >= 0)
+			return 0;
+		/* The directive's member sections, from its named entries. */
+		for (size_t j = 0; j < nkeys; j++) {
+			struct variable e;
+			if (keys[j].codeptr != keys[i].codeptr || !key_named(named, &keys[j]))
+				continue;
+			if (symbolize_variable(u->s, (uint64_t)keys[j].codeptr, (int)keys[j].map_index, 0, &e) < 0)
+				return -1;
+			if (e.origin == ORIGIN_IDENT && e.name && member_pointer(e.name, m, sizeof(m))) {
+				size_t k = 0;
+				here = 1;
+				while (k < nlist && strcmp(list[k], m))
+					k++;
+				if (k == nlist && nlist < 8)
+					memcpy(list[nlist++], m, sizeof(m));
+			}
+			variable_release(&e);
+		}
+		if (!here)
+			return 0;   /* some other operation: no one name */
+		found = 1;
+	}
+	if (!found)
+		return 0;
+	/* Sorted: the same name whatever order the keys came in. */
+	sort_array(list, nlist, sizeof(list[0]), cmp_str64);
+	for (size_t k = 0; k < nlist; k++)
+		len += strlen(list[k]) + 2;
+	if (!(name = malloc(len + sizeof(" (pointer attach)"))))
+		return -1;
+	name[0] = '\0';
+	for (size_t k = 0; k < nlist; k++) {
+		if (k)
+			strcat(name, ", ");
+		strcat(name, list[k]);
+	}
+	strcat(name, nlist ? " (pointer attach)" : "(pointer attach)");
+	free(v->name);
+	v->name = name;
+	return 0;
+}
+
 /*
  * Host data moved by omp_target_memcpy (no map entry names it): named after
  * the call, with the arguments as the source line wrote them,
@@ -362,7 +482,7 @@ static int name_struct_entry(struct update *u, uint64_t codeptr, int map_index, 
  * of memory.
  */
 static int name_api_transfer(struct update *u, const struct op_key_row *keys, size_t nkeys,
-			     int64_t host, struct variable *v)
+			     const struct hmap *named, int64_t host, struct variable *v)
 {
 	char *common[2] = { NULL, NULL }, *name = NULL;
 	int calls = 0, rc = 0, ok = 1;
@@ -374,7 +494,7 @@ static int name_api_transfer(struct update *u, const struct op_key_row *keys, si
 		char *path = NULL, *text = NULL, *dst = NULL, *src = NULL;
 		int changed = 0, got = 0;
 
-		if (keys[i].host_addr != host || keys[i].map_index >= 0 || !keys[i].codeptr)
+		if (keys[i].host_addr != host || !keys[i].codeptr || key_named(named, &keys[i]))
 			continue;
 		if (symbolize_code(u->s, (uint64_t)keys[i].codeptr, &loc) < 0)
 			return -1;
@@ -408,7 +528,12 @@ static int name_api_transfer(struct update *u, const struct op_key_row *keys, si
 	    asprintf(&name, "omp_target_memcpy(%s <- %s)", common[0], common[1]) < 0) {
 		name = NULL;
 		rc = -1;
-	} else if (rc == 0 && ok && calls > 1 && (common[0] || common[1]) &&
+	} else if (rc == 0 && ok && calls > 1 && common[0] && common[1] &&
+		   asprintf(&name, "omp_target_memcpy(%s <- %s)", common[0], common[1]) < 0) {
+		/* every call spelled the same: as one call */
+		name = NULL;
+		rc = -1;
+	} else if (rc == 0 && ok && calls > 1 && !(common[0] && common[1]) && (common[0] || common[1]) &&
 		 !(name = strdup(common[0] ? common[0] : common[1])))
 		rc = -1;
 	if (name) {
@@ -514,7 +639,9 @@ static int store_variables(struct update *u, const struct op_key_row *keys, size
 		if (i && hosts[i] == hosts[i - 1])
 			continue;
 		if (symbolize_variable(u->s, 0, -1, (uint64_t)hosts[i], &v) < 0 ||
-		    name_api_transfer(u, keys, nkeys, hosts[i], &v) < 0) {
+		    name_api_transfer(u, keys, nkeys, &named, hosts[i], &v) < 0 ||
+		    (v.origin != ORIGIN_SYMBOL && !strncmp(v.name ? v.name : "0x", "0x", 2) &&
+		     name_pointer_attach(u, keys, nkeys, &named, hosts[i], &v) < 0)) {
 			variable_release(&v);
 			oom(u->err);
 			goto out;

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,20 @@ static json_t *run_json(const struct analysis *a)
 	return o;
 }
 
+int report_nothing_mapped(const struct analysis *a, char *buf, size_t size)
+{
+	const struct run_totals *t = &a->totals;
+
+	if (a->findings.n || run_incomplete(&a->run) || !totals_moved_nothing(t))
+		return 0;
+	snprintf(buf, size, "No data was mapped: %" PRIu64 " kernel%s ran, but the map clauses copied"
+		 " and allocated nothing (the device used host memory in place: unified shared memory,"
+		 " as '#pragma omp requires unified_shared_memory' asks, an APU or a zero-copy"
+		 " runtime), so data mapping findings do not apply to this run.",
+		 t->kernels, t->kernels == 1 ? "" : "s");
+	return 1;
+}
+
 static json_t *summary_json(const struct analysis *a)
 {
 	const struct findings *f = &a->findings;
@@ -174,6 +189,11 @@ static json_t *summary_json(const struct analysis *a)
 	json_object_set_new(o, "findings", json_integer((json_int_t)nfind));
 	json_object_set_new(o, "occurrences", json_integer((json_int_t)nocc));
 	json_object_set_new(o, "kinds", kinds);
+	{
+		char note[512];
+		if (report_nothing_mapped(a, note, sizeof(note)))
+			json_object_set_new(o, "nothing_mapped", json_string(note));
+	}
 	return o;
 }
 

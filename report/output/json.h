@@ -23,6 +23,15 @@
 /* The document; NULL when out of memory.  The caller owns (decrefs) it. */
 json_t *report_json(const struct analysis *a);
 
+/*
+ * A complete run whose kernels ran while its map clauses copied and
+ * allocated nothing (unified shared memory...): writes into 'buf' the
+ * sentence that says so and why mapping findings do not apply ("No data
+ * was mapped: 3 kernels ran, ..."), the same in the terminal, report.json
+ * (summary.nothing_mapped) and the page, and returns 1; 0 (buf untouched)
+ * when there are findings or something was mapped.
+ */
+int report_nothing_mapped(const struct analysis *a, char *buf, size_t size);
 /* Write 'doc' to 'path' ("-" = stdout) as lib/outfile.h says (a regular file
  * through a temporary file and a rename, a device or FIFO in place);
  * oflags: OUTFILE_NOFOLLOW for a default path.  0, or -1 with *err, which

@@ -257,20 +257,6 @@ static void print_overlap_note(FILE *out, const struct analysis *a)
 }
 
 /*
- * Kernels ran and nothing was copied or allocated: "no inefficient mapping"
- * would suggest the mapping was checked and found good, when there was none
- * to check.
- */
-static void print_moved_nothing(FILE *out, const struct run_totals *t)
-{
-	fprintf(out, "\nno data was mapped: %" PRIu64 " kernel%s ran, but the map clauses copied and"
-		" allocated nothing (the device used host memory in place: unified shared memory,"
-		" as '#pragma omp requires unified_shared_memory' asks, an APU or a zero-copy"
-		" runtime), so data mapping findings do not apply to this run.\n",
-		t->kernels, t->kernels == 1 ? "" : "s");
-}
-
-/*
  * The kernels by launching place, most time first: the first 'top' of
  * them, each with what its constructs' map clauses moved (db/kernel_sites.h).
  */
@@ -311,7 +297,7 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 {
 	const struct findings *f = &a->findings;
 	int incomplete = run_incomplete(&a->run);
-	char t[32], b[32], d[32];
+	char t[32], b[32], d[32], note[512];
 
 	print_damaged(out, "data_op_raw", &a->damaged_ops);
 	print_damaged(out, "kernel_raw", &a->damaged_kernels);
@@ -353,8 +339,11 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 		fputs(").\n", out);
 		return;
 	}
-	if (!f->n && totals_moved_nothing(&a->totals)) {
-		print_moved_nothing(out, &a->totals);
+	/* Kernels ran and nothing was mapped: "no inefficient mapping" would
+	 * suggest the mapping was checked and found good, when there was none. */
+	if (report_nothing_mapped(a, note, sizeof(note))) {
+		note[0] = 'n';
+		fprintf(out, "\n%s\n", note);
 		return;
 	}
 	if (!f->n) {

@@ -22,6 +22,8 @@
   var runIncomplete = run.status !== undefined && run.status !== 'complete';
   var hostDevice = has(run.host_device) ? run.host_device : null;
   var runNs = num(run.duration_ns) || num(summary.duration_ns);
+  /* Kernels ran and the map clauses moved nothing (unified shared memory): said instead of "no findings". */
+  var nothingMapped = str(summary.nothing_mapped);
 
   /* file:line as a person reads it: relative to the source root (the full path: locFull). */
   function locText(l) {

@@ -7,22 +7,44 @@
     if (!d.length) r.events.forEach(function (e) { var x = evDevice(e); if (has(x) && d.indexOf(x) < 0) d.push(x); });
     return d;
   }
-  function devList(d) {
-    if (!d.length) return 'the device';
+  /* Places as a sentence names them: "device 0", "devices 0, 1", "the host", "the host and device 0". */
+  function placeList(d) {
     var dev = d.filter(function (x) { return x !== hostDevice; }), names = [];
-    if (dev.length) names.push((dev.length === 1 ? 'device ' : 'devices ') + dev.join(', '));
     if (dev.length < d.length) names.push('the host');
+    if (dev.length) names.push((dev.length === 1 ? 'device ' : 'devices ') + dev.join(', '));
     return names.join(' and ');
+  }
+  /* Where the finding's transfers went, "from the host to device 0" ('' when no event says). */
+  function route(r) {
+    var src = [], dst = [];
+    r.events.forEach(function (e) {
+      if (e.op === 'alloc' || e.op === 'delete') return;
+      if (has(e.src_device) && src.indexOf(e.src_device) < 0) src.push(e.src_device);
+      if (has(e.dest_device) && dst.indexOf(e.dest_device) < 0) dst.push(e.dest_device);
+    });
+    if (!dst.length) return '';
+    return (src.length ? 'from ' + placeList(src) + ' ' : '') + 'to ' + placeList(dst);
+  }
+  /* Where the finding's allocations were made (never the host: it is where the data lives). */
+  function allocPlaces(r) {
+    var d = [];
+    r.events.forEach(function (e) {
+      var x = e.op === 'alloc' ? e.dest_device : e.op === 'delete' ? e.src_device : null;
+      if (has(x) && d.indexOf(x) < 0) d.push(x);
+    });
+    if (!d.length) d = devicesOf(r).filter(function (x) { return x !== hostDevice; });
+    return d.length ? placeList(d) : 'the device';
   }
 
   /* "What happened", in words, as DOM nodes. */
   function whatHappened(r) {
     var p = h('p', 'd-what'), v = r.variable ? code(r.variable) : 'Mapped data';
-    var n = r.occ, b = fmtBytes(r.bytes), devs = devList(devicesOf(r));
+    var n = r.occ, b = fmtBytes(r.bytes), way = route(r);
+    /* The count and the places in separate phrases: "sent 6 more times, from the host to device 0". */
     switch (r.kind) {
       case 'duplicate_transfer':
-        add(p, v, ' was sent to ' + devs + ' ' + plural(n, 'more time') +
-          ' with content the device already held (' + b + ' moved for nothing).');
+        add(p, v, ' was sent ' + plural(n, 'more time') + (way ? ', ' + way + ',' : '') +
+          ' with content the receiver already held (' + b + ' moved for nothing).');
         break;
       case 'round_trip':
         add(p, v, ' came back unchanged: ' + plural(n, 'transfer') + ' returned data to the side that ' +
@@ -31,15 +53,15 @@
             : r.flavour === 'device_device' ? ', between two devices.' : '.'));
         break;
       case 'repeated_alloc':
-        add(p, v, ' was allocated and freed on ' + devs + ' ' + plural(n, 'more time') +
-          ' than needed (' + b + ' in total).');
+        add(p, v, ' was allocated and freed ' + plural(n, 'more time') + ' than needed, on ' + allocPlaces(r) +
+          ' (' + b + ' in total).');
         break;
       case 'unused_alloc':
-        add(p, v, ' was allocated on ' + devs + ' (' + plural(n, 'time') + ', ' + b +
+        add(p, v, ' was allocated ' + plural(n, 'time') + ' on ' + allocPlaces(r) + ' (' + b +
           ') but no kernel ran on it while it was mapped.');
         break;
       case 'unused_transfer':
-        add(p, v, ' was sent to ' + devs + ' ' + plural(n, 'time') + ' (' + b + ') but no kernel read it: ' +
+        add(p, v, ' was sent ' + plural(n, 'time') + (way ? ', ' + way + ',' : '') + ' (' + b + ') but no kernel read it: ' +
           'it was overwritten first or arrived after the last kernel.');
         break;
       default:
@@ -48,6 +70,10 @@
     if (r.savings > 0)
       add(p, ' Fixing it saves about ', h('strong', null, fmtDur(r.savings)),
         runNs ? ' (' + fmtPct(r.savings, runNs) + ' of the run).' : '.');
+    /* "The host" is OpenMP's initial device: under host offload device 0 runs on the same CPU. */
+    if (has(hostDevice) && /\bthe host\b/.test(p.textContent))
+      add(p, h('span', 'muted', ' (The host: the program\'s own memory, OpenMP\'s initial device; a device is an offload target, ' +
+        'even one that runs on the same CPU.)'));
     return p;
   }
 
@@ -206,7 +232,7 @@
     stat('Occurrences', fmtInt(r.occ));
     if (r.tell) stat('Told apart by', r.tell);
     stat('Bytes', fmtBytes(r.bytes));
-    stat('Devices', devicesOf(r).map(function (x) { return x === hostDevice ? 'host' : String(x); }).join(', ') || '\u2014');
+    stat('Devices', devicesOf(r).map(function (x) { return x === hostDevice ? 'host' : 'device ' + x; }).join(', ') || '\u2014');
     add(head, stats);
     add(d, head);
 

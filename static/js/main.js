@@ -18,7 +18,9 @@
   })[0]) || state.view[0];
   if (first) select(first, true);
   else {
-    $('detail-empty').textContent = records.length ? 'Select a finding.' : 'Nothing to fix: no finding was reported for this run.';
+    $('detail-empty').textContent = records.length ? 'Select a finding.'
+      : nothingMapped ? 'Nothing to fix here: no data was mapped, so there is no mapping to check.'
+      : 'Nothing to fix: no finding was reported for this run.';
   }
   window.addEventListener('hashchange', function () {
     var r = byId.get(decodeURIComponent(location.hash.slice(1)));

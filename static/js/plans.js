@@ -112,7 +112,8 @@
       (plansExact ? ' (each operation counted once)' : ' (summed: up to)') + '; open one for its findings.' : '';
     var empty = $('plans-empty');
     empty.hidden = plans.length > 0;
-    if (!plans.length) empty.textContent = 'No directive to change: no finding was reported.';
+    if (!plans.length) empty.textContent = nothingMapped ? 'No directive to change: ' + nothingMapped
+      : 'No directive to change: no finding was reported.';
     $('plans-more').addEventListener('click', renderPlans);
     $('tab-plans').addEventListener('click', function () { showTab('plans'); });
     $('tab-findings').addEventListener('click', function () { showTab('findings'); });

@@ -13,7 +13,8 @@
     empty.hidden = v.length > 0;
     if (!v.length) empty.textContent = total ? 'No finding matches the filter.'
       : runIncomplete ? 'No findings in what was recorded: the recording is incomplete (see above).'
-      : 'No findings: mapprof saw no wasteful data mapping in this run.';
+      : nothingMapped || 'No findings: mapprof saw no wasteful data mapping in this run.';
+    empty.classList.toggle('nothing-mapped', !v.length && !total && !runIncomplete && !!nothingMapped);
     $('page-info').textContent = v.length ? (start + 1) + '\u2013' + end + ' of ' + fmtInt(v.length) : '';
     $('page-prev').disabled = state.page === 0;
     $('page-next').disabled = end >= v.length;

@@ -47,6 +47,7 @@ import functools
 import json
 import os
 import pathlib
+import re
 import shutil
 import sys
 import tempfile
@@ -63,9 +64,11 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-MODES = ('sample', 'xss', 'hostile', 'big', 'layout', 'procs')
-USAGE = ('usage: check_report.py sample|xss|big|hostile|layout|procs REPORT.html OUTDIR [--expect KIND:FILE:LINE:VAR]... '
-         '[--require-lines]\n       check_report.py selftest OUTDIR')
+# --what KIND:VAR:TEXT: the detail of the finding of KIND on VAR says TEXT (sample mode).
+WHATS = []
+MODES = ('sample', 'xss', 'hostile', 'big', 'layout', 'procs', 'usm')
+USAGE = ('usage: check_report.py sample|xss|big|hostile|layout|procs|usm REPORT.html OUTDIR [--expect KIND:FILE:LINE:VAR]... '
+         '[--what KIND:VAR:TEXT]... [--require-lines]\n       check_report.py selftest OUTDIR')
 VIEWPORT = (1440, 1000)
 ACTION_TIMEOUT = 30     # seconds; playwright's default for click, selectOption, fill, waitForFunction
 NO_DETAIL = object()
@@ -508,6 +511,21 @@ def sample_checks(b, data, findings, expects, require_lines):
             marked = b.js("return document.querySelectorAll('.tl-label.marked').length;")
             check(marked > 0, f'{fid}: timeline highlights its occurrences', marked)
 
+    # What happened, in words: counts and places in separate phrases (issue 26, item 9).
+    for w in WHATS:
+        kind, vname, text = (w.split(':', 2) + [''] * 3)[:3]
+        f = next((x for x in findings if x.get('kind') == kind and var_name(x) == vname), None)
+        check(f is not None, f'a {kind} finding on {vname} (--what)')
+        if f:
+            select_finding(b, f['id'])
+            what = b.text('#detail-body .d-what')
+            check(text in what, f'{f["id"]}: what happened says {text!r}', what)
+    for f in shown[:20]:
+        select_finding(b, f['id'])
+        what = b.text('#detail-body .d-what')
+        check(not re.search(r'(device|devices) [0-9, ]+ and the host [0-9]', what) and 'on the host' not in what,
+              f'{f["id"]}: what happened keeps count and places apart', what)
+
     # Sorting.
     for key, first in (('bytes', 'descending'), ('occurrences', 'descending'), ('kind', 'ascending'),
                        ('savings', 'descending')):
@@ -747,6 +765,25 @@ def host_named(b, data, where):
         titles = b.js("return [...document.querySelectorAll('.tl-dev-title')].map((x) => x.textContent);")
         check(all(not t.startswith(f'Device {js_str(host)} ') for t in titles), f'{where}: timeline names the host',
               to_json(titles))
+
+
+def usm_checks(b, data, findings):
+    """Nothing mapped (unified shared memory): the page says so where the findings would be (issue 26, item 14)."""
+    note = (data.get('summary') or {}).get('nothing_mapped')
+    check(isinstance(note, str) and note.startswith('No data was mapped: '), 'report.json says nothing was mapped',
+          js_str(note))
+    check(not findings, 'no findings', len(findings))
+    shown = b.js("const e = document.getElementById('findings-empty');"
+                 "return e && !e.hidden && e.classList.contains('nothing-mapped') && e.getClientRects().length > 0"
+                 " ? e.textContent : null;")
+    check(shown == note, 'the findings table says nothing was mapped, in report.json\'s words', js_str(shown))
+    check('do not apply' in (shown or ''), 'and why the mapping findings do not apply', js_str(shown))
+    text = b.text('main') if b.find_all('main') else b.text('body')
+    check('saw no wasteful data mapping' not in text, 'the page never says the mapping was good', text[:300])
+    b.click('#tab-plans')
+    plans = b.text('#plans-empty')
+    check(note in plans, 'the directives tab says it too', plans)
+    b.click('#tab-findings')
 
 
 def layout_checks(b, data, findings, out_dir):
@@ -1226,6 +1263,8 @@ def run_report(b, mode, html_path, out_dir, expects, require_lines):
         big_checks(b, data, findings, load_ms)
     elif mode == 'hostile':
         hostile_checks(b, data, findings)
+    elif mode == 'usm':
+        usm_checks(b, data, findings)
     elif mode == 'layout':
         layout_checks(b, data, findings, out_dir)
         return
@@ -1298,6 +1337,9 @@ def parse_args(argv):
     while i < len(rest):
         if rest[i] == '--expect' and i + 1 < len(rest):
             expects.append(rest[i + 1])
+            i += 1
+        elif rest[i] == '--what' and i + 1 < len(rest):
+            WHATS.append(rest[i + 1])
             i += 1
         elif rest[i] == '--require-lines':
             require_lines = True

@@ -57,7 +57,7 @@ run big "$out/big-report.html" "$out"
 
 # A real recording, once the CLI writes HTML.
 if [ -x "$B/mapprof" ] && [ -x "$B/samples/round_trip" ] &&
-   "$B/mapprof" report --help 2>&1 | grep -q -- '--html'; then
+   "$B/mapprof" report --help 2>&1 | grep -- '--html' >/dev/null; then  # not -q: an early exit is a SIGPIPE, a failure under pipefail
 	dir=$(mktemp -d)
 	trap 'rm -rf "$dir"' EXIT
 	if (cd "$dir" && "$B/mapprof" record -o round_trip.db -- "$B/samples/round_trip" >/dev/null &&
@@ -65,6 +65,34 @@ if [ -x "$B/mapprof" ] && [ -x "$B/samples/round_trip" ] &&
 		run sample "$out/round_trip-report.html" "$out/round_trip" --require-lines
 	else
 		echo "error: cannot record and report samples/round_trip"
+		status=1
+	fi
+	# The detail's words on a real recording (issue 26, item 9): the count and
+	# the places in separate phrases, "the host" for the initial device.
+	if (cd "$dir" && "$B/mapprof" record -o dup.db -- "$B/samples/duplicate_transfer" >/dev/null 2>&1 &&
+	    "$B/mapprof" report -q --no-json --html "$out/dup-report.html" dup.db >/dev/null); then
+		run sample "$out/dup-report.html" "$out/dup" --require-lines \
+			--what 'duplicate_transfer:a:was sent 1 more time, from the host to device 0, with content the receiver already held' \
+			--what 'repeated_alloc:a:was allocated and freed 1 more time than needed, on device 0 ' \
+			--what "duplicate_transfer:a:The host: the program's own memory, OpenMP's initial device"
+	else
+		echo "error: cannot record and report samples/duplicate_transfer"
+		status=1
+	fi
+	# A run whose map clauses move nothing (unified shared memory, issue 26,
+	# item 14): the page says so where the findings would be.
+	llvm=${LLVM_DIR:-/usr/lib/llvm-19}
+	printf '%s\n' '#pragma omp requires unified_shared_memory' '#include <stdlib.h>' \
+		'int main(void) { double *a = calloc(4096, sizeof(double));' \
+		'for (int it = 0; it < 3; it++) {' '#pragma omp target map(tofrom: a[0:4096])' \
+		'for (int i = 0; i < 4096; i++) a[i] += 1; }' 'return a[1] == 3 ? 0 : 1; }' >"$dir/usm.c"
+	if "${OMPCC:-clang-19}" -fopenmp -fopenmp-targets="${OFFLOAD_TARGET:-x86_64-pc-linux-gnu}" -g "$dir/usm.c" -o "$dir/usm" \
+		-Wl,-rpath,"$llvm/lib" -L"$llvm/lib" &&
+	   (cd "$dir" && "$B/mapprof" record -o usm.db -- ./usm >/dev/null 2>&1 &&
+	    "$B/mapprof" report -q --no-json --html "$out/usm-report.html" usm.db >/dev/null); then
+		run usm "$out/usm-report.html" "$out"
+	else
+		echo "error: cannot build, record and report a unified shared memory program"
 		status=1
 	fi
 	# A real recording of a program whose path and arguments are hostile.
