@@ -19,6 +19,7 @@ struct ovar {
 	char *function, *file;
 	int line;            /* of its last return, else of its last transfer */
 	int returned, has_hash;
+	int holds_pointer;   /* a struct with an attached pointer member (results.h) */
 	uint64_t hash;       /* of the last transfer either way */
 	int ret_has_hash;
 	uint64_t ret_hash;   /* of the last return (when 'returned') */
@@ -192,6 +193,7 @@ struct outcome *outcome_of(const struct analysis *a)
 		v->other = -1;
 		v->host_addr = x->host_addr;
 		v->returned = x->returned;
+		v->holds_pointer = x->holds_pointer;
 		/*
 		 * What the host held at the end, as far as the recording shows: the
 		 * content of the range's last transfer either way (a send after the
@@ -394,9 +396,18 @@ json_t *outcome_compare(struct outcome *b, struct outcome *a)
 		if (!w) {
 			aside++;
 			differ(diffs, &aside_text, "not_moved_after", v, NULL,
-			       "came back to the host before, and is never moved after");
+			       "came back to the host before, and is never moved after (if the host reads "
+			       "it there, the change may alter what the program computes or prints)");
 		} else if (!v->has_hash || !w->has_hash) {
 			differ(diffs, &unsure_text, "no_hash", v, w, "has no content hash");
+		} else if (v->hash != w->hash &&
+			   !(v->ret_has_hash && w->ret_has_hash && v->ret_hash == w->ret_hash) &&
+			   (v->holds_pointer || w->holds_pointer)) {
+			/* Its bytes hold a heap address: they differ from run to run. */
+			aside++;
+			differ(diffs, &aside_text, "holds_pointer", v, w,
+			       "holds a pointer (a heap address, which moves from run to run): its final "
+			       "content cannot be compared");
 		} else if (v->hash != w->hash &&
 			   !(v->ret_has_hash && w->ret_has_hash && v->ret_hash == w->ret_hash)) {
 			differ(diffs, &differ_text, "content", v, w,
@@ -411,7 +422,8 @@ json_t *outcome_compare(struct outcome *b, struct outcome *a)
 			returned++;
 			aside++;
 			differ(diffs, &aside_text, "not_moved_before", NULL, &a->v[j],
-			       "comes back to the host after, and was never moved before");
+			       "comes back to the host after, and was never moved before (if the host reads "
+			       "it there, the change may alter what the program computes or prints)");
 		}
 	if (differ_text) {
 		status = "differ";
@@ -435,8 +447,7 @@ json_t *outcome_compare(struct outcome *b, struct outcome *a)
 		 */
 		status = "partial";
 		if (asprintf(&summary, "results: identical where compared (%zu %s, exit status %s both); "
-			     "NOT compared: %s (if the host reads it there, the change may alter what the "
-			     "program computes or prints)", compared,
+			     "NOT compared: %s", compared,
 			     compared == 1 ? "variable's final content matches"
 					   : "variables' final contents match", eb, aside_text) < 0)
 			summary = NULL;

@@ -18,6 +18,7 @@ void results_release(struct results *r)
 	if (!r)
 		return;
 	free(r->v);
+	free(r->sent);
 	hmap_release(&r->index);
 	memset(r, 0, sizeof(*r));
 }
@@ -49,6 +50,36 @@ static struct result_range *range_of(struct results *r, uint64_t addr, uint64_t 
 	return &r->v[r->n++];
 }
 
+/*
+ * A pointer attach: an 8-byte send inside the device copy of a range sent
+ * earlier in the same construct (the struct's send comes first, then its
+ * member's section, then the attach).  Marks that range.
+ */
+static int note_send(struct results *r, const struct event *ev, size_t pos)
+{
+	if (ev->target_id != r->sent_target) {
+		r->nsent = 0;
+		r->sent_target = ev->target_id;
+	}
+	if (ev->bytes == sizeof(uint64_t) && ev->target_id)
+		for (size_t i = 0; i < r->nsent; i++) {
+			struct result_range *s = &r->v[r->sent[i]];
+			if (r->sent[i] != pos && ev->dest_addr >= s->dev_addr &&
+			    ev->dest_addr - s->dev_addr < s->bytes)
+				s->holds_pointer = 1;
+		}
+	if (r->nsent == r->capsent) {
+		size_t ncap = r->capsent ? 2 * r->capsent : 16;
+		size_t *v = realloc(r->sent, ncap * sizeof(*v));
+		if (!v)
+			return -1;
+		r->sent = v;
+		r->capsent = ncap;
+	}
+	r->sent[r->nsent++] = pos;
+	return 0;
+}
+
 int results_feed(struct results *r, const struct event *ev, int host)
 {
 	struct result_range *x;
@@ -67,6 +98,11 @@ int results_feed(struct results *r, const struct event *ev, int host)
 	x->last_codeptr = ev->codeptr;
 	x->last_has_hash = ev->has_hash;
 	x->last_hash = ev->hash;
+	if (!back) {
+		x->dev_addr = ev->dest_addr;
+		if (note_send(r, ev, (size_t)(x - r->v)) < 0)
+			return -1;
+	}
 	if (back) {
 		x->returned = 1;
 		x->ret_seq = ev->seq;

@@ -31,12 +31,24 @@ struct result_range {
 	uint64_t last_codeptr;
 	int last_has_hash;
 	uint64_t last_hash;
+	/*
+	 * A struct whose pointer member the runtime attached on the device (an
+	 * 8-byte transfer into its device copy, 'map(s) map(s.v[0:n])'): its
+	 * host content holds a heap address, which moves from run to run, so
+	 * two runs' hashes of it may differ while the program computed the same.
+	 */
+	int holds_pointer;
+	uint64_t dev_addr;            /* its device copy, as its last send saw it */
 };
 
 struct results {
 	struct result_range *v;       /* every range a transfer touched */
 	size_t n, cap;
 	struct hmap index;            /* (host_addr, bytes) -> position in v */
+	/* The ranges sent in the current construct (their positions in v): where an attach lands. */
+	size_t *sent;
+	size_t nsent, capsent;
+	int64_t sent_target;
 };
 
 void results_init(struct results *r);

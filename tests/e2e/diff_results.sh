@@ -209,3 +209,50 @@ assert_eq "$(jq -r '.results.status' peek.json)" partial "json status of a dropp
 assert_eq "$(jq -r '[.results.differences[] | .variable + ":" + .what] | join(",")' peek.json)" \
 	"a[0:K]:not_moved_after" "json differences of a dropped result"
 echo "ok a dropped 'target update from' is named, not called identical: '$line'"
+
+# A struct with a pointer member, 'map(s) map(s.v[0:N])': its host bytes
+# hold a heap address, which moves between runs (ASLR).  The same program
+# twice must not read DIFFER for it; a change of the member's data must.
+cat >ptr.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#define N 4096
+struct S { int n; double *v; };
+static struct S s;
+int main(void)
+{
+	s.n = N;
+	s.v = calloc(N, sizeof(double));
+	for (int it = 0; it < 4; it++) {
+#pragma omp target map(tofrom: s) map(tofrom: s.v[0:N])
+		for (int i = 0; i < s.n; i++)
+#ifdef WRONG
+			s.v[i] += 1 + (i == 3);
+#else
+			s.v[i] += 1;
+#endif
+	}
+	printf("%g\n", s.v[3]);
+	return 0;
+}
+C
+ompcc -O1 -g ptr.c -o ptr && ompcc -O1 -g -DWRONG ptr.c -o ptr_wrong || fail "cannot build ptr.c"
+for x in ptr.1:ptr ptr.2:ptr ptr.w:ptr_wrong; do
+	"$mapprof" record -f -o "${x%%:*}.db" -- "./${x#*:}" >/dev/null 2>&1 || fail "record ${x#*:}"
+done
+"$mapprof" diff --json ptr.json ptr.1.db ptr.2.db >ptr.out 2>err.out || fail "diff: $(cat err.out)"
+line=$(results_line ptr.out)
+case $line in
+"results: DIFFER"*) fail "the same program twice reads DIFFER for a struct holding a pointer: $line" ;;
+esac
+s_what=$(jq -r '[.results.differences[] | select(.variable == "s") | .what] | join(",")' ptr.json)
+case $s_what in
+"" | holds_pointer) ;;
+*) fail "the struct's difference: $s_what" ;;
+esac
+"$mapprof" diff --json ptrw.json ptr.1.db ptr.w.db >ptrw.out 2>err.out || fail "diff: $(cat err.out)"
+case $(results_line ptrw.out) in
+"results: DIFFER: 's.v[0:N]'"*"final content differs"*) ;;
+*) fail "a changed member's data is not named: $(results_line ptrw.out)" ;;
+esac
+echo "ok a struct holding a pointer: not DIFFER for the same program ($line); its member's change is"
