@@ -310,8 +310,14 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			}
 			p->has_hash = 1;
 		}
-		if (is_transfer_to(optype) || optype == ompt_target_data_alloc ||
-		    optype == ompt_target_data_alloc_async)
+		/*
+		 * Map entries belong to the open construct's offload call: an
+		 * omp_target_memcpy/alloc outside one would match the last call's.
+		 */
+		if (!t->target_id)
+			;
+		else if (is_transfer_to(optype) || optype == ompt_target_data_alloc ||
+			 optype == ompt_target_data_alloc_async)
 			p->map_index = interpose_map_index(t, (uint64_t)src_addr);
 		else if (is_transfer_from(optype))
 			p->map_index = interpose_map_index(t, (uint64_t)dest_addr);
