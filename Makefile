@@ -257,6 +257,7 @@ REPORT_OBJS := \
 	$(B)/report/output/sarif.o \
 	$(B)/report/output/summary.o \
 	$(B)/report/output/trace.o \
+	$(B)/report/output/pftrace.o \
 	$(B)/report/output/gate.o \
 	$(B)/report/compare/diff.o \
 	$(B)/report/compare/outcome.o \
