@@ -1,6 +1,10 @@
 /*
  * trace.h - 'mapprof trace': a recorded run as a Chrome Trace Event file
- * for Perfetto (ui.perfetto.dev) and chrome://tracing (docs/trace.md).
+ * for Perfetto (ui.perfetto.dev) and chrome://tracing (docs/usage.md), or
+ * as Perfetto's own protobuf trace (TRACE_PFTRACE: the same tracks, slices
+ * and arrows, encoded by report/output/pftrace.h; a flow there links the
+ * slices that carry its id in time order, so a finding's arrows chain from
+ * occurrence to occurrence instead of all leaving the first).
  *
  * {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}:
  *   - one "X" (complete) event per kernel, transfer, allocation and delete,
