@@ -257,6 +257,7 @@ REPORT_OBJS := \
 	$(B)/report/output/sarif.o \
 	$(B)/report/output/summary.o \
 	$(B)/report/output/trace.o \
+	$(B)/report/output/pftrace.o \
 	$(B)/report/output/gate.o \
 	$(B)/report/compare/diff.o \
 	$(B)/report/compare/outcome.o \
@@ -388,8 +389,10 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 # with clang-19, and tests/e2e/build_warnings.sh under it, link them).
 # lld-19 and rocm-device-libs: the amdgcn GPU builds (tests/e2e/gpu_builds_amdgcn.sh;
 # without lld-19 clang links the device code with Debian's default ld.lld, 14).
+# protobuf-compiler: protoc reads back the .pftrace traces (tests/e2e/trace_pftrace.sh).
 TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium python3-jsonschema jq \
-	openmpi-bin libopenmpi-dev time libclang-rt-19-dev lld-19 rocm-device-libs
+	openmpi-bin libopenmpi-dev time libclang-rt-19-dev lld-19 rocm-device-libs \
+	protobuf-compiler
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 

@@ -363,6 +363,11 @@ events=$(sqlite3 "$out/big.db" "SELECT (SELECT COUNT(*) FROM data_op_raw) + (SEL
 /usr/bin/time -f '%e %M' -o "$out/rt" "$mapprof" report -q --no-html --json "$out/big.json" "$out/big.db" >/dev/null
 read -r secs kb <"$out/rt"
 echo "report of $events events: ${secs} s, peak RSS $((kb / 1024)) MiB"
+# The same run as a Perfetto protobuf trace (report stored its findings: arrows too).
+/usr/bin/time -f '%e %M' -o "$out/tt" "$mapprof" trace -o "$out/big.pftrace" "$out/big.db" 2>/dev/null
+read -r secs kb <"$out/tt"
+echo "trace (.pftrace) of $events events: ${secs} s, peak RSS $((kb / 1024)) MiB, $(( $(stat -c %s "$out/big.pftrace") / 1048576 )) MiB written"
+rm -f "$out/big.pftrace"
 
 echo
 real_suites

@@ -1,8 +1,12 @@
 /*
- * trace.c - 'mapprof trace': a recorded run as a Trace Event file.
+ * trace.c - 'mapprof trace': a recorded run as a Trace Event file or a
+ * Perfetto protobuf trace.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +18,12 @@
 #include "report/output/trace.h"
 
 static const char trace_usage[] =
-	"usage: mapprof trace [-o PATH|-] DB\n"
+	"usage: mapprof trace [-o PATH|-] [--format json|pftrace] [--from TIME] [--to TIME] DB\n"
 	"\n"
 	"Write the run recorded in DB as a Trace Event file (JSON) for Perfetto\n"
-	"(ui.perfetto.dev) or chrome://tracing: kernels, transfers, allocations and\n"
+	"(ui.perfetto.dev) or chrome://tracing, or as Perfetto's own protobuf trace\n"
+	"(.pftrace: smaller, and loads in ui.perfetto.dev where a JSON file of\n"
+	"hundreds of MB does not): kernels, transfers, allocations and\n"
 	"deletes on one track per device (the host is 'host'), host thread and lane\n"
 	"(threads named by their OS thread id and role: the initial thread or an\n"
 	"OpenMP thread), with bytes, variable and source line; arrows from each\n"
@@ -26,27 +32,87 @@ static const char trace_usage[] =
 	"device to its first copy to each other device.  Variables, source lines and\n"
 	"finding arrows come from what 'mapprof report' stored in DB: report first.\n"
 	"\n"
-	"  -o, --output PATH   where ('-': standard output; default: trace.json in\n"
-	"                      DB's directory, never written through a symlink: one\n"
+	"  -o, --output PATH   where ('-': standard output; default: trace.json, or\n"
+	"                      trace.pftrace with --format pftrace, in DB's\n"
+	"                      directory, never written through a symlink: one\n"
 	"                      there is replaced)\n"
+	"      --format FMT    json or pftrace (default: pftrace when PATH ends in\n"
+	"                      .pftrace, else json)\n"
+	"      --from TIME     only the events that end at or after TIME since the\n"
+	"                      run's start (a number and a unit: ns, us, ms or s,\n"
+	"                      e.g. 1.5s); each kept whole\n"
+	"      --to TIME       only the events that begin at or before TIME\n"
 	"  -h, --help          show this help\n"
 	"\n"
-	"Memory does not grow with the number of events.\n"
+	"Memory does not grow with the number of events.  With a window, a\n"
+	"finding's arrows start at its first occurrence in the window.\n"
 	"\n"
 	"Exit status: 0 done; 2 usage error; 3 DB cannot be read or the trace cannot\n"
 	"be written ('mapprof: error:' on stderr with the write's own error, such as\n"
 	"'No space left on device'; no file left behind).\n";
 
+/*
+ * A time since the run's start: a number and a unit, ns, us, ms or s (as
+ * --fail-on's times), or 0.  0, or -1 with *why.
+ */
+static int parse_time(const char *s, int64_t *ns, const char **why)
+{
+	static const struct {
+		const char *name;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	if (*s < '0' || *s > '9') {
+		*why = "a time is a number and a unit (1.5s, 200ms, 10us, 500ns)";
+		return -1;
+	}
+	v = strtod(s, &end);
+	if (errno || !isfinite(v) || v < 0) {
+		*why = "the time is out of range";
+		return -1;
+	}
+	if (!*end && v == 0) {
+		*ns = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].name))
+			continue;
+		if (v * units[i].ns >= 9.2e18) {
+			*why = "the time is out of range";
+			return -1;
+		}
+		*ns = (int64_t)llround(v * units[i].ns);
+		return 0;
+	}
+	*why = *end ? "unknown unit (use ns, us, ms or s)" : "the time has no unit (use ns, us, ms or s)";
+	return -1;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
 int cmd_trace(int argc, char **argv)
 {
+	enum { OPT_FORMAT = 256, OPT_FROM, OPT_TO };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct trace_options opt = { TRACE_JSON, INT64_MIN, INT64_MAX };
 	struct trace_stats st;
 	enum db_problem problem;
-	const char *db_path;
+	const char *db_path, *format = NULL, *why;
 	char *out = NULL, *err = NULL;
 	struct db *db;
 	int c, status = 0, given;
@@ -56,6 +122,21 @@ int cmd_trace(int argc, char **argv)
 		case 'o':
 			free(out);
 			out = strdup(optarg);
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "json") && strcmp(optarg, "pftrace")) {
+				free(out);
+				return usage_error("trace", "unknown --format '%s' (json or pftrace)", optarg);
+			}
+			format = optarg;
+			break;
+		case OPT_FROM:
+		case OPT_TO:
+			if (parse_time(optarg, c == OPT_FROM ? &opt.from_ns : &opt.to_ns, &why) < 0) {
+				free(out);
+				return usage_error("trace", "bad --%s '%s': %s", c == OPT_FROM ? "from" : "to",
+						   optarg, why);
+			}
 			break;
 		case 'h':
 			free(out);
@@ -69,9 +150,17 @@ int cmd_trace(int argc, char **argv)
 		free(out);
 		return usage_error("trace", optind >= argc ? "no database given" : "one database at a time");
 	}
+	if (opt.from_ns > opt.to_ns) {
+		free(out);
+		return usage_error("trace", "--from is after --to: the window is empty");
+	}
 	db_path = argv[optind];
 	given = out != NULL;
-	if (!out && !(out = report_beside(db_path, "trace.json")))
+	if (format)
+		opt.format = strcmp(format, "pftrace") ? TRACE_JSON : TRACE_PFTRACE;
+	else if (out && ends_with(out, ".pftrace"))
+		opt.format = TRACE_PFTRACE;
+	if (!out && !(out = report_beside(db_path, opt.format == TRACE_PFTRACE ? "trace.pftrace" : "trace.json")))
 		return error("out of memory");
 	if (outfile_same(out, db_path)) {
 		error("--output '%s' is the database '%s'", out, db_path);
@@ -81,7 +170,7 @@ int cmd_trace(int argc, char **argv)
 	db = db_open(db_path, 0, &problem, &err);
 	if (!db) {
 		status = error("cannot read '%s': %s", db_path, err ? err : "out of memory");
-	} else if (trace_write(db, out, report_cli_oflags(given ? out : NULL, out), &st, &err) < 0) {
+	} else if (trace_write(db, out, report_cli_oflags(given ? out : NULL, out), &opt, &st, &err) < 0) {
 		status = error("%s", err ? err : "cannot write the trace");
 	} else {
 		if (!st.has_sources || !st.has_findings) {

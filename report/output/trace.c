@@ -1,5 +1,6 @@
 /*
- * trace.c - the Trace Event file, written one event at a time.
+ * trace.c - the Trace Event file (or Perfetto's protobuf trace), written
+ * one event at a time.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "db/threads.h"
 #include "lib/hmap.h"
 #include "lib/outfile.h"
+#include "report/output/pftrace.h"
 #include "report/output/trace.h"
 
 /* The variable cache is dropped when it grows past this (it is keyed by host address). */
@@ -46,6 +48,23 @@ struct first_copy {
 	int pid, tid;
 	int64_t begin_ns;
 	uint64_t devices;          /* bit d: device d (d < 64) received it */
+	uint64_t id;               /* its flow id in a .pftrace */
+};
+
+/*
+ * An arrow that starts or ends at the event being written.  The Trace Event
+ * file draws it from (pid0, tid0, ts0) to the event (one "s" and one "f");
+ * Perfetto's protobuf links the slices that carry the same flow id, in time
+ * order, so the first slice of a flow carries its id too ('step' 0).
+ */
+struct flow_ref {
+	uint64_t id;
+	int step;                  /* an arrow ends here (0: a flow starts here) */
+	const char *cat;
+	const char *name;          /* JSON: the arrow's name (owned when 'owned') */
+	int owned;
+	int pid0, tid0;
+	int64_t ts0;
 };
 
 struct trace {
@@ -67,6 +86,13 @@ struct trace {
 	uint64_t flow_id;
 	int first;                /* no event written yet (no comma) */
 	struct trace_stats *st;
+	enum trace_format format;
+	struct pftrace *pf;       /* TRACE_PFTRACE: the encoder */
+	uint64_t content_ids;     /* pftrace flow ids of contents: after the findings' */
+	int64_t from_ns, to_ns;   /* the window */
+	int windowed;             /* --from or --to given: anchors at the first occurrence seen */
+	struct flow_ref *flows;   /* the event's arrows */
+	size_t nflows, capflows;
 };
 
 static int oom(char **err)
@@ -111,7 +137,13 @@ static int pid_of(int device)
 	return device >= 0 ? device + 1 : 0;
 }
 
-static void process_name(struct trace *t, int device)
+/* Track uuids in a .pftrace: a device's process track (tid 0) and its lanes; never 0. */
+static uint64_t track_uuid(int pid, int tid)
+{
+	return (uint64_t)(pid + 1) << 32 | (uint32_t)tid;
+}
+
+static int process_name(struct trace *t, int device)
 {
 	const char *type = NULL;
 	char buf[64];
@@ -126,6 +158,8 @@ static void process_name(struct trace *t, int device)
 	else
 		snprintf(buf, sizeof(buf), "device %d%s%s%s", device, type ? " (" : "", type ? type : "",
 			 type ? ")" : "");
+	if (t->format == TRACE_PFTRACE)
+		return pftrace_process(t->pf, track_uuid(pid_of(device), 0), pid_of(device) + 1, buf);
 	begin_event(t);
 	fprintf(t->f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,\"ts\":0,\"args\":{\"name\":",
 		pid_of(device));
@@ -135,6 +169,7 @@ static void process_name(struct trace *t, int device)
 	fprintf(t->f, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,\"ts\":0,"
 		"\"args\":{\"sort_index\":%d}}", pid_of(device),
 		device == t->run.host_device ? -1 : device);
+	return 0;
 }
 
 /* Name the process and thread the first time they appear.  -1 out of memory. */
@@ -145,8 +180,8 @@ static int name_track(struct trace *t, int device, int thread, enum lane lane, i
 
 	if (!hmap_put(&t->named, pkey, &created))
 		return -1;
-	if (created)
-		process_name(t, device);
+	if (created && process_name(t, device) < 0)
+		return -1;
 	if (!hmap_put(&t->named, tkey, &created))
 		return -1;
 	if (created) {
@@ -161,6 +196,9 @@ static int name_track(struct trace *t, int device, int thread, enum lane lane, i
 				 (long long)r->tid, lane_names[lane]);
 		else
 			snprintf(name, sizeof(name), "thread %d: %s", thread, lane_names[lane]);
+		if (t->format == TRACE_PFTRACE)
+			return pftrace_track(t->pf, track_uuid(pid_of(device), tid),
+					     track_uuid(pid_of(device), 0), name);
 		begin_event(t);
 		fprintf(t->f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"ts\":0,"
 			"\"args\":{\"name\":", pid_of(device), tid);
@@ -279,23 +317,47 @@ static char *anchor_name(const char *kind, const char *var, int finding)
 	return s;
 }
 
-/* Flows of the finding operations of this event (same begin_ns and seq). */
+/* Room for one more arrow at this event; NULL out of memory. */
+static struct flow_ref *add_flow(struct trace *t)
+{
+	if (t->nflows == t->capflows) {
+		size_t cap = t->capflows ? 2 * t->capflows : 8;
+		struct flow_ref *f = realloc(t->flows, cap * sizeof(*f));
+		if (!f)
+			return NULL;
+		t->flows = f;
+		t->capflows = cap;
+	}
+	t->flows[t->nflows] = (struct flow_ref){ 0 };
+	return &t->flows[t->nflows++];
+}
+
+/*
+ * Arrows of the finding operations of this event (same begin_ns and seq)
+ * into t->flows.  A finding's arrows start at its first occurrence (with a
+ * window: its first one in the window).
+ */
 static int event_flows(struct trace *t, const struct event *ev, int pid, int tid, const char *var,
 		       char **err)
 {
+	struct flow_ref *f;
 	int rc;
 
 	while (t->row_ok && (t->row.begin_ns < ev->begin_ns ||
 			     (t->row.begin_ns == ev->begin_ns && t->row.seq <= ev->seq))) {
 		if (t->row.seq == ev->seq && t->row.finding >= 1 && t->row.finding <= t->nanchors) {
 			struct anchor *a = &t->anchors[t->row.finding - 1];
-			if (!a->have && t->row.occurrence == 0) {
-				*a = (struct anchor){ 1, pid, tid, ev->begin_ns, 1, 0,
+			if (!a->have && (t->row.occurrence == 0 || t->windowed)) {
+				*a = (struct anchor){ 1, pid, tid, ev->begin_ns, t->row.occurrence + 1, 0,
 						      anchor_name(t->row.kind, var, t->row.finding) };
-				if (!a->name)
+				if (!a->name || !(f = add_flow(t)))
 					return oom(err);
+				*f = (struct flow_ref){ .id = (uint64_t)t->row.finding, .cat = "finding" };
 			} else if (a->have && t->row.occurrence >= a->next_occurrence && a->flows < TRACE_MAX_FLOWS) {
-				put_flow(t, a->name, "finding", a->pid, a->tid, a->begin_ns, pid, tid, ev->begin_ns);
+				if (!(f = add_flow(t)))
+					return oom(err);
+				*f = (struct flow_ref){ (uint64_t)t->row.finding, 1, "finding", a->name, 0,
+							a->pid, a->tid, a->begin_ns };
 				a->flows++;
 				a->next_occurrence = t->row.occurrence + 1;
 				t->st->flows++;
@@ -311,13 +373,14 @@ static int event_flows(struct trace *t, const struct event *ev, int pid, int tid
 
 /*
  * The arrow from where this transfer's content first went to a device, when
- * that was another device and this one has not received it yet.  -1 out of
- * memory.
+ * that was another device and this one has not received it yet, into
+ * t->flows.  -1 out of memory.
  */
 static int copy_flow(struct trace *t, const struct event *ev, int device, int pid, int tid, const char *var)
 {
 	uint64_t key[2] = { ev->hash, ev->bytes }, bit;
 	struct first_copy *c;
+	struct flow_ref *f;
 	int created;
 
 	if (!t->several_devices || ev->kind != EV_TO_DEVICE || !ev->has_hash || !ev->bytes || device < 0 ||
@@ -332,28 +395,113 @@ static int copy_flow(struct trace *t, const struct event *ev, int device, int pi
 		return -1;
 	bit = (uint64_t)1 << device;
 	if (created) {
-		*c = (struct first_copy){ pid, tid, ev->begin_ns, bit };
+		*c = (struct first_copy){ pid, tid, ev->begin_ns, bit, (uint64_t)t->nanchors + ++t->content_ids };
+		if (t->format == TRACE_PFTRACE) {
+			if (!(f = add_flow(t)))
+				return -1;
+			*f = (struct flow_ref){ .id = c->id, .cat = "same_content" };
+		}
 		return 0;
 	}
 	if (c->devices & bit)
 		return 0;
 	c->devices |= bit;
-	{
+	if (!(f = add_flow(t)))
+		return -1;
+	*f = (struct flow_ref){ c->id, 1, "same_content", NULL, 0, c->pid, c->tid, c->begin_ns };
+	if (t->format == TRACE_JSON) {
 		char *name = NULL;
 		if (asprintf(&name, "same content%s%s, to device %d", var ? " of " : "", var ? var : "",
 			     device) < 0)
 			return -1;
-		put_flow(t, name, "same_content", c->pid, c->tid, c->begin_ns, pid, tid, ev->begin_ns);
-		free(name);
+		f->name = name;
+		f->owned = 1;
 	}
 	t->st->content_flows++;
 	return 0;
 }
 
+/* The event as one X event and its arrows' "s" and "f". */
+static void put_json_event(struct trace *t, const struct event *ev, const char *cat, int pid, int tid,
+			   const char *var, const char *src)
+{
+	begin_event(t);
+	fputs("{\"ph\":\"X\",\"name\":", t->f);
+	if (var) {
+		char *name = NULL;
+		if (asprintf(&name, "%s %s", ev_kind_name(ev->kind), var) >= 0) {
+			put_string(t->f, name);
+			free(name);
+		} else {
+			put_string(t->f, ev_kind_name(ev->kind));
+		}
+	} else {
+		put_string(t->f, ev_kind_name(ev->kind));
+	}
+	fprintf(t->f, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, pid, tid);
+	put_us(t->f, ev->begin_ns);
+	fputs(",\"dur\":", t->f);
+	put_us(t->f, ev->end_ns > ev->begin_ns ? ev->end_ns - ev->begin_ns : 0);
+	fprintf(t->f, ",\"args\":{\"seq\":%lld", (long long)ev->seq);
+	if (ev->kind != EV_KERNEL)
+		fprintf(t->f, ",\"bytes\":%llu,\"src_device\":%d,\"dest_device\":%d",
+			(unsigned long long)ev->bytes, ev->src_device, ev->dest_device);
+	if (var) {
+		fputs(",\"variable\":", t->f);
+		put_string(t->f, var);
+	}
+	if (src) {
+		fputs(",\"source\":", t->f);
+		put_string(t->f, src);
+	}
+	fputs("}}", t->f);
+	for (size_t i = 0; i < t->nflows; i++) {
+		const struct flow_ref *f = &t->flows[i];
+		if (f->step)
+			put_flow(t, f->name, f->cat, f->pid0, f->tid0, f->ts0, pid, tid, ev->begin_ns);
+	}
+}
+
+/* The event as one slice of Perfetto's protobuf, its flow ids on it.  -1 out of memory. */
+static int put_pftrace_event(struct trace *t, const struct event *ev, const char *cat, int pid, int tid,
+			     const char *var, const char *src)
+{
+	struct pftrace_arg args[6];
+	uint64_t ids[16], *idp = ids;
+	size_t n = 0;
+	char *name = NULL;
+	int rc;
+
+	args[n++] = (struct pftrace_arg){ "seq", NULL, ev->seq };
+	if (ev->kind != EV_KERNEL) {
+		args[n++] = (struct pftrace_arg){ "bytes", NULL, (int64_t)ev->bytes };
+		args[n++] = (struct pftrace_arg){ "src_device", NULL, ev->src_device };
+		args[n++] = (struct pftrace_arg){ "dest_device", NULL, ev->dest_device };
+	}
+	if (var)
+		args[n++] = (struct pftrace_arg){ "variable", var, 0 };
+	if (src)
+		args[n++] = (struct pftrace_arg){ "source", src, 0 };
+	if (t->nflows > sizeof(ids) / sizeof(ids[0]) && !(idp = malloc(t->nflows * sizeof(*idp))))
+		return -1;
+	for (size_t i = 0; i < t->nflows; i++)
+		idp[i] = t->flows[i].id;
+	if (var && asprintf(&name, "%s %s", ev_kind_name(ev->kind), var) < 0)
+		name = NULL;
+	rc = pftrace_slice(t->pf, &(struct pftrace_slice){
+		.track = track_uuid(pid, tid), .begin_ns = ev->begin_ns, .end_ns = ev->end_ns,
+		.name = name ? name : ev_kind_name(ev->kind), .category = cat,
+		.args = args, .nargs = n, .flows = idp, .nflows = t->nflows });
+	free(name);
+	if (idp != ids)
+		free(idp);
+	return rc;
+}
+
 static int write_event(struct trace *t, const struct event *ev, char **err)
 {
 	enum lane lane;
-	int device, tid;
+	int device, tid, pid;
 	const char *src, *var, *cat;
 
 	switch (ev->kind) {
@@ -381,44 +529,35 @@ static int write_event(struct trace *t, const struct event *ev, char **err)
 		device = ev->dest_device;
 	}
 	tid = (ev->thread < 0 ? 0 : ev->thread) * LANE_COUNT + (int)lane + 1;
+	pid = pid_of(device);
 	if (name_track(t, device, ev->thread, lane, tid) < 0)
 		return oom(err);
 	src = place_of(t, ev->codeptr);
 	var = variable_of(t, ev);
-	begin_event(t);
-	fputs("{\"ph\":\"X\",\"name\":", t->f);
-	if (var) {
-		char *name = NULL;
-		if (asprintf(&name, "%s %s", ev_kind_name(ev->kind), var) >= 0) {
-			put_string(t->f, name);
-			free(name);
-		} else {
-			put_string(t->f, ev_kind_name(ev->kind));
-		}
+	t->nflows = 0;
+	if (copy_flow(t, ev, device, pid, tid, var) < 0)
+		goto nomem;
+	if (t->rows && event_flows(t, ev, pid, tid, var, err) < 0)
+		goto fail;
+	if (t->format == TRACE_PFTRACE) {
+		if (put_pftrace_event(t, ev, cat, pid, tid, var, src) < 0)
+			goto nomem;
 	} else {
-		put_string(t->f, ev_kind_name(ev->kind));
+		put_json_event(t, ev, cat, pid, tid, var, src);
 	}
-	fprintf(t->f, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, pid_of(device), tid);
-	put_us(t->f, ev->begin_ns);
-	fputs(",\"dur\":", t->f);
-	put_us(t->f, ev->end_ns > ev->begin_ns ? ev->end_ns - ev->begin_ns : 0);
-	fprintf(t->f, ",\"args\":{\"seq\":%lld", (long long)ev->seq);
-	if (ev->kind != EV_KERNEL)
-		fprintf(t->f, ",\"bytes\":%llu,\"src_device\":%d,\"dest_device\":%d",
-			(unsigned long long)ev->bytes, ev->src_device, ev->dest_device);
-	if (var) {
-		fputs(",\"variable\":", t->f);
-		put_string(t->f, var);
-	}
-	if (src) {
-		fputs(",\"source\":", t->f);
-		put_string(t->f, src);
-	}
-	fputs("}}", t->f);
 	t->st->events++;
-	if (copy_flow(t, ev, device, pid_of(device), tid, var) < 0)
-		return oom(err);
-	return t->rows ? event_flows(t, ev, pid_of(device), tid, var, err) : 0;
+	for (size_t i = 0; i < t->nflows; i++)
+		if (t->flows[i].owned)
+			free((char *)t->flows[i].name);
+	return 0;
+nomem:
+	oom(err);
+fail:
+	for (size_t i = 0; i < t->nflows; i++)
+		if (t->flows[i].owned)
+			free((char *)t->flows[i].name);
+	t->nflows = 0;
+	return -1;
 }
 
 /* One pass of the stream: 0, -1 with *err, or EVENTS_RESTART (seq mode only). */
@@ -431,6 +570,18 @@ static int write_events(struct trace *t, enum events_mode mode, char **err)
 	if (!s)
 		return -1;
 	while ((rc = event_stream_next(s, &ev, err)) == 1) {
+		/*
+		 * The window: events that overlap it.  Past its end, a sorted
+		 * stream has no more; the seq-order one reads on, since only
+		 * reading to the end proves its order (EVENTS_RESTART).
+		 */
+		if (ev.begin_ns > t->to_ns) {
+			if (mode == EVENTS_SORTED)
+				break;
+			continue;
+		}
+		if (ev.end_ns < t->from_ns)
+			continue;
 		if (write_event(t, &ev, err) < 0) {
 			rc = -1;
 			break;
@@ -440,6 +591,8 @@ static int write_events(struct trace *t, enum events_mode mode, char **err)
 			break;
 	}
 	event_stream_close(s);
+	if (rc >= 0 && t->pf && pftrace_finish(t->pf) < 0)
+		rc = oom(err);
 	return rc < 0 ? rc : 0;
 }
 
@@ -458,6 +611,8 @@ static void trace_release(struct trace *t)
 	finding_rows_close(t->rows);
 	attribution_close(t->at);
 	run_info_release(&t->run);
+	pftrace_free(t->pf);
+	free(t->flows);
 }
 
 /*
@@ -465,9 +620,11 @@ static void trace_release(struct trace *t)
  * write failed: *io), EVENTS_RESTART.  Leaves 'o' open.
  */
 static int write_trace(struct db *db, struct outfile *o, enum events_mode mode,
-		       struct trace_stats *st, int *io, char **err)
+		       const struct trace_options *opt, struct trace_stats *st, int *io, char **err)
 {
-	struct trace t = { .db = db, .f = o->f, .first = 1, .st = st };
+	struct trace t = { .db = db, .f = o->f, .first = 1, .st = st, .format = opt->format,
+			   .from_ns = opt->from_ns, .to_ns = opt->to_ns,
+			   .windowed = opt->from_ns > INT64_MIN || opt->to_ns < INT64_MAX };
 	int rc = -1, max_finding = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -501,12 +658,20 @@ static int write_trace(struct db *db, struct outfile *o, enum events_mode mode,
 			goto out;
 		t.row_ok = r == 1;
 	}
-	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mapprof " MAPPROF_VERSION "\"},"
-	      "\"traceEvents\":[", t.f);
+	if (t.format == TRACE_PFTRACE) {
+		if (!(t.pf = pftrace_new(t.f))) {
+			oom(err);
+			goto out;
+		}
+	} else {
+		fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mapprof " MAPPROF_VERSION "\"},"
+		      "\"traceEvents\":[", t.f);
+	}
 	rc = write_events(&t, mode, err);
 	if (rc < 0)
 		goto out;
-	fputs("\n]}\n", t.f);
+	if (t.format == TRACE_JSON)
+		fputs("\n]}\n", t.f);
 	if (o->err || ferror(t.f)) {
 		*io = 1;
 		rc = -1;
@@ -516,7 +681,8 @@ out:
 	return rc;
 }
 
-int trace_write(struct db *db, const char *path, unsigned oflags, struct trace_stats *st, char **err)
+int trace_write(struct db *db, const char *path, unsigned oflags, const struct trace_options *opt,
+		struct trace_stats *st, char **err)
 {
 	struct outfile o;
 	int rc, io = 0, saved = 0;
@@ -534,7 +700,7 @@ int trace_write(struct db *db, const char *path, unsigned oflags, struct trace_s
 		if (!o.tmp)
 			mode = EVENTS_SORTED;
 		setvbuf(o.f, NULL, _IOFBF, 1 << 20);
-		rc = write_trace(db, &o, mode, st, &io, err);
+		rc = write_trace(db, &o, mode, opt, st, &io, err);
 		if (rc == 0 || io) {
 			/* A write error with its own errno (o.err), not one a later call left. */
 			if (outfile_commit(&o) < 0) {

@@ -1,6 +1,10 @@
 /*
  * trace.h - 'mapprof trace': a recorded run as a Chrome Trace Event file
- * for Perfetto (ui.perfetto.dev) and chrome://tracing (docs/trace.md).
+ * for Perfetto (ui.perfetto.dev) and chrome://tracing (docs/usage.md), or
+ * as Perfetto's own protobuf trace (TRACE_PFTRACE: the same tracks, slices
+ * and arrows, encoded by report/output/pftrace.h; a flow there links the
+ * slices that carry its id in time order, so a finding's arrows chain from
+ * occurrence to occurrence instead of all leaving the first).
  *
  * {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}:
  *   - one "X" (complete) event per kernel, transfer, allocation and delete,
@@ -38,8 +42,23 @@ struct db;
 
 #define TRACE_MAX_FLOWS 1000
 
+enum trace_format {
+	TRACE_JSON,        /* the Trace Event file above */
+	TRACE_PFTRACE,     /* Perfetto's protobuf (report/output/pftrace.h) */
+};
+
+struct trace_options {
+	enum trace_format format;
+	/*
+	 * The window, in ns since the run's start: only events that overlap
+	 * [from_ns, to_ns] are written, whole (INT64_MIN and INT64_MAX: all).
+	 * A finding's arrows then start at its first occurrence in the window.
+	 */
+	int64_t from_ns, to_ns;
+};
+
 struct trace_stats {
-	uint64_t events;       /* X events written */
+	uint64_t events;       /* X events (slices) written */
 	uint64_t flows;        /* finding arrows (s/f pairs) written */
 	uint64_t content_flows;  /* same-content arrows between devices */
 	int has_sources;       /* the database had source attribution */
@@ -48,9 +67,11 @@ struct trace_stats {
 
 /*
  * Write the trace of 'db' to 'path' ("-": stdout) as lib/outfile.h says
- * (oflags: OUTFILE_NOFOLLOW for the default path).  0, or -1 with *err set
- * (malloc'ed; a write error names the path and the first write's errno).
+ * (oflags: OUTFILE_NOFOLLOW for the default path), in the format and window
+ * of 'opt'.  0, or -1 with *err set (malloc'ed; a write error names the path
+ * and the first write's errno).
  */
-int trace_write(struct db *db, const char *path, unsigned oflags, struct trace_stats *st, char **err);
+int trace_write(struct db *db, const char *path, unsigned oflags, const struct trace_options *opt,
+		struct trace_stats *st, char **err);
 
 #endif
