@@ -39,6 +39,7 @@
 #include "collector/state.h"
 #include "collector/text.h"
 #include "db/ring.h"
+#include "lib/ranks.h"
 
 /* The variables MPI launchers set to a process's rank (docs/usage.md). */
 static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
@@ -131,6 +132,24 @@ int procs_open(void)
 	}
 	r = ring_file(path, ring_path, sizeof(ring_path));
 	return output_adopt(fd, path, r, ring_path);
+}
+
+int procs_rank_off(void)
+{
+	const char *spec = getenv("MAPPROF_RANKS");
+
+	if (!spec || !*spec || !ranks_valid(spec))
+		return 0;
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
+		const char *v = getenv(rank_vars[i]);
+		char *end;
+		if (v && *v) {
+			long r = strtol(v, &end, 10);
+			if (!*end && r >= 0)
+				return !ranks_has(spec, r);
+		}
+	}
+	return 0;
 }
 
 int procs_record(const char *started)

@@ -38,6 +38,8 @@ struct process_row {
 	int has_status;
 	int exit_status, exit_signal;
 	int has_end;           /* the collector finished (run.end_ns is set) */
+	char *ranks;           /* 'record --ranks' (MAPPROF_RANKS of env): the ranks the job recorded, or NULL */
+	int64_t world_size;    /* the job's ranks (MAPPROF_WORLD_SIZE of env); 0: not known */
 };
 
 /*

@@ -32,8 +32,25 @@ void merge_summary(const struct merge *m, FILE *out, int top);
 /*
  * The document of a report over several databases: {"processes": [...],
  * "merged_findings": [...]} (docs/report-json.md), the processes by rank
- * (then pid).  New reference.
+ * (then pid); with "ranks" when the job recorded only some of its ranks
+ * ('record --ranks').  Each merged finding gives min / mean / max over the
+ * processes that have it.  New reference.
  */
 json_t *merge_json(const struct merge *m);
+
+/*
+ * A compact copy of what m holds (its processes and their shares of each
+ * finding), for another process to merge: mapprof-mpi's ranks each merge
+ * their share of the databases and send this to rank 0 (cli/mpi_main.c).
+ * New reference, or NULL when out of memory.
+ */
+json_t *merge_pack(const struct merge *m);
+/*
+ * Add what merge_pack() made of another merge, as if its databases had been
+ * added here one by one, in their order: packs added in the order of their
+ * databases give the merge of those databases, to the byte.  0, or -1 (*err
+ * malloc'ed: out of memory or a pack that is not one).
+ */
+int merge_unpack(struct merge *m, const json_t *pack, char **err);
 
 #endif
