@@ -84,3 +84,19 @@ for bad in '' 1- 2-1 a 0,,1 ' 1' -1; do
 done
 [ ! -e x.db ] || fail "a bad --ranks recorded"
 echo "ok a bad --ranks is a usage error"
+
+# The merged report with 'ranks' and 'per_process' against docs/report-json.schema.json.
+if "${PYTHON:-python3}" -c 'import jsonschema' 2>/dev/null; then
+	"${PYTHON:-python3}" - "$MAPPROF_SRC/docs/report-json.schema.json" inside/report.json <<'PY' ||
+import json, sys, jsonschema
+v = jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))
+errors = list(v.iter_errors(json.load(open(sys.argv[2]))))
+for e in errors[:5]:
+    print("%s: %s" % ("/".join(map(str, e.absolute_path)), e.message), file=sys.stderr)
+sys.exit(1 if errors else 0)
+PY
+		fail "inside/report.json does not validate against the schema"
+	echo "ok the merged report with ranks validates against docs/report-json.schema.json"
+else
+	echo "note: python3-jsonschema is missing: the schema is not checked here"
+fi
