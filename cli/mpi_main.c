@@ -29,7 +29,7 @@
 #include "cli/report_many.h"
 
 static const char usage_text[] =
-	"usage: mpirun -n N mapprof-mpi report [report's options] DB [DB...]\n"
+	"usage: mpirun -n N mapprof-mpi report [--stored] [report's options] DB [DB...]\n"
 	"\n"
 	"'mapprof report DB DB...' over the N ranks of an MPI job: each rank\n"
 	"analyses a share of the databases (stored findings and each process's own\n"
@@ -37,13 +37,19 @@ static const char usage_text[] =
 	"fingerprint and writes the same report.json, report.html and SARIF log as\n"
 	"'mapprof report' (see 'mapprof report --help' for the options; --baseline\n"
 	"and --same-program are not taken).  Every rank exits with the report's\n"
-	"exit status.\n";
+	"exit status.\n"
+	"\n"
+	"  --stored   merge the findings each database already holds ('mapprof record\n"
+	"             --analyse', an earlier report): no event is read again; a\n"
+	"             database without them is analysed.  No page of its own for\n"
+	"             each process; --sarif and --fail-on are refused with it\n";
 
 /* Parse 'report [options] DB...' into *rc; *first: the first database.  0 or an exit status. */
-static int parse(int argc, char **argv, int quiet_errors, struct report_cli *rc, int *first)
+static int parse(int argc, char **argv, int quiet_errors, struct report_cli *rc, int *first, int *stored)
 {
 	static const struct option longopts[] = {
 		REPORT_CLI_LONGOPTS,
+		{ "stored", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -70,6 +76,10 @@ static int parse(int argc, char **argv, int quiet_errors, struct report_cli *rc,
 				fputs(usage_text, stdout);
 			return -1;
 		}
+		if (c == 'T') {
+			*stored = 1;
+			continue;
+		}
 		if ((c = report_parse_option(c, optarg, rc)) < 0) {
 			if (!quiet_errors && c != REPORT_CLI_REPORTED)
 				fprintf(stderr, "mapprof-mpi: error: bad option\n%s", usage_text);
@@ -79,6 +89,12 @@ static int parse(int argc, char **argv, int quiet_errors, struct report_cli *rc,
 	if (optind >= argc) {
 		if (!quiet_errors)
 			fprintf(stderr, "mapprof-mpi: error: no database given\n%s", usage_text);
+		return EXIT_USAGE;
+	}
+	if (*stored && (rc->sarif || rc->ngates)) {
+		if (!quiet_errors)
+			fprintf(stderr, "mapprof-mpi: error: --stored takes no --sarif nor --fail-on"
+				" (they need each database analysed)\n");
 		return EXIT_USAGE;
 	}
 	*first = optind;
@@ -130,14 +146,14 @@ int main(int argc, char **argv)
 {
 	struct report_cli rc = { 0 };
 	struct report_many *r = NULL;
-	int rank = 0, size = 1, first = 0, status, n, lo, hi, len = 0;
+	int rank = 0, size = 1, first = 0, stored = 0, status, n, lo, hi, len = 0;
 	char *part = NULL;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	/* Each rank parses the same command line; rank 0 alone says what is wrong with it. */
-	status = parse(argc, argv, rank != 0, &rc, &first);
+	status = parse(argc, argv, rank != 0, &rc, &first, &stored);
 	if (status) {
 		MPI_Finalize();
 		return status < 0 ? 0 : status;
@@ -153,6 +169,8 @@ int main(int argc, char **argv)
 	}
 	if (!r)
 		status = EXIT_ERROR;
+	else if (stored)
+		report_many_use_stored(r);
 	/* Runs of consecutive databases: rank 0 merges the parts in rank order, the databases' order. */
 	lo = (int)((long long)rank * n / size);
 	hi = (int)((long long)(rank + 1) * n / size);

@@ -44,12 +44,13 @@
 #include "db/spool.h"
 #include "lib/ranks.h"
 #include "report/attribute/attribute.h"
+#include "report/report.h"
 
 #define COLLECTOR_NAME "libmapprof-collector.so"
 
 static const char record_usage[] =
-	"usage: mapprof record [-o PATH] [-f] [--max-spool SIZE] [--ranks LIST] [--]\n"
-	"                      PROGRAM [ARGS...]\n"
+	"usage: mapprof record [-o PATH] [-f] [--max-spool SIZE] [--ranks LIST] [--analyse]\n"
+	"                      [--] PROGRAM [ARGS...]\n"
 	"\n"
 	"Run PROGRAM with the mapprof collector and record every target construct,\n"
 	"kernel and data transfer of the run into one SQLite database.\n"
@@ -74,6 +75,11 @@ static const char record_usage[] =
 	"                      SLURM_PROCID): the others run the program without the\n"
 	"                      collector, and the merged report lists them as not\n"
 	"                      recorded.  Default: MAPPROF_RANKS, else every rank\n"
+	"      --analyse       once recorded, analyse each database and store its\n"
+	"                      findings in it (as 'mapprof report -q --no-json\n"
+	"                      --no-html' would), where and while the job's other\n"
+	"                      ranks do the same: 'mapprof-mpi report --stored'\n"
+	"                      then merges the stored findings only\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"The program's standard streams are left alone; mapprof speaks on stderr only.\n"
@@ -643,6 +649,23 @@ static int ranks_only(const char *spec, char **argv)
 	return -1;
 }
 
+/* --analyse: the findings of the database at 'path' stored in it.  0, or -1 (said why). */
+static int analyse(const char *path)
+{
+	struct report_options opt = { .db_path = path, .quiet = 1 };
+	struct report_result res;
+	char *err = NULL;
+	int rc = report_run(&opt, &res, &err);
+
+	if (rc < 0)
+		error("cannot analyse '%s': %s", path, err ? err : "report failed");
+	else
+		info("stored the findings in '%s'", path);
+	report_result_release(&res);
+	free(err);
+	return rc;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -650,12 +673,16 @@ int cmd_record(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "max-spool", required_argument, NULL, 'M' },
 		{ "ranks", required_argument, NULL, 'R' },
+		{ "analyse", no_argument, NULL, 'A' },
+		{ "analyze", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct record_options opt = { 0 };
 	const char *ranks = getenv("MAPPROF_RANKS");
-	int c, status;
+	int c, status, want_analysis = 0;
+	char *db_path = NULL, **others = NULL;
+	size_t nothers = 0;
 
 	/* '+': stop at the first non-option, the program's name. */
 	while ((c = getopt_long(argc, argv, "+o:fh", longopts, NULL)) != -1) {
@@ -668,6 +695,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'M':
 			opt.max_spool = optarg;
+			break;
+		case 'A':
+			want_analysis = 1;
 			break;
 		case 'R':
 			if (!ranks_valid(optarg))
@@ -691,6 +721,18 @@ int cmd_record(int argc, char **argv)
 		if ((status = ranks_only(ranks, opt.argv)) >= 0)
 			return status;
 	}
-	record_program(&opt, &status, NULL, NULL, NULL);
+	if (!want_analysis) {
+		record_program(&opt, &status, NULL, NULL, NULL);
+		return status;
+	}
+	/* The program's status stays record's: an analysis that fails is said, as a report's error. */
+	if (record_program(&opt, &status, &db_path, &others, &nothers) == 0 && db_path)
+		analyse(db_path);
+	for (size_t i = 0; i < nothers; i++) {
+		analyse(others[i]);
+		free(others[i]);
+	}
+	free(others);
+	free(db_path);
 	return status;
 }

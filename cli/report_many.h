@@ -28,6 +28,13 @@ struct report_many;
  */
 struct report_many *report_many_new(const struct report_cli *rc, char **dbs, int n, int check, int *status);
 void report_many_free(struct report_many *r);
+/*
+ * Merge the findings a database already holds ('record --analyse', an
+ * earlier report) instead of analysing it again; one without is analysed.
+ * Such a process gets no page of its own, nor a SARIF log or --fail-on
+ * judgement: the caller refuses those options.
+ */
+void report_many_use_stored(struct report_many *r);
 /* Analyse dbs[i] (its findings stored in it, its own page) and merge it: 0, or an exit status (said). */
 int report_many_add(struct report_many *r, int i);
 /*

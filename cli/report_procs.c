@@ -135,8 +135,14 @@ struct report_many {
 	char *tripped;       /* the --fail-on lines, each naming its process, in the order of dbs */
 	char *first_page;
 	int pages, incomplete, failed;
+	int stored;          /* merge the findings stored in a database when it has them */
 	struct report_result all;
 };
+
+void report_many_use_stored(struct report_many *r)
+{
+	r->stored = 1;
+}
 
 void report_many_free(struct report_many *r)
 {
@@ -204,6 +210,20 @@ int report_many_add(struct report_many *r, int i)
 	struct report_result res;
 	char label[64], *page = NULL, *link = NULL;
 
+	if (r->stored) {
+		/* 'record --analyse' stored them: no event is read again. */
+		int got = merge_add_stored(r->m, dbs[i], &err);
+		if (got < 0) {
+			r->failed = 1;
+			status = error("'%s': %s", dbs[i], err ? err : "cannot read its findings");
+			free(err);
+			return status;
+		}
+		if (got == 0) {
+			r->incomplete += !merge_last_complete(r->m);
+			return 0;
+		}
+	}
 	/* Each process's own page beside its database, linked from the merged one
 	   (a job of more processes: the merged page gives the command instead). */
 	if (html && !outfile_is_stdout(html) && n <= MAX_PAGES && !(page = proc_page(dbs[i]))) {

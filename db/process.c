@@ -156,6 +156,12 @@ static int64_t scalar(struct db *db, const char *sql)
 	return v;
 }
 
+int db_findings_stored(struct db *db)
+{
+	return has_table(db, "finding_summary_raw") &&
+	       scalar(db, "SELECT EXISTS (SELECT 1 FROM finding_summary_raw)") == 1;
+}
+
 int db_finding_digests(struct db *db, struct process_totals *t,
 		       int (*fn)(const struct finding_digest *, void *), void *arg, char **err)
 {

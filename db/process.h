@@ -74,3 +74,5 @@ struct process_totals {
  */
 int db_finding_digests(struct db *db, struct process_totals *t,
 		       int (*fn)(const struct finding_digest *, void *), void *arg, char **err);
+/* 1 when a report stored its findings in db ('mapprof report', 'record --analyse'), else 0. */
+int db_findings_stored(struct db *db);

@@ -151,6 +151,13 @@ static int add_finding(const struct finding_digest *d, void *arg)
 	return add_share(m, d, p->row.rank >= 0 ? (long)p->row.rank : (long)p->row.pid, p->row.rank < 0);
 }
 
+int merge_last_complete(const struct merge *m)
+{
+	const struct mproc *p = m->nprocs ? &m->procs[m->nprocs - 1] : NULL;
+
+	return p && p->totals.status && !strcmp(p->totals.status, "complete");
+}
+
 const char *merge_last_label(const struct merge *m, char *buf, size_t n)
 {
 	const struct mproc *p = m->nprocs ? &m->procs[m->nprocs - 1] : NULL;
@@ -164,7 +171,7 @@ const char *merge_last_label(const struct merge *m, char *buf, size_t n)
 	return buf;
 }
 
-int merge_add(struct merge *m, const char *path, char **err)
+static int add_db(struct merge *m, const char *path, int stored_only, char **err)
 {
 	enum db_problem problem;
 	struct db *db;
@@ -182,6 +189,10 @@ int merge_add(struct merge *m, const char *path, char **err)
 	db = db_open(path, 0, &problem, err);
 	if (!db)
 		return -1;
+	if (stored_only && !db_findings_stored(db)) {
+		db_close(db);
+		return 1;
+	}
 	p = &m->procs[m->nprocs];
 	memset(p, 0, sizeof(*p));
 	if (!(p->path = strdup(path))) {
@@ -205,6 +216,16 @@ int merge_add(struct merge *m, const char *path, char **err)
 oom:
 	*err = strdup("out of memory");
 	return -1;
+}
+
+int merge_add(struct merge *m, const char *path, char **err)
+{
+	return add_db(m, path, 0, err);
+}
+
+int merge_add_stored(struct merge *m, const char *path, char **err)
+{
+	return add_db(m, path, 1, err);
 }
 
 int merge_set_report(struct merge *m, const char *link)

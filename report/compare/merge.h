@@ -21,10 +21,17 @@ void merge_free(struct merge *m);
 /* Add a database 'mapprof report' has reported.  0, or -1 (*err malloc'ed). */
 int merge_add(struct merge *m, const char *path, char **err);
 /*
+ * The same with the findings an earlier report stored in it ('record
+ * --analyse'): 0, 1 when it holds none (nothing added), or -1 (*err).
+ */
+int merge_add_stored(struct merge *m, const char *path, char **err);
+/*
  * Give the process added last its own report.html: 'link', a relative URL
  * from the merged page's folder (NULL: none).  0, or -1 out of memory.
  */
 int merge_set_report(struct merge *m, const char *link);
+/* 1 when the recording of the process added last is complete (run status 'complete'), else 0. */
+int merge_last_complete(const struct merge *m);
 /* "rank N" (or "pid N" when it has no rank) of the process added last, into buf. */
 const char *merge_last_label(const struct merge *m, char *buf, size_t n);
 /* The terminal summary: the processes by rank (or how many), then the top merged findings. */

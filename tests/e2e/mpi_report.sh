@@ -76,3 +76,33 @@ assert_eq "$(cat mpi_bad/rc)" 3 "mapprof-mpi with a damaged database ($(cat mpi_
 grep -q "mapprof: error: 'run.bad.db'" mpi_bad/err || fail "mapprof-mpi: no error naming it: $(cat mpi_bad/err)"
 [ ! -e mpi_bad/report.json ] || fail "mapprof-mpi wrote report.json over a damaged database"
 echo "ok mapprof-mpi with a damaged database: exit 3, nothing written"
+
+# record --analyse: each rank's database analysed as its recording ends;
+# 'mapprof-mpi report --stored' then merges the stored findings only.  Each
+# stored finding's occurrences are marked (+1000) after the analysis: the
+# stored merge must show the mark (it read the rows, analysed nothing), and
+# otherwise the findings of the serial report made before.
+mkdir analysed && cd analysed
+timeout 120 "${mpirun[@]}" -n 4 "$mapprof" record --analyse -o 'a.%r.db' -- ../mpi_ranks >/dev/null 2>rec.err ||
+	fail "mpirun mapprof record --analyse: $(cat rec.err)"
+# (the ranks' lines may interleave)
+assert_eq "$(grep -o "stored the findings in 'a\.[0-3]\.db'" rec.err | sort -u | wc -l)" 4 \
+	"record --analyse: $(cat rec.err)"
+adbs=(a.*.db)
+"$mapprof" report -q --json before.json --no-html "${adbs[@]}" 2>/dev/null || fail "serial report of a.*.db"
+[ "$(jq '.merged_findings | length' before.json)" -gt 0 ] || fail "record --analyse: no findings"
+for d in "${adbs[@]}"; do
+	q "$d" "UPDATE finding_raw SET occurrences = occurrences + 1000" >/dev/null
+done
+timeout 120 "${mpirun[@]}" -n 3 "$mpi" report --stored -q --json stored.json --no-html "${adbs[@]}" 2>err ||
+	fail "mapprof-mpi report --stored: $(cat err)"
+assert_eq "$(jq -S -c '[.merged_findings[] | .each.occurrences |= map(. - 1000) | del(.occurrences,
+		.occurrences_min, .occurrences_max, .per_process.occurrences)]' stored.json)" \
+	"$(jq -S -c '[.merged_findings[] | del(.occurrences, .occurrences_min, .occurrences_max,
+		.per_process.occurrences)]' before.json)" "mapprof-mpi --stored: the stored findings, marked"
+rc=0
+timeout 120 "${mpirun[@]}" -n 2 "$mpi" report --stored --fail-on any -q --no-html --no-json "${adbs[@]}" \
+	2>err || rc=$?
+assert_eq "$rc" 2 "--stored with --fail-on"
+echo "ok mpirun mapprof record --analyse, then mapprof-mpi report --stored: $(jq '.merged_findings | length' \
+	stored.json) findings from the stored rows alone"
