@@ -80,6 +80,7 @@ COLLECTOR_OBJS := \
 	$(B)/collector/text.o \
 	$(XXH3_SIMD_OBJS) \
 	$(B)/db/spool_pic.o \
+	$(B)/lib/ranks_pic.o \
 	$(B)/lib/termesc_pic.o
 
 # Builds the database from the spool of a collector loaded by hand (opened at
@@ -212,6 +213,7 @@ DB_OBJS := \
 REPORT_OBJS := \
 	$(B)/lib/hmap.o \
 	$(B)/lib/outfile.o \
+	$(B)/lib/ranks.o \
 	$(B)/lib/termesc.o \
 	$(B)/lib/units.o \
 	$(B)/lib/utf8.o \
@@ -295,6 +297,27 @@ $(B)/%.o: %.c
 $(B)/mapprof: $(CLI_OBJS) $(REPORT_OBJS) $(DB_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(REPORT_LIBS) -lm
+
+# --- mapprof-mpi: 'mapprof report DB...' over MPI (cli/mpi_main.c) -----------
+# Built by 'all' only where an MPI C compiler is found (MPICC=mpicc; Debian's
+# libopenmpi-dev): mapprof itself never needs MPI.  The wrapper compiles
+# with our compiler (OMPI_CC / MPICH_CC), so flags and sanitizers match.
+MPICC      ?= mpicc
+HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
+MPI_ENV    := OMPI_CC='$(CC)' MPICH_CC='$(CC)'
+MPI_OBJS   := $(B)/cli/mpi_main.o $(B)/cli/report_procs.o $(B)/cli/report_cli.o $(B)/cli/util.o
+ifneq ($(HAVE_MPICC),)
+all: $(B)/mapprof-mpi
+endif
+
+$(B)/cli/mpi_main.o: cli/mpi_main.c
+	@mkdir -p $(@D)
+	@echo "  MPICC   $<"
+	$(Q)$(MPI_ENV) $(MPICC) $(CFLAGS) -c $< -o $@
+
+$(B)/mapprof-mpi: $(MPI_OBJS) $(REPORT_OBJS) $(DB_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(MPI_ENV) $(MPICC) $(LDFLAGS) $^ -o $@ $(REPORT_LIBS) -lm
 
 # --- samples: real OpenMP offload programs -------------------------------------
 SAMPLE_CFLAGS := -fopenmp -fopenmp-targets=$(OFFLOAD_TARGET) -g -O1 \
@@ -498,6 +521,7 @@ install: all
 	install -D -m 755 $(B)/mapprof $(DESTDIR)$(PREFIX)/bin/mapprof
 	install -D -m 755 $(B)/libmapprof-collector.so $(DESTDIR)$(PREFIX)/lib/mapprof/libmapprof-collector.so
 	install -D -m 755 $(B)/libmapprof-ingest.so $(DESTDIR)$(PREFIX)/lib/mapprof/libmapprof-ingest.so
+	$(if $(HAVE_MPICC),install -D -m 755 $(B)/mapprof-mpi $(DESTDIR)$(PREFIX)/bin/mapprof-mpi)
 
 clean:
 	rm -rf $(B)

@@ -42,12 +42,15 @@
 #include "db/ingest.h"
 #include "db/ring.h"
 #include "db/spool.h"
+#include "lib/ranks.h"
 #include "report/attribute/attribute.h"
+#include "report/report.h"
 
 #define COLLECTOR_NAME "libmapprof-collector.so"
 
 static const char record_usage[] =
-	"usage: mapprof record [-o PATH] [-f] [--max-spool SIZE] [--] PROGRAM [ARGS...]\n"
+	"usage: mapprof record [-o PATH] [-f] [--max-spool SIZE] [--ranks LIST] [--analyse]\n"
+	"                      [--] PROGRAM [ARGS...]\n"
 	"\n"
 	"Run PROGRAM with the mapprof collector and record every target construct,\n"
 	"kernel and data transfer of the run into one SQLite database.\n"
@@ -67,6 +70,16 @@ static const char record_usage[] =
 	"                      Default: MAPPROF_SPOOL_MAX, else 8G or a quarter of the\n"
 	"                      free space there, whichever is smaller.  Past it the\n"
 	"                      program runs on unrecorded and the run is incomplete.\n"
+	"      --ranks LIST   record only these MPI ranks, like 0,7,100-199 (the rank\n"
+	"                      from OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or\n"
+	"                      SLURM_PROCID): the others run the program without the\n"
+	"                      collector, and the merged report lists them as not\n"
+	"                      recorded.  Default: MAPPROF_RANKS, else every rank\n"
+	"      --analyse       once recorded, analyse each database and store its\n"
+	"                      findings in it (as 'mapprof report -q --no-json\n"
+	"                      --no-html' would), where and while the job's other\n"
+	"                      ranks do the same: 'mapprof-mpi report --stored'\n"
+	"                      then merges the stored findings only\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"The program's standard streams are left alone; mapprof speaks on stderr only.\n"
@@ -610,17 +623,66 @@ fail_early:
 	return -1;
 }
 
+/*
+ * --ranks: a rank left out runs the program itself, no collector loaded
+ * (exec: nothing of record stays in the process).  A rank kept, or a record
+ * outside the launcher (no rank here: the collector of each rank checks its
+ * own), records with MAPPROF_RANKS and MAPPROF_WORLD_SIZE in the program's
+ * environment, which the database keeps (env) for the merged report.
+ * Returns -1 to go on recording, or the exit status of a program that could
+ * not be started.
+ */
+static int ranks_only(const char *spec, char **argv)
+{
+	long rank = record_procs_env_rank(), size = record_procs_env_size();
+	char n[32];
+
+	if (rank >= 0 && !ranks_has(spec, rank)) {
+		unsetenv("MAPPROF_RANKS");
+		execvp(argv[0], argv);
+		error("cannot run '%s': %s", argv[0], strerror(errno));
+		return errno == ENOENT ? 127 : 126;
+	}
+	snprintf(n, sizeof(n), "%ld", size);
+	if (setenv("MAPPROF_RANKS", spec, 1) < 0 || (size > 0 && setenv("MAPPROF_WORLD_SIZE", n, 1) < 0))
+		return error("out of memory");
+	return -1;
+}
+
+/* --analyse: the findings of the database at 'path' stored in it.  0, or -1 (said why). */
+static int analyse(const char *path)
+{
+	struct report_options opt = { .db_path = path, .quiet = 1 };
+	struct report_result res;
+	char *err = NULL;
+	int rc = report_run(&opt, &res, &err);
+
+	if (rc < 0)
+		error("cannot analyse '%s': %s", path, err ? err : "report failed");
+	else
+		info("stored the findings in '%s'", path);
+	report_result_release(&res);
+	free(err);
+	return rc;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "max-spool", required_argument, NULL, 'M' },
+		{ "ranks", required_argument, NULL, 'R' },
+		{ "analyse", no_argument, NULL, 'A' },
+		{ "analyze", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct record_options opt = { 0 };
-	int c, status;
+	const char *ranks = getenv("MAPPROF_RANKS");
+	int c, status, want_analysis = 0;
+	char *db_path = NULL, **others = NULL;
+	size_t nothers = 0;
 
 	/* '+': stop at the first non-option, the program's name. */
 	while ((c = getopt_long(argc, argv, "+o:fh", longopts, NULL)) != -1) {
@@ -634,6 +696,15 @@ int cmd_record(int argc, char **argv)
 		case 'M':
 			opt.max_spool = optarg;
 			break;
+		case 'A':
+			want_analysis = 1;
+			break;
+		case 'R':
+			if (!ranks_valid(optarg))
+				return usage_error("record", "--ranks takes ranks and ranges like 0,7,100-199, not '%s'",
+						   optarg);
+			ranks = optarg;
+			break;
 		case 'h':
 			return help_out(record_usage);
 		default:
@@ -643,6 +714,25 @@ int cmd_record(int argc, char **argv)
 	if (optind >= argc)
 		return usage_error("record", "no program to run");
 	opt.argv = argv + optind;
-	record_program(&opt, &status, NULL, NULL, NULL);
+	if (ranks && *ranks) {
+		if (!ranks_valid(ranks))
+			return usage_error("record", "MAPPROF_RANKS takes ranks and ranges like 0,7,100-199, not '%s'",
+					   ranks);
+		if ((status = ranks_only(ranks, opt.argv)) >= 0)
+			return status;
+	}
+	if (!want_analysis) {
+		record_program(&opt, &status, NULL, NULL, NULL);
+		return status;
+	}
+	/* The program's status stays record's: an analysis that fails is said, as a report's error. */
+	if (record_program(&opt, &status, &db_path, &others, &nothers) == 0 && db_path)
+		analyse(db_path);
+	for (size_t i = 0; i < nothers; i++) {
+		analyse(others[i]);
+		free(others[i]);
+	}
+	free(others);
+	free(db_path);
 	return status;
 }

@@ -76,6 +76,29 @@ struct record_procs {
 	size_t nwritten;
 };
 
+static long env_rank(void);
+
+long record_procs_env_rank(void)
+{
+	return env_rank();
+}
+
+long record_procs_env_size(void)
+{
+	static const char *const size_vars[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE", "SLURM_NTASKS" };
+
+	for (size_t i = 0; i < sizeof(size_vars) / sizeof(size_vars[0]); i++) {
+		const char *v = getenv(size_vars[i]);
+		char *end;
+		if (v && *v) {
+			long n = strtol(v, &end, 10);
+			if (!*end && n > 0)
+				return n;
+		}
+	}
+	return 0;
+}
+
 static long env_rank(void)
 {
 	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {

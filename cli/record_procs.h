@@ -72,4 +72,9 @@ void record_procs_abort(struct record_procs *rp);
  */
 char *record_procs_expand(const char *tmpl, long pid, long rank);
 
+/* This process's MPI rank from the launcher's environment (OMPI_COMM_WORLD_RANK, ...), or -1. */
+long record_procs_env_rank(void);
+/* The job's number of ranks from it (OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_NTASKS), or 0. */
+long record_procs_env_size(void);
+
 #endif

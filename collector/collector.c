@@ -702,6 +702,9 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 
 	if (started++)
 		return NULL;
+	/* A rank 'record --ranks' leaves out: no tool, the program runs as without mapprof. */
+	if (procs_rank_off())
+		return NULL;
 	state_clock_start();
 	runtime_version = runtime ? strdup(runtime) : NULL;
 	omp_in_parallel_fn = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_in_parallel");

@@ -39,10 +39,13 @@
 #include "collector/state.h"
 #include "collector/text.h"
 #include "db/ring.h"
+#include "lib/ranks.h"
 
 /* The variables MPI launchers set to a process's rank (docs/usage.md). */
 static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
 					 "SLURM_PROCID" };
+/* And to their number (the first of these set). */
+static const char *const size_vars[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE", "SLURM_NTASKS" };
 
 #define DEVICES_MAX 16
 static struct {
@@ -133,6 +136,24 @@ int procs_open(void)
 	return output_adopt(fd, path, r, ring_path);
 }
 
+int procs_rank_off(void)
+{
+	const char *spec = getenv("MAPPROF_RANKS");
+
+	if (!spec || !*spec || !ranks_valid(spec))
+		return 0;
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
+		const char *v = getenv(rank_vars[i]);
+		char *end;
+		if (v && *v) {
+			long r = strtol(v, &end, 10);
+			if (!*end && r >= 0)
+				return !ranks_has(spec, r);
+		}
+	}
+	return 0;
+}
+
 int procs_record(const char *started)
 {
 	const char *var = NULL, *v;
@@ -149,7 +170,19 @@ int procs_record(const char *started)
 			}
 		}
 	}
-	return output_frame(SPOOL_PROCESS, (int64_t)getpid(), (int64_t)getppid(), rank, var, started);
+	if (output_frame(SPOOL_PROCESS, (int64_t)getpid(), (int64_t)getppid(), rank, var, started) < 0)
+		return -1;
+	/*
+	 * 'record --ranks' outside the launcher did not know the job's size: the
+	 * launcher's variable tells the merged report which ranks were left out
+	 * (kept as the environment is, never set in the program's).
+	 */
+	v = getenv("MAPPROF_RANKS");
+	if (rank >= 0 && v && *v && !getenv("MAPPROF_WORLD_SIZE"))
+		for (size_t i = 0; i < sizeof(size_vars) / sizeof(size_vars[0]); i++)
+			if ((v = getenv(size_vars[i])) && *v)
+				return output_frame(SPOOL_ENV, "MAPPROF_WORLD_SIZE", v);
+	return 0;
 }
 
 void procs_note_device(int num, const char *type, int64_t init_ns)

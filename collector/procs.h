@@ -31,6 +31,12 @@ int procs_open(void);
 /* The PROCESS frame: 'started' is "record", "exec" or "fork".  0 or -1. */
 int procs_record(const char *started);
 /*
+ * 1 when this process is a rank 'record --ranks' leaves out (MAPPROF_RANKS
+ * names ranks, and not this process's): the tool then stays off, the
+ * program unrecorded.  0 otherwise.
+ */
+int procs_rank_off(void);
+/*
  * Recording started in this process (the run's frames are written): from
  * now on a forked child records into a spool of its own.  'runtime' is the
  * OpenMP runtime's version string, borrowed for the process's life.

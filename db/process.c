@@ -88,6 +88,11 @@ static char *dup_col(sqlite3_stmt *st, int i)
 	return s ? strdup((const char *)s) : NULL;
 }
 
+/* 'record --ranks' as the collector kept it: the environment it saw (schema.sql env_raw). */
+#define ENV_COLS \
+	" (SELECT value FROM env_raw WHERE name = 'MAPPROF_RANKS' LIMIT 1)," \
+	" (SELECT CAST(value AS INTEGER) FROM env_raw WHERE name = 'MAPPROF_WORLD_SIZE' LIMIT 1)"
+
 int db_process_read(struct db *db, struct process_row *out, char **err)
 {
 	int proc = has_table(db, "process_raw");
@@ -98,10 +103,10 @@ int db_process_read(struct db *db, struct process_row *out, char **err)
 	out->rank = -1;
 	st = db_prepare(db, proc ?
 		"SELECT COALESCE(p.pid, r.pid), p.ppid, p.rank, p.started, p.ended, r.command, p.recording,"
-		" p.exit_status, p.exit_signal, r.end_ns IS NOT NULL, p.id IS NOT NULL"
+		" p.exit_status, p.exit_signal, r.end_ns IS NOT NULL, p.id IS NOT NULL," ENV_COLS
 		" FROM run_raw r LEFT JOIN process_raw p ON p.id = 1 WHERE r.id = 1" :
 		"SELECT r.pid, NULL, NULL, NULL, NULL, r.command, NULL, r.exit_status, r.exit_signal,"
-		" r.end_ns IS NOT NULL, 0 FROM run_raw r WHERE r.id = 1", err);
+		" r.end_ns IS NOT NULL, 0," ENV_COLS " FROM run_raw r WHERE r.id = 1", err);
 	if (!st)
 		return -1;
 	rc = sqlite3_step(st);
@@ -118,6 +123,8 @@ int db_process_read(struct db *db, struct process_row *out, char **err)
 		out->exit_status = sqlite3_column_int(st, 7);
 		out->exit_signal = sqlite3_column_int(st, 8);
 		out->has_end = sqlite3_column_int(st, 9);
+		out->ranks = dup_col(st, 11);
+		out->world_size = sqlite3_column_int64(st, 12);
 		rc = sqlite3_column_int(st, 10) ? 0 : 1;
 	} else if (rc == SQLITE_DONE) {
 		rc = 1;
@@ -135,6 +142,7 @@ void process_row_release(struct process_row *p)
 		free(p->ended);
 		free(p->argv_json);
 		free(p->recording);
+		free(p->ranks);
 	}
 }
 
@@ -146,6 +154,12 @@ static int64_t scalar(struct db *db, const char *sql)
 		v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return v;
+}
+
+int db_findings_stored(struct db *db)
+{
+	return has_table(db, "finding_summary_raw") &&
+	       scalar(db, "SELECT EXISTS (SELECT 1 FROM finding_summary_raw)") == 1;
 }
 
 int db_finding_digests(struct db *db, struct process_totals *t,

@@ -38,6 +38,8 @@ struct process_row {
 	int has_status;
 	int exit_status, exit_signal;
 	int has_end;           /* the collector finished (run.end_ns is set) */
+	char *ranks;           /* 'record --ranks' (MAPPROF_RANKS of env): the ranks the job recorded, or NULL */
+	int64_t world_size;    /* the job's ranks (MAPPROF_WORLD_SIZE of env); 0: not known */
 };
 
 /*
@@ -72,3 +74,5 @@ struct process_totals {
  */
 int db_finding_digests(struct db *db, struct process_totals *t,
 		       int (*fn)(const struct finding_digest *, void *), void *arg, char **err);
+/* 1 when a report stored its findings in db ('mapprof report', 'record --analyse'), else 0. */
+int db_findings_stored(struct db *db);

@@ -18,6 +18,7 @@
 #include "db/process.h"
 #include "report/compare/merge.h"
 #include "report/detect/occurrence.h"
+#include "lib/ranks.h"
 #include "lib/sort.h"
 #include "lib/termesc.h"
 #include "lib/units.h"
@@ -89,10 +90,9 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-static int add_finding(const struct finding_digest *d, void *arg)
+/* One process's share of finding d: 'who' its rank, or its pid ('by_pid'). */
+static int add_share(struct merge *m, const struct finding_digest *d, long who_of, int by_pid)
 {
-	struct merge *m = arg;
-	const struct mproc *p = &m->procs[m->adding];
 	struct mfinding *f = NULL;
 	long *who;
 	struct mshare *share;
@@ -137,10 +137,25 @@ static int add_finding(const struct finding_digest *d, void *arg)
 		return -1;
 	f->share = share;
 	share[f->nwho] = (struct mshare){ d->occurrences, d->bytes, d->savings_ns };
-	if (p->row.rank < 0)
+	if (by_pid)
 		f->by_pid = 1;
-	f->who[f->nwho++] = p->row.rank >= 0 ? (long)p->row.rank : (long)p->row.pid;
+	f->who[f->nwho++] = who_of;
 	return 0;
+}
+
+static int add_finding(const struct finding_digest *d, void *arg)
+{
+	struct merge *m = arg;
+	const struct mproc *p = &m->procs[m->adding];
+
+	return add_share(m, d, p->row.rank >= 0 ? (long)p->row.rank : (long)p->row.pid, p->row.rank < 0);
+}
+
+int merge_last_complete(const struct merge *m)
+{
+	const struct mproc *p = m->nprocs ? &m->procs[m->nprocs - 1] : NULL;
+
+	return p && p->totals.status && !strcmp(p->totals.status, "complete");
 }
 
 const char *merge_last_label(const struct merge *m, char *buf, size_t n)
@@ -156,7 +171,7 @@ const char *merge_last_label(const struct merge *m, char *buf, size_t n)
 	return buf;
 }
 
-int merge_add(struct merge *m, const char *path, char **err)
+static int add_db(struct merge *m, const char *path, int stored_only, char **err)
 {
 	enum db_problem problem;
 	struct db *db;
@@ -174,6 +189,10 @@ int merge_add(struct merge *m, const char *path, char **err)
 	db = db_open(path, 0, &problem, err);
 	if (!db)
 		return -1;
+	if (stored_only && !db_findings_stored(db)) {
+		db_close(db);
+		return 1;
+	}
 	p = &m->procs[m->nprocs];
 	memset(p, 0, sizeof(*p));
 	if (!(p->path = strdup(path))) {
@@ -197,6 +216,16 @@ int merge_add(struct merge *m, const char *path, char **err)
 oom:
 	*err = strdup("out of memory");
 	return -1;
+}
+
+int merge_add(struct merge *m, const char *path, char **err)
+{
+	return add_db(m, path, 0, err);
+}
+
+int merge_add_stored(struct merge *m, const char *path, char **err)
+{
+	return add_db(m, path, 1, err);
 }
 
 int merge_set_report(struct merge *m, const char *link)
@@ -299,11 +328,68 @@ static void kind_words(FILE *out, const char *kind)
 	free(words);
 }
 
+/*
+ * 'record --ranks': the ranks the job recorded, as given (NULL: every rank),
+ * and into *world its number of ranks (0: not known).
+ */
+static const char *ranks_spec(const struct merge *m, int64_t *world)
+{
+	const char *spec = NULL;
+
+	*world = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		if (!spec && m->procs[i].row.ranks && ranks_valid(m->procs[i].row.ranks))
+			spec = m->procs[i].row.ranks;
+		if (m->procs[i].row.world_size > *world)
+			*world = m->procs[i].row.world_size;
+	}
+	return spec;
+}
+
+/* The ranks below 'world' that spec leaves out, as "1,3-5" on out; returns how many. */
+static int64_t not_recorded(FILE *out, const char *spec, int64_t world)
+{
+	int64_t n = 0, first = -1;
+
+	for (int64_t r = 0; r <= world; r++) {
+		int out_r = r < world && !ranks_has(spec, (long)r);
+		if (out_r && first < 0)
+			first = r;
+		if (!out_r && first >= 0) {
+			fprintf(out, "%s%lld", n ? "," : "", (long long)first);
+			if (r - 1 > first)
+				fprintf(out, "-%lld", (long long)(r - 1));
+			n += r - first;
+			first = -1;
+		}
+	}
+	return n;
+}
+
+/* Min, mean and max of one share (0 occurrences, 1 bytes, 2 savings) over the processes that have f. */
+static void share_spread(const struct mfinding *f, int field, double *min, double *mean, double *max)
+{
+	double sum = 0;
+
+	for (size_t j = 0; j < f->nwho; j++) {
+		const struct mshare *s = &f->share[j];
+		double v = field == 0 ? (double)s->occurrences : field == 1 ? (double)s->bytes : (double)s->savings_ns;
+		if (!j || v < *min)
+			*min = v;
+		if (!j || v > *max)
+			*max = v;
+		sum += v;
+	}
+	*mean = f->nwho ? sum / (double)f->nwho : 0;
+}
+
 void merge_summary(const struct merge *m, FILE *out, int top)
 {
 	struct mfinding **v = by_savings(m);
 	uint64_t ops = 0, kernels = 0;
 	size_t incomplete = 0;
+	const char *spec;
+	int64_t world;
 
 	for (size_t i = 0; i < m->nprocs; i++) {
 		ops += m->procs[i].totals.data_ops;
@@ -316,6 +402,16 @@ void merge_summary(const struct merge *m, FILE *out, int top)
 	if (incomplete)
 		fprintf(out, " (%zu recordings incomplete)", incomplete);
 	fputc('\n', out);
+	if ((spec = ranks_spec(m, &world))) {
+		fputs("  recorded ranks ", out);
+		termesc_fputs(spec, out, 0);
+		if (world) {
+			fprintf(out, " of %lld; not recorded: ", (long long)world);
+			if (!not_recorded(out, spec, world))
+				fputs("none", out);
+		}
+		fputc('\n', out);
+	}
 	if (m->nprocs <= 16) {
 		const struct mproc **order = by_rank(m);
 		for (size_t i = 0; order && i < m->nprocs; i++) {
@@ -371,7 +467,15 @@ void merge_summary(const struct merge *m, FILE *out, int top)
 				(unsigned long long)f->occurrences, (unsigned long long)f->occ_min,
 				(unsigned long long)f->occ_max);
 		/* The units the one-process summary uses (lib/units.h): "225.00 us", "1.20 s". */
-		fprintf(out, ", %s to save\n", format_ns(t, sizeof(t), f->savings_ns));
+		fprintf(out, ", %s to save", format_ns(t, sizeof(t), f->savings_ns));
+		if (f->nwho > 1) {
+			double lo, mean, hi;
+			char t2[32], t3[32];
+			share_spread(f, 2, &lo, &mean, &hi);
+			fprintf(out, " (per process min / mean / max %s / %s / %s)", format_ns(t, sizeof(t), (int64_t)lo),
+				format_ns(t2, sizeof(t2), (int64_t)mean), format_ns(t3, sizeof(t3), (int64_t)hi));
+		}
+		fputc('\n', out);
 	}
 	free(v);
 }
@@ -381,6 +485,8 @@ json_t *merge_json(const struct merge *m)
 	json_t *doc = json_object(), *procs = json_array(), *fs = json_array();
 	struct mfinding **v = by_savings(m);
 	const struct mproc **order = by_rank(m);
+	const char *spec;
+	int64_t world;
 
 	for (size_t i = 0; order && i < m->nprocs; i++) {
 		const struct mproc *p = order[i];
@@ -433,6 +539,16 @@ json_t *merge_json(const struct merge *m)
 		json_object_set_new(o, "savings_ns", json_integer(f->savings_ns));
 		json_object_set_new(o, "advice", json_string(advice_of(f->kind, f->flavour)));
 		json_object_set_new(o, "each", each);
+		/* min / mean / max over the processes that have it: a job's spread at a glance. */
+		static const char *const fields[] = { "occurrences", "bytes", "savings_ns" };
+		json_t *per = json_object();
+		for (int k = 0; k < 3; k++) {
+			double lo, mean, hi;
+			share_spread(f, k, &lo, &mean, &hi);
+			json_object_set_new(per, fields[k], json_pack("{s:I,s:f,s:I}", "min", (json_int_t)lo, "mean",
+								     mean, "max", (json_int_t)hi));
+		}
+		json_object_set_new(o, "per_process", per);
 		json_array_append_new(fs, o);
 	}
 	free(v);
@@ -447,5 +563,202 @@ json_t *merge_json(const struct merge *m)
 	free(order);
 	json_object_set_new(doc, "processes", procs);
 	json_object_set_new(doc, "merged_findings", fs);
+	if ((spec = ranks_spec(m, &world))) {
+		/* 'record --ranks': which ranks the job left unrecorded ("1,3-5"), when it said how many it had. */
+		char *text = NULL;
+		size_t len = 0;
+		int64_t n = 0;
+		FILE *f = world ? open_memstream(&text, &len) : NULL;
+		if (f) {
+			n = not_recorded(f, spec, world);
+			if (fclose(f) != 0) {
+				free(text);
+				text = NULL;
+			}
+		}
+		json_object_set_new(doc, "ranks",
+				    json_pack("{s:s,s:o,s:o,s:o}", "recorded", spec, "of",
+					      world ? json_integer(world) : json_null(), "not_recorded",
+					      text ? json_string(text) : json_null(), "not_recorded_count",
+					      text ? json_integer(n) : json_null()));
+		free(text);
+	}
 	return doc;
+}
+
+/* --- merge_pack(), merge_unpack(): a merge sent from one process to another --- */
+
+/* Positions in a packed process (an array: a few bytes a field, no keys). */
+enum { P_PATH, P_REPORT, P_PID, P_PPID, P_RANK, P_STARTED, P_ENDED, P_ARGV, P_RECORDING, P_HAS_STATUS,
+       P_EXIT_STATUS, P_EXIT_SIGNAL, P_HAS_END, P_RANKS, P_WORLD, P_OPS, P_KERNELS, P_FINDINGS,
+       P_SAVINGS, P_DURATION, P_STATUS, P_COUNT };
+/* And in a packed finding; its shares are four arrays, index for index. */
+enum { F_FINGERPRINT, F_KIND, F_FLAVOUR, F_VARIABLE, F_FILE, F_LINE, F_BY_PID, F_WHO, F_OCC, F_BYTES,
+       F_SAVINGS, F_COUNT };
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+json_t *merge_pack(const struct merge *m)
+{
+	json_t *pack = json_object(), *procs = json_array(), *fs = json_array();
+	int bad = !pack || !procs || !fs;
+
+	for (size_t i = 0; i < m->nprocs && !bad; i++) {
+		const struct mproc *p = &m->procs[i];
+		json_t *a = json_array();
+		json_t *v[P_COUNT] = {
+			[P_PATH] = json_string(p->path), [P_REPORT] = str_or_null(p->report),
+			[P_PID] = json_integer(p->row.pid), [P_PPID] = json_integer(p->row.ppid),
+			[P_RANK] = json_integer(p->row.rank), [P_STARTED] = str_or_null(p->row.started),
+			[P_ENDED] = str_or_null(p->row.ended), [P_ARGV] = str_or_null(p->row.argv_json),
+			[P_RECORDING] = str_or_null(p->row.recording),
+			[P_HAS_STATUS] = json_integer(p->row.has_status),
+			[P_EXIT_STATUS] = json_integer(p->row.exit_status),
+			[P_EXIT_SIGNAL] = json_integer(p->row.exit_signal),
+			[P_HAS_END] = json_integer(p->row.has_end), [P_RANKS] = str_or_null(p->row.ranks),
+			[P_WORLD] = json_integer(p->row.world_size),
+			[P_OPS] = json_integer((json_int_t)p->totals.data_ops),
+			[P_KERNELS] = json_integer((json_int_t)p->totals.kernels),
+			[P_FINDINGS] = json_integer((json_int_t)p->totals.findings),
+			[P_SAVINGS] = json_integer(p->totals.savings_ns),
+			[P_DURATION] = json_integer(p->totals.duration_ns),
+			[P_STATUS] = str_or_null(p->totals.status),
+		};
+		for (int k = 0; k < P_COUNT; k++)
+			if (!a || !v[k] || json_array_append_new(a, v[k]) < 0)
+				bad = 1;
+		if (json_array_append_new(procs, a) < 0)
+			bad = 1;
+	}
+	for (size_t i = 0; i < m->nf && !bad; i++) {
+		const struct mfinding *f = &m->f[i];
+		json_t *a = json_array(), *who = json_array(), *occ = json_array(), *bytes = json_array(),
+		       *sav = json_array();
+		for (size_t j = 0; j < f->nwho && who && occ && bytes && sav; j++)
+			if (json_array_append_new(who, json_integer(f->who[j])) < 0 ||
+			    json_array_append_new(occ, json_integer((json_int_t)f->share[j].occurrences)) < 0 ||
+			    json_array_append_new(bytes, json_integer((json_int_t)f->share[j].bytes)) < 0 ||
+			    json_array_append_new(sav, json_integer(f->share[j].savings_ns)) < 0)
+				bad = 1;
+		json_t *v[F_COUNT] = {
+			[F_FINGERPRINT] = json_string(f->fingerprint), [F_KIND] = json_string(f->kind),
+			[F_FLAVOUR] = str_or_null(f->flavour), [F_VARIABLE] = str_or_null(f->variable),
+			[F_FILE] = str_or_null(f->file), [F_LINE] = json_integer(f->line),
+			[F_BY_PID] = json_integer(f->by_pid), [F_WHO] = who, [F_OCC] = occ, [F_BYTES] = bytes,
+			[F_SAVINGS] = sav,
+		};
+		for (int k = 0; k < F_COUNT; k++)
+			if (!a || !v[k] || json_array_append_new(a, v[k]) < 0)
+				bad = 1;
+		if (json_array_append_new(fs, a) < 0)
+			bad = 1;
+	}
+	if (!bad && (json_object_set(pack, "procs", procs) < 0 || json_object_set(pack, "findings", fs) < 0))
+		bad = 1;
+	json_decref(procs);
+	json_decref(fs);
+	if (bad) {
+		json_decref(pack);
+		return NULL;
+	}
+	return pack;
+}
+
+/* Field k of a packed row: a string (NULL for null or not one), an integer (0 when not one). */
+static const char *str_at(const json_t *a, size_t k)
+{
+	return json_string_value(json_array_get(a, k));
+}
+
+static json_int_t int_at(const json_t *a, size_t k)
+{
+	return json_integer_value(json_array_get(a, k));
+}
+
+static int dup_at(char **out, const json_t *a, size_t k)
+{
+	const char *s = str_at(a, k);
+
+	*out = s ? strdup(s) : NULL;
+	return s && !*out ? -1 : 0;
+}
+
+static int unpack_proc(struct merge *m, const json_t *a)
+{
+	struct mproc *p;
+
+	if (!json_is_array(a) || json_array_size(a) != P_COUNT || !str_at(a, P_PATH))
+		return 1;
+	if (m->nprocs == m->procs_cap) {
+		size_t cap = m->procs_cap ? 2 * m->procs_cap : 16;
+		struct mproc *np = realloc(m->procs, cap * sizeof(*np));
+		if (!np)
+			return -1;
+		m->procs = np;
+		m->procs_cap = cap;
+	}
+	p = &m->procs[m->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->row.pid = int_at(a, P_PID);
+	p->row.ppid = int_at(a, P_PPID);
+	p->row.rank = int_at(a, P_RANK);
+	p->row.has_status = (int)int_at(a, P_HAS_STATUS);
+	p->row.exit_status = (int)int_at(a, P_EXIT_STATUS);
+	p->row.exit_signal = (int)int_at(a, P_EXIT_SIGNAL);
+	p->row.has_end = (int)int_at(a, P_HAS_END);
+	p->row.world_size = int_at(a, P_WORLD);
+	p->totals.data_ops = (uint64_t)int_at(a, P_OPS);
+	p->totals.kernels = (uint64_t)int_at(a, P_KERNELS);
+	p->totals.findings = (uint64_t)int_at(a, P_FINDINGS);
+	p->totals.savings_ns = int_at(a, P_SAVINGS);
+	p->totals.duration_ns = int_at(a, P_DURATION);
+	/* (a process half made is freed with the merge) */
+	return dup_at(&p->path, a, P_PATH) || dup_at(&p->report, a, P_REPORT) ||
+	       dup_at(&p->row.started, a, P_STARTED) || dup_at(&p->row.ended, a, P_ENDED) ||
+	       dup_at(&p->row.argv_json, a, P_ARGV) || dup_at(&p->row.recording, a, P_RECORDING) ||
+	       dup_at(&p->row.ranks, a, P_RANKS) || dup_at(&p->totals.status, a, P_STATUS) ? -1 : 0;
+}
+
+static int unpack_finding(struct merge *m, const json_t *a)
+{
+	const json_t *who = json_array_get(a, F_WHO), *occ = json_array_get(a, F_OCC),
+		     *bytes = json_array_get(a, F_BYTES), *sav = json_array_get(a, F_SAVINGS);
+	struct finding_digest d = { 0 };
+	size_t n = json_array_size(who);
+
+	if (!json_is_array(a) || json_array_size(a) != F_COUNT || !str_at(a, F_FINGERPRINT) ||
+	    !str_at(a, F_KIND) || !n || json_array_size(occ) != n || json_array_size(bytes) != n ||
+	    json_array_size(sav) != n)
+		return 1;
+	d.fingerprint = str_at(a, F_FINGERPRINT);
+	d.kind = str_at(a, F_KIND);
+	d.flavour = str_at(a, F_FLAVOUR);
+	d.variable = str_at(a, F_VARIABLE);
+	d.file = str_at(a, F_FILE);
+	d.line = (int)int_at(a, F_LINE);
+	for (size_t j = 0; j < n; j++) {
+		d.occurrences = (uint64_t)int_at(occ, j);
+		d.bytes = (uint64_t)int_at(bytes, j);
+		d.savings_ns = int_at(sav, j);
+		if (add_share(m, &d, (long)int_at(who, j), (int)int_at(a, F_BY_PID)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int merge_unpack(struct merge *m, const json_t *pack, char **err)
+{
+	const json_t *procs = json_object_get(pack, "procs"), *fs = json_object_get(pack, "findings");
+	int rc = json_is_array(procs) && json_is_array(fs) ? 0 : 1;
+
+	for (size_t i = 0; !rc && i < json_array_size(procs); i++)
+		rc = unpack_proc(m, json_array_get(procs, i));
+	for (size_t i = 0; !rc && i < json_array_size(fs); i++)
+		rc = unpack_finding(m, json_array_get(fs, i));
+	if (rc)
+		*err = strdup(rc > 0 ? "a merged part is damaged" : "out of memory");
+	return rc ? -1 : 0;
 }

@@ -86,6 +86,10 @@
     }
     card('Processes', fmtInt(procs.length), incomplete ? fmtInt(incomplete) + ' incomplete' : 'all complete');
     card('Data operations', fmtInt(ops), plural(kernels, 'kernel'));
+    /* 'record --ranks': the job recorded some of its ranks; the others are named. */
+    var rk = isObj(d.ranks) ? d.ranks : null;
+    if (rk) card('Ranks recorded', str(rk.recorded), has(rk.of) ? 'of ' + fmtInt(num(rk.of)) + '; not recorded: '
+      + (num(rk.not_recorded_count) ? str(rk.not_recorded) : 'none') : 'of a job of unknown size');
     card('Distinct findings', fmtInt(merged.length), 'merged by fingerprint');
     card('Estimated savings', fmtDur(savings), 'summed over the processes', 'hero');
     add(app, k);
@@ -270,8 +274,12 @@
       var lo = num(r.f.occurrences_min), hi = num(r.f.occurrences_max);
       var occText = lo === hi && r.n > 1 ? fmtInt(r.n) + ' \u00d7 ' + fmtInt(lo)
         : fmtInt(r.occ) + (r.n > 1 ? ' (' + fmtInt(lo) + '\u2013' + fmtInt(hi) + ' each)' : '');
-      add(tr, what, where, who, h('td', 'c-num', occText), h('td', 'c-num', fmtBytes(r.bytes)),
-        h('td', 'c-num', fmtDur(r.savings)));
+      var sav = h('td', 'c-num', fmtDur(r.savings)), pp = isObj(r.f.per_process) ? r.f.per_process.savings_ns : null;
+      /* Each process's savings, min / mean / max over those that have it (on hover: the cell stays narrow). */
+      if (r.n > 1 && isObj(pp))
+        sav.title = 'per process: min ' + fmtDur(num(pp.min)) + ', mean ' + fmtDur(num(pp.mean)) + ', max '
+          + fmtDur(num(pp.max));
+      add(tr, what, where, who, h('td', 'c-num', occText), h('td', 'c-num', fmtBytes(r.bytes)), sav);
       return tr;
     }
 
