@@ -350,7 +350,7 @@ check:
 	$(Q)$(MAKE) --no-print-directory deps test-deps
 	$(Q)$(MAKE) --no-print-directory test
 
-test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/bootstrap
+test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/bootstrap $(B)/bench/libhash-floor.so
 	$(Q)CC='$(CC)' OMPCC='$(OMPCC)' LLVM_DIR='$(LLVM_DIR)' OFFLOAD_TARGET='$(OFFLOAD_TARGET)' \
 	  PYTHON='$(PYTHON)' CI='$(CI)' SANITIZE='$(SANITIZE)' tests/run.sh $(B)
 
@@ -369,7 +369,7 @@ fuzz: all samples
 # Every other C program of the project (unit tests, tracer, bench tools):
 # what tests/e2e/build_warnings.sh compiles with each compiler.
 build-tools: $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/hash_bench $(B)/bench/wtrack_bench $(B)/bench/timeit \
-	$(B)/bench/bootstrap $(B)/bench/libempty-tool.so
+	$(B)/bench/bootstrap $(B)/bench/libempty-tool.so $(B)/bench/libhash-floor.so
 
 # --- setup, demo, bench ------------------------------------------------------
 # What the build needs (a fresh Debian 12 has no C compiler and no make).
@@ -447,6 +447,12 @@ $(B)/bench/libempty-tool.so: bench/empty_tool.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< -o $@
 
+# What a collector that only hashes every transferred byte costs (the bench's hash floor).
+$(B)/bench/libhash-floor.so: bench/hash_floor.c $(XXH3_SIMD_OBJS)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(LIB_CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< $(XXH3_SIMD_OBJS) -o $@ -lpthread
+
 $(B)/bench/bootstrap: bench/bootstrap.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
@@ -456,7 +462,7 @@ $(B)/bench/bootstrap: bench/bootstrap.c
 # a naive and a fixed (-DFIXED) variant; 'make bench-real' runs only them.
 REAL_PROGS_NAMES := lu stencil cg bfs stream
 REAL_PROGS := $(foreach p,$(REAL_PROGS_NAMES),$(B)/bench/real/$(p).naive $(B)/bench/real/$(p).fixed)
-BENCH_TOOLS := $(B)/bench/timeit $(B)/bench/bootstrap $(B)/bench/libempty-tool.so
+BENCH_TOOLS := $(B)/bench/timeit $(B)/bench/bootstrap $(B)/bench/libempty-tool.so $(B)/bench/libhash-floor.so
 
 $(B)/bench/real/%.naive: bench/real/%.c
 	@mkdir -p $(@D)
