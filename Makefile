@@ -460,7 +460,7 @@ $(B)/bench/bootstrap: bench/bootstrap.c
 
 # The realistic suite (bench/real/): programs shaped like applications, each
 # a naive and a fixed (-DFIXED) variant; 'make bench-real' runs only them.
-REAL_PROGS_NAMES := lu stencil cg bfs stream
+REAL_PROGS_NAMES := lu stencil cg bfs stream tealeaf
 REAL_PROGS := $(foreach p,$(REAL_PROGS_NAMES),$(B)/bench/real/$(p).naive $(B)/bench/real/$(p).fixed)
 BENCH_TOOLS := $(B)/bench/timeit $(B)/bench/bootstrap $(B)/bench/libempty-tool.so $(B)/bench/libhash-floor.so
 
@@ -515,8 +515,8 @@ help:
 	@echo "make test     build and run every test (no installs)"
 	@echo "make fuzz     mapprof report on FUZZ_CASES=$(FUZZ_CASES) damaged recordings, under ASan and UBSan"
 	@echo "make fresh-check  the README's set-up lines in a new minbase Debian 12 root (root, debootstrap)"
-	@echo "make bench    measure what recording costs (BENCH_RUNS=31, BENCH_REAL_RUNS=6)"
-	@echo "make bench-real  the realistic suite alone (bench/real/, BENCH_REAL_RUNS=6)"
+	@echo "make bench    measure what recording costs (BENCH_RUNS=31, BENCH_REAL_RUNS=8)"
+	@echo "make bench-real  the realistic suite alone (bench/real/, BENCH_REAL_RUNS=8)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
 	@echo "make gpu-builds  build the programs for GPU_TARGET=$(GPU_TARGET) into $(GB) (docs/gpu.md)"
 	@echo "make gpu-bundle  the folder to carry to a GPU machine: $(GPU_BUNDLE) (docs/gpu.md)"
