@@ -451,7 +451,7 @@ $(B)/bench/libempty-tool.so: bench/empty_tool.c
 $(B)/bench/libhash-floor.so: bench/hash_floor.c $(XXH3_SIMD_OBJS)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(LIB_CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< $(XXH3_SIMD_OBJS) -o $@ -lpthread
+	$(Q)$(CC) $(LIB_CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< $(XXH3_SIMD_OBJS) -o $@ $(LIB_LDFLAGS) -lpthread
 
 $(B)/bench/bootstrap: bench/bootstrap.c
 	@mkdir -p $(@D)

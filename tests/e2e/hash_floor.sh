@@ -90,3 +90,27 @@ bytes=$(awk '$1 == 1 && $4 != "-" { s += $3 } END { printf "%d", s }' floor.txt)
 grep -q "^hash-floor: [0-9]* events ($ops data ops, [0-9]* kernels, [0-9]* targets), $bytes bytes hashed\$" floor.err ||
 	fail "HASH_FLOOR_VERBOSE=1 said '$(cat floor.err)', want $ops data ops and $bytes bytes"
 echo "ok: hash floor and mapprof agree ($ops data ops, $bytes bytes hashed)"
+
+# The realistic suite of 'make bench' (bench/run.sh real) runs the hash floor
+# as a fourth side and says recorded/hash-floor per program: here on a small
+# naive/fixed pair of its own, two runs each.
+b=$d/bench-build
+mkdir -p "$b/bench/real" || fail "cannot make $b"
+ln -s "$MAPPROF_BUILD/mapprof" "$b/mapprof"
+for f in libmapprof-collector.so libmapprof-ingest.so; do ln -s "$MAPPROF_BUILD/$f" "$b/$f"; done
+for f in timeit bootstrap libempty-tool.so libhash-floor.so; do
+	[ -e "$MAPPROF_BUILD/bench/$f" ] || fail "no '$MAPPROF_BUILD/bench/$f' (hint: make build-tools)"
+	ln -s "$MAPPROF_BUILD/bench/$f" "$b/bench/$f"
+done
+cp prog "$b/bench/real/tiny.naive" && cp prog "$b/bench/real/tiny.fixed" || fail "cannot copy prog"
+BENCH_REAL_RUNS=2 bash "$MAPPROF_SRC/bench/run.sh" "$b" real >bench.out 2>bench.err ||
+	fail "bench/run.sh real failed: $(cat bench.err)"
+grep -q 'recorded/hash-floor' bench.out || fail "no recorded/hash-floor column: $(cat bench.out)"
+grep -Eq '^tiny\.naive +[0-9.]+ +[0-9.]+ \([0-9.]+-[0-9.]+\) +[0-9.]+ \([0-9.]+-[0-9.]+\) +[-+][0-9.]+ +[0-9.]+ \([0-9.]+-[0-9.]+\) ' bench.out ||
+	fail "tiny.naive's row has no recorded/hash-floor ratio: $(grep tiny.naive bench.out)"
+grep -q '^recorded over the hash-everything floor .*: [0-9.]* (95% bootstrap interval' bench.out ||
+	fail "no geometric mean over the hash floor: $(cat bench.out)"
+# Every iteration timed the hash floor too (its wall time, the tenth field).
+awk 'NF != 10 || !($10 > 0) { bad = 1 } END { exit bad || NR != 4 }' "$b/bench/real-runs.txt" ||
+	fail "real-runs.txt lacks the hash floor's times: $(cat "$b/bench/real-runs.txt")"
+echo "ok: the realistic suite says recorded/hash-floor"
