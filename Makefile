@@ -442,10 +442,11 @@ $(B)/bench/timeit: bench/timeit.c
 	$(Q)$(CC) $(CFLAGS) -O2 $< -o $@
 
 # What the runtime costs with a tool that records nothing (the bench's floor).
+# Loaded into the program like the collector: its sanitizers (LIB_SANITIZE), not ASan.
 $(B)/bench/libempty-tool.so: bench/empty_tool.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< -o $@
+	$(Q)$(CC) $(LIB_CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< -o $@ $(LIB_LDFLAGS)
 
 # What a collector that only hashes every transferred byte costs (the bench's hash floor).
 $(B)/bench/libhash-floor.so: bench/hash_floor.c $(XXH3_SIMD_OBJS)
