@@ -374,7 +374,7 @@ check:
 	$(Q)$(MAKE) --no-print-directory deps test-deps
 	$(Q)$(MAKE) --no-print-directory test
 
-test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/bootstrap
+test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/bootstrap $(B)/bench/libhash-floor.so
 	$(Q)CC='$(CC)' OMPCC='$(OMPCC)' LLVM_DIR='$(LLVM_DIR)' OFFLOAD_TARGET='$(OFFLOAD_TARGET)' \
 	  PYTHON='$(PYTHON)' CI='$(CI)' SANITIZE='$(SANITIZE)' tests/run.sh $(B)
 
@@ -393,7 +393,7 @@ fuzz: all samples
 # Every other C program of the project (unit tests, tracer, bench tools):
 # what tests/e2e/build_warnings.sh compiles with each compiler.
 build-tools: $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/hash_bench $(B)/bench/wtrack_bench $(B)/bench/timeit \
-	$(B)/bench/bootstrap $(B)/bench/libempty-tool.so
+	$(B)/bench/bootstrap $(B)/bench/libempty-tool.so $(B)/bench/libhash-floor.so
 
 # --- setup, demo, bench ------------------------------------------------------
 # What the build needs (a fresh Debian 12 has no C compiler and no make).
@@ -468,10 +468,17 @@ $(B)/bench/timeit: bench/timeit.c
 	$(Q)$(CC) $(CFLAGS) -O2 $< -o $@
 
 # What the runtime costs with a tool that records nothing (the bench's floor).
+# Loaded into the program like the collector: its sanitizers (LIB_SANITIZE), not ASan.
 $(B)/bench/libempty-tool.so: bench/empty_tool.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< -o $@
+	$(Q)$(CC) $(LIB_CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< -o $@ $(LIB_LDFLAGS)
+
+# What a collector that only hashes every transferred byte costs (the bench's hash floor).
+$(B)/bench/libhash-floor.so: bench/hash_floor.c $(XXH3_SIMD_OBJS)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(LIB_CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< $(XXH3_SIMD_OBJS) -o $@ $(LIB_LDFLAGS) -lpthread
 
 $(B)/bench/bootstrap: bench/bootstrap.c
 	@mkdir -p $(@D)
@@ -480,9 +487,9 @@ $(B)/bench/bootstrap: bench/bootstrap.c
 
 # The realistic suite (bench/real/): programs shaped like applications, each
 # a naive and a fixed (-DFIXED) variant; 'make bench-real' runs only them.
-REAL_PROGS_NAMES := lu stencil cg bfs stream
+REAL_PROGS_NAMES := lu stencil cg bfs stream tealeaf
 REAL_PROGS := $(foreach p,$(REAL_PROGS_NAMES),$(B)/bench/real/$(p).naive $(B)/bench/real/$(p).fixed)
-BENCH_TOOLS := $(B)/bench/timeit $(B)/bench/bootstrap $(B)/bench/libempty-tool.so
+BENCH_TOOLS := $(B)/bench/timeit $(B)/bench/bootstrap $(B)/bench/libempty-tool.so $(B)/bench/libhash-floor.so
 
 $(B)/bench/real/%.naive: bench/real/%.c
 	@mkdir -p $(@D)
@@ -536,8 +543,8 @@ help:
 	@echo "make test     build and run every test (no installs)"
 	@echo "make fuzz     mapprof report on FUZZ_CASES=$(FUZZ_CASES) damaged recordings, under ASan and UBSan"
 	@echo "make fresh-check  the README's set-up lines in a new minbase Debian 12 root (root, debootstrap)"
-	@echo "make bench    measure what recording costs (BENCH_RUNS=31, BENCH_REAL_RUNS=6)"
-	@echo "make bench-real  the realistic suite alone (bench/real/, BENCH_REAL_RUNS=6)"
+	@echo "make bench    measure what recording costs (BENCH_RUNS=31, BENCH_REAL_RUNS=8)"
+	@echo "make bench-real  the realistic suite alone (bench/real/, BENCH_REAL_RUNS=8)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
 	@echo "make gpu-builds  build the programs for GPU_TARGET=$(GPU_TARGET) into $(GB) (docs/gpu.md)"
 	@echo "make gpu-bundle  the folder to carry to a GPU machine: $(GPU_BUNDLE) (docs/gpu.md)"

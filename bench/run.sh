@@ -11,10 +11,12 @@
 # the same machine in the same session, not absolute times.
 #
 # Then the realistic suite (bench/real/, 'real' runs only that): programs
-# shaped like applications, naive and fixed, each run natively, recorded and
-# with the empty tool (the floor) in rotating order, BENCH_REAL_RUNS times
-# (default 6); per program the median of per-iteration ratios with their
-# intervals, the bytes hashed and the collector's CPU time.
+# shaped like applications, naive and fixed, each run natively, recorded,
+# with the empty tool (the floor) and with the hash floor (a tool that hashes
+# every transferred byte and keeps its events in memory, bench/hash_floor.c)
+# in rotating order, BENCH_REAL_RUNS times (default 8); per program the
+# median of per-iteration ratios with their intervals, mapprof over the hash
+# floor, the bytes hashed and the collector's CPU time.
 set -euo pipefail
 B=${1:-build}
 what=${2:-all}
@@ -34,7 +36,7 @@ use_tunables() {
 	if [ -n "$1" ]; then export GLIBC_TUNABLES=$1; else unset GLIBC_TUNABLES; fi
 }
 N=${BENCH_RUNS:-31}
-NR=${BENCH_REAL_RUNS:-6}
+NR=${BENCH_REAL_RUNS:-8}
 mapprof=$B/mapprof
 out=$(mktemp -d "${TMPDIR:-/tmp}/mapprof-bench.XXXXXX")
 trap 'rm -rf "$out"' EXIT
@@ -104,28 +106,29 @@ run_recorded() {
 }
 
 # --- the realistic suite (bench/real/) -----------------------------------------
-# real_runs NAME PROG: PROG natively, recorded and with the empty tool (the
-# floor), NR times each, the three sides in rotating order: iterations 0-2
-# put each side first, second and third once (n r f, r f n, f n r), 3-5 do
-# the same in reverse (f r n, r n f, n f r), so that over six iterations each
-# side runs in each position, and after each other side, equally often (ABBA
-# for three).  As in time_runs, an iteration is its three runs and nothing
-# else; the databases are read after the loop.  Appends one line per
-# iteration to $real_runs: "NAME NATIVE_NS RECORDED_NS FLOOR_NS
-# NATIVE_CPU_NS RECORDED_CPU_NS HASH_BYTES HASH_REUSED_BYTES BACK_BYTES" (CPU
-# = user + sys of the program; n/a where the database has no 'stats' view;
-# BACK_BYTES: what transfers from the device brought into host memory, new
-# bytes that no reuse can spare hashing).
-real_orders=(nrf rfn fnr frn rnf nfr)
+# real_runs NAME PROG: PROG natively (n), recorded (r), with the empty tool
+# (f, the floor) and with the hash floor (h), NR times each, the four sides
+# in rotating order: the four orders below are a Williams square (each side
+# runs once in each position, and right after each other side exactly once),
+# so that over four iterations what a run inherits from the one before it
+# falls on every side alike.  As in time_runs, an iteration is its four runs
+# and nothing else; the databases are read after the loop.  Appends one line
+# per iteration to $real_runs: "NAME NATIVE_NS RECORDED_NS FLOOR_NS
+# NATIVE_CPU_NS RECORDED_CPU_NS HASH_BYTES HASH_REUSED_BYTES BACK_BYTES
+# HASH_FLOOR_NS" (CPU = user + sys of the program; n/a where the database
+# has no 'stats' view; BACK_BYTES: what transfers from the device brought
+# into host memory, new bytes that no reuse can spare hashing).
+real_orders=(nrhf rfnh fhrn hnfr)
 real_runs() {
-	local name=$1 prog=$2 nat=() natc=() natcpu=() recc=() i k order stats rw fw hb hr cpu back
+	local name=$1 prog=$2 nat=() natc=() natcpu=() recc=() i k order stats rw fw hw hb hr cpu back
 	for ((i = 0; i < NR; i++)); do
-		order=${real_orders[i % 6]}
-		for ((k = 0; k < 3; k++)); do
+		order=${real_orders[i % 4]}
+		for ((k = 0; k < 4; k++)); do
 			case ${order:k:1} in
 			n) run_native "$prog" ;;
 			r) tool='' run_recorded "$out/real-r-$i.db" "$prog" ;;
 			f) tool=$B/bench/libempty-tool.so run_recorded "$out/real-f-$i.db" "$prog" ;;
+			h) tool=$B/bench/libhash-floor.so run_recorded "$out/real-h-$i.db" "$prog" ;;
 			esac
 		done
 	done
@@ -140,21 +143,25 @@ real_runs() {
 			rw=$(sqlite3 "$out/real-r-$i.db" 'SELECT wall_ns FROM run') hb=n/a hr=n/a cpu=n/a back=n/a
 		fi
 		fw=$(sqlite3 "$out/real-f-$i.db" 'SELECT wall_ns FROM run')
-		rm -f "$out/real-r-$i.db" "$out/real-f-$i.db"
-		echo "$name ${nat[i]} $rw $fw ${natcpu[i]} $cpu $hb $hr ${back%.0}" >>"$real_runs"
+		hw=$(sqlite3 "$out/real-h-$i.db" 'SELECT wall_ns FROM run')
+		rm -f "$out/real-r-$i.db" "$out/real-f-$i.db" "$out/real-h-$i.db"
+		echo "$name ${nat[i]} $rw $fw ${natcpu[i]} $cpu $hb $hr ${back%.0} $hw" >>"$real_runs"
 	done
 }
 stat_sql() { echo "(SELECT SUM(value) FROM stats WHERE name = '$1')"; }
 
 # real_row NAME: NAME's row of the realistic suite from its lines in
 # $real_runs: median native time, the median ratios with their intervals,
-# their difference, the bytes hashed and reused (medians), and the median of
-# the per-iteration differences of CPU time, recorded minus native.
+# their difference, recorded over the hash floor (the median of the
+# per-iteration ratios, paired like the others, and its interval), the bytes
+# hashed and reused (medians), and the median of the per-iteration
+# differences of CPU time, recorded minus native.
 real_row() {
-	local name=$1 r f
+	local name=$1 r f h
 	r=$(awk -v p="$1" '$1 == p { print $1, $2, $3 }' "$real_runs" | "$B/bench/bootstrap" -r -e | head -n 1)
 	f=$(awk -v p="$1" '$1 == p { print $1, $2, $4 }' "$real_runs" | "$B/bench/bootstrap" -r -e | head -n 1)
-	awk -v p="$1" -v r="$r" -v f="$f" '
+	h=$(awk -v p="$1" '$1 == p { print $1, $10, $3 }' "$real_runs" | "$B/bench/bootstrap" -r -e | head -n 1)
+	awk -v p="$1" -v r="$r" -v f="$f" -v h="$h" '
 	function med(list,   v, n, i, j, x) {
 		n = split(list, v, " ")
 		for (i = 2; i <= n; i++)
@@ -172,9 +179,11 @@ real_row() {
 	END {
 		split(r, rr, " ")
 		split(f, ff, " ")
-		printf "%-14s %10.2f  %-22s %-22s %+9.3f %11s %11s %9s %11s\n", p, med(nat) / 1e6,
+		split(h, hh, " ")
+		printf "%-14s %10.2f  %-22s %-22s %+9.3f  %-22s %11s %11s %9s %11s\n", p, med(nat) / 1e6,
 			sprintf("%s (%s-%s)", rr[2], rr[3], rr[4]), sprintf("%s (%s-%s)", ff[2], ff[3], ff[4]),
-			rr[2] - ff[2], mib(hb, hb_na), mib(hr, hr_na), mib(bk, bk_na),
+			rr[2] - ff[2], sprintf("%s (%s-%s)", hh[2], hh[3], hh[4]),
+			mib(hb, hb_na), mib(hr, hr_na), mib(bk, bk_na),
 			cpu_na ? "n/a" : sprintf("%+.1fms", med(cpu) / 1e6)
 	}' "$real_runs"
 }
@@ -199,17 +208,19 @@ real_suite() {
 	# single runs by more than the collector does, which the intervals show
 	# only in part.
 	read -r load _ </proc/loadavg
-	echo "realistic suite (bench/real/): $NR runs each, native, recorded and floor in rotating order," \
+	echo "realistic suite (bench/real/): $NR runs each, native, recorded, floor and hash floor in rotating order," \
 		"GLIBC_TUNABLES=${GLIBC_TUNABLES:-unset}, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, load average $load"
 	echo
-	printf '%-14s %10s  %-22s %-22s %9s %11s %11s %9s %11s\n' program native_ms \
-		'recorded/native (95%)' 'floor/native (95%)' rec-floor hashed_MiB reused_MiB back_MiB collector_cpu
+	printf '%-14s %10s  %-22s %-22s %9s  %-22s %11s %11s %9s %11s\n' program native_ms \
+		'recorded/native (95%)' 'floor/native (95%)' rec-floor 'recorded/hash-floor' \
+		hashed_MiB reused_MiB back_MiB collector_cpu
 	for p in "${progs[@]}"; do
 		real_runs "$(basename "$p")" "$p"
 		real_row "$(basename "$p")" | tee -a "$out/real-table"
 	done
 	awk '{ print $1, $2, $3 }' "$real_runs" | "$B/bench/bootstrap" -r -e >"$out/real-rec"
 	awk '{ print $1, $2, $4 }' "$real_runs" | "$B/bench/bootstrap" -r -e >"$out/real-floor"
+	awk '{ print $1, $10, $3 }' "$real_runs" | "$B/bench/bootstrap" -r -e >"$out/real-hash"
 	stamp t1
 	echo
 	read -r _ g lo hi < <(tail -n 1 "$out/real-rec")
@@ -217,12 +228,17 @@ real_suite() {
 		"(95% bootstrap interval $lo-$hi; target <= 1.05)"
 	read -r _ g lo hi < <(tail -n 1 "$out/real-floor")
 	echo "the same with an OMPT tool that records nothing (the floor), floor/native: $g (95% bootstrap interval $lo-$hi)"
+	read -r _ g lo hi < <(tail -n 1 "$out/real-hash")
+	echo "recorded over the hash-everything floor (bench/hash_floor.c), recorded/hash-floor: $g" \
+		"(95% bootstrap interval $lo-$hi; target <= 1.00, <= 1.02 where no reuse applies)"
 	# The per-program targets, from the rows above (median ratios).
 	awk '$3 + 0 > 1.10 { over = over sprintf(" %s %.3f", $1, $3) }
 	     $7 + 0 > 0.05 { floor = floor sprintf(" %s %+.3f", $1, $7) }
+	     $8 + 0 > 1.00 { hash = hash sprintf(" %s %.3f", $1, $8) }
 	     END {
 		printf "per program (targets: recorded/native <= 1.10, and at most 0.05 above the floor): above 1.10:%s; more than 0.05 above the floor:%s\n",
 			over == "" ? " none" : over, floor == "" ? " none" : floor
+		printf "per program, recorded/hash-floor above 1.00 (issue 29):%s\n", hash == "" ? " none" : hash
 	     }' "$out/real-table"
 	rm -f "$out/real-table"
 	read -r load _ </proc/loadavg

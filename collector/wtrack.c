@@ -481,13 +481,25 @@ static int track(struct entry *e)
 	return hash_all(e);
 }
 
-/* Leave e unprotected for a while: tracking it cost more than it saved. */
+/*
+ * Leave e unprotected for a while: tracking it cost more than it saved.
+ * How far it fell short sets for how long: a range whose protection cost
+ * ten times the hashing it saved waits ten times as many sends before it
+ * is tried again, and the wait after grows from there.  Each try costs a
+ * few sends' protection changes (at least four round trips of three
+ * ioctls), which on a paravirtualized VM's loaded cores cost 100-200 us
+ * each against ~50 us to hash 0.5 MiB (bench/real/tealeaf.c, issue 29):
+ * doubling the wait from one send tried such a range every few iterations.
+ */
 static void give_up(struct entry *e)
 {
+	double over = e->spent_ns / (e->saved_ns + e->hash_ns + 1);
+	double skip = (double)e->backoff * (over > 1 ? over : 1);
+
 	protect(e->lo, e->hi, 0);
 	e->tracked = e->known = 0;
-	e->skip = e->backoff;
-	e->backoff = e->backoff < MAX_BACKOFF ? 2 * e->backoff : MAX_BACKOFF;
+	e->skip = skip < MAX_BACKOFF ? (uint32_t)skip : MAX_BACKOFF;
+	e->backoff = e->skip < MAX_BACKOFF / 2 ? 2 * e->skip : MAX_BACKOFF;
 }
 
 /*

@@ -1,0 +1,374 @@
+/*
+ * hash_floor.c - the hash-everything floor: an OMPT tool that does what a
+ * minimal exact collector must and nothing else (issue #29).
+ *
+ * It asks for the collector's target callbacks (target_emi,
+ * target_data_op_emi, target_submit_emi, device initialize/finalize/load),
+ * reads the clock at each begin and end, hashes every transferred byte on
+ * the program's thread (a to-device transfer's host source at its begin, a
+ * from-device transfer's host destination at its end: on host offload the
+ * copy is complete there), and appends one event per operation to a
+ * per-thread malloc'd array.  At the end it writes them all once, to the
+ * file HASH_FLOOR_OUT names (/dev/null without it).  No reuse, no helper
+ * threads, no ring, no spool, no /proc reads, no page protection.
+ *
+ * The hash is the collector's (collector/hash.h): XXH3-64 below 16 KiB,
+ * else XXH3-64 seeded with the size over the 16 KiB chunks' hashes, with the
+ * same SIMD builds of XXH3, so that the floor hashes exactly as fast as
+ * mapprof could and its hashes can be compared with a database's
+ * (tests/e2e/hash_floor.sh).  Transfers between two devices, or out of
+ * memory the host cannot read, are recorded without a hash, as the
+ * collector does.
+ *
+ * 'make bench' runs it through 'mapprof record' (MAPPROF_COLLECTOR), like
+ * bench/empty_tool.c: record says the collector never started and only the
+ * run's wall time is used.  HASH_FLOOR_VERBOSE=1 prints its counts to stderr
+ * at the end.
+ *
+ * The file: "HFLOOR1\0", the event size (uint32), then the events (struct
+ * event below, native byte order).
+ */
+#define _GNU_SOURCE
+#include <omp-tools.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if defined(MAPPROF_XXH3_X86)
+#include <sys/platform/x86.h>
+#endif
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#define CHUNK_BYTES ((uint64_t)16 << 10)  /* collector/hash.h: HASH_CHUNK_BYTES */
+#define MAX_DEVICES 64
+
+#if defined(MAPPROF_XXH3_X86)
+uint64_t mapprof_xxh3_avx2(const void *p, size_t n);
+uint64_t mapprof_xxh3_avx512(const void *p, size_t n);
+#endif
+
+enum { EV_DATA_OP = 1, EV_KERNEL, EV_TARGET };
+
+struct event {
+	uint8_t type;       /* EV_* */
+	uint8_t kind;       /* data op type, or target construct kind */
+	uint8_t has_hash;
+	uint8_t pad;
+	int32_t src_dev, dst_dev;
+	uint32_t teams;
+	uint64_t seq;       /* host_op_id of a data op or kernel; construct number */
+	uint64_t target_id; /* the enclosing construct on this thread, 0: none */
+	int64_t begin_ns, end_ns;
+	uint64_t src_addr, dst_addr, bytes, hash, codeptr;
+};
+
+/* One thread's events; every buffer stays on a list for the end. */
+struct tbuf {
+	struct tbuf *next;
+	struct event *ev;
+	size_t n, cap;
+	/* The operation begun and not ended on this thread (they do not nest). */
+	uint64_t target_id, target_seq, kernel_seq, op_seq;
+	int64_t target_begin_ns, kernel_begin_ns, op_begin_ns;
+	uint64_t op_hash;
+	int op_has_hash;
+};
+
+static pthread_mutex_t list_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct tbuf *list;
+static _Thread_local struct tbuf *mine;
+static _Atomic uint64_t next_seq = 1;
+static atomic_int host_device = -1;
+static _Atomic unsigned char host_readable[MAX_DEVICES];
+static _Atomic uint64_t hashed_bytes;
+static atomic_int finished;
+static uint64_t (*xxh3_wide)(const void *, size_t);
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t xxh3_sse2(const void *p, size_t n)
+{
+	return XXH3_64bits(p, n);
+}
+
+static uint64_t xxh3(const void *p, size_t n)
+{
+	return n <= 240 ? XXH3_64bits(p, n) : xxh3_wide(p, n);
+}
+
+/* Not inlined: inlined, gcc 12 warns (-Warray-bounds) about the header's long-input branches. */
+__attribute__((noinline)) static void xxh3_update(XXH3_state_t *st, const void *p, size_t n)
+{
+	XXH3_64bits_update(st, p, n);
+}
+
+/* The collector's hash of p[0..n) (collector/hash.h), on this thread. */
+static uint64_t floor_hash(const void *p, uint64_t n)
+{
+	const unsigned char *b = p;
+	XXH3_state_t st;
+
+	atomic_fetch_add_explicit(&hashed_bytes, n, memory_order_relaxed);
+	if (n < CHUNK_BYTES)
+		return xxh3(p, (size_t)n);
+	XXH3_INITSTATE(&st);
+	XXH3_64bits_reset_withSeed(&st, n);
+	for (uint64_t off = 0; off < n; off += CHUNK_BYTES) {
+		uint64_t h = xxh3(b + off, n - off < CHUNK_BYTES ? n - off : CHUNK_BYTES);
+		xxh3_update(&st, &h, sizeof(h));
+	}
+	return XXH3_64bits_digest(&st);
+}
+
+static struct tbuf *tbuf(void)
+{
+	struct tbuf *t = mine;
+
+	if (!t && (t = calloc(1, sizeof(*t)))) {
+		pthread_mutex_lock(&list_mu);
+		t->next = list;
+		list = t;
+		pthread_mutex_unlock(&list_mu);
+		mine = t;
+	}
+	return t;
+}
+
+/* A new event at the end of t's array (doubled when full), or NULL without memory. */
+static struct event *append(struct tbuf *t)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 4096;
+		struct event *ev = realloc(t->ev, cap * sizeof(*ev));
+		if (!ev)
+			return NULL;
+		t->ev = ev;
+		t->cap = cap;
+	}
+	return &t->ev[t->n++];
+}
+
+static int host(void)
+{
+	int h = atomic_load_explicit(&host_device, memory_order_relaxed);
+	if (h < 0) {
+		h = omp_get_initial_device();
+		atomic_store_explicit(&host_device, h, memory_order_relaxed);
+	}
+	return h;
+}
+
+static int readable(int device_num)
+{
+	return device_num == host() ||
+	       (device_num >= 0 && device_num < MAX_DEVICES && atomic_load(&host_readable[device_num]));
+}
+
+static int is_to(int op)
+{
+	return op == ompt_target_data_transfer_to_device || op == ompt_target_data_transfer_to_device_async;
+}
+
+static int is_from(int op)
+{
+	return op == ompt_target_data_transfer_from_device ||
+	       op == ompt_target_data_transfer_from_device_async;
+}
+
+static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
+		      ompt_data_t *task_data, ompt_data_t *target_task_data,
+		      ompt_data_t *target_data, const void *codeptr_ra)
+{
+	struct tbuf *t;
+	struct event *e;
+	(void)task_data, (void)target_task_data, (void)target_data;
+
+	if (atomic_load_explicit(&finished, memory_order_relaxed) || !(t = tbuf()))
+		return;
+	if (endpoint == ompt_scope_begin) {
+		t->target_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+		t->target_id = t->target_seq;
+		t->target_begin_ns = now_ns();
+		return;
+	}
+	if ((e = append(t))) {
+		*e = (struct event){ .type = EV_TARGET, .kind = (uint8_t)kind, .src_dev = device_num,
+				     .dst_dev = device_num, .seq = t->target_seq, .target_id = t->target_id,
+				     .begin_ns = t->target_begin_ns, .end_ns = now_ns(),
+				     .codeptr = (uint64_t)(uintptr_t)codeptr_ra };
+	}
+	t->target_id = 0;
+}
+
+static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
+		       ompt_data_t *target_data, ompt_id_t *host_op_id,
+		       ompt_target_data_op_t optype, void *src_addr, int src_device_num,
+		       void *dest_addr, int dest_device_num, size_t bytes, const void *codeptr_ra)
+{
+	struct tbuf *t;
+	struct event *e;
+	int64_t end;
+	(void)target_task_data, (void)target_data;
+
+	if (atomic_load_explicit(&finished, memory_order_relaxed) || !(t = tbuf()))
+		return;
+	if (endpoint == ompt_scope_begin) {
+		t->op_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+		if (host_op_id)
+			*host_op_id = t->op_seq;
+		t->op_has_hash = 0;
+		/* The source before the copy reads it. */
+		if (is_to(optype) && bytes && src_addr && src_device_num == host()) {
+			t->op_hash = floor_hash(src_addr, bytes);
+			t->op_has_hash = 1;
+		}
+		t->op_begin_ns = now_ns();
+		return;
+	}
+	end = now_ns();
+	if (!(e = append(t)))
+		return;
+	*e = (struct event){ .type = EV_DATA_OP, .kind = (uint8_t)optype, .src_dev = src_device_num,
+			     .dst_dev = dest_device_num, .seq = host_op_id ? *host_op_id : t->op_seq,
+			     .target_id = t->target_id, .begin_ns = t->op_begin_ns, .end_ns = end,
+			     .src_addr = (uint64_t)(uintptr_t)src_addr,
+			     .dst_addr = (uint64_t)(uintptr_t)dest_addr, .bytes = bytes,
+			     .has_hash = (uint8_t)t->op_has_hash, .hash = t->op_hash,
+			     .codeptr = (uint64_t)(uintptr_t)codeptr_ra };
+	/* The destination after the copy wrote it (complete here on host offload). */
+	if (is_from(optype) && bytes && dest_addr && dest_device_num == host() &&
+	    readable(src_device_num)) {
+		e->hash = floor_hash(dest_addr, bytes);
+		e->has_hash = 1;
+	}
+	t->op_has_hash = 0;
+}
+
+static void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
+		      ompt_id_t *host_op_id, unsigned int requested_num_teams)
+{
+	struct tbuf *t;
+	struct event *e;
+	(void)target_data;
+
+	if (atomic_load_explicit(&finished, memory_order_relaxed) || !(t = tbuf()))
+		return;
+	if (endpoint == ompt_scope_begin) {
+		t->kernel_seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+		if (host_op_id)
+			*host_op_id = t->kernel_seq;
+		t->kernel_begin_ns = now_ns();
+		return;
+	}
+	if ((e = append(t))) {
+		*e = (struct event){ .type = EV_KERNEL, .seq = t->kernel_seq, .target_id = t->target_id,
+				     .begin_ns = t->kernel_begin_ns, .end_ns = now_ns(),
+				     .teams = requested_num_teams };
+	}
+}
+
+static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,
+				 ompt_function_lookup_t lookup, const char *documentation)
+{
+	(void)device, (void)lookup, (void)documentation;
+	/* The host-offload plugin keeps device buffers in host memory (collector/hash.c). */
+	if (device_num >= 0 && device_num < MAX_DEVICES && type && !strcmp(type, "generic-64bit"))
+		atomic_store(&host_readable[device_num], 1);
+}
+
+static void on_device_finalize(int device_num)
+{
+	(void)device_num;
+}
+
+static void on_device_load(int device_num, const char *filename, int64_t offset_in_file,
+			   void *vma_in_file, size_t bytes, void *host_addr, void *device_addr,
+			   uint64_t module_id)
+{
+	(void)device_num, (void)filename, (void)offset_in_file, (void)vma_in_file;
+	(void)bytes, (void)host_addr, (void)device_addr, (void)module_id;
+}
+
+/* Write every thread's events once, and say what was seen under HASH_FLOOR_VERBOSE=1. */
+static void floor_finish(void)
+{
+	static const char magic[8] = "HFLOOR1";
+	const char *path = getenv("HASH_FLOOR_OUT"), *verbose = getenv("HASH_FLOOR_VERBOSE");
+	uint64_t count[4] = { 0 };
+	uint32_t size = sizeof(struct event);
+	FILE *f;
+	int ok;
+
+	if (atomic_exchange(&finished, 1))
+		return;
+	f = fopen(path && *path ? path : "/dev/null", "wb");
+	ok = f && fwrite(magic, sizeof(magic), 1, f) == 1 && fwrite(&size, sizeof(size), 1, f) == 1;
+	pthread_mutex_lock(&list_mu);
+	for (struct tbuf *t = list; t; t = t->next) {
+		if (ok && t->n && fwrite(t->ev, sizeof(*t->ev), t->n, f) != t->n)
+			ok = 0;
+		for (size_t i = 0; i < t->n; i++)
+			count[t->ev[i].type & 3]++;
+	}
+	pthread_mutex_unlock(&list_mu);
+	if (f && fclose(f))
+		ok = 0;
+	if (!ok)
+		fprintf(stderr, "hash-floor: error: cannot write '%s'\n", path && *path ? path : "/dev/null");
+	if (verbose && !strcmp(verbose, "1"))
+		fprintf(stderr, "hash-floor: %llu events (%llu data ops, %llu kernels, %llu targets), "
+				"%llu bytes hashed\n",
+			(unsigned long long)(count[EV_DATA_OP] + count[EV_KERNEL] + count[EV_TARGET]),
+			(unsigned long long)count[EV_DATA_OP], (unsigned long long)count[EV_KERNEL],
+			(unsigned long long)count[EV_TARGET],
+			(unsigned long long)atomic_load(&hashed_bytes));
+}
+
+static int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data)
+{
+	ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+	(void)initial_device_num, (void)tool_data;
+
+	if (!set)
+		return 0;
+	xxh3_wide = xxh3_sse2;
+#if defined(MAPPROF_XXH3_X86)
+	if (CPU_FEATURE_ACTIVE(AVX512F))
+		xxh3_wide = mapprof_xxh3_avx512;
+	else if (CPU_FEATURE_ACTIVE(AVX2))
+		xxh3_wide = mapprof_xxh3_avx2;
+#endif
+	set(ompt_callback_target_emi, (ompt_callback_t)on_target);
+	set(ompt_callback_target_data_op_emi, (ompt_callback_t)on_data_op);
+	set(ompt_callback_target_submit_emi, (ompt_callback_t)on_submit);
+	set(ompt_callback_device_initialize, (ompt_callback_t)on_device_initialize);
+	set(ompt_callback_device_finalize, (ompt_callback_t)on_device_finalize);
+	set(ompt_callback_device_load, (ompt_callback_t)on_device_load);
+	atexit(floor_finish);
+	return 1;
+}
+
+static void finalize(ompt_data_t *tool_data)
+{
+	(void)tool_data;
+	floor_finish();
+}
+
+__attribute__((visibility("default")))
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime)
+{
+	static ompt_start_tool_result_t result = { initialize, finalize, { 0 } };
+	(void)omp_version, (void)runtime;
+	return &result;
+}
