@@ -11,6 +11,8 @@
 
 #include "db/db_internal.h"
 #include "db/finish.h"
+#include "db/spool.h"
+#include "lib/hmap.h"
 #include "lib/shquote.h"
 
 /*
@@ -114,6 +116,168 @@ int db_pair_deletes(struct db *db, char **err)
 	if (rc != SQLITE_DONE)
 		return db_fail(err, "cannot pair deletes in '%s': %s", db->path, sqlite3_errmsg(db->sql));
 	return db_exec(db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('deletes_paired', '1')", err);
+}
+
+/*
+ * Pairing while the spool is replayed, without the sort above: the stream
+ * of one (device, address) usually arrives already in (end, is_delete,
+ * seq) order, and then "a delete right after an allocation frees it" needs
+ * only the last item of each address.  The first item that arrives before
+ * the last one of its address (threads interleaving their chunks), an end
+ * time the SQL would compute differently (overflow), or more addresses than
+ * PAIR_MAX_KEYS (memory stays bounded) gives up: the pass above pairs the
+ * whole table instead, with the same result.
+ */
+#define PAIR_MAX_KEYS (1u << 18)
+#define PAIR_BATCH 64
+
+struct pair_last {
+	int64_t end_ns;
+	uint64_t seq;
+	int64_t is_delete;
+};
+
+struct delete_pairer {
+	struct db *db;
+	struct hmap last;          /* (device, address) -> struct pair_last */
+	int off;                   /* given up: db_pair_deletes() pairs */
+	sqlite3_stmt *one, *many;  /* one pair; PAIR_BATCH pairs */
+	int n;
+	int64_t pend[PAIR_BATCH][2];
+};
+
+struct delete_pairer *db_pairer_new(struct db *db, char **err)
+{
+	struct delete_pairer *p = calloc(1, sizeof(*p));
+	char *sql = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!p) {
+		db_fail(err, "out of memory");
+		return NULL;
+	}
+	p->db = db;
+	hmap_init(&p->last, 2, sizeof(struct pair_last));
+	p->one = db_prepare(db, "INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?,?)", err);
+	f = p->one ? open_memstream(&sql, &len) : NULL;
+	if (f) {
+		fputs("INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?,?)", f);
+		for (int i = 1; i < PAIR_BATCH; i++)
+			fputs(",(?,?)", f);
+		fclose(f);
+		p->many = sql ? db_prepare(db, sql, err) : NULL;
+		if (!sql)
+			db_fail(err, "out of memory");
+		free(sql);
+	} else if (p->one) {
+		db_fail(err, "out of memory");
+	}
+	if (!p->many) {
+		db_pairer_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void db_pairer_free(struct delete_pairer *p)
+{
+	if (!p)
+		return;
+	hmap_release(&p->last);
+	sqlite3_finalize(p->one);
+	sqlite3_finalize(p->many);
+	free(p);
+}
+
+static int step_reset(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Insert the pending pairs: whole batches when 'all' is 0, then the rest one by one. */
+static int pairer_flush(struct delete_pairer *p, int all)
+{
+	if (p->n == PAIR_BATCH) {
+		for (int i = 0; i < PAIR_BATCH; i++) {
+			sqlite3_bind_int64(p->many, 2 * i + 1, p->pend[i][0]);
+			sqlite3_bind_int64(p->many, 2 * i + 2, p->pend[i][1]);
+		}
+		p->n = 0;
+		return step_reset(p->many);
+	}
+	for (int i = 0; all && i < p->n; i++) {
+		sqlite3_bind_int64(p->one, 1, p->pend[i][0]);
+		sqlite3_bind_int64(p->one, 2, p->pend[i][1]);
+		if (step_reset(p->one) < 0)
+			return -1;
+	}
+	if (all)
+		p->n = 0;
+	return 0;
+}
+
+int db_pairer_add(struct delete_pairer *p, const struct rec *r, size_t n)
+{
+	for (size_t i = 0; i < n && !p->off; i++) {
+		const struct rec *e = &r[i];
+		int64_t end;
+		int del, created;
+
+		if (e->type != REC_DATA_OP || !(e->kind == 1 || e->kind == 17 || e->kind == 4 || e->kind == 20))
+			continue;
+		del = e->kind == 4 || e->kind == 20;
+		/* begin_ns + dur_ns as the table has them (writer.c): SQLite would make an overflow a real. */
+		if (__builtin_add_overflow(e->begin_ns, (int64_t)((uint64_t)e->end_ns - (uint64_t)e->begin_ns),
+					   &end)) {
+			p->off = 1;
+			break;
+		}
+		/* Both as the table stores them: a device is an int32, an address an int64. */
+		uint64_t key[2] = { (uint64_t)(int64_t)(del ? e->src_dev : e->dst_dev),
+				    del ? e->src_addr : e->dst_addr };
+		struct pair_last *l = hmap_put(&p->last, key, &created);
+		if (!l || (created && p->last.count > PAIR_MAX_KEYS)) {
+			p->off = 1;
+			break;
+		}
+		if (!created) {
+			/* Ordered as the SQL orders: end, allocations first, seq. */
+			if (end < l->end_ns || (end == l->end_ns && (del < l->is_delete ||
+			    (del == l->is_delete && (int64_t)e->seq <= (int64_t)l->seq)))) {
+				p->off = 1;
+				break;
+			}
+			if (del && !l->is_delete) {
+				p->pend[p->n][0] = (int64_t)e->seq;
+				p->pend[p->n][1] = (int64_t)l->seq;
+				if (++p->n == PAIR_BATCH && pairer_flush(p, 0) < 0)
+					return -1;
+			}
+		}
+		l->end_ns = end;
+		l->seq = e->seq;
+		l->is_delete = del;
+	}
+	if (p->off) {
+		/* The SQL pass starts over: the map is no longer needed. */
+		hmap_release(&p->last);
+		hmap_init(&p->last, 2, sizeof(struct pair_last));
+		p->n = 0;
+	}
+	return 0;
+}
+
+int db_pairer_finish(struct delete_pairer *p, char **err)
+{
+	if (p->off)
+		return db_pair_deletes(p->db, err);
+	if (pairer_flush(p, 1) < 0)
+		return db_fail(err, "cannot pair deletes in '%s': %s", p->db->path,
+			       sqlite3_errmsg(p->db->sql));
+	return db_exec(p->db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('deletes_paired', '1')", err);
 }
 
 int db_set_host_device(struct db *db, char **err)

@@ -56,6 +56,20 @@ int db_pair_deletes_if_needed(struct db *db, char **err);
 /* Inside a transaction: fill delete_pair_raw from the table and mark the database paired. */
 int db_pair_deletes(struct db *db, char **err);
 
+/*
+ * Pairing as the events are replayed (db/ingest.c), the same pairs as
+ * db_pair_deletes() without sorting the table when the events come in
+ * order: create, add every replayed record (inside the transaction), then
+ * finish, which inserts what is left, or falls back to db_pair_deletes().
+ */
+struct delete_pairer;
+struct rec;
+struct delete_pairer *db_pairer_new(struct db *db, char **err);
+/* 0, or -1 when an insert failed (SQLite's message). */
+int db_pairer_add(struct delete_pairer *p, const struct rec *r, size_t n);
+int db_pairer_finish(struct delete_pairer *p, char **err);
+void db_pairer_free(struct delete_pairer *p);
+
 /* Inside a transaction: run.host_device from what the runtime reported. */
 int db_set_host_device(struct db *db, char **err);
 

@@ -203,7 +203,7 @@ static int seen_before(struct hmap *seen, const void *payload, size_t len)
 }
 
 /* Walk the frames of a mapped spool. */
-static int replay_all(struct db_writer *w, int fd, const unsigned char *p, size_t size,
+static int replay_all(struct db_writer *w, struct delete_pairer *pairer, int fd, const unsigned char *p, size_t size,
 		      struct ingest_result *res, const char *path, char **err)
 {
 	struct spool_field f[SPOOL_MAX_FIELDS];
@@ -269,7 +269,7 @@ static int replay_all(struct db_writer *w, int fd, const unsigned char *p, size_
 				}
 				r = conv;
 			}
-			if (dbw_records(w, r, n) < 0)
+			if (dbw_records(w, r, n) < 0 || db_pairer_add(pairer, r, n) < 0)
 				goto sql_error;
 			count(res, r, n);
 			res->records += n;
@@ -311,6 +311,7 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 {
 	struct spool_header h;
 	struct db_writer *w = NULL;
+	struct delete_pairer *pairer = NULL;
 	unsigned char *map = NULL;
 	struct stat st;
 	int fd, rc = -1;
@@ -358,14 +359,14 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 	db_exec(db, "PRAGMA cache_size = -16384", NULL);
 	db_exec(db, "PRAGMA temp_store = FILE", NULL);
 	w = dbw_attach(db, err);
-	if (!w)
+	if (!w || !(pairer = db_pairer_new(db, err)))
 		goto out;
 	if (db_begin(db) < 0) {
 		db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
 		goto out;
 	}
-	if (replay_all(w, fd, map, (size_t)st.st_size, res, spool_path, err) < 0 ||
-	    db_pair_deletes(db, err) < 0 || db_set_host_device(db, err) < 0 || db_commit(db) < 0) {
+	if (replay_all(w, pairer, fd, map, (size_t)st.st_size, res, spool_path, err) < 0 ||
+	    db_pairer_finish(pairer, err) < 0 || db_set_host_device(db, err) < 0 || db_commit(db) < 0) {
 		if (err && !*err)
 			db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
 		db_rollback(db);
@@ -373,6 +374,7 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 	}
 	rc = 0;
 out:
+	db_pairer_free(pairer);
 	dbw_detach(w);
 	if (map)
 		munmap(map, (size_t)st.st_size);
