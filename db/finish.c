@@ -119,18 +119,18 @@ int db_pair_deletes(struct db *db, char **err)
 }
 
 /*
- * Pairing while the spool is replayed, without the sort above: the stream
- * of one (device, address) usually arrives in (end, is_delete, seq) order,
- * and then "a delete right after an allocation frees it" needs only the last
- * item of each address.  The spool's chunks can come a little out of order
- * (a thread's last partly filled chunk written at its exit before its full
- * one that the drain had not written yet, or several threads' chunks): the
- * allocations and deletes wait in a heap by sequence number, PAIR_WINDOW of
- * them, and leave it in that order.  The first item that still leaves after
- * a later one of its address, an end time the SQL would compute differently
- * (overflow), or more addresses than PAIR_MAX_KEYS (memory stays bounded)
- * gives up: the pass above pairs the whole table instead, with the same
- * result.
+ * Pairing while the spool is replayed, without the sort above: taken in
+ * pair_sql's order (end, allocations first, seq), "a delete right after an
+ * allocation at its address frees it" needs only the last item of each
+ * address.  The spool is nearly in that order already: the allocations and
+ * deletes wait in a heap in that order, PAIR_WINDOW of them, which puts
+ * right what the writers mix up (a thread's last partly filled chunk written
+ * at its exit before its full one the drain had not written yet; threads
+ * whose chunks interleave; an address one thread frees and another gets).
+ * The first item that leaves the heap after a later one of its address (it
+ * came too late), an end time the SQL would compute differently (overflow),
+ * or more addresses than PAIR_MAX_KEYS (memory stays bounded) gives up: the
+ * pass above pairs the whole table instead, with the same result.
  */
 #define PAIR_MAX_KEYS (1u << 18)
 #define PAIR_WINDOW (1u << 17)
@@ -155,7 +155,7 @@ struct delete_pairer {
 	struct db *db;
 	struct hmap last;          /* (device, address) -> struct pair_last */
 	int off;                   /* given up: db_pair_deletes() pairs */
-	struct pair_item *heap;    /* PAIR_WINDOW items, a min-heap by seq */
+	struct pair_item *heap;    /* PAIR_WINDOW items, a heap in pair_sql's order */
 	size_t nheap;
 	sqlite3_stmt *one, *many;  /* one pair; PAIR_BATCH pairs */
 	int n;
@@ -246,6 +246,16 @@ static void pairer_off(struct delete_pairer *p)
 	p->n = 0;
 }
 
+/* a before b in pair_sql's order (within one address; across addresses any order serves). */
+static int item_before(const struct pair_item *a, const struct pair_item *b)
+{
+	if (a->end_ns != b->end_ns)
+		return a->end_ns < b->end_ns;
+	if (a->is_delete != b->is_delete)
+		return a->is_delete < b->is_delete;
+	return a->seq < b->seq;
+}
+
 /* The next item of its address in the SQL's order: pair it or give up.  0, or -1 (SQLite). */
 static int pairer_take(struct delete_pairer *p, const struct pair_item *e)
 {
@@ -260,8 +270,8 @@ static int pairer_take(struct delete_pairer *p, const struct pair_item *e)
 	}
 	if (!created) {
 		/* Ordered as pair_sql orders: end, allocations first, seq. */
-		if (e->end_ns < l->end_ns || (e->end_ns == l->end_ns && (e->is_delete < l->is_delete ||
-		    (e->is_delete == l->is_delete && e->seq <= l->seq)))) {
+		struct pair_item prev = { .seq = l->seq, .end_ns = l->end_ns, .is_delete = (int)l->is_delete };
+		if (!item_before(&prev, e)) {
 			pairer_off(p);
 			return 0;
 		}
@@ -278,7 +288,7 @@ static int pairer_take(struct delete_pairer *p, const struct pair_item *e)
 	return 0;
 }
 
-/* The heap's smallest item out into *out. */
+/* The heap's first item out into *out. */
 static void heap_pop(struct delete_pairer *p, struct pair_item *out)
 {
 	struct pair_item *h = p->heap, last;
@@ -290,9 +300,9 @@ static void heap_pop(struct delete_pairer *p, struct pair_item *out)
 		size_t c = 2 * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && h[c + 1].seq < h[c].seq)
+		if (c + 1 < n && item_before(&h[c + 1], &h[c]))
 			c++;
-		if (last.seq <= h[c].seq)
+		if (!item_before(&h[c], &last))
 			break;
 		h[i] = h[c];
 		i = c;
@@ -305,7 +315,7 @@ static void heap_push(struct delete_pairer *p, const struct pair_item *e)
 	struct pair_item *h = p->heap;
 	size_t i = p->nheap++;
 
-	while (i > 0 && h[(i - 1) / 2].seq > e->seq) {
+	while (i > 0 && item_before(e, &h[(i - 1) / 2])) {
 		h[i] = h[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
