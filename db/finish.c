@@ -157,6 +157,8 @@ struct delete_pairer {
 	int off;                   /* given up: db_pair_deletes() pairs */
 	struct pair_item *heap;    /* PAIR_WINDOW items, a heap in pair_sql's order */
 	size_t nheap;
+	int taken;                 /* an item was taken: 'last' holds */
+	struct pair_item last_taken;
 	sqlite3_stmt *one, *many;  /* one pair; PAIR_BATCH pairs */
 	int n;
 	int64_t pend[PAIR_BATCH][2];
@@ -263,6 +265,8 @@ static int pairer_take(struct delete_pairer *p, const struct pair_item *e)
 	struct pair_last *l;
 	int created;
 
+	p->taken = 1;
+	p->last_taken = *e;
 	l = hmap_put(&p->last, key, &created);
 	if (!l || (created && p->last.count > PAIR_MAX_KEYS)) {
 		pairer_off(p);
@@ -341,6 +345,12 @@ int db_pairer_add(struct delete_pairer *p, const struct rec *r, size_t n)
 		it.seq = (int64_t)e->seq;
 		it.dev = (uint64_t)(int64_t)(it.is_delete ? e->src_dev : e->dst_dev);
 		it.addr = it.is_delete ? e->src_addr : e->dst_addr;
+		/* In order (one thread): taken at once, the heap stays empty. */
+		if (!p->nheap && (!p->taken || item_before(&p->last_taken, &it))) {
+			if (pairer_take(p, &it) < 0)
+				return -1;
+			continue;
+		}
 		if (p->nheap == PAIR_WINDOW) {
 			heap_pop(p, &out);
 			if (pairer_take(p, &out) < 0)
