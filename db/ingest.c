@@ -5,8 +5,9 @@
  * is charged to the program.  The spool is mapped and its frames replayed,
  * in the order written, through the db_writer calls in one transaction.
  * Memory stays bounded whatever the run's length: the mapping is dropped
- * behind the replay, SQLite's page cache is capped and deletes are paired
- * in SQL.
+ * behind the replay, SQLite's page cache is capped, the windows that put
+ * the events in order (below, and the pairing of deletes in db/finish.c)
+ * have fixed sizes, and pairing falls back to sorting in SQL.
  */
 #define _GNU_SOURCE
 #include <errno.h>
