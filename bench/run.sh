@@ -387,3 +387,56 @@ rm -f "$out/big.pftrace"
 
 echo
 real_suites
+
+# --- record as a whole, per event (issue 29) -----------------------------------
+# record_per_event: the 1.8 M-event loop (launch_heavy: 300,000 tiny target
+# regions of 6 events each) natively, under 'mapprof record' with the empty
+# tool (the floor) and recorded, in rotating order, BENCH_EVENT_RUNS times
+# (default 5).  Prints record's whole command (from the shell: creating the
+# database, the program, expanding the spool, finishing) in µs per event,
+# its ratio to the floor's command, and what the expansion after the
+# program took (stats record_expand_ns, record_expand_cpu_ns): wall and CPU
+# time per event, and events per second of CPU.
+record_per_event() {
+	local regions=${BENCH_EVENT_REGIONS:-300000} runs=${BENCH_EVENT_RUNS:-5} i k order
+	local nat=() natc=() natcpu=() recc=() fl=() rc=() ev xw xc
+	for ((i = 0; i < runs; i++)); do
+		order=${real_orders[i % 6]}
+		for ((k = 0; k < 3; k++)); do
+			case ${order:k:1} in
+			n) run_native "$B/bench/launch_heavy" "$regions" ;;
+			r) tool='' run_recorded "$out/pe-r-$i.db" "$B/bench/launch_heavy" "$regions"
+			   rc+=("${recc[-1]}") ;;
+			f) tool=$B/bench/libempty-tool.so run_recorded "$out/pe-f-$i.db" "$B/bench/launch_heavy" "$regions"
+			   fl+=("${recc[-1]}") ;;
+			esac
+		done
+	done
+	ev=$(sqlite3 "$out/pe-r-0.db" "SELECT (SELECT COUNT(*) FROM data_op_raw) + (SELECT COUNT(*) FROM kernel_raw)
+	                               + (SELECT COUNT(*) FROM target_raw)")
+	: >"$out/pe-x"
+	for ((i = 0; i < runs; i++)); do
+		sqlite3 -separator ' ' -nullvalue 0 "$out/pe-r-$i.db" "SELECT
+			(SELECT value FROM stats WHERE name = 'record_expand_ns'),
+			(SELECT value FROM stats WHERE name = 'record_expand_cpu_ns')" >>"$out/pe-x"
+		rm -f "$out/pe-r-$i.db" "$out/pe-f-$i.db"
+	done
+	xw=$(awk '{ print $1 }' "$out/pe-x" | median)
+	xc=$(awk '{ print $2 }' "$out/pe-x" | median)
+	local r f n
+	r=$(printf '%s\n' "${rc[@]}" | median)
+	f=$(printf '%s\n' "${fl[@]}" | median)
+	n=$(printf '%s\n' "${natc[@]}" | median)
+	echo "record: $(awk -v t="$r" -v e="$ev" 'BEGIN { printf "%.3f", t / 1000 / e }') µs per event ($ev events;" \
+		"launch_heavy $regions, median of $runs runs of the whole command)"
+	echo "  the whole command: record $(ms "$r") ms, empty-tool floor $(ms "$f") ms, native $(ms "$n") ms;" \
+		"record / floor $(ratio_of "$r" "$f") (target <= 1.3)"
+	echo "  expanding the spool after the program: $(awk -v t="$xw" -v e="$ev" 'BEGIN { printf "%.3f", t / 1000 / e }')" \
+		"µs per event wall, $(awk -v t="$xc" -v e="$ev" 'BEGIN { printf "%.3f", t / 1000 / e }') µs CPU" \
+		"($(awk -v t="$xc" -v e="$ev" 'BEGIN { printf "%.2f", (t > 0 ? e / (t / 1e9) / 1e6 : 0) }') M events per CPU second)"
+}
+if [ "$what" = all ]; then
+	echo
+	use_tunables "${user_tunables:-$fixed_tunables}"
+	record_per_event
+fi

@@ -45,7 +45,14 @@
 #define POLL_MIN_MS 1
 #define POLL_MAX_MS 16
 
+/* A chunk to write, by the sequence number of its first event. */
+struct chunk_order {
+	uint64_t seq;
+	uint32_t i;
+};
+
 struct drain {
+	struct chunk_order *order;   /* nchunks entries, for drain_pass() */
 	int spool_fd;
 	int ring_fd;
 	struct ring_header *ring;
@@ -79,10 +86,17 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool
 		return NULL;
 	}
 	d->ring_fd = -1;
+	d->order = calloc(nchunks ? nchunks : 1, sizeof(*d->order));
+	if (!d->order) {
+		*err = strdup("out of memory");
+		free(d);
+		return NULL;
+	}
 	/* Only the read end goes to the program: its EOF means record is gone. */
 	if (pipe2(d->live, O_CLOEXEC) < 0 || fcntl(d->live[0], F_SETFD, 0) < 0) {
 		if (asprintf(err, "cannot create a pipe: %s", strerror(errno)) < 0)
 			*err = NULL;
+		free(d->order);
 		free(d);
 		return NULL;
 	}
@@ -97,6 +111,7 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool
 			*err = NULL;
 		close(d->live[0]);
 		close(d->live[1]);
+		free(d->order);
 		free(d);
 		return NULL;
 	}
@@ -113,6 +128,7 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool
 		unlink(spool_path);
 		close(d->live[0]);
 		close(d->live[1]);
+		free(d->order);
 		free(d);
 		return NULL;
 	}
@@ -130,6 +146,7 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool
 		unlink(spool_path);
 		close(d->live[0]);
 		close(d->live[1]);
+		free(d->order);
 		free(d);
 		return NULL;
 	}
@@ -254,24 +271,38 @@ static void put(struct drain *d, struct ring_chunk *c)
 	atomic_store_explicit(&c->state, RING_FREE, memory_order_release);
 }
 
+static int by_first_seq(const void *a, const void *b)
+{
+	const struct chunk_order *x = a, *y = b;
+	return x->seq < y->seq ? -1 : x->seq > y->seq ? 1 : (x->i > y->i) - (x->i < y->i);
+}
+
 /*
  * Write the full chunks; at the end (the program is gone) also the chunks
- * threads were still filling.  Returns how many were written.
+ * threads were still filling.  Returns how many were written.  They go in
+ * the order of their first event, not of their place in the ring (which
+ * wraps): a thread's events then reach the spool in the order it recorded
+ * them, and the expansion pairs deletes as it reads them (db/finish.c)
+ * instead of sorting the whole table.
  */
 static unsigned drain_pass(struct drain *d, int final)
 {
-	unsigned written = 0;
+	unsigned n = 0;
 
 	for (uint32_t i = 0; i < d->ring->nchunks; i++) {
 		struct ring_chunk *c = ring_chunk_at(d->ring, i);
 		uint32_t st = atomic_load_explicit(&c->state, memory_order_acquire);
 		if (st == RING_FULL || (final && st == RING_OWNED)) {
 			atomic_store_explicit(&c->state, RING_DRAINING, memory_order_relaxed);
-			put(d, c);
-			written++;
+			d->order[n].seq = atomic_load_explicit(&c->n, memory_order_relaxed) ? c->recs[0].seq : 0;
+			d->order[n++].i = i;
 		}
 	}
-	return written;
+	if (n > 1)
+		qsort(d->order, n, sizeof(d->order[0]), by_first_seq);
+	for (unsigned k = 0; k < n; k++)
+		put(d, ring_chunk_at(d->ring, d->order[k].i));
+	return n;
 }
 
 int drain_wait(struct drain *d, pid_t pid, int *wstatus, struct rusage *ru)
@@ -382,6 +413,7 @@ void drain_close(struct drain *d)
 	munmap(d->ring, d->ring_size);
 	close(d->ring_fd);
 	close(d->spool_fd);
+	free(d->order);
 	free(d);
 }
 

@@ -222,6 +222,14 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* This thread's CPU time: the expansion's, whatever else runs on the machine. */
+static int64_t cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void forward_signal(int sig)
 {
 	if (child_pid > 0)
@@ -482,7 +490,13 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	char *no_start = WIFEXITED(wstatus) && end.exit_status == 127 ? loader_diagnosis(opt->argv[0]) : NULL;
 	end.no_collector_why = no_start;
 
+	int64_t x0 = mono_ns(), c0 = cpu_ns();
 	ingested = db_ingest_spool(db, spool, &ing, &err);
+	if (ingested == 0) {
+		/* What the events cost after the program ended (the stats table). */
+		end.expand_ns = mono_ns() - x0;
+		end.expand_cpu_ns = cpu_ns() - c0;
+	}
 	if (ingested >= 0) {
 		/* Expanded, or nothing in it (no collector came): either way not wanted. */
 		unlink(spool);

@@ -11,6 +11,8 @@
 
 #include "db/db_internal.h"
 #include "db/finish.h"
+#include "db/spool.h"
+#include "lib/hmap.h"
 #include "lib/shquote.h"
 
 /*
@@ -116,6 +118,269 @@ int db_pair_deletes(struct db *db, char **err)
 	return db_exec(db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('deletes_paired', '1')", err);
 }
 
+/*
+ * Pairing while the spool is replayed, without the sort above: taken in
+ * pair_sql's order (end, allocations first, seq), "a delete right after an
+ * allocation at its address frees it" needs only the last item of each
+ * address.  The spool is nearly in that order already: the allocations and
+ * deletes wait in a heap in that order, PAIR_WINDOW of them, which puts
+ * right what the writers mix up (a thread's last partly filled chunk written
+ * at its exit before its full one the drain had not written yet; threads
+ * whose chunks interleave; an address one thread frees and another gets).
+ * The first item that leaves the heap after a later one of its address (it
+ * came too late), an end time the SQL would compute differently (overflow),
+ * or more addresses than PAIR_MAX_KEYS (memory stays bounded) gives up: the
+ * pass above pairs the whole table instead, with the same result.
+ */
+#define PAIR_MAX_KEYS (1u << 18)
+#define PAIR_WINDOW (1u << 17)
+#define PAIR_BATCH 64
+
+/* An allocation or a delete, keyed and timed as pair_sql sees it. */
+struct pair_item {
+	int64_t seq;
+	int64_t end_ns;
+	uint64_t dev;  /* the int32 device, sign-extended */
+	uint64_t addr;
+	int is_delete;
+};
+
+struct pair_last {
+	int64_t end_ns;
+	int64_t seq;
+	int64_t is_delete;
+};
+
+struct delete_pairer {
+	struct db *db;
+	struct hmap last;          /* (device, address) -> struct pair_last */
+	int off;                   /* given up: db_pair_deletes() pairs */
+	struct pair_item *heap;    /* PAIR_WINDOW items, a heap in pair_sql's order */
+	size_t nheap;
+	int taken;                 /* an item was taken: 'last' holds */
+	struct pair_item last_taken;
+	sqlite3_stmt *one, *many;  /* one pair; PAIR_BATCH pairs */
+	int n;
+	int64_t pend[PAIR_BATCH][2];
+};
+
+struct delete_pairer *db_pairer_new(struct db *db, char **err)
+{
+	struct delete_pairer *p = calloc(1, sizeof(*p));
+	char *sql = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!p) {
+		db_fail(err, "out of memory");
+		return NULL;
+	}
+	p->db = db;
+	hmap_init(&p->last, 2, sizeof(struct pair_last));
+	p->heap = malloc(PAIR_WINDOW * sizeof(*p->heap));
+	p->one = p->heap ? db_prepare(db, "INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?,?)",
+				      err) : NULL;
+	f = p->one ? open_memstream(&sql, &len) : NULL;
+	if (f) {
+		fputs("INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?,?)", f);
+		for (int i = 1; i < PAIR_BATCH; i++)
+			fputs(",(?,?)", f);
+		fclose(f);
+		p->many = sql ? db_prepare(db, sql, err) : NULL;
+	}
+	free(sql);
+	if (!p->many) {
+		if (!p->one || !f || !sql)
+			db_fail(err, "out of memory");
+		db_pairer_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void db_pairer_free(struct delete_pairer *p)
+{
+	if (!p)
+		return;
+	hmap_release(&p->last);
+	free(p->heap);
+	sqlite3_finalize(p->one);
+	sqlite3_finalize(p->many);
+	free(p);
+}
+
+static int step_reset(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Insert the pending pairs: a whole batch, or with 'all' the rest one by one. */
+static int pairer_flush(struct delete_pairer *p, int all)
+{
+	if (p->n == PAIR_BATCH) {
+		for (int i = 0; i < PAIR_BATCH; i++) {
+			sqlite3_bind_int64(p->many, 2 * i + 1, p->pend[i][0]);
+			sqlite3_bind_int64(p->many, 2 * i + 2, p->pend[i][1]);
+		}
+		p->n = 0;
+		return step_reset(p->many);
+	}
+	for (int i = 0; all && i < p->n; i++) {
+		sqlite3_bind_int64(p->one, 1, p->pend[i][0]);
+		sqlite3_bind_int64(p->one, 2, p->pend[i][1]);
+		if (step_reset(p->one) < 0)
+			return -1;
+	}
+	if (all)
+		p->n = 0;
+	return 0;
+}
+
+/* Give up: the SQL pass starts over, and nothing kept here is needed. */
+static void pairer_off(struct delete_pairer *p)
+{
+	p->off = 1;
+	hmap_release(&p->last);
+	hmap_init(&p->last, 2, sizeof(struct pair_last));
+	p->nheap = 0;
+	p->n = 0;
+}
+
+/* a before b in pair_sql's order (within one address; across addresses any order serves). */
+static int item_before(const struct pair_item *a, const struct pair_item *b)
+{
+	if (a->end_ns != b->end_ns)
+		return a->end_ns < b->end_ns;
+	if (a->is_delete != b->is_delete)
+		return a->is_delete < b->is_delete;
+	return a->seq < b->seq;
+}
+
+/* The next item of its address in the SQL's order: pair it or give up.  0, or -1 (SQLite). */
+static int pairer_take(struct delete_pairer *p, const struct pair_item *e)
+{
+	uint64_t key[2] = { e->dev, e->addr };
+	struct pair_last *l;
+	int created;
+
+	p->taken = 1;
+	p->last_taken = *e;
+	l = hmap_put(&p->last, key, &created);
+	if (!l || (created && p->last.count > PAIR_MAX_KEYS)) {
+		pairer_off(p);
+		return 0;
+	}
+	if (!created) {
+		/* Ordered as pair_sql orders: end, allocations first, seq. */
+		struct pair_item prev = { .seq = l->seq, .end_ns = l->end_ns, .is_delete = (int)l->is_delete };
+		if (!item_before(&prev, e)) {
+			pairer_off(p);
+			return 0;
+		}
+		if (e->is_delete && !l->is_delete) {
+			p->pend[p->n][0] = e->seq;
+			p->pend[p->n][1] = l->seq;
+			if (++p->n == PAIR_BATCH && pairer_flush(p, 0) < 0)
+				return -1;
+		}
+	}
+	l->end_ns = e->end_ns;
+	l->seq = e->seq;
+	l->is_delete = e->is_delete;
+	return 0;
+}
+
+/* The heap's first item out into *out. */
+static void heap_pop(struct delete_pairer *p, struct pair_item *out)
+{
+	struct pair_item *h = p->heap, last;
+	size_t i = 0, n = --p->nheap;
+
+	*out = h[0];
+	last = h[n];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && item_before(&h[c + 1], &h[c]))
+			c++;
+		if (!item_before(&h[c], &last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = last;
+}
+
+static void heap_push(struct delete_pairer *p, const struct pair_item *e)
+{
+	struct pair_item *h = p->heap;
+	size_t i = p->nheap++;
+
+	while (i > 0 && item_before(e, &h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = *e;
+}
+
+int db_pairer_add(struct delete_pairer *p, const struct rec *r, size_t n)
+{
+	for (size_t i = 0; i < n && !p->off; i++) {
+		const struct rec *e = &r[i];
+		struct pair_item it, out;
+
+		if (e->type != REC_DATA_OP || !(e->kind == 1 || e->kind == 17 || e->kind == 4 || e->kind == 20))
+			continue;
+		it.is_delete = e->kind == 4 || e->kind == 20;
+		/* begin_ns + dur_ns as the table has them (writer.c): SQLite would make an overflow a real. */
+		if (__builtin_add_overflow(e->begin_ns, (int64_t)((uint64_t)e->end_ns - (uint64_t)e->begin_ns),
+					   &it.end_ns)) {
+			pairer_off(p);
+			break;
+		}
+		/* As the table stores them: a device is an int32, an address and seq int64s. */
+		it.seq = (int64_t)e->seq;
+		it.dev = (uint64_t)(int64_t)(it.is_delete ? e->src_dev : e->dst_dev);
+		it.addr = it.is_delete ? e->src_addr : e->dst_addr;
+		/* In order (one thread): taken at once, the heap stays empty. */
+		if (!p->nheap && (!p->taken || item_before(&p->last_taken, &it))) {
+			if (pairer_take(p, &it) < 0)
+				return -1;
+			continue;
+		}
+		if (p->nheap == PAIR_WINDOW) {
+			heap_pop(p, &out);
+			if (pairer_take(p, &out) < 0)
+				return -1;
+			if (p->off)
+				break;
+		}
+		heap_push(p, &it);
+	}
+	return 0;
+}
+
+int db_pairer_finish(struct delete_pairer *p, char **err)
+{
+	struct pair_item out;
+
+	while (!p->off && p->nheap) {
+		heap_pop(p, &out);
+		if (pairer_take(p, &out) < 0)
+			goto fail;
+	}
+	if (p->off)
+		return db_pair_deletes(p->db, err);
+	if (pairer_flush(p, 1) < 0)
+		goto fail;
+	return db_exec(p->db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('deletes_paired', '1')", err);
+fail:
+	return db_fail(err, "cannot pair deletes in '%s': %s", p->db->path, sqlite3_errmsg(p->db->sql));
+}
+
 int db_set_host_device(struct db *db, char **err)
 {
 	return db_exec(db, host_sql, err);
@@ -196,6 +461,20 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 			goto fail;
 		sqlite3_bind_int64(st, 1, end->user_ns);
 		sqlite3_bind_int64(st, 2, end->sys_ns);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE) {
+			db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
+			goto fail;
+		}
+	}
+	if (end->expand_ns > 0) {
+		st = db_prepare(db, "INSERT OR REPLACE INTO stats_raw (name, value)"
+				    " VALUES ('record_expand_ns', ?), ('record_expand_cpu_ns', ?)", err);
+		if (!st)
+			goto fail;
+		sqlite3_bind_int64(st, 1, end->expand_ns);
+		sqlite3_bind_int64(st, 2, end->expand_cpu_ns);
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE) {

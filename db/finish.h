@@ -14,6 +14,7 @@ struct run_end {
 	int64_t wall_ns;    /* start to exit as 'mapprof record' timed it */
 	int64_t peak_rss_kb;  /* ru_maxrss of the program */
 	int64_t user_ns, sys_ns;  /* the program's CPU time (ru_utime, ru_stime); 0: unknown */
+	int64_t expand_ns, expand_cpu_ns;  /* record's expansion of the spool: wall and CPU time; 0: none */
 	const char *lost_why; /* the spool could not be expanded: why (or NULL) */
 	const char *unfinished_why; /* the run never finished (no end in the spool): why, or NULL
 				       for "the program ended before the collector could finish" */
@@ -55,6 +56,20 @@ int db_pair_deletes_if_needed(struct db *db, char **err);
 
 /* Inside a transaction: fill delete_pair_raw from the table and mark the database paired. */
 int db_pair_deletes(struct db *db, char **err);
+
+/*
+ * Pairing as the events are replayed (db/ingest.c), the same pairs as
+ * db_pair_deletes() without sorting the table when the events come in
+ * order: create, add every replayed record (inside the transaction), then
+ * finish, which inserts what is left, or falls back to db_pair_deletes().
+ */
+struct delete_pairer;
+struct rec;
+struct delete_pairer *db_pairer_new(struct db *db, char **err);
+/* 0, or -1 when an insert failed (SQLite's message). */
+int db_pairer_add(struct delete_pairer *p, const struct rec *r, size_t n);
+int db_pairer_finish(struct delete_pairer *p, char **err);
+void db_pairer_free(struct delete_pairer *p);
 
 /* Inside a transaction: run.host_device from what the runtime reported. */
 int db_set_host_device(struct db *db, char **err);
