@@ -244,6 +244,7 @@ REPORT_OBJS := \
 	$(B)/report/detect/occurrence.o \
 	$(B)/report/findings/analysis.o \
 	$(B)/report/findings/findings.o \
+	$(B)/report/findings/opspill.o \
 	$(B)/report/findings/totals.o \
 	$(B)/report/findings/results.o \
 	$(B)/report/findings/cost.o \
