@@ -211,6 +211,7 @@ DB_OBJS := \
 # attribute/, detect/, findings/, plan/, output/, compare/.
 REPORT_OBJS := \
 	$(B)/lib/hmap.o \
+	$(B)/lib/extsort.o \
 	$(B)/lib/outfile.o \
 	$(B)/lib/termesc.o \
 	$(B)/lib/units.o \

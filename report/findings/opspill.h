@@ -3,11 +3,9 @@
  * bounded memory.
  *
  * A long run has hundreds of millions of such operations: more than memory
- * holds, and every saving is a sweep over them in time order.  So they are
- * kept in a buffer of fixed size; a full buffer is sorted and written as a
- * run to an unlinked temporary file ($TMPDIR, else /tmp), and reading them
- * back merges the runs and the buffer.  A run whose operations fit in the
- * buffer never touches a file.
+ * holds, and every saving is a sweep over them in time order.  So they go
+ * through lib/extsort.h: a buffer of fixed size, spilled sorted to a
+ * temporary file when full, merged back when read.
  */
 #ifndef MAPPROF_REPORT_OPSPILL_H
 #define MAPPROF_REPORT_OPSPILL_H
