@@ -212,6 +212,7 @@ DB_OBJS := \
 REPORT_OBJS := \
 	$(B)/lib/hmap.o \
 	$(B)/lib/extsort.o \
+	$(B)/lib/spillmap.o \
 	$(B)/lib/outfile.o \
 	$(B)/lib/termesc.o \
 	$(B)/lib/units.o \

@@ -431,12 +431,12 @@ static void track_json(json_t *o, struct track *k, enum lane lane, int64_t w, in
 
 /*
  * The endpoints of the mapped lane held in memory (2^20, 24 MiB) before
- * they go through a temporary file; MAPPROF_REPORT_BUFFER_OPS sets it (and
+ * they go through a temporary file; MAPPROF_REPORT_BUFFER sets it (and
  * the findings' buffer: report/findings/analysis.c) for the tests.
  */
 static size_t sort_buffer(void)
 {
-	const char *v = getenv("MAPPROF_REPORT_BUFFER_OPS");
+	const char *v = getenv("MAPPROF_REPORT_BUFFER");
 	char *end;
 	unsigned long long n;
 

@@ -15,12 +15,12 @@
 
 /*
  * How many finding operations stay in memory before the rest go to a
- * temporary file (opspill.h): MAPPROF_REPORT_BUFFER_OPS, for the tests that
+ * temporary file (opspill.h): MAPPROF_REPORT_BUFFER, for the tests that
  * check a spilled report against one in memory; else the default.
  */
 static size_t buffer_ops(void)
 {
-	const char *v = getenv("MAPPROF_REPORT_BUFFER_OPS");
+	const char *v = getenv("MAPPROF_REPORT_BUFFER");
 	char *end;
 	unsigned long long n;
 
