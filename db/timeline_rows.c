@@ -30,14 +30,17 @@ enum { K_SEQ, K_DEVICE, K_BEGIN, K_END, K_DUR, K_THREAD };
 
 static const char ops_sql[] =
 	"SELECT d.seq, d.kind, d.src_dev, d.dst_dev, d.bytes, d.begin_ns, d.begin_ns + d.dur_ns,"
-	" d.dur_ns, d.thread, p.delete_seq IS NOT NULL, p.alloc_seq"
-	" FROM data_op_raw d LEFT JOIN delete_pair_raw p ON p.delete_seq = d.seq ORDER BY d.seq";
+	" d.dur_ns, d.thread FROM data_op_raw d ORDER BY d.seq";
+enum { OP_SEQ, OP_KIND, OP_SRC_DEV, OP_DST_DEV, OP_BYTES, OP_BEGIN, OP_END, OP_DUR, OP_THREAD, OP_NCOLS };
+
+/* The pairs by their key, walked beside the operations (a merge, not a lookup per row). */
+static const char pairs_sql[] =
+	"SELECT delete_seq, alloc_seq FROM delete_pair_raw ORDER BY delete_seq";
+
 /* How many deletes free each allocation: walked beside the operations. */
 static const char by_alloc_sql[] =
 	"SELECT alloc_seq FROM delete_pair_raw WHERE alloc_seq IS NOT NULL ORDER BY alloc_seq";
 
-enum { OP_SEQ, OP_KIND, OP_SRC_DEV, OP_DST_DEV, OP_BYTES, OP_BEGIN, OP_END, OP_DUR, OP_THREAD,
-       OP_PAIRED, OP_ALLOC_SEQ, OP_NCOLS };
 
 /* A thread column: the collector's number, -1 when it is not an integer in range (not a rule of db/sound.h). */
 static int thread_of(sqlite3_value *v)
@@ -86,6 +89,8 @@ struct pass {
 	struct hmap live;        /* alloc seq -> struct live_alloc */
 	sqlite3_stmt *by_alloc;  /* by_alloc_sql, at the first alloc_seq >= the last asked */
 	int by_alloc_rc;         /* its last sqlite3_step() */
+	sqlite3_stmt *pairs;     /* pairs_sql, at the first delete_seq >= the last row's seq */
+	int pairs_rc;
 	struct early_delete *early;
 	size_t nearly, early_cap;
 	int (*fn)(void *arg, const struct iv *x);
@@ -231,7 +236,12 @@ static int op_row(void *ctx, sqlite3_stmt *st)
 		.dur_ns = c[OP_DUR],
 	};
 	/* The pair this row is the delete of (one: delete_seq is the key). */
-	if (sqlite3_value_int(c[OP_PAIRED]) && join_key(st, OP_ALLOC_SEQ, &alloc_seq)) {
+	while (r->pairs_rc == SQLITE_ROW && sqlite3_column_int64(r->pairs, 0) < o.seq)
+		r->pairs_rc = sqlite3_step(r->pairs);
+	if (r->pairs_rc != SQLITE_ROW && r->pairs_rc != SQLITE_DONE)
+		return read_error(r->db, r->err);
+	if (r->pairs_rc == SQLITE_ROW && sqlite3_column_int64(r->pairs, 0) == o.seq &&
+	    join_key(r->pairs, 1, &alloc_seq)) {
 		key = (uint64_t)alloc_seq;
 		freed = hmap_get(&r->live, &key);
 		paired = 1;
@@ -379,11 +389,15 @@ int timeline_rows_each(struct db *db, int (*fn)(void *arg, const struct iv *x), 
 	if (!(r.by_alloc = db_prepare(db, by_alloc_sql, err)))
 		goto out;
 	r.by_alloc_rc = sqlite3_step(r.by_alloc);
+	if (!(r.pairs = db_prepare(db, pairs_sql, err)))
+		goto out;
+	r.pairs_rc = sqlite3_step(r.pairs);
 	if (!(st = db_prepare(db, ops_sql, err)) || each_row(db, st, op_row, &r, err) < 0)
 		goto out;
 	rc = never_freed(&r);
 out:
 	sqlite3_finalize(r.by_alloc);
+	sqlite3_finalize(r.pairs);
 	sound_judge_release(&r.judge);
 	hmap_release(&r.live);
 	free(r.early);
