@@ -8,13 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "lib/spillmap.h"
 
 #define BLOCK 128                           /* records per index entry */
 #define BLOOM_BITS ((uint64_t)1 << 28)      /* 32 MiB */
-#define BLOOM_K 4
+#define BLOOM_K 5
 
 struct spillmap_run {
 	off_t off;                          /* bytes */
@@ -41,7 +42,8 @@ void spillmap_release(struct spillmap *m)
 	for (size_t i = 0; i < m->nruns; i++)
 		free(m->runs[i].index);
 	free(m->runs);
-	free(m->bloom);
+	if (m->bloom)
+		munmap(m->bloom, BLOOM_BITS / 8);
 	if (m->fd >= 0)
 		close(m->fd);
 	m->runs = NULL;
@@ -84,25 +86,36 @@ static void bloom_hashes(const struct spillmap *m, const uint64_t *key, uint64_t
 	*h2 = mix(h + 0x632be59bd9b4e019ULL) | 1;
 }
 
+/*
+ * A blocked filter: the K bits of a key are in one 64-byte block (one
+ * cache line, one miss per lookup instead of K), picked by h1; h2 picks
+ * the bits in it.
+ */
+#define BLOCK_WORDS 8
+#define NBLOCKS (BLOOM_BITS / (64 * BLOCK_WORDS))
+
 static void bloom_add(struct spillmap *m, const uint64_t *key)
 {
-	uint64_t h1, h2;
+	uint64_t h1, h2, *b;
 	bloom_hashes(m, key, &h1, &h2);
+	b = m->bloom + (h1 & (NBLOCKS - 1)) * BLOCK_WORDS;
 	for (int i = 0; i < BLOOM_K; i++) {
-		uint64_t bit = (h1 + (uint64_t)i * h2) & (BLOOM_BITS - 1);
-		m->bloom[bit >> 6] |= (uint64_t)1 << (bit & 63);
+		unsigned bit = (unsigned)(h2 >> (9 * i)) & 511;
+		b[bit >> 6] |= (uint64_t)1 << (bit & 63);
 	}
 }
 
 static int bloom_has(const struct spillmap *m, const uint64_t *key)
 {
 	uint64_t h1, h2;
+	const uint64_t *b;
 	if (!m->bloom)
 		return 0;
 	bloom_hashes(m, key, &h1, &h2);
+	b = m->bloom + (h1 & (NBLOCKS - 1)) * BLOCK_WORDS;
 	for (int i = 0; i < BLOOM_K; i++) {
-		uint64_t bit = (h1 + (uint64_t)i * h2) & (BLOOM_BITS - 1);
-		if (!(m->bloom[bit >> 6] & (uint64_t)1 << (bit & 63)))
+		unsigned bit = (unsigned)(h2 >> (9 * i)) & 511;
+		if (!(b[bit >> 6] & (uint64_t)1 << (bit & 63)))
 			return 0;
 	}
 	return 1;
@@ -289,8 +302,13 @@ static int evict(struct spillmap *m, const char **why)
 		hmap_del(&m->mem, (const uint64_t *)(recs + i * m->rec_size));
 	key_words_for_sort = kw;
 	qsort(recs, n, m->rec_size, rec_cmp);
-	if (!m->bloom && !(m->bloom = calloc(BLOOM_BITS / 64, 8)))
-		goto fail;
+	if (!m->bloom) {
+		/* Zeroed pages, touched as used, page aligned: a block is one cache line. */
+		void *p = mmap(NULL, BLOOM_BITS / 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			goto fail;
+		m->bloom = p;
+	}
 	for (size_t i = 0; i < n; i++)
 		bloom_add(m, (const uint64_t *)(recs + i * m->rec_size));
 	*why = "cannot write to a temporary file";

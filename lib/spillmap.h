@@ -12,7 +12,7 @@
  * is new without reading the file; one it may have seen is looked up in
  * the runs (newest first; one read of a block each, through an index of
  * every 128th key) and comes back into memory.  Memory: the entries held,
- * the filter (32 MiB, once something was written out) and the index.
+ * the filter (32 MiB, once something was written out; blocked: one cache line per lookup) and the index.
  * Exact: a key is found wherever it is.
  */
 #ifndef MAPPROF_LIB_SPILLMAP_H
