@@ -212,6 +212,8 @@ DB_OBJS := \
 # attribute/, detect/, findings/, plan/, output/, compare/.
 REPORT_OBJS := \
 	$(B)/lib/hmap.o \
+	$(B)/lib/extsort.o \
+	$(B)/lib/spillmap.o \
 	$(B)/lib/outfile.o \
 	$(B)/lib/ranks.o \
 	$(B)/lib/termesc.o \
@@ -246,6 +248,7 @@ REPORT_OBJS := \
 	$(B)/report/detect/occurrence.o \
 	$(B)/report/findings/analysis.o \
 	$(B)/report/findings/findings.o \
+	$(B)/report/findings/opspill.o \
 	$(B)/report/findings/totals.o \
 	$(B)/report/findings/results.o \
 	$(B)/report/findings/cost.o \
@@ -503,6 +506,7 @@ $(B)/bench/real/%.fixed: bench/real/%.c
 
 bench: all samples $(BENCH_PROGS) $(REAL_PROGS) $(B)/bench/hash_bench $(B)/bench/wtrack_bench $(BENCH_TOOLS)
 	$(Q)bench/run.sh $(B)
+	$(Q)if [ -n "$(BENCH_LARGE)" ]; then bench/report_large.sh $(B) $(BENCH_LARGE_EVENTS); fi
 
 bench-real: all $(REAL_PROGS) $(BENCH_TOOLS)
 	$(Q)bench/run.sh $(B) real
@@ -545,6 +549,8 @@ help:
 	@echo "make fresh-check  the README's set-up lines in a new minbase Debian 12 root (root, debootstrap)"
 	@echo "make bench    measure what recording costs (BENCH_RUNS=31, BENCH_REAL_RUNS=8)"
 	@echo "make bench-real  the realistic suite alone (bench/real/, BENCH_REAL_RUNS=8)"
+	@echo "make bench-large  'mapprof report' of 10, 30, 100 M synthetic events: time, peak RSS"
+	@echo "                  (BENCH_LARGE_EVENTS; also in 'make bench' with BENCH_LARGE=1)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
 	@echo "make gpu-builds  build the programs for GPU_TARGET=$(GPU_TARGET) into $(GB) (docs/gpu.md)"
 	@echo "make gpu-bundle  the folder to carry to a GPU machine: $(GPU_BUNDLE) (docs/gpu.md)"
@@ -567,7 +573,13 @@ bench-report: all
 	$(Q)/usr/bin/time -f 'mapprof report: %e s wall, %U s user, %M KiB peak RSS' \
 	  $(B)/mapprof report -q --no-html --json $(B)/bench/report.json $(B)/bench/events.db
 
-.PHONY: golden-update bench-report
+# The report stage at 10, 30 and 100 million events: seconds and peak RSS of
+# each (bench/report_large.sh; the databases stay in $(B)/bench/large/).
+BENCH_LARGE_EVENTS ?= 10 30 100
+bench-large: all
+	$(Q)bench/report_large.sh $(B) $(BENCH_LARGE_EVENTS)
+
+.PHONY: golden-update bench-report bench-large
 # END report targets
 
 # The includes point one way (README.md, "Architecture"); also run by 'make test'.

@@ -1,12 +1,16 @@
 /*
  * timeline.c - binning the run's events per device and lane (see timeline.h).
  *
- * Every interval is read once into an array (about 48 bytes per event:
- * timeline_rows.h), the span is taken from them, and each (device, lane)
- * gets its bins.  Busy time is spread over the bins an interval covers with
- * a difference array, so a long interval costs O(1) and the whole build is
- * O(events + devices * bins), plus one sort of the allocation endpoints for
- * the mapped-bytes peaks.
+ * The intervals are streamed twice (timeline_rows.h), never held: the first
+ * pass takes the span, the devices and the threads; the second gives every
+ * (device, lane) and (device, thread) its bins at once, keeps the intervals
+ * of those with at most TIMELINE_EXACT_LIMIT of them (dropped past that) and
+ * the marks, and sends the allocation endpoints through lib/extsort.h for
+ * the mapped-bytes peaks.  Busy time is spread over the bins an interval
+ * covers with a difference array, so a long interval costs O(1) and the
+ * whole build is O(events + devices * bins) in time, O(devices * (lanes +
+ * threads) * bins) in memory, plus the sort of the endpoints (bounded
+ * memory, a temporary file past a million).
  *
  * The intervals are those of sound rows only (db/sound.h): every time is
  * then in [0, DB_VALUE_MAX], so spans and bin arithmetic stay far from
@@ -21,6 +25,7 @@
 #include "db/timeline.h"
 #include "db/timeline_rows.h"
 #include "db/threads.h"
+#include "lib/extsort.h"
 #include "lib/sat.h"
 #include "lib/sort.h"
 
@@ -39,12 +44,6 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
-
 static int has_seq(const int64_t *sorted, size_t n, int64_t seq)
 {
 	return seq >= 0 && n && bsearch(&seq, sorted, n, sizeof(*sorted), cmp_i64);
@@ -54,54 +53,18 @@ static int has_seq(const int64_t *sorted, size_t n, int64_t seq)
 struct endpoint {
 	int64_t t;
 	int64_t delta;
+	int64_t device;
 };
 
 static int cmp_endpoint(const void *a, const void *b)
 {
 	const struct endpoint *x = a, *y = b;
+	if (x->device != y->device)
+		return (x->device > y->device) - (x->device < y->device);
 	if (x->t != y->t)
 		return (x->t > y->t) - (x->t < y->t);
 	/* Frees before maps at the same instant: a reuse is not a peak. */
 	return (x->delta > y->delta) - (x->delta < y->delta);
-}
-
-/* Peak bytes mapped per bin of one device's mapped lane (into b->bytes). */
-static int mapped_peaks(const struct ivs *all, int device, int64_t t0, int64_t w, int nbins,
-			struct bins *b)
-{
-	size_t n = 0, k = 0;
-	struct endpoint *ep;
-	int64_t live = 0;
-
-	for (size_t i = 0; i < all->n; i++)
-		if (all->v[i].lane == LANE_MAPPED && all->v[i].device == device)
-			n += 2;
-	ep = malloc((n ? n : 1) * sizeof(*ep));
-	if (!ep)
-		return -1;
-	for (size_t i = 0; i < all->n; i++) {
-		const struct iv *x = &all->v[i];
-		if (x->lane != LANE_MAPPED || x->device != device)
-			continue;
-		ep[k++] = (struct endpoint){ x->begin_ns, x->bytes };
-		ep[k++] = (struct endpoint){ x->end_ns, -x->bytes };
-	}
-	sort_array(ep, n, sizeof(*ep), cmp_endpoint);
-	k = 0;
-	for (int i = 0; i < nbins; i++) {
-		int64_t bin_end = t0 + (int64_t)(i + 1) * w;
-		int64_t peak = live;
-		while (k < n && ep[k].t < bin_end) {
-			live = sat_add_i64(live, ep[k++].delta);
-			if (live > peak)
-				peak = live;
-		}
-		b->bytes[i] = peak;
-		if (peak > b->peak)
-			b->peak = peak;
-	}
-	free(ep);
-	return 0;
 }
 
 static void bins_add(struct bins *b, const struct iv *x, int64_t t0, int64_t w, int nbins)
@@ -134,8 +97,8 @@ static void bins_add(struct bins *b, const struct iv *x, int64_t t0, int64_t w, 
 	}
 }
 
-/* Busy, count and bytes per bin (non-empty ones) and the totals into 'o'. */
-static void bins_json(json_t *o, struct bins *b, int64_t w, int nbins)
+/* Busy, count and bytes per bin (non-empty ones) and the totals into 'o' (the peak too: mapped). */
+static void bins_json(json_t *o, struct bins *b, int64_t w, int nbins, int with_peak)
 {
 	json_t *arr = json_array();
 	int64_t full = 0;
@@ -151,123 +114,9 @@ static void bins_json(json_t *o, struct bins *b, int64_t w, int nbins)
 	json_object_set_new(o, "count", json_integer(b->total_count));
 	json_object_set_new(o, "busy_ns", json_integer(b->total_busy));
 	json_object_set_new(o, "bytes", json_integer(b->total_bytes));
-	json_object_set_new(o, "bins", arr);
-}
-
-static void bins_clear(struct bins *b, int nbins)
-{
-	size_t sz = nbins * sizeof(int64_t);
-
-	memset(b->busy, 0, sz);
-	memset(b->count, 0, sz);
-	memset(b->bytes, 0, sz);
-	memset(b->diff, 0, sz + sizeof(int64_t));
-	b->total_count = b->total_busy = b->total_bytes = b->peak = 0;
-}
-
-/*
- * One host thread's lane on one device: every kernel, transfer, allocation
- * and delete it made there (not the mapped lifetimes, which span threads),
- * binned together; its intervals carry their lane's name.
- */
-static json_t *thread_json(struct bins *b, const struct ivs *all, int device, int thread,
-			   const struct thread_rows *threads, int64_t t0, int64_t w, int nbins)
-{
-	json_t *o = json_object();
-	const struct thread_row *r = thread_rows_find(threads, thread);
-
-	bins_clear(b, nbins);
-	for (size_t i = 0; i < all->n; i++)
-		if (all->v[i].device == device && all->v[i].thread == thread && all->v[i].lane != LANE_MAPPED)
-			bins_add(b, &all->v[i], t0, w, nbins);
-	json_object_set_new(o, "thread", json_integer(thread));
-	json_object_set_new(o, "tid", r && r->tid > 0 ? json_integer(r->tid) : json_null());
-	json_object_set_new(o, "role", json_string(thread_role(r)));
-	bins_json(o, b, w, nbins);
-	if (b->total_count <= TIMELINE_EXACT_LIMIT) {
-		json_t *ivs = json_array();
-		for (size_t i = 0; i < all->n; i++) {
-			const struct iv *x = &all->v[i];
-			if (x->device != device || x->thread != thread || x->lane == LANE_MAPPED)
-				continue;
-			json_array_append_new(ivs, json_pack("[IIIIs]", (json_int_t)x->begin_ns,
-							     (json_int_t)x->end_ns, (json_int_t)x->bytes,
-							     (json_int_t)x->seq, lane_names[x->lane]));
-		}
-		json_object_set_new(o, "intervals", ivs);
-	}
-	return o;
-}
-
-/* The threads with events on 'device' (mapped lifetimes aside), sorted and unique; NULL out of memory. */
-static int *thread_list(const struct ivs *all, int device, size_t *n)
-{
-	int *t = malloc((all->n ? all->n : 1) * sizeof(*t));
-	size_t m = 0, k = 0;
-
-	if (!t)
-		return NULL;
-	for (size_t i = 0; i < all->n; i++)
-		if (all->v[i].device == device && all->v[i].lane != LANE_MAPPED)
-			t[m++] = all->v[i].thread;
-	sort_array(t, m, sizeof(*t), cmp_int);
-	for (size_t i = 0; i < m; i++)
-		if (!k || t[k - 1] != t[i])
-			t[k++] = t[i];
-	*n = k;
-	return t;
-}
-
-static json_t *lane_json(struct bins *b, const struct ivs *all, int device, enum lane lane,
-			 int64_t w, int nbins)
-{
-	json_t *o = json_object(), *arr = json_array();
-	int64_t full = 0;
-
-	for (int i = 0; i < nbins; i++) {
-		full += b->diff[i];
-		b->busy[i] = sat_add_i64(b->busy[i], sat_mul_i64(full, w));
-		if (!b->busy[i] && !b->count[i] && !b->bytes[i])
-			continue;
-		json_array_append_new(arr, json_pack("[iIII]", i, (json_int_t)b->busy[i],
-						     (json_int_t)b->count[i], (json_int_t)b->bytes[i]));
-	}
-	json_object_set_new(o, "count", json_integer(b->total_count));
-	json_object_set_new(o, "busy_ns", json_integer(b->total_busy));
-	json_object_set_new(o, "bytes", json_integer(b->total_bytes));
-	if (lane == LANE_MAPPED)
+	if (with_peak)
 		json_object_set_new(o, "peak_bytes", json_integer(b->peak));
 	json_object_set_new(o, "bins", arr);
-	if (b->total_count <= TIMELINE_EXACT_LIMIT) {
-		json_t *ivs = json_array();
-		for (size_t i = 0; i < all->n; i++) {
-			const struct iv *x = &all->v[i];
-			if (x->device != device || x->lane != lane)
-				continue;
-			json_array_append_new(ivs, json_pack("[IIII]", (json_int_t)x->begin_ns,
-							     (json_int_t)x->end_ns, (json_int_t)x->bytes,
-							     (json_int_t)x->seq));
-		}
-		json_object_set_new(o, "intervals", ivs);
-	}
-	return o;
-}
-
-/* The device numbers that occur, sorted and unique; *n is their count. */
-static int *device_list(const struct ivs *all, size_t *n)
-{
-	int *d = malloc((all->n ? all->n : 1) * sizeof(*d));
-	size_t k = 0;
-	if (!d)
-		return NULL;
-	for (size_t i = 0; i < all->n; i++)
-		d[i] = all->v[i].device;
-	sort_array(d, all->n, sizeof(*d), cmp_int);
-	for (size_t i = 0; i < all->n; i++)
-		if (!k || d[k - 1] != d[i])
-			d[k++] = d[i];
-	*n = k;
-	return d;
 }
 
 static json_t *device_types(struct db *db)
@@ -287,40 +136,346 @@ static json_t *device_types(struct db *db)
 	return types;
 }
 
+/* A lane of a device, or a thread of a device: its bins and, while few, its intervals. */
+struct track {
+	struct bins b;
+	json_t *ivs;                  /* NULL past TIMELINE_EXACT_LIMIT intervals */
+	size_t nivs;
+};
+
+/* Everything of one device; threads by (sorted) position in 'threads'. */
+struct dev {
+	int device;
+	struct track lanes[LANE_COUNT];
+	int *threads;
+	size_t nthreads, threads_cap;
+	struct track *th;
+	int64_t peak;                 /* mapped lane: most bytes mapped at once */
+};
+
+struct build {
+	struct db *db;
+	struct dev *devs;
+	size_t ndev, devs_cap;
+	int64_t t0, t1, w;
+	int nbins;
+	size_t nrows;
+	const int64_t *marks;
+	size_t n_marks;
+	json_t *jmarks;               /* kernels' and operations' marks, in stream order */
+	json_t *lifemarks;            /* lifetimes' marks: [seq, seq2, mark] sorted after */
+	struct extsort *ends;
+	const char *why;
+};
+
+static struct dev *dev_of(struct build *t, int device, int create)
+{
+	size_t lo = 0, hi = t->ndev;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->devs[mid].device < device)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->ndev && t->devs[lo].device == device)
+		return &t->devs[lo];
+	if (!create)
+		return NULL;
+	if (t->ndev == t->devs_cap) {
+		size_t cap = t->devs_cap ? 2 * t->devs_cap : 8;
+		struct dev *v = realloc(t->devs, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		t->devs = v;
+		t->devs_cap = cap;
+	}
+	memmove(&t->devs[lo + 1], &t->devs[lo], (t->ndev - lo) * sizeof(*t->devs));
+	memset(&t->devs[lo], 0, sizeof(*t->devs));
+	t->devs[lo].device = device;
+	t->ndev++;
+	return &t->devs[lo];
+}
+
+/* Position of 'thread' among d's sorted threads; created when asked.  -1 absent or out of memory. */
+static long thread_pos(struct dev *d, int thread, int create)
+{
+	size_t lo = 0, hi = d->nthreads;
+
+	/* Most events come from the thread before. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->threads[mid] < thread)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < d->nthreads && d->threads[lo] == thread)
+		return (long)lo;
+	if (!create)
+		return -1;
+	if (d->nthreads == d->threads_cap) {
+		size_t cap = d->threads_cap ? 2 * d->threads_cap : 8;
+		int *v = realloc(d->threads, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		d->threads = v;
+		d->threads_cap = cap;
+	}
+	memmove(&d->threads[lo + 1], &d->threads[lo], (d->nthreads - lo) * sizeof(*d->threads));
+	d->threads[lo] = thread;
+	d->nthreads++;
+	return (long)lo;
+}
+
+/* Pass 1: the span, the devices and their threads. */
+static int span_row(void *arg, const struct iv *x)
+{
+	struct build *t = arg;
+	struct dev *d = dev_of(t, x->device, 1);
+
+	if (!d || (x->lane != LANE_MAPPED && thread_pos(d, x->thread, 1) < 0)) {
+		t->why = "out of memory";
+		return 1;
+	}
+	t->nrows++;
+	if (x->begin_ns < t->t0)
+		t->t0 = x->begin_ns;
+	if (x->end_ns > t->t1)
+		t->t1 = x->end_ns;
+	if (x->begin_ns > t->t1)
+		t->t1 = x->begin_ns;
+	return 0;
+}
+
+static int bins_alloc(struct bins *b, int nbins)
+{
+	b->busy = calloc(nbins, sizeof(int64_t));
+	b->count = calloc(nbins, sizeof(int64_t));
+	b->bytes = calloc(nbins, sizeof(int64_t));
+	b->diff = calloc(nbins + 1, sizeof(int64_t));
+	return b->busy && b->count && b->bytes && b->diff ? 0 : -1;
+}
+
+static void bins_free(struct bins *b)
+{
+	free(b->busy);
+	free(b->count);
+	free(b->bytes);
+	free(b->diff);
+}
+
+static void track_free(struct track *k)
+{
+	bins_free(&k->b);
+	json_decref(k->ivs);
+}
+
+/* Keep x's interval while the track has few; 'iv' is a new reference. */
+static void track_keep(struct track *k, json_t *iv)
+{
+	if (k->ivs && k->nivs < TIMELINE_EXACT_LIMIT) {
+		json_array_append_new(k->ivs, iv);
+		k->nivs++;
+		return;
+	}
+	json_decref(iv);
+	json_decref(k->ivs);   /* more than the limit: bins only */
+	k->ivs = NULL;
+}
+
+static int has_mark(const struct build *t, const struct iv *x)
+{
+	return t->n_marks && (has_seq(t->marks, t->n_marks, x->seq) || has_seq(t->marks, t->n_marks, x->seq2));
+}
+
+/* Pass 2: every interval into its lane's and its thread's bins. */
+static int bin_row(void *arg, const struct iv *in)
+{
+	struct build *t = arg;
+	struct iv x = *in;
+	struct dev *d = dev_of(t, x.device, 0);
+	struct track *k;
+
+	if (!d) {
+		t->why = "the run changed while its timeline was read";
+		return 1;
+	}
+	if (x.end_ns < 0)   /* still mapped at exit */
+		x.end_ns = t->t1;
+	k = &d->lanes[x.lane];
+	bins_add(&k->b, &x, t->t0, t->w, t->nbins);
+	if (x.lane == LANE_MAPPED) {
+		struct endpoint ep[2] = { { x.begin_ns, x.bytes, x.device }, { x.end_ns, -x.bytes, x.device } };
+		if (extsort_add(t->ends, &ep[0], &t->why) < 0 || extsort_add(t->ends, &ep[1], &t->why) < 0)
+			return 1;
+		/* [seq, seq2, ...]: put in the lifetimes' order (by allocation, then delete) at the end. */
+		if (k->ivs)
+			track_keep(k, json_pack("[IIIIII]", (json_int_t)x.seq, (json_int_t)x.seq2,
+						(json_int_t)x.begin_ns, (json_int_t)x.end_ns,
+						(json_int_t)x.bytes, (json_int_t)x.seq));
+		if (has_mark(t, &x))
+			json_array_append_new(t->lifemarks, json_pack("[II[IisIIIi]]", (json_int_t)x.seq,
+				(json_int_t)x.seq2, (json_int_t)x.seq, x.device, lane_names[x.lane],
+				(json_int_t)x.begin_ns, (json_int_t)x.end_ns, (json_int_t)x.bytes, x.thread));
+		return 0;
+	}
+	if (k->ivs)
+		track_keep(k, json_pack("[IIII]", (json_int_t)x.begin_ns, (json_int_t)x.end_ns,
+					(json_int_t)x.bytes, (json_int_t)x.seq));
+	{
+		long pos = thread_pos(d, x.thread, 0);
+		if (pos < 0) {
+			t->why = "the run changed while its timeline was read";
+			return 1;
+		}
+		k = &d->th[pos];
+		bins_add(&k->b, &x, t->t0, t->w, t->nbins);
+		if (k->ivs)
+			track_keep(k, json_pack("[IIIIs]", (json_int_t)x.begin_ns, (json_int_t)x.end_ns,
+						(json_int_t)x.bytes, (json_int_t)x.seq, lane_names[x.lane]));
+	}
+	if (has_mark(t, &x))
+		json_array_append_new(t->jmarks, json_pack("[IisIIIi]", (json_int_t)x.seq, x.device,
+							   lane_names[x.lane], (json_int_t)x.begin_ns,
+							   (json_int_t)x.end_ns, (json_int_t)x.bytes, x.thread));
+	return 0;
+}
+
+/* Sort [seq, seq2, ...] arrays by (seq, seq2): the lifetimes' order of old. */
+static int cmp_life(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	json_int_t xs = json_integer_value(json_array_get(x, 0)), ys = json_integer_value(json_array_get(y, 0));
+	json_int_t x2 = json_integer_value(json_array_get(x, 1)), y2 = json_integer_value(json_array_get(y, 1));
+	/* A lifetime that never ended (seq2 -1) was its allocation's only one. */
+	if (xs != ys)
+		return (xs > ys) - (xs < ys);
+	return (x2 > y2) - (x2 < y2);
+}
+
+static json_t *sorted_lives(json_t *arr)
+{
+	size_t n = json_array_size(arr);
+	json_t **v = malloc((n ? n : 1) * sizeof(*v)), *out = json_array();
+
+	if (!v)
+		return out;
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_array_get(arr, i);
+	sort_array(v, n, sizeof(*v), cmp_life);
+	for (size_t i = 0; i < n; i++)
+		json_array_append(out, v[i]);
+	free(v);
+	return out;
+}
+
+/* The peaks of every device's mapped lane, from the sorted endpoints (into lanes[MAPPED].b.bytes). */
+static int mapped_peaks(struct build *t)
+{
+	struct extsort_reader *r = extsort_read(t->ends);
+	struct endpoint ep;
+	int have, rc = 0;
+
+	if (!r)
+		return -1;
+	have = extsort_next(r, &ep);
+	for (size_t di = 0; di < t->ndev && have >= 0; di++) {
+		struct dev *d = &t->devs[di];
+		struct bins *b = &d->lanes[LANE_MAPPED].b;
+		int64_t live = 0;
+
+		while (have == 1 && ep.device < d->device)
+			have = extsort_next(r, &ep);
+		for (int i = 0; i < t->nbins && have >= 0; i++) {
+			int64_t bin_end = t->t0 + (int64_t)(i + 1) * t->w;
+			int64_t peak = live;
+			while (have == 1 && ep.device == d->device && ep.t < bin_end) {
+				live = sat_add_i64(live, ep.delta);
+				if (live > peak)
+					peak = live;
+				have = extsort_next(r, &ep);
+			}
+			b->bytes[i] = peak;
+			if (peak > b->peak)
+				b->peak = peak;
+		}
+	}
+	if (have < 0)
+		rc = -1;
+	extsort_reader_free(r);
+	return rc;
+}
+
+/* A lane's or a thread's JSON after the keys the caller set; the mapped lane's peak and lifetimes. */
+static void track_json(json_t *o, struct track *k, enum lane lane, int64_t w, int nbins)
+{
+	bins_json(o, &k->b, w, nbins, lane == LANE_MAPPED);
+	if (!k->ivs)
+		return;
+	if (lane == LANE_MAPPED) {
+		json_t *sorted = sorted_lives(k->ivs), *ivs = json_array(), *x;
+		size_t i;
+		json_array_foreach(sorted, i, x)
+			json_array_append_new(ivs, json_pack("[IIII]", json_integer_value(json_array_get(x, 2)),
+							     json_integer_value(json_array_get(x, 3)),
+							     json_integer_value(json_array_get(x, 4)),
+							     json_integer_value(json_array_get(x, 5))));
+		json_decref(sorted);
+		json_object_set_new(o, "intervals", ivs);
+	} else {
+		json_object_set(o, "intervals", k->ivs);
+	}
+}
+
+/*
+ * The endpoints of the mapped lane held in memory (2^20, 24 MiB) before
+ * they go through a temporary file; MAPPROF_REPORT_BUFFER sets it (and
+ * the findings' buffer: report/findings/analysis.c) for the tests.
+ */
+static size_t sort_buffer(void)
+{
+	const char *v = getenv("MAPPROF_REPORT_BUFFER");
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return (size_t)1 << 20;
+	n = strtoull(v, &end, 10);
+	return *end || !n ? (size_t)1 << 20 : (size_t)n;
+}
+
 json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, char **err)
 {
-	struct ivs all = { 0 };
-	int64_t *marks = NULL, t0 = INT64_MAX, t1 = INT64_MIN, w, span_bins;
-	int *devs = NULL, nbins;
-	size_t ndev = 0;
-	json_t *root = NULL, *jdevs, *jmarks, *types = NULL, *lanes;
-	struct bins b = { 0 };
+	struct build t = { .db = db, .t0 = INT64_MAX, .t1 = INT64_MIN };
+	int64_t *marks = NULL, span_bins;
+	json_t *root = NULL, *jdevs, *types = NULL, *lanes;
 	struct thread_rows threads = { 0 };
+	int rc;
 
-	if (timeline_rows_read(db, &all, err) < 0 || thread_rows_read(db, &threads, err) < 0)
+	t.jmarks = json_array();
+	t.lifemarks = json_array();
+	t.ends = extsort_new(sizeof(struct endpoint), cmp_endpoint, sort_buffer());
+	if (!t.jmarks || !t.lifemarks || !t.ends)
+		goto oom;
+	if (thread_rows_read(db, &threads, err) < 0)
 		goto out;
-
-	for (size_t i = 0; i < all.n; i++) {
-		if (all.v[i].begin_ns < t0)
-			t0 = all.v[i].begin_ns;
-		if (all.v[i].end_ns > t1)
-			t1 = all.v[i].end_ns;
-		if (all.v[i].begin_ns > t1)
-			t1 = all.v[i].begin_ns;
-	}
-	if (!all.n)
-		t0 = t1 = 0;
-	if (t1 <= t0)
-		t1 = t0 + 1;
-	for (size_t i = 0; i < all.n; i++)
-		if (all.v[i].end_ns < 0)   /* still mapped at exit */
-			all.v[i].end_ns = t1;
+	rc = timeline_rows_each(db, span_row, &t, err);
+	if (rc > 0)
+		goto failed;
+	if (rc < 0)
+		goto out;
+	if (!t.nrows)
+		t.t0 = t.t1 = 0;
+	if (t.t1 <= t.t0)
+		t.t1 = t.t0 + 1;
 	/* t0 >= 0 and t1 <= DB_VALUE_MAX + 1 (sound rows): no overflow below. */
-	w = (t1 - t0 + TIMELINE_MAX_BINS - 1) / TIMELINE_MAX_BINS;
-	if (w < 1)
-		w = 1;
-	span_bins = (t1 - t0 + w - 1) / w;
-	nbins = span_bins > TIMELINE_MAX_BINS ? TIMELINE_MAX_BINS : (int)span_bins;
+	t.w = (t.t1 - t.t0 + TIMELINE_MAX_BINS - 1) / TIMELINE_MAX_BINS;
+	if (t.w < 1)
+		t.w = 1;
+	span_bins = (t.t1 - t.t0 + t.w - 1) / t.w;
+	t.nbins = span_bins > TIMELINE_MAX_BINS ? TIMELINE_MAX_BINS : (int)span_bins;
 
 	if (n_marks) {
 		marks = malloc(n_marks * sizeof(*marks));
@@ -329,20 +484,36 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 		memcpy(marks, mark_seqs, n_marks * sizeof(*marks));
 		sort_array(marks, n_marks, sizeof(*marks), cmp_i64);
 	}
-	devs = device_list(&all, &ndev);
-	b.busy = calloc(nbins, sizeof(int64_t));
-	b.count = calloc(nbins, sizeof(int64_t));
-	b.bytes = calloc(nbins, sizeof(int64_t));
-	b.diff = calloc(nbins + 1, sizeof(int64_t));
-	if (!devs || !b.busy || !b.count || !b.bytes || !b.diff)
-		goto oom;
+	t.marks = marks;
+	t.n_marks = n_marks;
+	for (size_t i = 0; i < t.ndev; i++) {
+		struct dev *d = &t.devs[i];
+		for (int l = 0; l < LANE_COUNT; l++)
+			if (bins_alloc(&d->lanes[l].b, t.nbins) < 0 || !(d->lanes[l].ivs = json_array()))
+				goto oom;
+		d->th = calloc(d->nthreads ? d->nthreads : 1, sizeof(*d->th));
+		if (!d->th)
+			goto oom;
+		for (size_t j = 0; j < d->nthreads; j++)
+			if (bins_alloc(&d->th[j].b, t.nbins) < 0 || !(d->th[j].ivs = json_array()))
+				goto oom;
+	}
+	rc = timeline_rows_each(db, bin_row, &t, err);
+	if (rc > 0)
+		goto failed;
+	if (rc < 0)
+		goto out;
+	if (mapped_peaks(&t) < 0) {
+		t.why = "cannot read the sorted allocations back";
+		goto failed;
+	}
 
 	root = json_object();
 	types = device_types(db);
-	json_object_set_new(root, "start_ns", json_integer(t0));
-	json_object_set_new(root, "end_ns", json_integer(t1));
-	json_object_set_new(root, "bin_ns", json_integer(w));
-	json_object_set_new(root, "bins", json_integer(nbins));
+	json_object_set_new(root, "start_ns", json_integer(t.t0));
+	json_object_set_new(root, "end_ns", json_integer(t.t1));
+	json_object_set_new(root, "bin_ns", json_integer(t.w));
+	json_object_set_new(root, "bins", json_integer(t.nbins));
 	lanes = json_array();
 	for (int l = 0; l < LANE_COUNT; l++)
 		json_array_append_new(lanes, json_string(lane_names[l]));
@@ -350,56 +521,47 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 	jdevs = json_array();
 	json_object_set_new(root, "devices", jdevs);
 
-	for (size_t d = 0; d < ndev; d++) {
-		json_t *jd = json_object(), *jl = json_object(), *type;
+	for (size_t di = 0; di < t.ndev; di++) {
+		struct dev *d = &t.devs[di];
+		json_t *jd = json_object(), *jl = json_object(), *type, *jt = json_array();
 		char key[32];
-		snprintf(key, sizeof(key), "%d", devs[d]);
+		snprintf(key, sizeof(key), "%d", d->device);
 		type = json_object_get(types, key);
-		json_object_set_new(jd, "device", json_integer(devs[d]));
+		json_object_set_new(jd, "device", json_integer(d->device));
 		json_object_set(jd, "type", type ? type : json_null());
 		json_object_set_new(jd, "lanes", jl);
 		json_array_append_new(jdevs, jd);
 		for (int l = 0; l < LANE_COUNT; l++) {
-			size_t sz = nbins * sizeof(int64_t);
-			memset(b.busy, 0, sz);
-			memset(b.count, 0, sz);
-			memset(b.bytes, 0, sz);
-			memset(b.diff, 0, sz + sizeof(int64_t));
-			b.total_count = b.total_busy = b.total_bytes = b.peak = 0;
-			for (size_t i = 0; i < all.n; i++)
-				if (all.v[i].device == devs[d] && all.v[i].lane == (enum lane)l)
-					bins_add(&b, &all.v[i], t0, w, nbins);
-			if (!b.total_count)
+			json_t *o;
+			if (!d->lanes[l].b.total_count)
 				continue;
-			if (l == LANE_MAPPED && mapped_peaks(&all, devs[d], t0, w, nbins, &b) < 0)
-				goto oom;
-			json_object_set_new(jl, lane_names[l], lane_json(&b, &all, devs[d], l, w, nbins));
+			o = json_object();
+			track_json(o, &d->lanes[l], l, t.w, t.nbins);
+			json_object_set_new(jl, lane_names[l], o);
 		}
-		{
-			size_t nth = 0;
-			int *ths = thread_list(&all, devs[d], &nth);
-			json_t *jt = json_array();
-			if (!ths) {
-				json_decref(jt);
-				goto oom;
-			}
-			for (size_t i = 0; i < nth; i++)
-				json_array_append_new(jt, thread_json(&b, &all, devs[d], ths[i], &threads, t0, w, nbins));
-			free(ths);
-			json_object_set_new(jd, "threads", jt);
+		for (size_t j = 0; j < d->nthreads; j++) {
+			const struct thread_row *r = thread_rows_find(&threads, d->threads[j]);
+			json_t *o = json_object();
+			json_object_set_new(o, "thread", json_integer(d->threads[j]));
+			json_object_set_new(o, "tid", r && r->tid > 0 ? json_integer(r->tid) : json_null());
+			json_object_set_new(o, "role", json_string(thread_role(r)));
+			track_json(o, &d->th[j], LANE_COUNT, t.w, t.nbins);
+			json_array_append_new(jt, o);
 		}
+		json_object_set_new(jd, "threads", jt);
 	}
-
-	jmarks = json_array();
-	json_object_set_new(root, "marks", jmarks);
-	for (size_t i = 0; n_marks && i < all.n; i++) {
-		const struct iv *x = &all.v[i];
-		if (!has_seq(marks, n_marks, x->seq) && !has_seq(marks, n_marks, x->seq2))
-			continue;
-		json_array_append_new(jmarks, json_pack("[IisIIIi]", (json_int_t)x->seq, x->device,
-							lane_names[x->lane], (json_int_t)x->begin_ns,
-							(json_int_t)x->end_ns, (json_int_t)x->bytes, x->thread));
+	{
+		json_t *lives = sorted_lives(t.lifemarks), *x;
+		size_t i;
+		json_array_foreach(lives, i, x)
+			json_array_append(t.jmarks, json_array_get(x, 2));
+		json_decref(lives);
 	}
+	json_object_set(root, "marks", t.jmarks);
+	goto out;
+failed:
+	if (t.why)
+		db_fail(err, "cannot build the timeline of '%s': %s", db_path(db), t.why);
 	goto out;
 oom:
 	db_fail(err, "out of memory building the timeline of '%s'", db_path(db));
@@ -408,12 +570,18 @@ oom:
 out:
 	thread_rows_release(&threads);
 	json_decref(types);
-	free(all.v);
+	for (size_t i = 0; i < t.ndev; i++) {
+		for (int l = 0; l < LANE_COUNT; l++)
+			track_free(&t.devs[i].lanes[l]);
+		for (size_t j = 0; t.devs[i].th && j < t.devs[i].nthreads; j++)
+			track_free(&t.devs[i].th[j]);
+		free(t.devs[i].th);
+		free(t.devs[i].threads);
+	}
+	free(t.devs);
+	json_decref(t.jmarks);
+	json_decref(t.lifemarks);
+	extsort_free(t.ends);
 	free(marks);
-	free(devs);
-	free(b.busy);
-	free(b.count);
-	free(b.bytes);
-	free(b.diff);
 	return root;
 }

@@ -5,11 +5,11 @@
  * Every row is read, in seq order, and judged by db/sound.h's sound_op() or
  * sound_kernel() as it comes: the rules as a WHERE, per row and again on
  * the rows the views join, were most of the cost of an HTML report.  What
- * the joins gave comes from delete_pair_raw, read first: the pass over
- * data_op_raw notes, on each pair, what it learns of the pair's two rows
- * (the allocation's bytes, the delete's end, whether each is sound), in
- * whichever order they come; the deletes' bytes are filled in after it,
- * and the lifetimes made from the allocations it kept.
+ * the joins gave comes with each data operation from delete_pair_raw (the
+ * allocation a delete frees, by the pair's key); the allocations still
+ * mapped are kept in a map by seq (bytes, begin, device) until their delete
+ * comes, so that the delete gets their bytes and the lifetime is made then,
+ * in bounded memory at any length of run.
  *
  * Values are read as the views read them: sqlite3_value_int64() of what the
  * column holds, and begin_ns + dur_ns summed by SQLite, so that a sound row
@@ -20,34 +20,8 @@
 #include "db/db_internal.h"
 #include "db/sound.h"
 #include "db/timeline_rows.h"
+#include "lib/hmap.h"
 #include "lib/sort.h"
-
-#define NO_IV ((size_t)-1)
-
-/*
- * A row of delete_pair_raw, and what the pass over data_op_raw saw of its
- * rows: a sound row's bytes and end are never negative, so -1 says "no
- * sound row" (and a lifetime that ends at -1 never ends).
- */
-struct pair {
-	int64_t delete_seq;
-	int64_t alloc_bytes;      /* the allocation's, or -1 */
-	int64_t delete_end_ns;    /* the delete's, or -1 */
-	size_t delete_iv;         /* the delete's interval, or NO_IV */
-};
-
-/* A pair whose alloc_seq can equal a seq, by (alloc_seq, delete_seq). */
-struct by_alloc {
-	int64_t alloc_seq;
-	size_t pair;
-};
-
-struct pairs {
-	struct pair *v;          /* by delete_seq */
-	size_t n, cap;
-	struct by_alloc *a;      /* as many as v */
-	size_t na;
-};
 
 static const char kernels_sql[] =
 	"SELECT k.seq, k.device, k.begin_ns, k.begin_ns + k.dur_ns, k.dur_ns, k.thread"
@@ -59,6 +33,15 @@ static const char ops_sql[] =
 	" d.dur_ns, d.thread FROM data_op_raw d ORDER BY d.seq";
 enum { OP_SEQ, OP_KIND, OP_SRC_DEV, OP_DST_DEV, OP_BYTES, OP_BEGIN, OP_END, OP_DUR, OP_THREAD, OP_NCOLS };
 
+/* The pairs by their key, walked beside the operations (a merge, not a lookup per row). */
+static const char pairs_sql[] =
+	"SELECT delete_seq, alloc_seq FROM delete_pair_raw ORDER BY delete_seq";
+
+/* How many deletes free each allocation: walked beside the operations. */
+static const char by_alloc_sql[] =
+	"SELECT alloc_seq FROM delete_pair_raw WHERE alloc_seq IS NOT NULL ORDER BY alloc_seq";
+
+
 /* A thread column: the collector's number, -1 when it is not an integer in range (not a rule of db/sound.h). */
 static int thread_of(sqlite3_value *v)
 {
@@ -68,23 +51,6 @@ static int thread_of(sqlite3_value *v)
 		return -1;
 	t = sqlite3_value_int64(v);
 	return t >= 0 && t <= INT32_MAX ? (int)t : -1;
-}
-
-static const char pairs_sql[] =
-	"SELECT delete_seq, alloc_seq FROM delete_pair_raw ORDER BY delete_seq";
-
-static int push(struct ivs *a, const struct iv *x)
-{
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 4096;
-		struct iv *v = realloc(a->v, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		a->v = v;
-		a->cap = cap;
-	}
-	a->v[a->n++] = *x;
-	return 0;
 }
 
 static void clamp_end(struct iv *x)
@@ -103,6 +69,46 @@ static int oom(struct db *db, char **err)
 	return db_fail(err, "out of memory reading the timeline of '%s'", db_path(db));
 }
 
+/* An allocation row not freed yet: what its delete and its lifetime take. */
+struct live_alloc {
+	int64_t bytes;           /* -1: the row is not sound */
+	int64_t begin_ns;
+	int device;
+	int freed;               /* a lifetime was made */
+	int64_t pending;         /* deletes still to come */
+};
+
+/* A delete read before the allocation it frees (no recording makes one). */
+struct early_delete {
+	int64_t alloc_seq, delete_seq, end_ns;
+};
+
+struct pass {
+	struct db *db;
+	struct sound_judge judge;
+	struct hmap live;        /* alloc seq -> struct live_alloc */
+	sqlite3_stmt *by_alloc;  /* by_alloc_sql, at the first alloc_seq >= the last asked */
+	int by_alloc_rc;         /* its last sqlite3_step() */
+	sqlite3_stmt *pairs;     /* pairs_sql, at the first delete_seq >= the last row's seq */
+	int pairs_rc;
+	struct early_delete *early;
+	size_t nearly, early_cap;
+	int (*fn)(void *arg, const struct iv *x);
+	void *arg;
+	int fn_rc;               /* fn's non-zero return */
+	char **err;
+};
+
+static int emit(struct pass *r, const struct iv *x)
+{
+	int rc = r->fn(r->arg, x);
+	if (rc) {
+		r->fn_rc = rc;
+		return -1;
+	}
+	return 0;
+}
+
 /* Step st to its end, calling row(ctx) on each row; finalizes st. */
 static int each_row(struct db *db, sqlite3_stmt *st, int (*row)(void *ctx, sqlite3_stmt *st),
 		    void *ctx, char **err)
@@ -114,21 +120,11 @@ static int each_row(struct db *db, sqlite3_stmt *st, int (*row)(void *ctx, sqlit
 			break;
 	sqlite3_finalize(st);
 	if (rc == SQLITE_ROW)
-		return -1;   /* row() has set *err */
+		return -1;   /* row() has set *err, or fn stopped */
 	if (rc != SQLITE_DONE)
 		return read_error(db, err);
 	return 0;
 }
-
-struct pass {
-	struct db *db;
-	struct sound_judge judge;
-	struct pairs pairs;
-	size_t pi, ai;           /* the pass's place in pairs.v and pairs.a */
-	struct ivs *out;
-	size_t *allocs, n_allocs, cap_allocs;   /* the sound allocations' intervals in out */
-	char **err;
-};
 
 static int kernel_row(void *ctx, sqlite3_stmt *st)
 {
@@ -154,7 +150,7 @@ static int kernel_row(void *ctx, sqlite3_stmt *st)
 		.lane = LANE_KERNELS,
 	};
 	clamp_end(&x);
-	return push(r->out, &x) < 0 ? oom(r->db, r->err) : 0;
+	return emit(r, &x);
 }
 
 /*
@@ -181,53 +177,52 @@ static int join_key(sqlite3_stmt *st, int i, int64_t *key)
 	}
 }
 
-static int pair_row(void *ctx, sqlite3_stmt *st)
+/* The lifetime of allocation 'seq' that delete 'delete_seq' (-1: none) ends at end_ns (-1: never). */
+static int lifetime(struct pass *r, int64_t seq, const struct live_alloc *a, int64_t delete_seq,
+		    int64_t end_ns)
 {
-	struct pass *r = ctx;
-	struct pairs *p = &r->pairs;
-	int64_t key;
-
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 4096;
-		struct pair *v = realloc(p->v, cap * sizeof(*v));
-		struct by_alloc *a;
-		if (!v)
-			return oom(r->db, r->err);
-		p->v = v;
-		if (!(a = realloc(p->a, cap * sizeof(*a))))
-			return oom(r->db, r->err);
-		p->a = a;
-		p->cap = cap;
-	}
-	p->v[p->n] = (struct pair){
-		.delete_seq = sqlite3_column_int64(st, 0),
-		.alloc_bytes = -1,
-		.delete_end_ns = -1,
-		.delete_iv = NO_IV,
+	struct iv x = {
+		.seq = seq,
+		.seq2 = delete_seq,
+		.begin_ns = a->begin_ns,
+		.end_ns = end_ns,
+		.bytes = a->bytes,
+		.device = a->device,
+		.thread = -1,   /* a lifetime spans threads */
+		.lane = LANE_MAPPED,
 	};
-	if (join_key(st, 1, &key))
-		p->a[p->na++] = (struct by_alloc){ key, p->n };
-	p->n++;
-	return 0;
+	clamp_end(&x);
+	return emit(r, &x);
 }
 
-static int cmp_by_alloc(const void *a, const void *b)
+/* The number of pairs that free allocation 'seq' (seqs asked in increasing order); -1 on error. */
+static int64_t pairs_of(struct pass *r, int64_t seq)
 {
-	const struct by_alloc *x = a, *y = b;
-	if (x->alloc_seq != y->alloc_seq)
-		return (x->alloc_seq > y->alloc_seq) - (x->alloc_seq < y->alloc_seq);
-	return (x->pair > y->pair) - (x->pair < y->pair);
+	int64_t n = 0, key;
+
+	while (r->by_alloc_rc == SQLITE_ROW) {
+		if (join_key(r->by_alloc, 0, &key)) {
+			if (key > seq)
+				break;
+			n += key == seq;
+		}
+		r->by_alloc_rc = sqlite3_step(r->by_alloc);
+	}
+	if (r->by_alloc_rc != SQLITE_ROW && r->by_alloc_rc != SQLITE_DONE)
+		return read_error(r->db, r->err);
+	return n;
 }
 
 static int op_row(void *ctx, sqlite3_stmt *st)
 {
 	struct pass *r = ctx;
-	struct pairs *p = &r->pairs;
 	sqlite3_value *c[OP_NCOLS];
 	struct sound_op_row o;
-	struct pair *del = NULL;
+	struct live_alloc *freed = NULL;
+	int64_t alloc_seq = 0, end_ns = -1;
+	uint64_t key;
+	int rc, kind, paired = 0;
 	struct iv x;
-	int rc, kind;
 
 	for (int i = 0; i < OP_NCOLS; i++)
 		c[i] = sqlite3_column_value(st, i);
@@ -240,8 +235,34 @@ static int op_row(void *ctx, sqlite3_stmt *st)
 		.begin_ns = c[OP_BEGIN],
 		.dur_ns = c[OP_DUR],
 	};
-	if ((rc = sound_op(&r->judge, &o, NULL, r->err)) <= 0)
+	/* The pair this row is the delete of (one: delete_seq is the key). */
+	while (r->pairs_rc == SQLITE_ROW && sqlite3_column_int64(r->pairs, 0) < o.seq)
+		r->pairs_rc = sqlite3_step(r->pairs);
+	if (r->pairs_rc != SQLITE_ROW && r->pairs_rc != SQLITE_DONE)
+		return read_error(r->db, r->err);
+	if (r->pairs_rc == SQLITE_ROW && sqlite3_column_int64(r->pairs, 0) == o.seq &&
+	    join_key(r->pairs, 1, &alloc_seq)) {
+		key = (uint64_t)alloc_seq;
+		freed = hmap_get(&r->live, &key);
+		paired = 1;
+	}
+	if ((rc = sound_op(&r->judge, &o, NULL, r->err)) < 0)
 		return rc;
+	if (rc == 0) {
+		/* Not sound: a lifetime it should end never ends. */
+		if (freed && freed->bytes >= 0 && lifetime(r, alloc_seq, freed, o.seq, -1) < 0)
+			return -1;
+		if (freed) {
+			freed->freed = 1;
+			if (--freed->pending <= 0) {
+				key = (uint64_t)alloc_seq;
+				hmap_del(&r->live, &key);
+			}
+		}
+		if (paired && !freed)
+			goto early;
+		return 0;
+	}
 	x = (struct iv){
 		.seq = o.seq,
 		.seq2 = -1,
@@ -252,17 +273,7 @@ static int op_row(void *ctx, sqlite3_stmt *st)
 		.thread = thread_of(c[OP_THREAD]),
 		.lane = LANE_ALLOC_OPS,
 	};
-	/* The pairs this row is the delete of (one: delete_seq is the key) or the allocation of. */
-	while (r->pi < p->n && p->v[r->pi].delete_seq < o.seq)
-		r->pi++;
-	while (r->ai < p->na && p->a[r->ai].alloc_seq < o.seq)
-		r->ai++;
-	if (r->pi < p->n && p->v[r->pi].delete_seq == o.seq) {
-		del = &p->v[r->pi];
-		del->delete_end_ns = x.end_ns;
-	}
-	for (size_t k = r->ai; k < p->na && p->a[k].alloc_seq == o.seq; k++)
-		p->v[p->a[k].pair].alloc_bytes = x.bytes;
+	end_ns = x.end_ns;
 	kind = sqlite3_value_int(c[OP_KIND]);
 	switch (kind) {
 	case 1: case 17: case 2: case 18:
@@ -273,84 +284,122 @@ static int op_row(void *ctx, sqlite3_stmt *st)
 		x.lane = LANE_FROM;
 		break;
 	case 4: case 20:
-		if (del)
-			del->delete_iv = r->out->n;
+		if (freed && freed->bytes >= 0)
+			x.bytes = freed->bytes;
 		break;
 	default:
-		return 0;   /* associate, disassociate: on no lane */
+		x.lane = LANE_COUNT;   /* associate, disassociate: on no lane */
+		break;
 	}
-	clamp_end(&x);
-	if (push(r->out, &x) < 0)
-		return oom(r->db, r->err);
-	if (kind != 1 && kind != 17)
-		return 0;
-	if (r->n_allocs == r->cap_allocs) {
-		size_t cap = r->cap_allocs ? 2 * r->cap_allocs : 4096;
-		size_t *v = realloc(r->allocs, cap * sizeof(*v));
+	if (x.lane != LANE_COUNT) {
+		clamp_end(&x);
+		if (emit(r, &x) < 0)
+			return -1;
+	}
+	if (freed) {
+		if (freed->bytes >= 0 && lifetime(r, alloc_seq, freed, o.seq, end_ns) < 0)
+			return -1;
+		freed->freed = 1;
+	} else if (paired) {
+		goto early;
+	}
+	/* A freed allocation leaves the map once its last delete has been read. */
+	if (freed && --freed->pending <= 0) {
+		key = (uint64_t)alloc_seq;
+		hmap_del(&r->live, &key);
+	}
+	if (kind == 1 || kind == 17) {
+		struct live_alloc *a, v = { x.bytes, x.begin_ns, x.device, 0, pairs_of(r, o.seq) };
+		int created;
+		if (v.pending < 0)
+			return -1;
+		/* Deletes read before it (no recording makes them). */
+		for (size_t i = 0; i < r->nearly; i++)
+			if (r->early[i].alloc_seq == o.seq) {
+				if (lifetime(r, o.seq, &v, r->early[i].delete_seq, r->early[i].end_ns) < 0)
+					return -1;
+				v.freed = 1;
+				v.pending--;
+			}
+		if (v.pending > 0 || !v.freed) {
+			key = (uint64_t)o.seq;
+			if (!(a = hmap_put(&r->live, &key, &created)))
+				return oom(r->db, r->err);
+			*a = v;
+		}
+	}
+	return 0;
+early:
+	if (r->nearly == r->early_cap) {
+		size_t cap = r->early_cap ? 2 * r->early_cap : 16;
+		struct early_delete *v = realloc(r->early, cap * sizeof(*v));
 		if (!v)
 			return oom(r->db, r->err);
-		r->allocs = v;
-		r->cap_allocs = cap;
+		r->early = v;
+		r->early_cap = cap;
 	}
-	r->allocs[r->n_allocs++] = r->out->n - 1;
+	r->early[r->nearly++] = (struct early_delete){ alloc_seq, o.seq, rc > 0 ? end_ns : -1 };
 	return 0;
 }
 
-/*
- * The lifetimes, after the pass: one per pair that frees an allocation (by
- * delete_seq), else one that never ends, for each allocation by seq.
- */
-static int add_lifetimes(struct pass *r)
-{
-	const struct pairs *p = &r->pairs;
-	size_t ai = 0;
+struct never {
+	int64_t seq;
+	struct live_alloc a;
+};
 
-	for (size_t i = 0; i < r->n_allocs; i++) {
-		struct iv x = r->out->v[r->allocs[i]];   /* a copy: push() moves out->v */
-		int freed = 0;
-		x.end_ns = -1;
-		x.lane = LANE_MAPPED;
-		x.thread = -1;   /* a lifetime spans threads */
-		while (ai < p->na && p->a[ai].alloc_seq < x.seq)
-			ai++;
-		for (size_t k = ai; k < p->na && p->a[k].alloc_seq == x.seq; k++, freed = 1) {
-			const struct pair *q = &p->v[p->a[k].pair];
-			x.seq2 = q->delete_seq;
-			x.end_ns = q->delete_end_ns;
-			clamp_end(&x);
-			if (push(r->out, &x) < 0)
-				return oom(r->db, r->err);
-		}
-		if (!freed && push(r->out, &x) < 0)
-			return oom(r->db, r->err);
-	}
-	return 0;
+static int cmp_never(const void *a, const void *b)
+{
+	const struct never *x = a, *y = b;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-int timeline_rows_read(struct db *db, struct ivs *out, char **err)
+/* The allocations never freed, by seq: lifetimes that never end. */
+static int never_freed(struct pass *r)
 {
-	struct pass r = { .db = db, .out = out, .err = err };
+	struct never *v = malloc((r->live.count ? r->live.count : 1) * sizeof(*v));
+	size_t n = 0, pos = 0;
+	const uint64_t *key;
+	void *val;
+	int rc = 0;
+
+	if (!v)
+		return oom(r->db, r->err);
+	while (hmap_next(&r->live, &pos, &key, &val)) {
+		const struct live_alloc *a = val;
+		if (!a->freed && a->bytes >= 0)
+			v[n++] = (struct never){ (int64_t)*key, *a };
+	}
+	sort_array(v, n, sizeof(*v), cmp_never);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = lifetime(r, v[i].seq, &v[i].a, -1, -1);
+	free(v);
+	return rc;
+}
+
+int timeline_rows_each(struct db *db, int (*fn)(void *arg, const struct iv *x), void *arg, char **err)
+{
+	struct pass r = { .db = db, .fn = fn, .arg = arg, .err = err };
 	sqlite3_stmt *st;
 	int rc = -1;
 
 	sound_judge_init(&r.judge, db);
+	hmap_init(&r.live, 1, sizeof(struct live_alloc));
 	if (!(st = db_prepare(db, kernels_sql, err)) || each_row(db, st, kernel_row, &r, err) < 0)
 		goto out;
-	if (!(st = db_prepare(db, pairs_sql, err)) || each_row(db, st, pair_row, &r, err) < 0)
+	if (!(r.by_alloc = db_prepare(db, by_alloc_sql, err)))
 		goto out;
-	sort_array(r.pairs.a, r.pairs.na, sizeof(*r.pairs.a), cmp_by_alloc);
+	r.by_alloc_rc = sqlite3_step(r.by_alloc);
+	if (!(r.pairs = db_prepare(db, pairs_sql, err)))
+		goto out;
+	r.pairs_rc = sqlite3_step(r.pairs);
 	if (!(st = db_prepare(db, ops_sql, err)) || each_row(db, st, op_row, &r, err) < 0)
 		goto out;
-	for (size_t i = 0; i < r.pairs.n; i++) {
-		const struct pair *q = &r.pairs.v[i];
-		if (q->delete_iv != NO_IV && q->alloc_bytes >= 0)
-			out->v[q->delete_iv].bytes = q->alloc_bytes;
-	}
-	rc = add_lifetimes(&r);
+	rc = never_freed(&r);
 out:
+	sqlite3_finalize(r.by_alloc);
+	sqlite3_finalize(r.pairs);
 	sound_judge_release(&r.judge);
-	free(r.pairs.v);
-	free(r.pairs.a);
-	free(r.allocs);
-	return rc;
+	hmap_release(&r.live);
+	free(r.early);
+	return r.fn_rc ? r.fn_rc : rc;
 }

@@ -26,20 +26,20 @@ struct iv {
 	enum lane lane;
 };
 
-struct ivs {
-	struct iv *v;
-	size_t n, cap;
-};
-
 /*
- * Append to *out, in this order: the kernels by seq, the data operations by
- * seq, then the lifetimes by alloc_seq and, for an allocation freed more
- * than once, by delete_seq.  A delete's bytes are those of the allocation it
- * frees when that row is sound; a lifetime ends where its delete does, or
- * (-1) never when the delete is missing or damaged.  An end before its begin
- * is moved to the begin.  Returns 0, or -1 with *err set (malloc'ed); the
- * caller frees out->v either way.
+ * Call fn(arg, x) for each interval, in this order: the kernels by seq, the
+ * data operations by seq, each with the lifetime it ends (a delete: after
+ * the delete's own interval), then the lifetimes that never end (their
+ * allocation was never freed) by alloc_seq.  A delete's bytes are those of
+ * the allocation it frees when that row is sound; a lifetime ends where its
+ * delete does, or (-1) never when the delete is missing or damaged.  An end
+ * before its begin is moved to the begin.
+ *
+ * Memory: per allocation still mapped at that point of the run, never per
+ * event.  (A delete recorded before the allocation it frees, which no
+ * recording makes, keeps its own bytes; its lifetime is still made.)
+ * Returns 0, fn's non-zero return, or -1 with *err set (malloc'ed).
  */
-int timeline_rows_read(struct db *db, struct ivs *out, char **err);
+int timeline_rows_each(struct db *db, int (*fn)(void *arg, const struct iv *x), void *arg, char **err);
 
 #endif

@@ -160,7 +160,7 @@ static int append(char **buf, const char *s)
 static int describe(const struct analysis *a, const struct finding *g, struct dfinding *f)
 {
 	char *dirs = NULL, dev[16];
-	json_t *var = a->attr && g->nops ? attribution_variable(a->attr, g->ops[0].seq) : NULL;
+	json_t *var = a->attr && g->first_op_seq >= 0 ? attribution_variable(a->attr, g->first_op_seq) : NULL;
 	int bad = 0;
 
 	f->kind = strdup(finding_kind_name(g->kind));
@@ -203,9 +203,9 @@ static int describe(const struct analysis *a, const struct finding *g, struct df
 	if (!bad && asprintf(&f->key, "%s%s", f->loose, dirs ? dirs : "") < 0)
 		f->key = NULL;
 	free(dirs);
-	/* The operations its fix removes (findings.h: finding_op_saved). */
-	if (g->nops && (f->ops = malloc(g->nops * sizeof(*f->ops))))
-		f->nops = finding_saved_ops(g, f->ops);
+	/* The operations its fix removes: diff_add_analysis() fills them. */
+	if (g->nops)
+		f->ops = malloc(g->nops * sizeof(*f->ops));
 	return bad || !f->kind || !f->flavour || !f->fingerprint || !f->key || !f->loose ||
 	       (g->nops && !f->ops) ? -1 : 0;
 }
@@ -235,6 +235,22 @@ int diff_add_analysis(struct diff *d, enum diff_side side, const char *path,
 	for (size_t i = 0; i < a->findings.n; i++) {
 		r->nf++;
 		if (describe(a, &a->findings.v[i], &r->f[i]) < 0)
+			goto oom;
+	}
+	/* The operations each fix removes (findings.h: finding_op_saved), in one pass. */
+	if (a->findings.n) {
+		struct priced_op **out = malloc(a->findings.n * sizeof(*out));
+		size_t *n = malloc(a->findings.n * sizeof(*n));
+		int bad = !out || !n;
+		for (size_t i = 0; !bad && i < a->findings.n; i++)
+			out[i] = r->f[i].ops;
+		if (!bad)
+			bad = findings_saved_ops(&a->findings, out, n) < 0;
+		for (size_t i = 0; !bad && i < a->findings.n; i++)
+			r->f[i].nops = n[i];
+		free(out);
+		free(n);
+		if (bad)
 			goto oom;
 	}
 	return 0;

@@ -19,6 +19,8 @@
  * still travelled twice, but keeping it may cost memory.  Hash collisions
  * are assumed away (64-bit XXH3 and equal size).
  */
+#include <stdlib.h>
+
 #include "report/detect/detect_duplicate.h"
 
 /*
@@ -38,15 +40,31 @@ static void content_key(const struct event *ev, uint64_t key[2])
 	key[1] = ev->bytes << 16 | (uint16_t)ev->dest_device;
 }
 
+/*
+ * Contents held in memory (lib/spillmap.h: the rest in a file):
+ * MAPPROF_REPORT_BUFFER sets it for the tests; 0: the default.
+ */
+static size_t seen_in_memory(void)
+{
+	const char *v = getenv("MAPPROF_REPORT_BUFFER");
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return 0;
+	n = strtoull(v, &end, 10);
+	return *end ? 0 : (size_t)n;
+}
+
 void dup_init(struct dup_detector *d)
 {
-	hmap_init(&d->seen, 2, sizeof(struct dup_seen));
+	spillmap_init(&d->seen, 2, sizeof(struct dup_seen), seen_in_memory());
 	hmap_init(&d->sources, 3, 0);
 }
 
 void dup_release(struct dup_detector *d)
 {
-	hmap_release(&d->seen);
+	spillmap_release(&d->seen);
 	hmap_release(&d->sources);
 }
 
@@ -73,9 +91,9 @@ int dup_feed(struct dup_detector *d, struct detect_ctx *ctx, const struct event 
 		return 0;
 	content_key(ev, key);
 	addr = transfer_host_addr(ev, ctx->cfg->host_device);
-	seen = hmap_put(&d->seen, key, &created);
+	seen = spillmap_put(&d->seen, key, &created, &ctx->why);
 	if (!seen)
-		return ctx_oom(ctx);
+		return -1;
 	if (created) {
 		seen->seq = (uint64_t)ev->seq;
 		seen->codeptr = ev->codeptr;

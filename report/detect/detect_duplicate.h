@@ -7,10 +7,12 @@
 #define MAPPROF_REPORT_DETECT_DUPLICATE_H
 
 #include "lib/hmap.h"
+#include "lib/spillmap.h"
 #include "report/detect/detect_common.h"
 
 struct dup_detector {
-	struct hmap seen;      /* (hash, bytes, dest) -> first receipt */
+	struct spillmap seen;  /* (hash, bytes, dest) -> first receipt: every content
+				  the run sent, the least recent in a file */
 	struct hmap sources;   /* (hash, bytes, dest, host addr): contents with
 				  several senders only */
 };

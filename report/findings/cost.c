@@ -12,6 +12,9 @@ void cost_init(struct cost_model *c, int host_device)
 {
 	memset(c, 0, sizeof(*c));
 	c->host_device = host_device;
+	for (int k = 0; k < COST_CLASS_COUNT; k++)
+		for (int i = 0; i < COST_BUCKETS; i++)
+			hmap_init(&c->b[k][i].values, 1, sizeof(uint64_t));
 }
 
 void cost_release(struct cost_model *c)
@@ -20,8 +23,80 @@ void cost_release(struct cost_model *c)
 		return;
 	for (int k = 0; k < COST_CLASS_COUNT; k++)
 		for (int i = 0; i < COST_BUCKETS; i++)
-			free(c->b[k][i].v);
-	memset(c->b, 0, sizeof(c->b));
+			hmap_release(&c->b[k][i].values);
+	c->distinct = 0;
+}
+
+static uint32_t float_bits(float v)
+{
+	uint32_t u;
+	memcpy(&u, &v, sizeof(u));
+	return u;
+}
+
+static float bits_float(uint32_t u)
+{
+	float v;
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+/* v with its low 'shift' mantissa bits rounded off (to nearest; samples are >= 0). */
+static uint32_t coarse(uint32_t bits, int shift)
+{
+	uint32_t half;
+	if (!shift)
+		return bits;
+	half = 1u << (shift - 1);
+	return (bits + half) & ~((1u << shift) - 1);
+}
+
+/* One more sample of value bits (already coarsened) 'count' times.  -1 out of memory. */
+static int bucket_put(struct cost_model *c, struct cost_bucket *b, uint32_t bits, uint64_t count)
+{
+	uint64_t key = bits;
+	int created;
+	uint64_t *n = hmap_put(&b->values, &key, &created);
+
+	if (!n)
+		return -1;
+	*n += count;
+	c->distinct += created;
+	return 0;
+}
+
+/*
+ * Over COST_MAX_DISTINCT values: round 4 more mantissa bits off the values
+ * of the bucket that holds most, until under the limit again.  The counts
+ * stay exact; only values that differ in those bits merge.
+ */
+static int coarsen(struct cost_model *c)
+{
+	while (c->distinct > COST_MAX_DISTINCT) {
+		struct cost_bucket *big = NULL, old;
+		size_t pos = 0;
+		const uint64_t *key;
+		void *val;
+
+		for (int k = 0; k < COST_CLASS_COUNT; k++)
+			for (int i = 0; i < COST_BUCKETS; i++)
+				if (c->b[k][i].shift < 20 &&
+				    (!big || c->b[k][i].values.count > big->values.count))
+					big = &c->b[k][i];
+		if (!big)
+			return 0;
+		old = *big;
+		hmap_init(&big->values, 1, sizeof(uint64_t));
+		big->shift += 4;
+		c->distinct -= old.values.count;
+		while (hmap_next(&old.values, &pos, &key, &val))
+			if (bucket_put(c, big, coarse((uint32_t)*key, big->shift), *(uint64_t *)val) < 0) {
+				hmap_release(&old.values);
+				return -1;
+			}
+		hmap_release(&old.values);
+	}
+	return 0;
 }
 
 static int bucket_of(uint64_t bytes)
@@ -59,22 +134,34 @@ int cost_feed(struct cost_model *c, const struct event *ev)
 	default: return 0;
 	}
 	b = &c->b[cls][bucket_of(ev->bytes)];
-	if (b->n == b->cap) {
-		size_t ncap = b->cap ? 2 * b->cap : 16;
-		float *v = realloc(b->v, ncap * sizeof(*v));
-		if (!v)
-			return -1;
-		b->v = v;
-		b->cap = ncap;
-	}
-	b->v[b->n++] = (float)(per_byte(cls) && ev->bytes ? ns / (double)ev->bytes : ns);
-	return 0;
+	if (bucket_put(c, b, coarse(float_bits((float)(per_byte(cls) && ev->bytes ? ns / (double)ev->bytes : ns)),
+				    b->shift), 1) < 0)
+		return -1;
+	b->n++;
+	return c->distinct > COST_MAX_DISTINCT ? coarsen(c) : 0;
 }
 
-static int cmp_float(const void *p, const void *q)
+/* A distinct sample value and how many samples had it. */
+struct value_count {
+	float v;
+	uint64_t n;
+};
+
+static int cmp_value(const void *p, const void *q)
 {
-	float x = *(const float *)p, y = *(const float *)q;
+	float x = ((const struct value_count *)p)->v, y = ((const struct value_count *)q)->v;
 	return (x > y) - (x < y);
+}
+
+/* The value of rank i (0-based) in the sorted samples that vc (sorted) counts. */
+static float at_rank(const struct value_count *vc, size_t m, uint64_t i)
+{
+	for (size_t j = 0; j < m; j++) {
+		if (i < vc[j].n)
+			return vc[j].v;
+		i -= vc[j].n;
+	}
+	return m ? vc[m - 1].v : 0;
 }
 
 /*
@@ -87,15 +174,20 @@ static int cmp_float(const void *p, const void *q)
  * interquartile mean priced its fix at a tenth of what it measured, the
  * trimmed mean within 10 %.  Under 5 operations: the median.
  */
-static double central(const float *v, size_t n)
+static double central(const struct value_count *vc, size_t m, uint64_t n)
 {
-	size_t cut = n / 10 ? n / 10 : 1, lo = cut, hi = n - cut;
+	uint64_t cut = n / 10 ? n / 10 : 1, lo = cut, hi = n - cut, rank = 0;
 	double sum = 0;
 
 	if (n < 5)
-		return n % 2 ? v[n / 2] : ((double)v[n / 2 - 1] + v[n / 2]) / 2;
-	for (size_t i = lo; i < hi; i++)
-		sum += v[i];
+		return n % 2 ? at_rank(vc, m, n / 2)
+			     : ((double)at_rank(vc, m, n / 2 - 1) + at_rank(vc, m, n / 2)) / 2;
+	/* Each sample added on its own, in order: the same sum as over the samples. */
+	for (size_t j = 0; j < m && rank < hi; j++) {
+		for (uint64_t k = 0; k < vc[j].n; k++, rank++)
+			if (rank >= lo && rank < hi)
+				sum += vc[j].v;
+	}
 	return sum / (double)(hi - lo);
 }
 
@@ -104,13 +196,28 @@ void cost_finish(struct cost_model *c)
 	for (int k = 0; k < COST_CLASS_COUNT; k++)
 		for (int i = 0; i < COST_BUCKETS; i++) {
 			struct cost_bucket *b = &c->b[k][i];
-			if (b->n) {
-				sort_array(b->v, b->n, sizeof(*b->v), cmp_float);
-				b->median = central(b->v, b->n);
+			size_t m = 0, pos = 0;
+			const uint64_t *key;
+			void *val;
+			struct value_count *vc;
+
+			if (!b->n)
+				continue;
+			vc = malloc(b->values.count * sizeof(*vc));
+			if (!vc) {
+				/* Out of memory: the bucket's operations keep their own times. */
+				b->n = 0;
+			} else {
+				while (hmap_next(&b->values, &pos, &key, &val))
+					vc[m++] = (struct value_count){ bits_float((uint32_t)*key),
+									*(uint64_t *)val };
+				sort_array(vc, m, sizeof(*vc), cmp_value);
+				b->median = central(vc, m, b->n);
+				free(vc);
 			}
-			free(b->v);
-			b->v = NULL;
-			b->cap = 0;
+			c->distinct -= b->values.count;
+			hmap_release(&b->values);
+			hmap_init(&b->values, 1, sizeof(uint64_t));
 		}
 }
 

@@ -15,8 +15,12 @@
  * recording differ from the next; a bucket with one operation prices it at
  * its own time.
  *
- * Fed every event of the stream by analysis_run(); memory: one float per
- * data operation until cost_finish().
+ * Fed every event of the stream by analysis_run(); memory: per bucket, one
+ * count per distinct sample value (a float: the trimmed mean over them is
+ * the one over every sample, bit for bit), never per operation.  A run with
+ * more than COST_MAX_DISTINCT distinct values in all coarsens the values of
+ * its fullest buckets (a few low mantissa bits rounded off, 1 part in 2^19
+ * at first): bounded memory at any length, exact below that.
  */
 #ifndef MAPPROF_REPORT_COST_H
 #define MAPPROF_REPORT_COST_H
@@ -25,6 +29,7 @@
 #include <stdint.h>
 
 #include "db/events.h"
+#include "lib/hmap.h"
 
 enum cost_class {
 	COST_TO_DEVICE,      /* host -> device */
@@ -37,14 +42,19 @@ enum cost_class {
 
 #define COST_BUCKETS 65      /* bytes 0, then one per power of two */
 
+#define COST_MAX_DISTINCT (1u << 18)
+
 struct cost_bucket {
-	float *v;            /* samples: ns per byte (transfers), ns (others) */
-	size_t n, cap;
+	struct hmap values;  /* float bits of a sample -> uint64_t count; samples:
+			      * ns per byte (transfers), ns (others) */
+	uint64_t n;          /* samples */
+	int shift;           /* low mantissa bits rounded off (0: exact) */
 	double median;       /* after cost_finish(): the 10 % trimmed mean (cost.c) */
 };
 
 struct cost_model {
 	int host_device;
+	size_t distinct;     /* values held in all buckets */
 	struct cost_bucket b[COST_CLASS_COUNT][COST_BUCKETS];
 };
 

@@ -9,6 +9,7 @@
 #include "lib/sat.h"
 #include "report/findings/findings.h"
 #include "lib/sort.h"
+#include "report/findings/opspill.h"
 
 enum { KEY_WORDS = 6 };
 
@@ -23,9 +24,11 @@ void findings_release(struct findings *f)
 	if (!f)
 		return;
 	for (size_t i = 0; i < f->n; i++)
-		free(f->v[i].ops);
+		free(f->v[i].events);
 	free(f->v);
 	hmap_release(&f->index);
+	opspill_free(f->ops);
+	free(f->pos_of_slot);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -71,9 +74,9 @@ static struct finding *group_of(struct findings *f, const struct occurrence *occ
 		return NULL;
 	if (!created)
 		return &f->v[*pos];
-	if (f->n == f->cap) {
+	if (f->n == f->cap || f->n > SPILL_MAX_SLOT) {
 		size_t ncap = f->cap ? 2 * f->cap : 16;
-		struct finding *v = realloc(f->v, ncap * sizeof(*v));
+		struct finding *v = f->n > SPILL_MAX_SLOT ? NULL : realloc(f->v, ncap * sizeof(*v));
 		if (!v) {
 			hmap_del(&f->index, key);
 			return NULL;
@@ -97,7 +100,48 @@ static struct finding *group_of(struct findings *f, const struct occurrence *occ
 	for (int i = 0; i < nkey; i++)
 		add_location(g->locations, &g->nlocations, cp[i]);
 	g->first_seq = INT64_MAX;
+	g->first_op_seq = -1;
+	g->slot = (uint32_t)f->n - 1;
 	return g;
+}
+
+/*
+ * Keep seq among the FINDING_MAX_EVENTS + 1 smallest distinct seqs (one
+ * more tells that there were more).  Operations arrive mostly in seq
+ * order: once full, a later seq costs one comparison.  -1 out of memory.
+ */
+static int keep_event(struct finding *g, int64_t seq)
+{
+	size_t lo = 0, hi = g->nkept;
+
+	if (g->nkept == FINDING_MAX_EVENTS + 1 && seq > g->events[g->nkept - 1])
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->events[mid] < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < g->nkept && g->events[lo] == seq)
+		return 0;
+	if (g->nkept == g->kept_cap && g->kept_cap < FINDING_MAX_EVENTS + 1) {
+		size_t ncap = g->kept_cap ? 2 * g->kept_cap : 4;
+		int64_t *v;
+		if (ncap > FINDING_MAX_EVENTS + 1)
+			ncap = FINDING_MAX_EVENTS + 1;
+		v = realloc(g->events, ncap * sizeof(*v));
+		if (!v)
+			return -1;
+		g->events = v;
+		g->kept_cap = ncap;
+	}
+	if (g->nkept == g->kept_cap)
+		g->nkept--;   /* the largest goes */
+	memmove(&g->events[lo + 1], &g->events[lo], (g->nkept - lo) * sizeof(*g->events));
+	g->events[lo] = seq;
+	g->nkept++;
+	return 0;
 }
 
 int findings_add(void *arg, const struct occurrence *occ)
@@ -105,20 +149,19 @@ int findings_add(void *arg, const struct occurrence *occ)
 	struct findings *f = arg;
 	struct finding *g = group_of(f, occ);
 
+	const char *why = NULL;
+
 	if (!g)
 		return -1;
-	if (g->nops + (size_t)occ->nops > g->ops_cap) {
-		size_t ncap = g->ops_cap ? 2 * g->ops_cap : 4;
-		struct finding_op *v = realloc(g->ops, ncap * sizeof(*v));
-		if (!v)
-			return -1;
-		g->ops = v;
-		g->ops_cap = ncap;
-	}
+	if (!f->ops && !(f->ops = opspill_new(f->buffer_ops)))
+		return -1;
 	for (int i = 0; i < occ->nops; i++) {
 		const struct op_ref *op = &occ->ops[i];
-		g->ops[g->nops++] = (struct finding_op){ op->seq, op->begin_ns, op->end_ns,
-							 (uint32_t)g->occurrences, op->role };
+		struct spill_op rec = { op->seq, op->begin_ns, op->end_ns, (uint32_t)g->occurrences,
+					SPILL_TAG(g->slot, op->role) };
+		if (opspill_add(f->ops, &rec, &why) < 0 || keep_event(g, op->seq) < 0)
+			return -1;
+		g->nops++;
 		add_location(g->locations, &g->nlocations, op->codeptr);
 		if (op->seq < g->first_seq)
 			g->first_seq = op->seq;
@@ -128,33 +171,6 @@ int findings_add(void *arg, const struct occurrence *occ)
 	g->occurrences++;
 	g->bytes = sat_add_u64(g->bytes, occ->bytes);
 	return 0;
-}
-
-static int cmp_op(const void *a, const void *b)
-{
-	const struct finding_op *x = a, *y = b;
-	if (x->begin_ns != y->begin_ns)
-		return x->begin_ns < y->begin_ns ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-static int op_less(const struct finding_op *x, const struct finding_op *y)
-{
-	return x->begin_ns < y->begin_ns || (x->begin_ns == y->begin_ns && x->seq < y->seq);
-}
-
-/*
- * Detectors report in stream order, so most findings' operations arrive
- * sorted already (a round trip's send or an allocation settled late are the
- * exceptions): checking is a pass, sorting millions is not.  (begin_ns, seq)
- * is unique within a finding, so skipping the sort changes nothing.
- */
-static int ops_sorted(const struct finding_op *ops, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-		if (op_less(&ops[i], &ops[i - 1]))
-			return 0;
-	return 1;
 }
 
 /*
@@ -218,25 +234,6 @@ int finding_op_saved(const struct finding *g, const struct finding_op *op)
 		 op->role == ROLE_SEND);
 }
 
-size_t finding_saved_ops(const struct finding *g, struct priced_op *out)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < g->nops; i++)
-		if (finding_op_saved(g, &g->ops[i]))
-			out[k++] = (struct priced_op){ g->ops[i], price_of(g, &g->ops[i]) };
-	return k;
-}
-
-/* The union of the operations of 'g' that fixing it removes. */
-static int64_t finding_union_ns(const struct finding *g)
-{
-	struct sweep s = { 0 };
-	for (size_t i = 0; i < g->nops; i++)
-		if (finding_op_saved(g, &g->ops[i]))
-			sweep_add(&s, &g->ops[i], price_of(g, &g->ops[i]));
-	return sweep_total(&s);
-}
-
 int64_t ops_union_ns(const struct finding_op *ops, size_t n)
 {
 	struct sweep s = { 0 };
@@ -253,88 +250,106 @@ int64_t priced_ops_ns(const struct priced_op *ops, size_t n)
 	return sweep_total(&s);
 }
 
-/*
- * The union over several findings' sorted operation lists: a k-way merge
- * with a binary heap of cursors, so no combined copy is made.
- */
-struct cursor {
-	const struct finding *f;
-	size_t pos;
+int findings_each_op(const struct findings *f,
+		     int (*fn)(void *arg, size_t pos, const struct finding_op *op), void *arg)
+{
+	struct opspill_reader *r;
+	struct spill_op rec;
+	int rc;
+
+	if (!f->ops || !f->n)
+		return 0;
+	if (!f->pos_of_slot || !(r = opspill_read(f->ops)))
+		return -1;
+	while ((rc = opspill_next(r, &rec)) == 1) {
+		struct finding_op op = { rec.seq, rec.begin_ns, rec.end_ns, rec.occurrence,
+					 SPILL_ROLE(rec.tag) };
+		size_t slot = SPILL_SLOT(rec.tag);
+		if (slot >= f->n) {
+			rc = -1;
+			break;
+		}
+		if ((rc = fn(arg, f->pos_of_slot[slot], &op)) != 0)
+			break;
+	}
+	opspill_reader_free(r);
+	return rc;
+}
+
+struct saved_pass {
+	const struct findings *f;
+	struct priced_op **out;
+	size_t *n;
 };
 
-static int cursor_less(const struct cursor *a, const struct cursor *b)
+static int saved_op(void *arg, size_t pos, const struct finding_op *op)
 {
-	return op_less(&a->f->ops[a->pos], &b->f->ops[b->pos]);
+	struct saved_pass *p = arg;
+	const struct finding *g = &p->f->v[pos];
+
+	if (p->out[pos] && finding_op_saved(g, op) && p->n[pos] < g->nops)
+		p->out[pos][p->n[pos]++] = (struct priced_op){ *op, price_of(g, op) };
+	return 0;
 }
 
-static void sift_down(struct cursor *h, size_t n, size_t i)
+int findings_saved_ops(const struct findings *f, struct priced_op **out, size_t *n)
 {
-	for (;;) {
-		size_t c = 2 * i + 1;
-		struct cursor t;
-		if (c >= n)
-			return;
-		if (c + 1 < n && cursor_less(&h[c + 1], &h[c]))
-			c++;
-		if (!cursor_less(&h[c], &h[i]))
-			return;
-		t = h[i];
-		h[i] = h[c];
-		h[c] = t;
-		i = c;
-	}
-}
+	struct saved_pass p = { f, out, n };
 
-/* The union over the n findings whose cursors h holds (each with operations). */
-static int64_t merge_union(struct cursor *h, size_t n)
-{
-	struct sweep s = { 0 };
-
-	for (size_t i = n; i-- > 0;)
-		sift_down(h, n, i);
-	while (n) {
-		/* A send kept by the fix is skipped here, not deduplicated: the
-		 * same operation still counts where another finding removes it. */
-		if (finding_op_saved(h[0].f, &h[0].f->ops[h[0].pos]))
-			sweep_add(&s, &h[0].f->ops[h[0].pos], price_of(h[0].f, &h[0].f->ops[h[0].pos]));
-		if (++h[0].pos == h[0].f->nops)
-			h[0] = h[--n];
-		sift_down(h, n, 0);
-	}
-	return sweep_total(&s);
-}
-
-/* Union over the findings of 'kind' (or all when kind < 0).  -1 when out of memory. */
-static int64_t union_over(const struct findings *f, int kind)
-{
-	struct cursor *h = malloc((f->n ? f->n : 1) * sizeof(*h));
-	size_t n = 0;
-	int64_t total;
-
-	if (!h)
-		return -1;
 	for (size_t i = 0; i < f->n; i++)
-		if ((kind < 0 || (int)f->v[i].kind == kind) && f->v[i].nops)
-			h[n++] = (struct cursor){ &f->v[i], 0 };
-	total = merge_union(h, n);
-	free(h);
-	return total;
+		n[i] = 0;
+	return findings_each_op(f, saved_op, &p) < 0 ? -1 : 0;
+}
+
+/* One sweep over the operations of the findings 'in' marks (by position). */
+struct members_pass {
+	const struct findings *f;
+	const unsigned char *in;
+	struct sweep s;
+};
+
+static int members_op(void *arg, size_t pos, const struct finding_op *op)
+{
+	struct members_pass *m = arg;
+	const struct finding *g = &m->f->v[pos];
+
+	/* A send kept by the fix is skipped here, not deduplicated: the same
+	 * operation still counts where another finding removes it. */
+	if (m->in[pos] && finding_op_saved(g, op))
+		sweep_add(&m->s, op, price_of(g, op));
+	return 0;
 }
 
 int64_t findings_union_ns(const struct findings *f, const size_t *members, size_t n)
 {
-	struct cursor *h = malloc((n ? n : 1) * sizeof(*h));
-	size_t k = 0;
-	int64_t total;
+	struct members_pass m = { f, NULL, { 0 } };
+	unsigned char *in;
+	size_t one = SIZE_MAX;
+	int several = 0;
 
-	if (!h)
+	for (size_t i = 0; i < n; i++) {
+		if (!f->v[members[i]].nops)
+			continue;
+		if (one != SIZE_MAX && members[i] != one)
+			several = 1;
+		one = members[i];
+	}
+	if (one == SIZE_MAX)
+		return 0;
+	if (!several)
+		return f->v[one].union_ns;   /* one finding: its own union, no pass */
+	in = calloc(f->n, 1);
+	if (!in)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (f->v[members[i]].nops)
-			h[k++] = (struct cursor){ &f->v[members[i]], 0 };
-	total = merge_union(h, k);
-	free(h);
-	return total;
+		in[members[i]] = 1;
+	m.in = in;
+	if (findings_each_op(f, members_op, &m) < 0) {
+		free(in);
+		return -1;
+	}
+	free(in);
+	return sweep_total(&m.s);
 }
 
 const char *module_locate(const struct run_module *modules, size_t n, uint64_t addr,
@@ -470,42 +485,83 @@ static void price(struct finding *g, const struct cost_model *cost)
 	}
 }
 
+/* The sweeps of findings_finish(): per finding, per kind, over all. */
+struct finish_pass {
+	const struct findings *f;
+	struct sweep *per;            /* by position */
+	int64_t *last_seq;            /* by position: distinct seqs */
+	struct sweep kind[FINDING_KIND_COUNT], all;
+};
+
+static int finish_op(void *arg, size_t pos, const struct finding_op *op)
+{
+	struct finish_pass *p = arg;
+	struct finding *g = (struct finding *)&p->f->v[pos];
+
+	if (g->first_op_seq < 0)
+		g->first_op_seq = op->seq;
+	if (!g->nevents || p->last_seq[pos] != op->seq) {
+		g->nevents++;
+		p->last_seq[pos] = op->seq;
+	}
+	if (finding_op_saved(g, op)) {
+		int64_t est = price_of(g, op);
+		sweep_add(&p->per[pos], op, est);
+		sweep_add(&p->kind[g->kind], op, est);
+		sweep_add(&p->all, op, est);
+	}
+	return 0;
+}
+
 int findings_finish(struct findings *f, const struct findings_context *ctx)
 {
 	int64_t duration = ctx->duration_ns > 0 ? ctx->duration_ns : 0;
+	struct finish_pass p = { f, NULL, NULL, { { 0 } }, { 0 } };
 	int64_t total;
+	int rc;
 
 	hmap_release(&f->index);
 	if (f->n)
 		sort_array(f->v, f->n, sizeof(f->v[0]), cmp_finding);
+	free(f->pos_of_slot);
+	f->pos_of_slot = malloc((f->n ? f->n : 1) * sizeof(*f->pos_of_slot));
+	p.per = calloc(f->n ? f->n : 1, sizeof(*p.per));
+	p.last_seq = calloc(f->n ? f->n : 1, sizeof(*p.last_seq));
+	if (!f->pos_of_slot || !p.per || !p.last_seq)
+		goto oom;
 	memset(f->kinds, 0, sizeof(f->kinds));
 	for (size_t i = 0; i < f->n; i++) {
 		struct finding *g = &f->v[i];
 		struct kind_summary *k = &f->kinds[g->kind];
 
 		g->id = (int)i + 1;
+		f->pos_of_slot[g->slot] = i;
 		price(g, ctx->cost);
-		if (!ops_sorted(g->ops, g->nops))
-			sort_array(g->ops, g->nops, sizeof(g->ops[0]), cmp_op);
-		g->savings_ns = finding_union_ns(g);
-		if (g->savings_ns > duration)
-			g->savings_ns = duration;
 		fingerprint(g, ctx);
+		g->first_op_seq = -1;
+		g->nevents = 0;
 		k->findings++;
 		k->occurrences += g->occurrences;
 		k->bytes = sat_add_u64(k->bytes, g->bytes);
 	}
+	/* One pass over every operation in (begin_ns, seq) order. */
+	rc = findings_each_op(f, finish_op, &p);
+	if (rc < 0)
+		goto oom;
+	for (size_t i = 0; i < f->n; i++) {
+		struct finding *g = &f->v[i];
+		g->union_ns = sweep_total(&p.per[i]);
+		g->savings_ns = g->union_ns > duration ? duration : g->union_ns;
+	}
+	free(p.per);
+	free(p.last_seq);
 	if (disambiguate(f) < 0)
 		return -1;
 	for (int kind = 0; kind < FINDING_KIND_COUNT; kind++) {
-		int64_t s = f->kinds[kind].findings ? union_over(f, kind) : 0;
-		if (s < 0)
-			return -1;
+		int64_t s = f->kinds[kind].findings ? sweep_total(&p.kind[kind]) : 0;
 		f->kinds[kind].savings_ns = s > duration ? duration : s;
 	}
-	total = union_over(f, -1);
-	if (total < 0)
-		return -1;
+	total = sweep_total(&p.all);
 	f->duration_ns = duration;
 	f->savings_ns = total > duration ? duration : total;
 	if (!duration)
@@ -515,4 +571,8 @@ int findings_finish(struct findings *f, const struct findings_context *ctx)
 	else
 		f->predicted_speedup = (double)duration / (double)(duration - f->savings_ns);
 	return 0;
+oom:
+	free(p.per);
+	free(p.last_seq);
+	return -1;
 }

@@ -42,7 +42,7 @@
 
 #define FINDING_MAX_LOCATIONS 8
 
-/* One operation of a finding (there may be millions: keep it small). */
+/* One operation of a finding, as the sweeps take it. */
 struct finding_op {
 	int64_t seq;
 	int64_t begin_ns;
@@ -50,6 +50,9 @@ struct finding_op {
 	uint32_t occurrence;          /* 0-based index of its occurrence in the finding */
 	uint32_t role;                /* enum op_role */
 };
+
+/* The smallest seqs of a finding's operations kept for the reports. */
+#define FINDING_MAX_EVENTS 1000
 
 struct finding {
 	int id;                       /* 1.. in output order (after finish) */
@@ -59,6 +62,7 @@ struct finding {
 	uint64_t occurrences;
 	uint64_t bytes;               /* sum of the occurrences' bytes */
 	int64_t savings_ns;
+	int64_t union_ns;             /* savings_ns before the cap at the duration */
 	int ndevices;
 	int devices[2];
 	uint64_t data_addr, data_bytes;
@@ -70,9 +74,18 @@ struct finding {
 	uint64_t origins[FINDING_MAX_LOCATIONS];
 	int64_t first_seq;            /* smallest seq of its operations */
 	int64_t est_ns[ROLE_COUNT];   /* the price of one operation of each role; -1: its own time */
-	/* The operations that would disappear; sorted by (begin_ns, seq) after finish. */
-	struct finding_op *ops;
-	size_t nops, ops_cap;
+	/*
+	 * Its operations are in the findings' store (struct findings 'ops'),
+	 * never here: a finding of a long run has millions.  Kept: how many,
+	 * the first in (begin_ns, seq) order, how many distinct seqs (after
+	 * finish), and the FINDING_MAX_EVENTS + 1 smallest distinct seqs.
+	 */
+	size_t nops;
+	int64_t first_op_seq;         /* -1 when it has none */
+	uint64_t nevents;
+	int64_t *events;
+	size_t nkept, kept_cap;
+	uint32_t slot;                /* its index when created (the store's tag) */
 };
 
 struct kind_summary {
@@ -82,10 +95,15 @@ struct kind_summary {
 	int64_t savings_ns;           /* union over the kind's operations */
 };
 
+struct opspill;
+
 struct findings {
 	struct finding *v;
 	size_t n, cap;
 	struct hmap index;            /* group key -> position in v (until finish) */
+	struct opspill *ops;          /* every finding's operations (opspill.h) */
+	size_t buffer_ops;            /* operations held in memory (0: the default) */
+	size_t *pos_of_slot;          /* after finish: slot -> position in v */
 	struct kind_summary kinds[FINDING_KIND_COUNT];
 	int64_t duration_ns;
 	int64_t savings_ns;           /* all kinds, each operation once, capped */
@@ -135,8 +153,8 @@ int64_t priced_ops_ns(const struct priced_op *ops, size_t n);
 /*
  * Union of the intervals of the operations that fixing the findings
  * f->v[members[0..n)] removes (finding_op_saved()), each operation once
- * however many of them hold it; after findings_finish() (operations
- * sorted).  Merged in place, no copy.  -1 when out of memory.
+ * however many of them hold it; after findings_finish() (a pass over the
+ * store of operations).  -1 when out of memory or the store cannot be read.
  */
 int64_t findings_union_ns(const struct findings *f, const size_t *members, size_t n);
 
@@ -150,9 +168,20 @@ int64_t findings_union_ns(const struct findings *f, const size_t *members, size_
 int finding_op_saved(const struct finding *g, const struct finding_op *op);
 
 /*
- * Copy into 'out' (room for g->nops) the operations of 'g' that
- * finding_op_saved() counts, in order, with their prices; returns how many.
+ * Fill out[i] (room for f->v[i].nops, NULL to skip it) with the operations
+ * of f->v[i] that finding_op_saved() counts, in (begin_ns, seq) order, with
+ * their prices, and n[i] with how many: one pass for all findings.  (For
+ * 'mapprof diff': memory per operation.)  0, or -1 when the store cannot
+ * be read.
  */
-size_t finding_saved_ops(const struct finding *g, struct priced_op *out);
+int findings_saved_ops(const struct findings *f, struct priced_op **out, size_t *n);
+
+/*
+ * Call fn for every operation of every finding, in (begin_ns, seq) order
+ * (after findings_finish()); its finding is f->v[pos].  Stops at fn's
+ * non-zero return and returns it; -1 when the store cannot be read.
+ */
+int findings_each_op(const struct findings *f,
+		     int (*fn)(void *arg, size_t pos, const struct finding_op *op), void *arg);
 
 #endif

@@ -1,6 +1,9 @@
 /*
  * findings_store.c - a struct findings as rows of the findings tables.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "db/findings.h"
 #include "report/findings/findings.h"
 #include "report/findings/findings_store.h"
@@ -27,15 +30,21 @@ static int store_finding(struct findings_writer *w, const struct finding *g, cha
 		.first_seq = g->first_seq,
 	};
 
-	if (findings_writer_finding(w, &r, err) < 0)
-		return -1;
-	for (size_t j = 0; j < g->nops; j++) {
-		const struct finding_op *op = &g->ops[j];
-		if (findings_writer_event(w, g->id, op->occurrence, op_role_name(op->role), op->seq,
-					  err) < 0)
-			return -1;
-	}
-	return 0;
+	return findings_writer_finding(w, &r, err);
+}
+
+struct store_pass {
+	struct findings_writer *w;
+	const struct findings *f;
+	char **err;
+};
+
+/* Each operation of each finding (in time order, not finding by finding). */
+static int store_op(void *arg, size_t pos, const struct finding_op *op)
+{
+	struct store_pass *p = arg;
+	return findings_writer_event(p->w, p->f->v[pos].id, op->occurrence, op_role_name(op->role),
+				     op->seq, p->err) < 0 ? 1 : 0;
 }
 
 static int store_summary(struct findings_writer *w, const char *kind, const struct kind_summary *k,
@@ -65,6 +74,15 @@ int findings_store(struct db *db, const struct findings *f, char **err)
 	for (size_t i = 0; i < f->n; i++)
 		if (store_finding(w, &f->v[i], err) < 0)
 			goto out;
+	{
+		struct store_pass p = { w, f, err };
+		int r = findings_each_op(f, store_op, &p);
+		if (r) {
+			if (r < 0 && err && !*err)
+				*err = strdup("cannot read the findings' operations back");
+			goto out;
+		}
+	}
 	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
 		all.findings += f->kinds[k].findings;
 		all.occurrences += f->kinds[k].occurrences;

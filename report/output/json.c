@@ -197,34 +197,15 @@ static json_t *summary_json(const struct analysis *a)
 	return o;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	const int64_t *x = a, *y = b;
-	return (*x > *y) - (*x < *y);
-}
-
+/* The smallest seqs of the finding's operations (findings.h keeps them). */
 static json_t *events_json(const struct finding *g, int *truncated)
 {
 	json_t *arr = json_array();
-	int64_t *seqs = malloc((g->nops ? g->nops : 1) * sizeof(*seqs));
-	size_t n = 0;
+	size_t n = g->nkept < REPORT_JSON_MAX_EVENTS ? g->nkept : REPORT_JSON_MAX_EVENTS;
 
-	*truncated = 0;
-	if (!seqs)
-		return arr;
-	for (size_t i = 0; i < g->nops; i++)
-		seqs[n++] = g->ops[i].seq;
-	sort_array(seqs, n, sizeof(*seqs), cmp_i64);
-	for (size_t i = 0, out = 0; i < n; i++) {
-		if (i && seqs[i] == seqs[i - 1])
-			continue;
-		if (out++ == REPORT_JSON_MAX_EVENTS) {
-			*truncated = 1;
-			break;
-		}
-		json_array_append_new(arr, json_integer(seqs[i]));
-	}
-	free(seqs);
+	*truncated = g->nkept > n;
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, json_integer(g->events[i]));
 	return arr;
 }
 
@@ -249,13 +230,16 @@ static json_t *finding_json(const struct analysis *a, const struct finding *g)
 	if (g->kind == FINDING_DUPLICATE_TRANSFER)
 		json_object_set_new(o, "origins", places(a, g->origins, g->norigins));
 	json_object_set_new(data, "bytes", json_integer((json_int_t)g->data_bytes));
-	var = a->attr && g->nops ? attribution_variable(a->attr, g->ops[0].seq) : NULL;
+	var = a->attr && g->first_op_seq >= 0 ? attribution_variable(a->attr, g->first_op_seq) : NULL;
 	if (var)
 		add_relative(a, var, "decl_file", "decl_path");
 	json_object_set_new(o, "variable", var ? var : json_null());
 	json_object_set_new(o, "data", data);
 	json_object_set_new(o, "events", events_json(g, &truncated));
 	json_object_set_new(o, "events_truncated", json_boolean(truncated));
+	json_object_set_new(o, "events_left_out", json_integer((json_int_t)(
+		g->nevents > json_array_size(json_object_get(o, "events"))
+			? g->nevents - json_array_size(json_object_get(o, "events")) : 0)));
 	json_object_set_new(o, "advice", json_string(finding_advice(g->kind, g->flavour)));
 	return o;
 }

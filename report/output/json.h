@@ -18,7 +18,7 @@
 #define REPORT_JSON_FORMAT "mapprof-report"
 #define REPORT_JSON_VERSION 1
 /* At most this many event seqs per finding in "events" (all are in the database). */
-#define REPORT_JSON_MAX_EVENTS 1000
+#define REPORT_JSON_MAX_EVENTS FINDING_MAX_EVENTS
 
 /* The document; NULL when out of memory.  The caller owns (decrefs) it. */
 json_t *report_json(const struct analysis *a);

@@ -42,7 +42,7 @@ static void print_place(FILE *out, const struct analysis *a, uint64_t addr)
 
 static void print_variable(FILE *out, const struct analysis *a, const struct finding *g)
 {
-	json_t *v = a->attr && g->nops ? attribution_variable(a->attr, g->ops[0].seq) : NULL;
+	json_t *v = a->attr && g->first_op_seq >= 0 ? attribution_variable(a->attr, g->first_op_seq) : NULL;
 	const char *name = json_string_value(json_object_get(v, "name"));
 	if (name) {
 		fputs(" '", out);

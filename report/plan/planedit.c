@@ -1515,7 +1515,7 @@ int plan_edit_build(const struct analysis *a, struct plan *pl, struct plan_sourc
 	in.rel = in.file ? path_relative(a->source_root, in.file) : "the source";
 	for (size_t i = 0; i < pl->nmembers; i++) {
 		const struct finding *g = &a->findings.v[pl->members[i]];
-		json_t *var = a->attr && g->nops ? attribution_variable(a->attr, g->ops[0].seq) : NULL;
+		json_t *var = a->attr && g->first_op_seq >= 0 ? attribution_variable(a->attr, g->first_op_seq) : NULL;
 		const char *name = json_string_value(json_object_get(var, "name"));
 		int bad = add_name(in.names[g->kind], name) < 0 ||
 			  add_name(in.names[FINDING_KIND_COUNT], name) < 0;

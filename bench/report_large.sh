@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# report_large.sh BUILD [MILLIONS...] - 'mapprof report' (JSON and HTML) of
+# synthetic runs of 10, 30 and 100 million events (bench/gen_events.sh): the
+# seconds and the peak RSS of each, to show that the report's memory does
+# not grow with the run (issue 27: at most 256 MiB) and its time is linear.
+#
+# 'make bench-large' runs it (BENCH_LARGE_EVENTS="10 30 100").  The
+# databases are kept in BUILD/bench/large/ (about 55 bytes an event: 5.4 GB
+# for 100 M) and made once; a size the disk cannot hold (with room for the
+# report's temporary files, in $TMPDIR or /tmp) is skipped, and said so.
+set -eu
+build=${1:?usage: report_large.sh BUILD [MILLIONS...]}
+shift
+sizes=${*:-10 30 100}
+src=$(cd "$(dirname "$0")/.." && pwd)
+dir=$build/bench/large
+mkdir -p "$dir"
+[ -x /usr/bin/time ] || { echo "bench-large: needs GNU time (/usr/bin/time)" >&2; exit 1; }
+
+printf '%-10s %10s %10s %12s %10s\n' events "wall s" "cpu s" "peak RSS" "us/event"
+for m in $sizes; do
+	iters=$((m * 1000000 / 9))
+	events=$((iters * 9))
+	db=$dir/events-${m}M.db
+	if [ ! -s "$db" ]; then
+		# The database, and as much again for the temporary files and the stored findings.
+		need_kb=$((events / 1000 * 110))
+		avail_kb=$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')
+		if [ "$avail_kb" -lt "$need_kb" ]; then
+			printf '%-10s skipped: %d MiB free in %s, %d MiB needed\n' "${m}M" \
+				$((avail_kb / 1024)) "$dir" $((need_kb / 1024))
+			continue
+		fi
+		"$src/bench/gen_events.sh" "$db.tmp" "$iters" && mv "$db.tmp" "$db"
+	fi
+	/usr/bin/time -o "$dir/time-${m}M" -f '%e %U %S %M' \
+		"$build/mapprof" report -q --json "$dir/report-${m}M.json" --html "$dir/report-${m}M.html" "$db"
+	read -r wall user sys rss <"$dir/time-${m}M"
+	awk -v m="$m" -v e="$events" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
+		printf "%-10s %10.1f %10.1f %8.0f MiB %10.2f\n", m "M", w, u + s, r / 1024, w * 1e6 / e }'
+done

@@ -1,0 +1,293 @@
+/*
+ * extsort.c - records sorted through a temporary file (lib/extsort.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/extsort.h"
+
+struct run {
+	off_t off;          /* in records */
+	size_t n;
+};
+
+struct extsort {
+	size_t size;
+	int (*cmp)(const void *, const void *);
+	char *buf;
+	size_t nbuf, alloc, cap;   /* held, allocated, most allocated */
+	int sealed;         /* buf sorted: no more adds */
+	int fd;             /* -1 until the first run */
+	struct run *runs;
+	size_t nruns, runs_cap;
+	uint64_t count;
+};
+
+struct extsort *extsort_new(size_t size, int (*cmp)(const void *, const void *), size_t buffer)
+{
+	struct extsort *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->size = size;
+	s->cmp = cmp;
+	s->cap = buffer ? buffer : (size_t)1 << 20;
+	s->fd = -1;
+	return s;
+}
+
+void extsort_free(struct extsort *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->buf);
+	free(s->runs);
+	free(s);
+}
+
+uint64_t extsort_count(const struct extsort *s)
+{
+	return s ? s->count : 0;
+}
+
+size_t extsort_runs(const struct extsort *s)
+{
+	return s ? s->nruns : 0;
+}
+
+/* An unlinked file in $TMPDIR or /tmp. */
+static int temp_fd(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path = NULL;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (asprintf(&path, "%s/mapprof-sort-XXXXXX", dir) < 0)
+		return -1;
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	free(path);
+	return fd;
+}
+
+static int write_all(int fd, const void *p, size_t len, off_t off)
+{
+	const char *c = p;
+	while (len) {
+		ssize_t w = pwrite(fd, c, len, off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		len -= (size_t)w;
+		off += w;
+	}
+	return 0;
+}
+
+/* The full buffer, sorted, as a run at the end of the file. */
+static int spill(struct extsort *s, const char **why)
+{
+	off_t off = s->nruns ? s->runs[s->nruns - 1].off + (off_t)s->runs[s->nruns - 1].n : 0;
+
+	if (s->fd < 0 && (s->fd = temp_fd()) < 0) {
+		*why = "cannot create a temporary file to sort in";
+		return -1;
+	}
+	if (s->nruns == s->runs_cap) {
+		size_t ncap = s->runs_cap ? 2 * s->runs_cap : 16;
+		struct run *v = realloc(s->runs, ncap * sizeof(*v));
+		if (!v) {
+			*why = "out of memory";
+			return -1;
+		}
+		s->runs = v;
+		s->runs_cap = ncap;
+	}
+	if (s->nbuf > 1)
+		qsort(s->buf, s->nbuf, s->size, s->cmp);
+	if (write_all(s->fd, s->buf, s->nbuf * s->size, off * (off_t)s->size) < 0) {
+		*why = "cannot write to a temporary file to sort in";
+		return -1;
+	}
+	s->runs[s->nruns++] = (struct run){ off, s->nbuf };
+	s->nbuf = 0;
+	return 0;
+}
+
+int extsort_add(struct extsort *s, const void *rec, const char **why)
+{
+	if (s->sealed) {
+		*why = "records added after reading";
+		return -1;
+	}
+	if (s->nbuf == s->cap && spill(s, why) < 0)
+		return -1;
+	if (s->nbuf == s->alloc) {
+		/* Grown to the cap, not allocated whole: most runs are small. */
+		size_t ncap = s->alloc ? 2 * s->alloc : 64;
+		char *v;
+		if (ncap > s->cap)
+			ncap = s->cap;
+		v = realloc(s->buf, ncap * s->size);
+		if (!v) {
+			*why = "out of memory";
+			return -1;
+		}
+		s->buf = v;
+		s->alloc = ncap;
+	}
+	memcpy(s->buf + s->nbuf++ * s->size, rec, s->size);
+	s->count++;
+	return 0;
+}
+
+/* --- reading: a k-way merge of the runs and the buffer ------------------- */
+
+#define READ_CHUNK 2048
+
+struct source {
+	const char *cur, *end;              /* what is buffered */
+	char *chunk;                        /* NULL for the memory buffer */
+	off_t next;                         /* next record of the run to read */
+	off_t stop;
+};
+
+struct extsort_reader {
+	struct extsort *s;
+	struct source *src;                 /* a heap of the sources not exhausted */
+	size_t n;
+	char **chunks;                      /* to free */
+	size_t nchunks;
+};
+
+static int fill(struct extsort_reader *r, struct source *x)
+{
+	size_t want, len = 0;
+	size_t size = r->s->size;
+
+	if (!x->chunk || x->next >= x->stop)
+		return 0;
+	want = (size_t)(x->stop - x->next) < READ_CHUNK ? (size_t)(x->stop - x->next) : READ_CHUNK;
+	while (len < want * size) {
+		ssize_t got = pread(r->s->fd, x->chunk + len, want * size - len,
+				    x->next * (off_t)size + (off_t)len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return -1;
+		len += (size_t)got;
+	}
+	x->next += (off_t)want;
+	x->cur = x->chunk;
+	x->end = x->chunk + want * size;
+	return 1;
+}
+
+static void sift(struct extsort_reader *r, size_t i)
+{
+	struct source *h = r->src;
+	size_t n = r->n;
+	int (*cmp)(const void *, const void *) = r->s->cmp;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+		struct source t;
+		if (c >= n)
+			return;
+		if (c + 1 < n && cmp(h[c + 1].cur, h[c].cur) < 0)
+			c++;
+		if (cmp(h[c].cur, h[i].cur) >= 0)
+			return;
+		t = h[i];
+		h[i] = h[c];
+		h[c] = t;
+		i = c;
+	}
+}
+
+struct extsort_reader *extsort_read(struct extsort *s)
+{
+	struct extsort_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	if (!s->sealed) {
+		if (s->nbuf > 1)
+			qsort(s->buf, s->nbuf, s->size, s->cmp);
+		s->sealed = 1;
+	}
+	r->s = s;
+	r->src = calloc(s->nruns + 1, sizeof(*r->src));
+	r->chunks = calloc(s->nruns + 1, sizeof(*r->chunks));
+	if (!r->src || !r->chunks) {
+		extsort_reader_free(r);
+		return NULL;
+	}
+	for (size_t i = 0; i < s->nruns; i++) {
+		struct source *x = &r->src[r->n];
+		x->chunk = r->chunks[r->nchunks++] = malloc(READ_CHUNK * s->size);
+		if (!x->chunk) {
+			extsort_reader_free(r);
+			return NULL;
+		}
+		x->next = s->runs[i].off;
+		x->stop = s->runs[i].off + (off_t)s->runs[i].n;
+		if (fill(r, x) < 0) {
+			extsort_reader_free(r);
+			return NULL;
+		}
+		if (x->cur < x->end)
+			r->n++;
+	}
+	if (s->nbuf) {
+		struct source *x = &r->src[r->n++];
+		memset(x, 0, sizeof(*x));
+		x->cur = s->buf;
+		x->end = s->buf + s->nbuf * s->size;
+	}
+	for (size_t i = r->n; i-- > 0;)
+		sift(r, i);
+	return r;
+}
+
+int extsort_next(struct extsort_reader *r, void *rec)
+{
+	struct source *top;
+
+	if (!r->n)
+		return 0;
+	top = &r->src[0];
+	memcpy(rec, top->cur, r->s->size);
+	top->cur += r->s->size;
+	if (top->cur == top->end) {
+		int rc = fill(r, top);
+		if (rc < 0)
+			return -1;
+		if (!rc)
+			*top = r->src[--r->n];
+	}
+	sift(r, 0);
+	return 1;
+}
+
+void extsort_reader_free(struct extsort_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nchunks; i++)
+		free(r->chunks[i]);
+	free(r->chunks);
+	free(r->src);
+	free(r);
+}

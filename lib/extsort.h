@@ -1,0 +1,46 @@
+/*
+ * extsort.h - fixed-size records sorted in bounded memory.
+ *
+ * Some passes of the report must see records in an order they do not
+ * arrive in (the findings' operations by time, the timeline's allocation
+ * endpoints by time), and a long run has hundreds of millions of them:
+ * more than memory holds.  So they are kept in a buffer of fixed size; a
+ * full buffer is sorted and written as a run to an unlinked temporary file
+ * ($TMPDIR, else /tmp), and reading them back merges the runs and the
+ * buffer.  Records that fit in the buffer never touch a file.
+ */
+#ifndef MAPPROF_LIB_EXTSORT_H
+#define MAPPROF_LIB_EXTSORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct extsort;
+struct extsort_reader;
+
+/*
+ * A sorter of records of 'size' bytes in the order of cmp (which must be
+ * total, so that the order does not depend on where the runs were cut),
+ * holding 'buffer' records in memory (0: 2^20).  NULL out of memory.
+ */
+struct extsort *extsort_new(size_t size, int (*cmp)(const void *, const void *), size_t buffer);
+void extsort_free(struct extsort *s);
+
+/* Add one; 0, or -1 with *why (static) when out of memory or the file failed. */
+int extsort_add(struct extsort *s, const void *rec, const char **why);
+
+/* Records added; runs written to the file (0: all in memory). */
+uint64_t extsort_count(const struct extsort *s);
+size_t extsort_runs(const struct extsort *s);
+
+/*
+ * Read every record in order; none may be added once a reader was opened.
+ * Passes may follow one another (not at once).  NULL when out of memory or
+ * the file cannot be read.
+ */
+struct extsort_reader *extsort_read(struct extsort *s);
+/* 1 with the record in *rec, 0 at the end, -1 when the file cannot be read. */
+int extsort_next(struct extsort_reader *r, void *rec);
+void extsort_reader_free(struct extsort_reader *r);
+
+#endif

@@ -1,0 +1,424 @@
+/*
+ * spillmap.c - recently used entries in memory, the rest in sorted runs of
+ * a temporary file (lib/spillmap.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lib/spillmap.h"
+
+#define BLOCK 128                           /* records per index entry */
+#define BLOOM_BITS ((uint64_t)1 << 28)      /* 32 MiB */
+#define BLOOM_K 5
+
+struct spillmap_run {
+	off_t off;                          /* bytes */
+	size_t n;                           /* records */
+	uint64_t *index;                    /* the key of every BLOCK-th record */
+};
+
+void spillmap_init(struct spillmap *m, size_t key_words, size_t val_size, size_t max_entries)
+{
+	memset(m, 0, sizeof(*m));
+	m->key_words = key_words;
+	m->val_size = val_size;
+	m->rec_size = 8 * key_words + val_size;
+	m->max_entries = max_entries ? max_entries : ((size_t)1 << 18) + ((size_t)1 << 17);
+	m->fd = -1;
+	hmap_init(&m->mem, key_words, 8 + val_size);
+}
+
+void spillmap_release(struct spillmap *m)
+{
+	if (!m)
+		return;
+	hmap_release(&m->mem);
+	for (size_t i = 0; i < m->nruns; i++)
+		free(m->runs[i].index);
+	free(m->runs);
+	if (m->bloom)
+		munmap(m->bloom, BLOOM_BITS / 8);
+	if (m->fd >= 0)
+		close(m->fd);
+	m->runs = NULL;
+	m->bloom = NULL;
+	m->nruns = 0;
+	m->fd = -1;
+}
+
+static int key_cmp(const uint64_t *a, const uint64_t *b, size_t words)
+{
+	for (size_t i = 0; i < words; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+static size_t key_words_for_sort;
+
+static int rec_cmp(const void *a, const void *b)
+{
+	return key_cmp(a, b, key_words_for_sort);
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static void bloom_hashes(const struct spillmap *m, const uint64_t *key, uint64_t *h1, uint64_t *h2)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+	for (size_t i = 0; i < m->key_words; i++)
+		h = mix(h ^ key[i]) + i;
+	*h1 = h;
+	*h2 = mix(h + 0x632be59bd9b4e019ULL) | 1;
+}
+
+/*
+ * A blocked filter: the K bits of a key are in one 64-byte block (one
+ * cache line, one miss per lookup instead of K), picked by h1; h2 picks
+ * the bits in it.
+ */
+#define BLOCK_WORDS 8
+#define NBLOCKS (BLOOM_BITS / (64 * BLOCK_WORDS))
+
+static void bloom_add(struct spillmap *m, const uint64_t *key)
+{
+	uint64_t h1, h2, *b;
+	bloom_hashes(m, key, &h1, &h2);
+	b = m->bloom + (h1 & (NBLOCKS - 1)) * BLOCK_WORDS;
+	for (int i = 0; i < BLOOM_K; i++) {
+		unsigned bit = (unsigned)(h2 >> (9 * i)) & 511;
+		b[bit >> 6] |= (uint64_t)1 << (bit & 63);
+	}
+}
+
+static int bloom_has(const struct spillmap *m, const uint64_t *key)
+{
+	uint64_t h1, h2;
+	const uint64_t *b;
+	if (!m->bloom)
+		return 0;
+	bloom_hashes(m, key, &h1, &h2);
+	b = m->bloom + (h1 & (NBLOCKS - 1)) * BLOCK_WORDS;
+	for (int i = 0; i < BLOOM_K; i++) {
+		unsigned bit = (unsigned)(h2 >> (9 * i)) & 511;
+		if (!(b[bit >> 6] & (uint64_t)1 << (bit & 63)))
+			return 0;
+	}
+	return 1;
+}
+
+static int io_all(int fd, void *p, size_t len, off_t off, int writing)
+{
+	char *c = p;
+	while (len) {
+		ssize_t k = writing ? pwrite(fd, c, len, off) : pread(fd, c, len, off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		c += k;
+		len -= (size_t)k;
+		off += k;
+	}
+	return 0;
+}
+
+static int temp_fd(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path = NULL;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (asprintf(&path, "%s/mapprof-seen-XXXXXX", dir) < 0)
+		return -1;
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	free(path);
+	return fd;
+}
+
+/* The index of a run whose records are at r->off (bytes) on file; reads them. */
+static int build_index(struct spillmap *m, struct spillmap_run *r)
+{
+	size_t nidx = (r->n + BLOCK - 1) / BLOCK;
+
+	free(r->index);
+	r->index = malloc((nidx ? nidx : 1) * 8 * m->key_words);
+	if (!r->index)
+		return -1;
+	for (size_t i = 0; i < nidx; i++)
+		if (io_all(m->fd, r->index + i * m->key_words, 8 * m->key_words,
+			   r->off + (off_t)(i * BLOCK * m->rec_size), 0) < 0)
+			return -1;
+	return 0;
+}
+
+/* A sequential reader of a run, for merging. */
+struct cursor {
+	const struct spillmap *m;
+	off_t next, stop;
+	char *buf;
+	size_t pos, len;                    /* records buffered, read */
+};
+
+#define CHUNK 4096
+
+static int cursor_fill(struct cursor *c)
+{
+	size_t want;
+	if (c->pos < c->len || c->next >= c->stop)
+		return 0;
+	want = (size_t)(c->stop - c->next) / c->m->rec_size;
+	if (want > CHUNK)
+		want = CHUNK;
+	if (io_all(c->m->fd, c->buf, want * c->m->rec_size, c->next, 0) < 0)
+		return -1;
+	c->next += (off_t)(want * c->m->rec_size);
+	c->pos = 0;
+	c->len = want;
+	return 0;
+}
+
+static const char *cursor_at(const struct cursor *c)
+{
+	return c->pos < c->len ? c->buf + c->pos * c->m->rec_size : NULL;
+}
+
+/* Merge the last two runs into one at the end of the file (the newer's records win). */
+static int merge_last(struct spillmap *m)
+{
+	struct spillmap_run *a = &m->runs[m->nruns - 2], *b = &m->runs[m->nruns - 1];
+	struct cursor ca = { m, a->off, a->off + (off_t)(a->n * m->rec_size), NULL, 0, 0 };
+	struct cursor cb = { m, b->off, b->off + (off_t)(b->n * m->rec_size), NULL, 0, 0 };
+	char *out = malloc(CHUNK * m->rec_size);
+	size_t nout = 0, total = 0;
+	off_t off = m->end;
+	int rc = -1;
+
+	ca.buf = malloc(CHUNK * m->rec_size);
+	cb.buf = malloc(CHUNK * m->rec_size);
+	if (!out || !ca.buf || !cb.buf)
+		goto out;
+	for (;;) {
+		const char *x, *y, *take;
+		if (cursor_fill(&ca) < 0 || cursor_fill(&cb) < 0)
+			goto out;
+		x = cursor_at(&ca);
+		y = cursor_at(&cb);
+		if (!x && !y)
+			break;
+		if (x && y) {
+			int c = key_cmp((const uint64_t *)x, (const uint64_t *)y, m->key_words);
+			if (c == 0)
+				ca.pos++;            /* the older copy goes */
+			take = c < 0 ? x : y;
+			if (c < 0)
+				ca.pos++;
+			else
+				cb.pos++;
+		} else if (x) {
+			take = x;
+			ca.pos++;
+		} else {
+			take = y;
+			cb.pos++;
+		}
+		memcpy(out + nout * m->rec_size, take, m->rec_size);
+		if (++nout == CHUNK) {
+			if (io_all(m->fd, out, nout * m->rec_size, off, 1) < 0)
+				goto out;
+			off += (off_t)(nout * m->rec_size);
+			total += nout;
+			nout = 0;
+		}
+	}
+	if (nout && io_all(m->fd, out, nout * m->rec_size, off, 1) < 0)
+		goto out;
+	total += nout;
+	off += (off_t)(nout * m->rec_size);
+#ifdef FALLOC_FL_PUNCH_HOLE
+	/* The two old runs' space goes back to the file system. */
+	/* Everything from the older run on is dead now: the two runs and what earlier merges left. */
+	(void)fallocate(m->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, a->off, m->end - a->off);
+#endif
+	free(b->index);
+	b->index = NULL;
+	a->off = m->end;
+	a->n = total;
+	m->end = off;
+	m->nruns--;
+	rc = build_index(m, a);
+out:
+	free(out);
+	free(ca.buf);
+	free(cb.buf);
+	return rc;
+}
+
+/* Write out the entries not used in the last max_entries / 2 puts. */
+static int evict(struct spillmap *m, const char **why)
+{
+	uint64_t old = m->clock > m->max_entries / 2 ? m->clock - m->max_entries / 2 : 0;
+	size_t n = 0, pos = 0, kw = m->key_words;
+	const uint64_t *key;
+	void *val;
+	char *recs = malloc((m->mem.count ? m->mem.count : 1) * m->rec_size);
+	struct spillmap_run *runs;
+
+	*why = "out of memory";
+	if (!recs)
+		return -1;
+	while (hmap_next(&m->mem, &pos, &key, &val)) {
+		uint64_t stamp;
+		memcpy(&stamp, val, 8);
+		if (stamp >= old)
+			continue;
+		memcpy(recs + n * m->rec_size, key, 8 * kw);
+		memcpy(recs + n * m->rec_size + 8 * kw, (char *)val + 8, m->val_size);
+		n++;
+	}
+	if (!n) {
+		free(recs);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		hmap_del(&m->mem, (const uint64_t *)(recs + i * m->rec_size));
+	key_words_for_sort = kw;
+	qsort(recs, n, m->rec_size, rec_cmp);
+	if (!m->bloom) {
+		/* Zeroed pages, touched as used, page aligned: a block is one cache line. */
+		void *p = mmap(NULL, BLOOM_BITS / 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			goto fail;
+		m->bloom = p;
+	}
+	for (size_t i = 0; i < n; i++)
+		bloom_add(m, (const uint64_t *)(recs + i * m->rec_size));
+	*why = "cannot write to a temporary file";
+	if (m->fd < 0 && (m->fd = temp_fd()) < 0)
+		goto fail;
+	if (io_all(m->fd, recs, n * m->rec_size, m->end, 1) < 0)
+		goto fail;
+	*why = "out of memory";
+	if (!(runs = realloc(m->runs, (m->nruns + 1) * sizeof(*runs))))
+		goto fail;
+	m->runs = runs;
+	m->runs[m->nruns++] = (struct spillmap_run){ m->end, n, NULL };
+	m->end += (off_t)(n * m->rec_size);
+	m->spilled += n;
+	free(recs);
+	*why = "cannot read back a temporary file";
+	if (build_index(m, &m->runs[m->nruns - 1]) < 0)
+		return -1;
+	/* Runs of similar size merge: O(log n) runs, each record rewritten O(log n) times. */
+	while (m->nruns >= 2 && m->runs[m->nruns - 2].n <= 2 * m->runs[m->nruns - 1].n)
+		if (merge_last(m) < 0)
+			return -1;
+	return 0;
+fail:
+	free(recs);
+	return -1;
+}
+
+/* Look 'key' up in the runs, newest first: 1 with its value in 'val', 0 absent, -1 error. */
+static int find_on_file(struct spillmap *m, const uint64_t *key, void *val)
+{
+	size_t kw = m->key_words;
+	char *block = NULL;
+	int rc = 0;
+
+	for (size_t r = m->nruns; r-- > 0 && rc == 0;) {
+		const struct spillmap_run *run = &m->runs[r];
+		size_t nidx = (run->n + BLOCK - 1) / BLOCK, lo = 0, hi = nidx, b, cnt;
+		/* The last block whose first key <= key. */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (key_cmp(run->index + mid * kw, key, kw) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo)
+			continue;
+		b = lo - 1;
+		cnt = run->n - b * BLOCK < BLOCK ? run->n - b * BLOCK : BLOCK;
+		if (!block && !(block = malloc(BLOCK * m->rec_size)))
+			return -1;
+		if (io_all(m->fd, block, cnt * m->rec_size, run->off + (off_t)(b * BLOCK * m->rec_size), 0) < 0) {
+			rc = -1;
+			break;
+		}
+		lo = 0;
+		hi = cnt;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			int c = key_cmp((const uint64_t *)(block + mid * m->rec_size), key, kw);
+			if (!c) {
+				memcpy(val, block + mid * m->rec_size + 8 * kw, m->val_size);
+				rc = 1;
+				break;
+			}
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	free(block);
+	return rc;
+}
+
+void *spillmap_put(struct spillmap *m, const uint64_t *key, int *created, const char **why)
+{
+	unsigned char *v = hmap_get(&m->mem, key), tmp[256];
+	int on_file = 0, made;
+
+	m->clock++;
+	if (v) {
+		memcpy(v, &m->clock, 8);
+		*created = 0;
+		return v + 8;
+	}
+	if (m->mem.count >= m->max_entries && evict(m, why) < 0)
+		return NULL;
+	if (bloom_has(m, key)) {
+		if (m->val_size > sizeof(tmp)) {
+			*why = "value too large";
+			return NULL;
+		}
+		on_file = find_on_file(m, key, tmp);
+		if (on_file < 0) {
+			*why = "cannot read back a temporary file";
+			return NULL;
+		}
+	}
+	v = hmap_put(&m->mem, key, &made);
+	if (!v) {
+		*why = "out of memory";
+		return NULL;
+	}
+	memcpy(v, &m->clock, 8);
+	if (on_file) {
+		memcpy(v + 8, tmp, m->val_size);
+		m->reloaded++;
+	}
+	*created = !on_file;
+	return v + 8;
+}
