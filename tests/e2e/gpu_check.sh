@@ -33,6 +33,12 @@ if [ ! -d "$hb" ]; then
 		case ${f##*/} in gpu | gpu-bundle | gpu-check-host | debcache) continue ;; esac
 		cp -a "$f" "$hb/"
 	done
+	# The dependency files name their objects by the build's path: renamed,
+	# or an object whose header changed (and not its .c) is never rebuilt
+	# here, and the bundle's mapprof mixes two layouts of a struct.
+	# (By its absolute path, or relative to the source tree: make's B=build.)
+	rel=${MAPPROF_BUILD#"$MAPPROF_SRC"/}
+	find "$hb" -name '*.d' -exec sed -i -E "s#^($MAPPROF_BUILD|$rel)/(gpu-check-host/)?#$hb/#" {} +
 fi
 dir=$(tmpdir)
 rc=0
