@@ -151,18 +151,18 @@ static void test_fallback_to_sorted(void)
 	/* All but the last transfer are overwritten before a kernel; the last after none. */
 	CHECK_INT(a.findings.kinds[FINDING_UNUSED_TRANSFER].occurrences, 20001);
 	/*
-	 * 40001 finding events: stored in batches and one by one at the end,
-	 * in order (finding, then operations by begin time), the last row (the
-	 * transfer after the last kernel, the last finding) last.
+	 * 40001 finding events, stored in one pass over the operations in
+	 * time order (findings_store: the bounded report, issue 27): rows in
+	 * begin order, every finding's operations once, the last row the
+	 * transfer after the last kernel (seq 20000).
 	 */
 	CHECK_INT(findings_store(db, &a.findings, &err), 0);
 	check_exec(db, "CREATE TEMP TABLE e AS SELECT r.rowid AS id, r.finding, r.seq, d.begin_ns"
 		 " FROM finding_event_raw r JOIN data_op_raw d ON d.seq = r.seq;"
 		 "SELECT CASE WHEN (SELECT COUNT(*) FROM e) = 40001"
-		 " AND (SELECT COUNT(*) FROM e x JOIN e y ON y.id = x.id + 1 WHERE y.finding < x.finding"
-		 "      OR (y.finding = x.finding AND y.begin_ns < x.begin_ns)) = 0"
-		 " AND (SELECT finding = (SELECT MAX(id) FROM finding_raw) AND seq = 20000"
-		 "      FROM e ORDER BY id DESC LIMIT 1)"
+		 " AND (SELECT COUNT(*) FROM (SELECT DISTINCT finding, seq FROM e)) = 40001"
+		 " AND (SELECT COUNT(*) FROM e x JOIN e y ON y.id = x.id + 1 WHERE y.begin_ns < x.begin_ns) = 0"
+		 " AND (SELECT seq = 20000 FROM e ORDER BY id DESC LIMIT 1)"
 		 " THEN 1 ELSE abs(-9223372036854775807 - 1) END;");
 	analysis_release(&a);
 	db_close(db);
