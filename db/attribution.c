@@ -47,8 +47,12 @@ static const char *const optional_sql[ST_ALL - ST_COUNT] = {
 	[ST_CHANGED - ST_COUNT] = ("SELECT c.note FROM location l JOIN source_changed c"
 				   " ON c.path = l.source_path WHERE l.codeptr = ?"),
 	[ST_CHANGED_ALL - ST_COUNT] = "SELECT path, note FROM source_changed ORDER BY path",
-	/* Every allocation and transfer whose host range meets one of codeptr's. */
-	[ST_HOST_OPS - ST_COUNT] = ("WITH mine AS (SELECT DISTINCT CASE WHEN kind IN (3, 19) THEN dst_addr"
+	/*
+	 * Every allocation and transfer whose host range meets one of codeptr's.
+	 * 'mine' is MATERIALIZED: inlined, SQLite ran it again for every
+	 * operation (quadratic: 82 s of a 23 k-operation report).
+	 */
+	[ST_HOST_OPS - ST_COUNT] = ("WITH mine AS MATERIALIZED (SELECT DISTINCT CASE WHEN kind IN (3, 19) THEN dst_addr"
 				    " ELSE src_addr END AS a, bytes AS b FROM data_op_raw"
 				    " WHERE codeptr = ?1 AND kind IN (1, 2, 3, 17, 18, 19) AND bytes > 0),"
 				    " ops AS (SELECT d.*, CASE WHEN d.kind IN (3, 19) THEN d.dst_addr"
