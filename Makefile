@@ -377,7 +377,8 @@ check:
 	$(Q)$(MAKE) --no-print-directory deps test-deps
 	$(Q)$(MAKE) --no-print-directory test
 
-test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/bootstrap $(B)/bench/libhash-floor.so
+test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/bootstrap $(B)/bench/libhash-floor.so \
+	$(B)/bench/timeit $(B)/bench/libempty-tool.so
 	$(Q)CC='$(CC)' OMPCC='$(OMPCC)' LLVM_DIR='$(LLVM_DIR)' OFFLOAD_TARGET='$(OFFLOAD_TARGET)' \
 	  PYTHON='$(PYTHON)' CI='$(CI)' SANITIZE='$(SANITIZE)' tests/run.sh $(B)
 
