@@ -214,6 +214,7 @@ REPORT_OBJS := \
 	$(B)/lib/hmap.o \
 	$(B)/lib/extsort.o \
 	$(B)/lib/spillmap.o \
+	$(B)/lib/tempfile.o \
 	$(B)/lib/outfile.o \
 	$(B)/lib/ranks.o \
 	$(B)/lib/termesc.o \

@@ -23,6 +23,7 @@
 
 #include "db/db_internal.h"
 #include "db/timeline.h"
+#include "lib/tempfile.h"
 #include "db/timeline_rows.h"
 #include "db/threads.h"
 #include "lib/extsort.h"
@@ -429,23 +430,6 @@ static void track_json(json_t *o, struct track *k, enum lane lane, int64_t w, in
 	}
 }
 
-/*
- * The endpoints of the mapped lane held in memory (2^20, 24 MiB) before
- * they go through a temporary file; MAPPROF_REPORT_BUFFER sets it (and
- * the findings' buffer: report/findings/analysis.c) for the tests.
- */
-static size_t sort_buffer(void)
-{
-	const char *v = getenv("MAPPROF_REPORT_BUFFER");
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return (size_t)1 << 20;
-	n = strtoull(v, &end, 10);
-	return *end || !n ? (size_t)1 << 20 : (size_t)n;
-}
-
 json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, char **err)
 {
 	struct build t = { .db = db, .t0 = INT64_MAX, .t1 = INT64_MIN };
@@ -456,7 +440,8 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 
 	t.jmarks = json_array();
 	t.lifemarks = json_array();
-	t.ends = extsort_new(sizeof(struct endpoint), cmp_endpoint, sort_buffer());
+	/* The mapped lane's endpoints held in memory (2^20, 24 MiB) before a temporary file. */
+	t.ends = extsort_new(sizeof(struct endpoint), cmp_endpoint, tempfile_buffer_records((size_t)1 << 20));
 	if (!t.jmarks || !t.lifemarks || !t.ends)
 		goto oom;
 	if (thread_rows_read(db, &threads, err) < 0)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/extsort.h"
+#include "lib/tempfile.h"
 
 struct run {
 	off_t off;          /* in records */
@@ -61,46 +62,12 @@ size_t extsort_runs(const struct extsort *s)
 	return s ? s->nruns : 0;
 }
 
-/* An unlinked file in $TMPDIR or /tmp. */
-static int temp_fd(void)
-{
-	const char *dir = getenv("TMPDIR");
-	char *path = NULL;
-	int fd;
-
-	if (!dir || !*dir)
-		dir = "/tmp";
-	if (asprintf(&path, "%s/mapprof-sort-XXXXXX", dir) < 0)
-		return -1;
-	fd = mkstemp(path);
-	if (fd >= 0)
-		unlink(path);
-	free(path);
-	return fd;
-}
-
-static int write_all(int fd, const void *p, size_t len, off_t off)
-{
-	const char *c = p;
-	while (len) {
-		ssize_t w = pwrite(fd, c, len, off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		len -= (size_t)w;
-		off += w;
-	}
-	return 0;
-}
-
 /* The full buffer, sorted, as a run at the end of the file. */
 static int spill(struct extsort *s, const char **why)
 {
 	off_t off = s->nruns ? s->runs[s->nruns - 1].off + (off_t)s->runs[s->nruns - 1].n : 0;
 
-	if (s->fd < 0 && (s->fd = temp_fd()) < 0) {
+	if (s->fd < 0 && (s->fd = tempfile_open("sort")) < 0) {
 		*why = "cannot create a temporary file to sort in";
 		return -1;
 	}
@@ -116,7 +83,7 @@ static int spill(struct extsort *s, const char **why)
 	}
 	if (s->nbuf > 1)
 		qsort(s->buf, s->nbuf, s->size, s->cmp);
-	if (write_all(s->fd, s->buf, s->nbuf * s->size, off * (off_t)s->size) < 0) {
+	if (tempfile_io(s->fd, s->buf, s->nbuf * s->size, off * (off_t)s->size, 1) < 0) {
 		*why = "cannot write to a temporary file to sort in";
 		return -1;
 	}

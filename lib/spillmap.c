@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/spillmap.h"
+#include "lib/tempfile.h"
 
 #define BLOCK 128                           /* records per index entry */
 #define BLOOM_BITS ((uint64_t)1 << 28)      /* 32 MiB */
@@ -121,38 +122,6 @@ static int bloom_has(const struct spillmap *m, const uint64_t *key)
 	return 1;
 }
 
-static int io_all(int fd, void *p, size_t len, off_t off, int writing)
-{
-	char *c = p;
-	while (len) {
-		ssize_t k = writing ? pwrite(fd, c, len, off) : pread(fd, c, len, off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		c += k;
-		len -= (size_t)k;
-		off += k;
-	}
-	return 0;
-}
-
-static int temp_fd(void)
-{
-	const char *dir = getenv("TMPDIR");
-	char *path = NULL;
-	int fd;
-
-	if (!dir || !*dir)
-		dir = "/tmp";
-	if (asprintf(&path, "%s/mapprof-seen-XXXXXX", dir) < 0)
-		return -1;
-	fd = mkstemp(path);
-	if (fd >= 0)
-		unlink(path);
-	free(path);
-	return fd;
-}
 
 /* The index of a run whose records are at r->off (bytes) on file; reads them. */
 static int build_index(struct spillmap *m, struct spillmap_run *r)
@@ -164,7 +133,7 @@ static int build_index(struct spillmap *m, struct spillmap_run *r)
 	if (!r->index)
 		return -1;
 	for (size_t i = 0; i < nidx; i++)
-		if (io_all(m->fd, r->index + i * m->key_words, 8 * m->key_words,
+		if (tempfile_io(m->fd, r->index + i * m->key_words, 8 * m->key_words,
 			   r->off + (off_t)(i * BLOCK * m->rec_size), 0) < 0)
 			return -1;
 	return 0;
@@ -188,7 +157,7 @@ static int cursor_fill(struct cursor *c)
 	want = (size_t)(c->stop - c->next) / c->m->rec_size;
 	if (want > CHUNK)
 		want = CHUNK;
-	if (io_all(c->m->fd, c->buf, want * c->m->rec_size, c->next, 0) < 0)
+	if (tempfile_io(c->m->fd, c->buf, want * c->m->rec_size, c->next, 0) < 0)
 		return -1;
 	c->next += (off_t)(want * c->m->rec_size);
 	c->pos = 0;
@@ -242,14 +211,14 @@ static int merge_last(struct spillmap *m)
 		}
 		memcpy(out + nout * m->rec_size, take, m->rec_size);
 		if (++nout == CHUNK) {
-			if (io_all(m->fd, out, nout * m->rec_size, off, 1) < 0)
+			if (tempfile_io(m->fd, out, nout * m->rec_size, off, 1) < 0)
 				goto out;
 			off += (off_t)(nout * m->rec_size);
 			total += nout;
 			nout = 0;
 		}
 	}
-	if (nout && io_all(m->fd, out, nout * m->rec_size, off, 1) < 0)
+	if (nout && tempfile_io(m->fd, out, nout * m->rec_size, off, 1) < 0)
 		goto out;
 	total += nout;
 	off += (off_t)(nout * m->rec_size);
@@ -312,9 +281,9 @@ static int evict(struct spillmap *m, const char **why)
 	for (size_t i = 0; i < n; i++)
 		bloom_add(m, (const uint64_t *)(recs + i * m->rec_size));
 	*why = "cannot write to a temporary file";
-	if (m->fd < 0 && (m->fd = temp_fd()) < 0)
+	if (m->fd < 0 && (m->fd = tempfile_open("seen")) < 0)
 		goto fail;
-	if (io_all(m->fd, recs, n * m->rec_size, m->end, 1) < 0)
+	if (tempfile_io(m->fd, recs, n * m->rec_size, m->end, 1) < 0)
 		goto fail;
 	*why = "out of memory";
 	if (!(runs = realloc(m->runs, (m->nruns + 1) * sizeof(*runs))))
@@ -361,7 +330,7 @@ static int find_on_file(struct spillmap *m, const uint64_t *key, void *val)
 		cnt = run->n - b * BLOCK < BLOCK ? run->n - b * BLOCK : BLOCK;
 		if (!block && !(block = malloc(BLOCK * m->rec_size)))
 			return -1;
-		if (io_all(m->fd, block, cnt * m->rec_size, run->off + (off_t)(b * BLOCK * m->rec_size), 0) < 0) {
+		if (tempfile_io(m->fd, block, cnt * m->rec_size, run->off + (off_t)(b * BLOCK * m->rec_size), 0) < 0) {
 			rc = -1;
 			break;
 		}

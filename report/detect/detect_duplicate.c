@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "report/detect/detect_duplicate.h"
+#include "lib/tempfile.h"
 
 /*
  * One per distinct content received: millions on a long run, so the flag
@@ -40,25 +41,10 @@ static void content_key(const struct event *ev, uint64_t key[2])
 	key[1] = ev->bytes << 16 | (uint16_t)ev->dest_device;
 }
 
-/*
- * Contents held in memory (lib/spillmap.h: the rest in a file):
- * MAPPROF_REPORT_BUFFER sets it for the tests; 0: the default.
- */
-static size_t seen_in_memory(void)
-{
-	const char *v = getenv("MAPPROF_REPORT_BUFFER");
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return 0;
-	n = strtoull(v, &end, 10);
-	return *end ? 0 : (size_t)n;
-}
-
 void dup_init(struct dup_detector *d)
 {
-	spillmap_init(&d->seen, 2, sizeof(struct dup_seen), seen_in_memory());
+	/* Contents held in memory (0: spillmap's default), the rest in a file. */
+	spillmap_init(&d->seen, 2, sizeof(struct dup_seen), tempfile_buffer_records(0));
 	hmap_init(&d->sources, 3, 0);
 }
 

@@ -11,24 +11,8 @@
 #include "db/db.h"
 #include "db/locations.h"
 #include "report/findings/analysis.h"
+#include "lib/tempfile.h"
 #include "report/detect/detect.h"
-
-/*
- * How many finding operations stay in memory before the rest go to a
- * temporary file (opspill.h): MAPPROF_REPORT_BUFFER, for the tests that
- * check a spilled report against one in memory; else the default.
- */
-static size_t buffer_ops(void)
-{
-	const char *v = getenv("MAPPROF_REPORT_BUFFER");
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return 0;
-	n = strtoull(v, &end, 10);
-	return *end || !n ? 0 : (size_t)n;
-}
 
 static void analysis_reset(struct analysis *a)
 {
@@ -38,7 +22,7 @@ static void analysis_reset(struct analysis *a)
 	cost_release(&a->cost);
 	totals_init(&a->totals);
 	findings_init(&a->findings);
-	a->findings.buffer_ops = buffer_ops();
+	a->findings.buffer_ops = tempfile_buffer_records(0);
 	results_init(&a->results);
 	cost_init(&a->cost, a->host_device);
 }
@@ -92,7 +76,7 @@ int analysis_run(struct db *db, struct analysis *a, char **err)
 	memset(a, 0, sizeof(*a));
 	totals_init(&a->totals);
 	findings_init(&a->findings);
-	a->findings.buffer_ops = buffer_ops();
+	a->findings.buffer_ops = tempfile_buffer_records(0);
 	results_init(&a->results);
 	if (db_read_run(db, &a->run, err) < 0 || !(a->keys = op_keys_new(db, err)))
 		return -1;

@@ -1,0 +1,57 @@
+/*
+ * tempfile.c - unlinked temporary files and whole positioned I/O
+ * (lib/tempfile.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "lib/tempfile.h"
+
+int tempfile_open(const char *tag)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path = NULL;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (asprintf(&path, "%s/mapprof-%s-XXXXXX", dir, tag) < 0)
+		return -1;
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	free(path);
+	return fd;
+}
+
+int tempfile_io(int fd, void *p, size_t len, off_t off, int writing)
+{
+	char *c = p;
+
+	while (len) {
+		ssize_t k = writing ? pwrite(fd, c, len, off) : pread(fd, c, len, off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		c += k;
+		len -= (size_t)k;
+		off += k;
+	}
+	return 0;
+}
+
+size_t tempfile_buffer_records(size_t dflt)
+{
+	const char *v = getenv("MAPPROF_REPORT_BUFFER");
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return dflt;
+	n = strtoull(v, &end, 10);
+	return *end || !n ? dflt : (size_t)n;
+}
