@@ -190,6 +190,22 @@ static int ident_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+/* The end of the list item or argument at p: the ',' or ')' outside brackets and parentheses (or the end). */
+static const char *item_end(const char *p)
+{
+	int depth = 0;
+
+	for (; *p; p++) {
+		if (*p == '[' || *p == '(')
+			depth++;
+		else if ((*p == ']' || *p == ')') && depth > 0)
+			depth--;
+		else if (depth == 0 && (*p == ',' || *p == ')'))
+			break;
+	}
+	return p;
+}
+
 /* 's' up to its first '[' (the variable and its members), blanks dropped, into out. */
 static void spelling_path(const char *s, size_t n, char *out, size_t size)
 {
@@ -224,21 +240,11 @@ char *snippet_map_spelling(const char *directive, const char *name)
 		return NULL;
 	spelling_path(name, nname, want, sizeof(want));
 	for (const char *p = directive; *p; p++) {
-		const char *e;
-		int depth = 0;
 		size_t n;
 		if (strncmp(p, name, base) || ident_char(p[base]) || (p > directive && ident_char(p[-1])))
 			continue;
-		/* The list item: up to ',' or ')' outside brackets and parentheses. */
-		for (e = p; *e; e++) {
-			if (*e == '[' || *e == '(')
-				depth++;
-			else if ((*e == ']' || *e == ')') && depth > 0)
-				depth--;
-			else if (depth == 0 && (*e == ',' || *e == ')'))
-				break;
-		}
-		n = (size_t)(e - p);
+		/* The list item. */
+		n = (size_t)(item_end(p) - p);
 		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
 			n--;
 		if (n && n < sizeof(got)) {
@@ -263,20 +269,9 @@ char *snippet_map_spelling(const char *directive, const char *name)
 /* The argument at 'p' (after '(' or ','): up to ',' or ')' outside brackets, blanks trimmed. */
 static const char *call_arg(const char *p, const char **end)
 {
-	int depth = 0;
-	const char *e;
-
 	while (*p == ' ' || *p == '\t')
 		p++;
-	for (e = p; *e; e++) {
-		if (*e == '[' || *e == '(')
-			depth++;
-		else if ((*e == ']' || *e == ')') && depth > 0)
-			depth--;
-		else if (depth == 0 && (*e == ',' || *e == ')'))
-			break;
-	}
-	*end = e;
+	*end = item_end(p);
 	return p;
 }
 
