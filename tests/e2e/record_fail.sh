@@ -10,32 +10,7 @@ d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
 # loop SECONDS PAUSE_US: tiny target regions (6 events each) for SECONDS, then exit 7.
-cat >loop.c <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	double secs = atof(argv[1]), x = 0;
-	int pause_us = atoi(argv[2]);
-	struct timespec t0, t;
-	long n = 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		for (int i = 0; i < 64; i++, n++) {
-#pragma omp target map(tofrom: x)
-			x += 1;
-		}
-		if (pause_us)
-			usleep(pause_us);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
-	printf("done %ld\n", n);
-	return 7;
-}
-C
-ompcc -O1 loop.c -o loop || fail "cannot build loop.c"
+ompcc -O1 -DBATCH=64 -DSTATUS=7 -DPAUSE_FROM_ARGV "$MAPPROF_SRC/tests/e2e/timed_loop.c" -o loop || fail "cannot build timed_loop.c"
 
 # spool_records SPOOL: the events in the spool's whole RECORDS frames.
 spool_records() {

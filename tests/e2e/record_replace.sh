@@ -18,29 +18,7 @@ d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
 # loop SECONDS: tiny target regions for SECONDS (N regions: prints N), then exit 0.
-cat >loop.c <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	double secs = atof(argv[1]), x = 0;
-	struct timespec t0, t;
-	long n = 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-#pragma omp target map(tofrom: x)
-		x += 1;
-		n++;
-		usleep(200);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
-	printf("done %ld\n", n);
-	return 0;
-}
-C
-ompcc -O1 loop.c -o loop || fail "cannot build loop.c"
+ompcc -O1 -DPAUSE_US=200 "$MAPPROF_SRC/tests/e2e/timed_loop.c" -o loop || fail "cannot build timed_loop.c"
 targets() { q "$1" "SELECT COUNT(*) FROM target_raw"; }
 # leftovers: the files record may leave beside good.db (none once it ended).
 leftovers() { ls -d good.db?* 2>/dev/null; }

@@ -13,26 +13,7 @@ d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
 # loop SECONDS: target regions for SECONDS.
-cat >loop.c <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	double secs = atof(argv[1]), x = 0;
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-#pragma omp target map(tofrom: x)
-		x += 1;
-		usleep(200);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
-	return 0;
-}
-C
-ompcc -O1 loop.c -o loop || fail "cannot build loop.c"
+ompcc -O1 -DPAUSE_US=200 "$MAPPROF_SRC/tests/e2e/timed_loop.c" -o loop || fail "cannot build timed_loop.c"
 
 # killed_at NAME SECONDS: record (timestamp counter forced) killed after
 # SECONDS after its first events reached the spool, its spool recovered into

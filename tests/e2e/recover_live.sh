@@ -10,29 +10,7 @@ d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
 # loop SECONDS: target regions (6 events each) for SECONDS; prints how many.
-cat >loop.c <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	double secs = atof(argv[1]), x = 0;
-	struct timespec t0, t;
-	long n = 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-#pragma omp target map(tofrom: x)
-		x += 1;
-		n++;
-		usleep(100);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
-	printf("done %ld\n", n);
-	return 0;
-}
-C
-ompcc -O1 loop.c -o loop || fail "cannot build loop.c"
+ompcc -O1 -DPAUSE_US=100 "$MAPPROF_SRC/tests/e2e/timed_loop.c" -o loop || fail "cannot build timed_loop.c"
 events() { q "$1" "SELECT (SELECT COUNT(*) FROM data_op_raw) + (SELECT COUNT(*) FROM kernel_raw) + (SELECT COUNT(*) FROM target_raw)"; }
 
 "$mapprof" record -o live.db -- ./loop 2 >loop.out 2>rec.err &
