@@ -49,34 +49,19 @@ else
 	bases=("$dir"/base-*.db)  # in the order FUZZ_BASES takes them
 fi
 
-san='runtime error:|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer'
-mkdir -p "$dir/san"
-declare -A count seen
-sigs=()
-nfail=0 nreport=0 nerror=0
+. "$MAPPROF_SRC/tests/e2e/fuzzlib.sh"
+fuzz_init
+nreport=0 nerror=0
 for seed in $(seq "$first" $((first + cases - 1))); do
 	base=${bases[$((seed % ${#bases[@]}))]}
 	c=$dir/case
-	rm -rf "$c" "$dir"/san/*
+	rm -rf "$c"
 	mkdir -p "$c"
 	what=$("$PYTHON" "$MAPPROF_SRC/tests/fuzz/mutate.py" "$seed" "$base" "$c/m.db") ||
 		fail "mutate.py failed (seed $seed, $base)"
-	rc=0
-	ASAN_OPTIONS=detect_leaks=1:log_path=$dir/san/asan \
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$dir/san/ubsan \
-		timeout 20 "$bin" report -q --json "$c/r.json" --html "$c/r.html" "$c/m.db" \
-		>"$c/out" 2>"$c/err" || rc=$?
-	cat "$dir"/san/* >>"$c/err" 2>/dev/null
-	sig=
-	if grep -qE "$san" "$c/err"; then
-		# The report's first line and the first frame in mapprof's own code.
-		sig="sanitizer: $(grep -m1 -oE "(runtime error:|ERROR: [A-Za-z]+Sanitizer:|SUMMARY: [A-Za-z]+Sanitizer:).*" "$c/err" |
-			sed -E 's/0x[0-9a-f]+/ADDR/g; s/-?[0-9]+/N/g') at $(grep -m1 -oE ' in [a-z_0-9]+ ([^ ]*/)?(cli|db|report|lib)/[a-z_0-9]+\.c:[0-9]+' "$c/err" |
-			sed -E 's|^ in ||; s| ([^ ]*/)?((cli\|db\|report\|lib)/[a-z_0-9]+\.c)| \2|')"
-	elif [ "$rc" -eq 124 ]; then
-		sig="hang: over 20 s"
-	elif [ "$rc" -ge 128 ]; then
-		sig="crash: exit $rc (signal $((rc - 128)))"
+	fuzz_run "$c" "$bin" report -q --json "$c/r.json" --html "$c/r.html" "$c/m.db"
+	if [ -n "$sig" ]; then
+		: # named by fuzz_run: a sanitizer report, a hang or a crash
 	elif [ "$rc" -eq 0 ] || [ "$rc" -eq 4 ]; then
 		if ! "$PYTHON" -c 'import json, sys; json.load(open(sys.argv[1]))' "$c/r.json" 2>/dev/null; then
 			sig="exit $rc without a readable JSON report"
@@ -94,31 +79,12 @@ for seed in $(seq "$first" $((first + cases - 1))); do
 		if [ "$rc" -ne 3 ]; then nreport=$((nreport + 1)); else nerror=$((nerror + 1)); fi
 		continue
 	fi
-	nfail=$((nfail + 1))
-	# Numbers vary between cases that fail the same way.
-	sig=$(printf '%s' "$sig" | sed -E "s/'[^']*'/'...'/g" | cut -c 1-300)
-	if [ -z "${seen[$sig]:-}" ]; then
-		sigs+=("$sig")
-		seen[$sig]="seed $seed ($(basename "$base"): $what)"
-		if [ ${#sigs[@]} -eq 1 ] && [ -z "${FUZZ_BASES:-}" ]; then
-			rm -rf "$out"
-			mkdir -p "$out"
-			cp "${bases[@]}" "$out/"
-		fi
-		mkdir -p "$out"
-		cp "$c/m.db" "$out/seed-$seed.db"
-		cp "$c/err" "$out/seed-$seed.err"
-	fi
-	count[$sig]=$((${count[$sig]:-0} + 1))
+	fuzz_failed "$seed" "$(basename "$base"): $what" db "$c/m.db" "$c/err" "${bases[@]}"
 done
 
 echo "$cases damaged recordings: $nreport reports, $nerror clear errors, $nfail failed"
 if [ "$nfail" -gt 0 ]; then
-	echo "$nfail of $cases cases failed, ${#sigs[@]} distinct ways:"
-	for sig in "${sigs[@]}"; do
-		echo "  ${count[$sig]} x $sig"
-		echo "      first: ${seen[$sig]}"
-	done
+	fuzz_summary "$cases"
 	echo "damaged copies (seed-N.db, seed-N.err) and recordings in $out; replay one with:"
 	echo "  ${MAPPROF_BIN:+MAPPROF_BIN=$bin }FUZZ_BASES=$out FUZZ_SEED=N FUZZ_CASES=1 bash tests/e2e/report_fuzz.sh"
 	echo "or run mapprof on the copy: $bin report -q --json x.json --html x.html $out/seed-N.db"

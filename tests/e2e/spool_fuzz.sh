@@ -65,18 +65,16 @@ events() {
 		(SELECT COUNT(*) FROM kernel_raw) + (SELECT COUNT(*) FROM target_raw)" 2>&1
 }
 
-san='runtime error:|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer'
-mkdir -p "$dir/san"
-declare -A count seen
-sigs=()
-nfail=0 nok=0 nerror=0
+. "$MAPPROF_SRC/tests/e2e/fuzzlib.sh"
+fuzz_init
+nok=0 nerror=0
 mkdir -p "$dir/cases"
 "$PYTHON" "$MAPPROF_SRC/tests/fuzz/mutate_spool.py" "$first" "$cases" "$dir/cases" "${bases[@]}" \
 	>"$dir/cases.txt" || fail "mutate_spool.py failed (seeds $first..$((first + cases - 1)))"
 while IFS=$'\t' read -r seed want what; do
 	base=${bases[$((seed % ${#bases[@]}))]}
 	c=$dir/case
-	rm -rf "$c" "$dir"/san/*
+	rm -rf "$c"
 	mkdir -p "$c"
 	mv "$dir/cases/$seed.spool" "$c/m.spool"
 	cp "$c/m.spool" "$c/keep.spool"
@@ -86,20 +84,9 @@ while IFS=$'\t' read -r seed want what; do
 		db=$c/rec.db
 		cp "$dir/recording.db" "$db"
 	fi
-	rc=0
-	ASAN_OPTIONS=detect_leaks=1:log_path=$dir/san/asan \
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$dir/san/ubsan \
-		timeout 20 "$bin" recover -o "$db" "$c/m.spool" >"$c/out" 2>"$c/err" || rc=$?
-	cat "$dir"/san/* >>"$c/err" 2>/dev/null
-	sig=
-	if grep -qE "$san" "$c/err"; then
-		sig="sanitizer: $(grep -m1 -oE "(runtime error:|ERROR: [A-Za-z]+Sanitizer:|SUMMARY: [A-Za-z]+Sanitizer:).*" "$c/err" |
-			sed -E 's/0x[0-9a-f]+/ADDR/g; s/-?[0-9]+/N/g') at $(grep -m1 -oE ' in [a-z_0-9]+ ([^ ]*/)?(cli|db|report|lib)/[a-z_0-9]+\.c:[0-9]+' "$c/err" |
-			sed -E 's|^ in ||; s| ([^ ]*/)?((cli\|db\|report\|lib)/[a-z_0-9]+\.c)| \2|')"
-	elif [ "$rc" -eq 124 ]; then
-		sig="hang: over 20 s"
-	elif [ "$rc" -ge 128 ]; then
-		sig="crash: exit $rc (signal $((rc - 128)))"
+	fuzz_run "$c" "$bin" recover -o "$db" "$c/m.spool"
+	if [ -n "$sig" ]; then
+		: # named by fuzz_run: a sanitizer report, a hang or a crash
 	elif [ "$rc" -eq 0 ]; then
 		got=$(events "$db")
 		if [ "$(sqlite3 -batch -noheader "$db" 'PRAGMA quick_check' 2>&1)" != ok ]; then
@@ -127,30 +114,12 @@ while IFS=$'\t' read -r seed want what; do
 		if [ "$rc" -eq 0 ]; then nok=$((nok + 1)); else nerror=$((nerror + 1)); fi
 		continue
 	fi
-	nfail=$((nfail + 1))
-	sig=$(printf '%s' "$sig" | sed -E "s/'[^']*'/'...'/g" | cut -c 1-300)
-	if [ -z "${seen[$sig]:-}" ]; then
-		sigs+=("$sig")
-		seen[$sig]="seed $seed ($(basename "$base"): $what)"
-		if [ ${#sigs[@]} -eq 1 ] && [ -z "${FUZZ_BASES:-}" ]; then
-			rm -rf "$out"
-			mkdir -p "$out"
-			cp "${bases[@]}" "$dir/recording.db" "$out/"
-		fi
-		mkdir -p "$out"
-		cp "$c/keep.spool" "$out/seed-$seed.spool"
-		cp "$c/err" "$out/seed-$seed.err"
-	fi
-	count[$sig]=$((${count[$sig]:-0} + 1))
+	fuzz_failed "$seed" "$(basename "$base"): $what" spool "$c/keep.spool" "$c/err" "${bases[@]}" "$dir/recording.db"
 done <"$dir/cases.txt"
 
 echo "$cases damaged spools: $nok databases, $nerror clear errors, $nfail failed"
 if [ "$nfail" -gt 0 ]; then
-	echo "$nfail of $cases cases failed, ${#sigs[@]} distinct ways:"
-	for sig in "${sigs[@]}"; do
-		echo "  ${count[$sig]} x $sig"
-		echo "      first: ${seen[$sig]}"
-	done
+	fuzz_summary "$cases"
 	echo "damaged copies (seed-N.spool, seed-N.err) and seeds in $out; replay one with:"
 	echo "  ${MAPPROF_BIN:+MAPPROF_BIN=$bin }FUZZ_BASES=$out FUZZ_SEED=N FUZZ_CASES=1 bash tests/e2e/spool_fuzz.sh"
 	fail "$nfail of $cases damaged spools were not a whole database or a clear error"
