@@ -566,6 +566,15 @@ static void side_frames_write(enum buffer_moment when)
 		output_frame(SPOOL_STAT, "hash_bytes", (int64_t)read);
 		output_frame(SPOOL_STAT, "hash_reused_bytes", (int64_t)reused);
 		output_frame(SPOOL_STAT, "hash_reuse", (int64_t)wtrack_active());
+		{
+			/* What write tracking's system calls cost (docs/database.md). */
+			uint64_t protects, scans, queries, ns;
+			wtrack_stats(&protects, &scans, &queries, &ns);
+			output_frame(SPOOL_STAT, "hash_wtrack_protects", (int64_t)protects);
+			output_frame(SPOOL_STAT, "hash_wtrack_scans", (int64_t)scans);
+			output_frame(SPOOL_STAT, "hash_wtrack_queries", (int64_t)queries);
+			output_frame(SPOOL_STAT, "hash_wtrack_ns", (int64_t)ns);
+		}
 		output_frame(SPOOL_STAT, "hash_helpers", (int64_t)helpers);
 		output_frame(SPOOL_STAT, "hash_helper_bytes", (int64_t)by_helpers);
 		/* The hash's definition (docs/database.md): its chunk size. */

@@ -31,15 +31,22 @@
  * its ioctls took and the faults it made the program take (the pages found
  * written, times the cost of one fault measured at start), against the
  * hashing it saved (bytes not read, times this process's measured hash
- * rate).  When the cost exceeds the saving by more than one hash of the
- * range, the range is unprotected and left alone for a number of sends
- * that doubles each time.
+ * rate).  A call that changes protection is charged once for every core
+ * the process's threads may be running on (spread(): each takes the TLB
+ * shootdown's interrupt, a cost its ioctl's time does not show).  A trial's
+ * outlay (registering, the mapping's query, the first protection) is sunk
+ * once paid: a range is kept while what each send costs after it is repaid
+ * by what it saves, and given up (unprotected) as soon as it is not.  The
+ * trial's whole loss, outlay included, sets how many sends it is then left
+ * alone: enough that retrying costs at most 1/RETRY_SHARE of the hashing
+ * done meanwhile, and twice as many after each failed trial.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -55,7 +62,8 @@
 #define ENTRIES 256
 #define MIN_BYTES ((uint64_t)64 << 10)  /* smaller ranges: the ioctls cost more than hashing */
 #define VEC 64
-#define MAX_BACKOFF 256
+#define MAX_BACKOFF ((uint32_t)1 << 20)
+#define RETRY_SHARE 16  /* a failed trial costs at most 1/16 of the hashing until the next */
 #define PEND 4
 #define INLINE_CHUNKS 16
 
@@ -69,6 +77,7 @@ struct entry {
 	uint32_t sends;
 	uint32_t skip, backoff;
 	double spent_ns;      /* since tracked: ioctls, and the faults the program took */
+	double outlay_ns;     /* of that, what starting the trial cost (track() when not tracked) */
 	double saved_ns;      /* since tracked: the hashing not done */
 	double hash_ns;       /* what hashing the whole range took when it was last read whole */
 	uint32_t tracked_sends; /* sends since tracked */
@@ -82,7 +91,11 @@ struct entry {
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int state;         /* 0: not tried yet, 1: on, -1: off */
-static int uffd = -1, pagemap = -1, maps = -1;
+static int uffd = -1, pagemap = -1, maps = -1, self_stat = -1;
+static int cpus = 1;      /* the cores this process may run on (its affinity at start) */
+static double cores = 1;  /* what a protection change costs, in its own time: see spread() */
+/* For the stats table: calls that changed protection, scans, and their time. */
+static uint64_t n_protects, n_scans, n_queries, ioctl_ns;
 static uint64_t page_size, use_clock;
 static unsigned long long seen_adds = ~0ULL;
 static struct entry table[ENTRIES];
@@ -103,7 +116,12 @@ static int protect(uint64_t lo, uint64_t hi, int on)
 		.range = { .start = lo, .len = hi - lo },
 		.mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0,
 	};
-	return ioctl(uffd, UFFDIO_WRITEPROTECT, &wp);
+	int64_t t = mono_ns();
+	int r = ioctl(uffd, UFFDIO_WRITEPROTECT, &wp);
+	t = mono_ns() - t;
+	__atomic_store_n(&n_protects, n_protects + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&ioctl_ns, ioctl_ns + (uint64_t)t, __ATOMIC_RELAXED);
+	return r;
 }
 
 /*
@@ -131,7 +149,11 @@ static long scan(uint64_t lo, uint64_t hi, int file, struct wt_page_region *vec,
 		.category_anyof_mask = WT_PAGE_IS_WRITTEN | (file ? WT_PAGE_IS_FILE : 0) | WT_PAGE_IS_PRESENT,
 		.return_mask = file ? WT_PAGE_IS_FILE : 0,
 	};
+	int64_t t = mono_ns();
 	long r = ioctl(pagemap, WT_PAGEMAP_SCAN, &a);
+	t = mono_ns() - t;
+	__atomic_store_n(&n_scans, n_scans + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&ioctl_ns, ioctl_ns + (uint64_t)t, __ATOMIC_RELAXED);
 	*walk_end = a.walk_end;
 	return r;
 }
@@ -145,7 +167,9 @@ static void at_fork_child(void)
 		close(pagemap);
 	if (maps >= 0)
 		close(maps);
-	uffd = pagemap = maps = -1;
+	if (self_stat >= 0)
+		close(self_stat);
+	uffd = pagemap = maps = self_stat = -1;
 	state = -1;
 	pthread_mutex_init(&mu, NULL);
 }
@@ -176,6 +200,7 @@ static int plain_anonymous(uint64_t lo, uint64_t hi)
 	while (addr < hi) {
 		struct wt_procmap_query q = { .size = sizeof(q), .query_addr = addr,
 					      .query_flags = WT_PROCMAP_COVERING_OR_NEXT_VMA };
+		__atomic_store_n(&n_queries, n_queries + 1, __ATOMIC_RELAXED);
 		if (ioctl(maps, WT_PROCMAP_QUERY, &q) < 0)
 			return errno == ENOENT ? 0 : -1;
 		if (q.vma_start > addr || q.inode || q.dev_major || q.dev_minor ||
@@ -184,6 +209,39 @@ static int plain_anonymous(uint64_t lo, uint64_t hi)
 		addr = q.vma_end;
 	}
 	return 1;
+}
+
+/*
+ * How many cores a protection change interrupts: the process's threads
+ * (from /proc/self/stat), at most the cores it may run on.  Changing a
+ * page's protection flushes it from the TLB of every core that runs one of
+ * the process's threads, by an interrupt that core takes -- an OpenMP team
+ * spinning between kernels, 15 cores of a 16-core host.  The ioctl's own
+ * time is that of the core that asked, which waits for the others; each
+ * other core's loss is taken as the same (an estimate: it errs towards not
+ * tracking ranges whose protection changes often, never towards a wrong
+ * hash).  Read when a trial starts, not at every call.
+ */
+static void spread(void)
+{
+	char buf[512];
+	ssize_t n = self_stat >= 0 ? pread(self_stat, buf, sizeof(buf) - 1, 0) : -1;
+	char *p;
+	long threads = 0;
+
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	p = strrchr(buf, ')');  /* the name may hold spaces */
+	/* Then state (field 3) ... num_threads (field 20): 17 fields on. */
+	for (int field = 3; p && field <= 20; field++) {
+		p = strchr(p + 1, ' ');
+		if (p && field == 20)
+			threads = strtol(p + 1, NULL, 10);
+	}
+	if (threads < 1)
+		return;
+	cores = (double)(threads < cpus ? threads : cpus);
 }
 
 /* The cost of one write to a protected page: the median of 9, on pages of our own. */
@@ -253,6 +311,12 @@ static void start(void)
 		maps = -1;
 	}
 	calibrate();
+	{
+		cpu_set_t set;
+		if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+			cpus = CPU_COUNT(&set);
+	}
+	self_stat = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 	state = 1;
 	return;
@@ -330,6 +394,14 @@ int wtrack_lock_free(void)
 	return 1;
 }
 
+void wtrack_stats(uint64_t *protects, uint64_t *scans, uint64_t *queries, uint64_t *ns)
+{
+	*protects = __atomic_load_n(&n_protects, __ATOMIC_RELAXED);
+	*scans = __atomic_load_n(&n_scans, __ATOMIC_RELAXED);
+	*queries = __atomic_load_n(&n_queries, __ATOMIC_RELAXED);
+	*ns = __atomic_load_n(&ioctl_ns, __ATOMIC_RELAXED);
+}
+
 int wtrack_active(void)
 {
 	int r;
@@ -404,12 +476,12 @@ static void protected_for(const struct entry *e, uint64_t lo, uint64_t hi)
 	}
 }
 
-/* protect() for e, its time charged to e. */
+/* protect() for e, its time charged to e for every core it interrupts (spread()). */
 static int protect_for(struct entry *e, uint64_t lo, uint64_t hi, int on)
 {
 	int64_t t = mono_ns();
 	int r = protect(lo, hi, on);
-	e->spent_ns += (double)(mono_ns() - t);
+	e->spent_ns += cores * (double)(mono_ns() - t);
 	return r;
 }
 
@@ -442,9 +514,12 @@ static int track(struct entry *e)
 {
 	struct uffdio_register reg = { .range = { .start = e->lo, .len = e->hi - e->lo },
 				       .mode = UFFDIO_REGISTER_MODE_WP };
-	int plain;
+	int64_t t = mono_ns();
+	int starting = !e->tracked;
 
-	if (!e->tracked) {
+	if (starting) {
+		int plain;
+		spread();
 		if (ioctl(uffd, UFFDIO_REGISTER, &reg) < 0) {
 			/* Memory the kernel cannot write-protect, or someone else's userfaultfd. */
 			e->never = 1;
@@ -452,30 +527,38 @@ static int track(struct entry *e)
 		}
 		e->spent_ns = e->saved_ns = 0;
 		e->tracked_sends = 0;
+		/*
+		 * After registering (a mapping that replaces one of these later
+		 * is not registered, which every scan checks, and which makes
+		 * protecting it again fail): only private anonymous memory is
+		 * tracked where the kernel can say so.  A file's mapping, shared
+		 * memory or a device's (whose pages the scan skips without a
+		 * word) is not, and is not left registered either, so that no
+		 * range holding it passes the scan's check.  Where the kernel
+		 * cannot say (before Linux 6.11), every range's scan looks for
+		 * file pages.  A range still tracked (protected again after a
+		 * transfer into it) is not asked again: its mapping is the one
+		 * asked about, or the protection below fails.
+		 */
+		plain = plain_anonymous(e->lo, e->hi);
+		if (plain == 0) {
+			ioctl(uffd, UFFDIO_UNREGISTER, &reg.range);
+			e->never = 1;
+			e->tracked = e->known = 0;
+			return -1;
+		}
+		e->file = plain < 0;
+		e->spent_ns = (double)(mono_ns() - t);
 	}
-	/*
-	 * After registering (a mapping that replaces one of these later is not
-	 * registered, which every scan checks): only private anonymous memory
-	 * is tracked where the kernel can say so.  A file's mapping, shared
-	 * memory or a device's (whose pages the scan skips without a word) is
-	 * not, and is not left registered either, so that no range holding it
-	 * passes the scan's check.  Where the kernel cannot say (before Linux
-	 * 6.11), every range's scan looks for file pages.
-	 */
-	plain = plain_anonymous(e->lo, e->hi);
-	if (plain == 0) {
-		ioctl(uffd, UFFDIO_UNREGISTER, &reg.range);
+	e->opened = 0;
+	if (protect_for(e, e->lo, e->hi, 1) < 0) {
+		/* Unmapped or replaced since (not registered): left alone from now on. */
 		e->never = 1;
 		e->tracked = e->known = 0;
 		return -1;
 	}
-	e->file = plain < 0;
-	e->opened = 0;
-	if (protect_for(e, e->lo, e->hi, 1) < 0) {
-		e->never = 1;
-		e->tracked = 0;
-		return -1;
-	}
+	if (starting)
+		e->outlay_ns = e->spent_ns;
 	e->tracked = 1;
 	protected_for(e, e->lo, e->hi);
 	return hash_all(e);
@@ -483,34 +566,44 @@ static int track(struct entry *e)
 
 /*
  * Leave e unprotected for a while: tracking it cost more than it saved.
- * How far it fell short sets for how long: a range whose protection cost
- * ten times the hashing it saved waits ten times as many sends before it
- * is tried again, and the wait after grows from there.  Each try costs a
- * few sends' protection changes (at least four round trips of three
- * ioctls), which on a paravirtualized VM's loaded cores cost 100-200 us
- * each against ~50 us to hash 0.5 MiB (bench/real/tealeaf.c, issue 29):
- * doubling the wait from one send tried such a range every few iterations.
+ * What the trial lost (its outlay, its sends, this unprotection, less the
+ * hashing it saved) sets for how long: as many sends as it takes to hash
+ * the range RETRY_SHARE times that loss, and at least twice the wait
+ * before.  A range that lost 2 ms in a trial and hashes in 15 us (0.5
+ * MiB, cg.naive's vectors, sent to the device and back every kernel:
+ * each round trip two protection changes and a scan to save one hash)
+ * waits about 2,000 sends; it used to wait at most 256, and each retry
+ * took four round trips to judge (issue 29: 10 % over the hash floor on
+ * 16 cores).
  */
 static void give_up(struct entry *e)
 {
-	double over = e->spent_ns / (e->saved_ns + e->hash_ns + 1);
-	double skip = (double)e->backoff * (over > 1 ? over : 1);
+	int64_t t = mono_ns();
+	double loss, skip;
 
 	protect(e->lo, e->hi, 0);
+	e->spent_ns += cores * (double)(mono_ns() - t);
 	e->tracked = e->known = 0;
+	loss = e->spent_ns - e->saved_ns;
+	skip = RETRY_SHARE * loss / (e->hash_ns > 1 ? e->hash_ns : 1);
+	if (skip < (double)e->backoff)
+		skip = (double)e->backoff;
 	e->skip = skip < MAX_BACKOFF ? (uint32_t)skip : MAX_BACKOFF;
 	e->backoff = e->skip < MAX_BACKOFF / 2 ? 2 * e->skip : MAX_BACKOFF;
 }
 
 /*
- * Whether tracking e costs more than it saves: protecting a range costs
- * about as much as hashing it (see the top), an outlay repaid by the sends
- * after, so it is judged after a few sends, with an allowance of hashing
- * the range twice.
+ * Whether tracking e costs more than it saves from now on: the outlay of
+ * starting it is paid whatever follows, so only what the sends since cost
+ * (scans, faults, protection changes around transfers into the range)
+ * counts against what they saved, with an allowance of hashing the range
+ * twice (a send or two slowed by the machine's load).  A range that saves
+ * most of a hash at each send for a scan of clean pages stays; one sent
+ * to the device and back between its sends goes after two.
  */
 static int not_paying(const struct entry *e)
 {
-	return e->tracked_sends >= 4 && e->spent_ns > e->saved_ns + 2 * e->hash_ns;
+	return e->tracked_sends >= 2 && e->spent_ns - e->outlay_ns > e->saved_ns + 2 * e->hash_ns;
 }
 
 /*
@@ -548,7 +641,8 @@ static int refresh(struct entry *e)
 	int64_t t = mono_ns();
 	long r = scan(e->lo, e->hi, e->file, vec, &walk_end);
 
-	e->spent_ns += (double)(mono_ns() - t);  /* the scan, and protecting the pages found again */
+	/* The scan, and protecting the pages found again: that interrupts every core (spread()). */
+	e->spent_ns += (r > 0 ? cores : 1) * (double)(mono_ns() - t);
 
 	if (r < 0) {
 		/* Unmapped, remapped, or registered no more. */
@@ -557,7 +651,7 @@ static int refresh(struct entry *e)
 	}
 	if (r == VEC && walk_end < e->hi) {
 		/* More written regions than vec holds: protect the rest and read it all. */
-		protect(walk_end, e->hi, 1);
+		protect_for(e, walk_end, e->hi, 1);
 		protected_for(e, e->lo, e->hi);
 		if (hash_all(e) < 0)
 			return -1;

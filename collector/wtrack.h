@@ -48,6 +48,12 @@ uint64_t wtrack_dest_end(const void *p, uint64_t n);
  */
 int wtrack_lock_free(void);
 
+/*
+ * For the stats table: the calls that changed pages' protection, the scans,
+ * the mappings' queries, and the time all of those took (ns).  Lock-free.
+ */
+void wtrack_stats(uint64_t *protects, uint64_t *scans, uint64_t *queries, uint64_t *ns);
+
 /* 1 when write tracking is in use in this process (for the stats table). */
 int wtrack_active(void);
 
