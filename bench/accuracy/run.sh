@@ -23,8 +23,11 @@
 # largest distance of one naive recording's predicted savings from their
 # median, in percent of it; then the largest over the pairs.  Goals: a
 # spread within ±10 % and a mean error against busy time of 10 % or less;
-# the last line says whether they were met.  MAPPROF=path reports with
-# another mapprof binary (an older build, to compare).
+# the last line says whether they were met; 'range' is the lowest and
+# highest prediction of one recording.  MAPPROF=path reports with another
+# mapprof binary (an older build, to compare); ACCURACY_KEEP=dir keeps the
+# databases there (<pair>.<naive|fixed>.<i>.db), for evaluating the model
+# offline: 'mapprof diff' on them gives the same numbers every time.
 set -euo pipefail
 B=${1:-build}
 N=${ACCURACY_RUNS:-5}
@@ -34,7 +37,7 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/mapprof-accuracy.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 export LD_LIBRARY_PATH=${LLVM_DIR:-/usr/lib/llvm-19}/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
-printf '%-16s %-18s %12s %9s %12s %8s %12s %8s\n' pair removed predicted spread "busy saved" error "wall saved" error
+printf '%-16s %-18s %12s %9s %19s %12s %8s %12s %8s\n' pair removed predicted spread range "busy saved" error "wall saved" error
 for p in $pairs; do
 	before=() after=()
 	for i in $(seq 1 "$N"); do
@@ -45,6 +48,9 @@ for p in $pairs; do
 		before+=("$out/$p.naive.$i.db")
 		after+=("$out/$p.fixed.$i.db")
 	done
+	if [ -n "${ACCURACY_KEEP:-}" ]; then
+		mkdir -p "$ACCURACY_KEEP" && cp "${before[@]}" "${after[@]}" "$ACCURACY_KEEP/"
+	fi
 	"$mapprof" diff -q --json "$out/$p.json" "${before[@]}" -- "${after[@]}"
 	cp "$out/$p.json" "$B/bench/accuracy/$p.diff.json"
 	python3 - "$out/$p.json" "$p" <<'PY'
@@ -64,8 +70,9 @@ for f in d["removed"]:
 removed = " ".join("%s%s" % (k, "x%d" % n if n > 1 else "") for k, n in sorted(kinds.items()))
 err = lambda m: abs(pred - m) / abs(m) if m else float("nan")
 ms = lambda v: "%.2f ms" % (v / 1e6)
-print("%-16s %-18s %12s %7.1f%% %12s %7.1f%% %12s %7.1f%%" % (sys.argv[2], removed or "-", ms(pred),
-      spread, ms(busy), 100 * err(busy), ms(wall), 100 * err(wall)))
+rng = "%.1f-%.1f ms" % (lo / 1e6, hi / 1e6)
+print("%-16s %-18s %12s %7.1f%% %19s %12s %7.1f%% %12s %7.1f%%" % (sys.argv[2], removed or "-", ms(pred),
+      spread, rng, ms(busy), 100 * err(busy), ms(wall), 100 * err(wall)))
 if d["new"]:
     print("  new after the fix: " + ", ".join(f["kind"] for f in d["new"]))
 PY

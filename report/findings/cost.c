@@ -164,24 +164,22 @@ static float at_rank(const struct value_count *vc, size_t m, uint64_t i)
 	return m ? vc[m - 1].v : 0;
 }
 
+/* The median of the samples vc (sorted) counts: the mean of the middle two for an even n. */
+static double median_of(const struct value_count *vc, size_t m, uint64_t n)
+{
+	return n % 2 ? at_rank(vc, m, n / 2)
+		     : ((double)at_rank(vc, m, n / 2 - 1) + at_rank(vc, m, n / 2)) / 2;
+}
+
 /*
- * The 10 % trimmed mean of sorted v: the mean without its slowest and
- * fastest tenth (one each at least, from 5 operations on).  Robust to the
- * few operations a page fault or the scheduler made slow, as a median is,
- * but where a class has two populations (an allocation that reuses memory,
- * one that faults fresh pages in; a delete that unmaps) it weighs both, as
- * the sum it predicts does: on samples/jacobi_like the median and the
- * interquartile mean priced its fix at a tenth of what it measured, the
- * trimmed mean within 10 %.  Under 5 operations: the median.
+ * The 10 % trimmed mean of the samples: the mean without the slowest and
+ * fastest tenth (one each at least; n >= 5).
  */
-static double central(const struct value_count *vc, size_t m, uint64_t n)
+static double trimmed_mean(const struct value_count *vc, size_t m, uint64_t n)
 {
 	uint64_t cut = n / 10 ? n / 10 : 1, lo = cut, hi = n - cut, rank = 0;
 	double sum = 0;
 
-	if (n < 5)
-		return n % 2 ? at_rank(vc, m, n / 2)
-			     : ((double)at_rank(vc, m, n / 2 - 1) + at_rank(vc, m, n / 2)) / 2;
 	/* Each sample added on its own, in order: the same sum as over the samples. */
 	for (size_t j = 0; j < m && rank < hi; j++) {
 		for (uint64_t k = 0; k < vc[j].n; k++, rank++)
@@ -189,6 +187,37 @@ static double central(const struct value_count *vc, size_t m, uint64_t n)
 				sum += vc[j].v;
 	}
 	return sum / (double)(hi - lo);
+}
+
+/*
+ * The typical sample of a bucket: for a transfer (ns per byte) the median,
+ * for an allocation or a delete (ns) the 10 % trimmed mean; under 5
+ * operations the median.
+ *
+ * A transfer of a given size is one population: the same copy, slowed now
+ * and then by page faults or the scheduler, so the run's steady transfer,
+ * the median, prices it and ignores up to half of them slow.  Allocations
+ * and deletes are two: one that reuses memory and one that maps (or unmaps)
+ * fresh pages, in proportions the program sets; a median or a low quantile
+ * prices them all at the cheaper kind (on samples/jacobi_like at a tenth of
+ * what the fix measured), the trimmed mean weighs both, as the sum it
+ * predicts does.
+ *
+ * Chosen among ten estimators on make accuracy's databases (2 x 9 recordings
+ * a side of each pair on a quiet 16-core host, 9 on the loaded 2-core VM;
+ * docs/performance.md, "The savings model's accuracy"): on the quiet host
+ * this one kept the spread within +-10 % on 14 of 24 pair-windows (the
+ * trimmed mean for all classes: 12) at a mean error of 2.8-4.6 % against busy
+ * time (1.2-2.8 %); the 25th percentile reached 15 at 7.8-9.9 % here and
+ * 31-43 % on the loaded VM (this one: 21 %).  No estimator of one
+ * recording meets the spread goal: a whole recording runs up to 35 %
+ * slower than the next (every operation of it), and its prediction, like
+ * its own busy time, follows; as a share of the recording's own busy time
+ * the prediction stays within +-11 %.
+ */
+static double central(const struct value_count *vc, size_t m, uint64_t n, enum cost_class cls)
+{
+	return per_byte(cls) || n < 5 ? median_of(vc, m, n) : trimmed_mean(vc, m, n);
 }
 
 void cost_finish(struct cost_model *c)
@@ -212,7 +241,7 @@ void cost_finish(struct cost_model *c)
 					vc[m++] = (struct value_count){ bits_float((uint32_t)*key),
 									*(uint64_t *)val };
 				sort_array(vc, m, sizeof(*vc), cmp_value);
-				b->median = central(vc, m, b->n);
+				b->median = central(vc, m, b->n, (enum cost_class)k);
 				free(vc);
 			}
 			c->distinct -= b->values.count;

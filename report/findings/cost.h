@@ -8,16 +8,17 @@
  * percent from one recording of a program to the next.  So the savings are
  * priced instead from the run's own operations of that kind and size: per
  * class (to a device, from a device, device to device, allocation, delete)
- * and power-of-two size bucket, the typical time per byte of the transfers,
- * the typical time of the allocations and deletes: the 10 % trimmed mean
- * (without the slowest and the fastest tenth; the median under 5
- * operations), which ignores the few slow operations that make one
- * recording differ from the next; a bucket with one operation prices it at
- * its own time.
+ * and power-of-two size bucket, the typical time per byte of the transfers
+ * (the median: the run's steady transfer) and the typical time of the
+ * allocations and deletes (the 10 % trimmed mean, without the slowest and
+ * the fastest tenth: it weighs both the cheap and the page-mapping kind;
+ * the median under 5 operations), which ignore the slow operations that
+ * make one recording differ from the next (cost.c says why these two, with
+ * the numbers); a bucket with one operation prices it at its own time.
  *
  * Fed every event of the stream by analysis_run(); memory: per bucket, one
- * count per distinct sample value (a float: the trimmed mean over them is
- * the one over every sample, bit for bit), never per operation.  A run with
+ * count per distinct sample value (a float: the median and the trimmed mean
+ * over them are the ones over every sample, bit for bit), never per operation.  A run with
  * more than COST_MAX_DISTINCT distinct values in all coarsens the values of
  * its fullest buckets (a few low mantissa bits rounded off, 1 part in 2^19
  * at first): bounded memory at any length, exact below that.
@@ -49,7 +50,7 @@ struct cost_bucket {
 			      * ns per byte (transfers), ns (others) */
 	uint64_t n;          /* samples */
 	int shift;           /* low mantissa bits rounded off (0: exact) */
-	double median;       /* after cost_finish(): the 10 % trimmed mean (cost.c) */
+	double median;       /* after cost_finish(): the typical sample (cost.c central()) */
 };
 
 struct cost_model {
