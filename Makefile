@@ -231,6 +231,7 @@ REPORT_OBJS := \
 	$(B)/db/timeline.o \
 	$(B)/db/source_path.o \
 	$(B)/db/finding_rows.o \
+	$(B)/db/trace_scan.o \
 	$(B)/db/kernel_sites.o \
 	$(B)/db/threads.o \
 	$(B)/gen/assets.o \

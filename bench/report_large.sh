@@ -39,3 +39,32 @@ for m in $sizes; do
 	awk -v m="$m" -v e="$events" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
 		printf "%-10s %10.1f %10.1f %8.0f MiB %10.2f\n", m "M", w, u + s, r / 1024, w * 1e6 / e }'
 done
+
+# 'mapprof trace' of the same runs (reported above: variables, sources and
+# finding arrows), both formats (issue 27: 10 M events within 20 s, memory
+# bounded).  The trace is written beside the database and removed: JSON
+# takes about 190 bytes an event, a .pftrace 90.
+printf '\n%-10s %-8s %10s %10s %12s %10s\n' events trace "wall s" "cpu s" "peak RSS" "us/event"
+for m in $sizes; do
+	iters=$((m * 1000000 / 9))
+	events=$((iters * 9))
+	db=$dir/events-${m}M.db
+	[ -s "$db" ] || continue
+	for fmt in json pftrace; do
+		case $fmt in json) per_event=200 ;; *) per_event=100 ;; esac
+		need_kb=$((events / 1000 * per_event))
+		avail_kb=$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')
+		if [ "$avail_kb" -lt "$need_kb" ]; then
+			printf '%-10s %-8s skipped: %d MiB free in %s, %d MiB needed\n' "${m}M" "$fmt" \
+				$((avail_kb / 1024)) "$dir" $((need_kb / 1024))
+			continue
+		fi
+		/usr/bin/time -o "$dir/time-trace-${m}M" -f '%e %U %S %M' \
+			"$build/mapprof" trace -o "$dir/trace-${m}M.$fmt" "$db" 2>/dev/null ||
+			{ echo "bench-large: 'mapprof trace' of $db failed" >&2; exit 1; }
+		rm -f "$dir/trace-${m}M.$fmt"
+		read -r wall user sys rss <"$dir/time-trace-${m}M"
+		awk -v m="$m" -v f="$fmt" -v e="$events" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
+			printf "%-10s %-8s %10.1f %10.1f %8.0f MiB %10.2f\n", m "M", f, w, u + s, r / 1024, w * 1e6 / e }'
+	done
+done

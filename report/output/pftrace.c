@@ -53,6 +53,11 @@ enum { SLICE_BEGIN = 1, SLICE_END = 2 };
 enum { SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2 };
 /* Any non-zero id: the whole file is one sequence. */
 #define SEQUENCE_ID 1
+/* Packets are handed to stdio in pieces of about this size (a putc and two fwrites a packet cost a tenth of a trace). */
+#define OUT_SIZE (256 * 1024)
+/* Direct-mapped caches in front of the interning maps (powers of two). */
+#define NAME_CACHE 256
+#define STATIC_CACHE 16
 
 /* A growing byte buffer; 'oom' sticks once an append failed. */
 struct pb {
@@ -61,10 +66,24 @@ struct pb {
 	int oom;
 };
 
+/* A name looked up lately: its hash, its iid and the interned copy (owned by 'ids'). */
+struct recent {
+	uint64_t key, iid;
+	const char *name;
+};
+
+/* A static string's iid, by its address (pftrace_slice's category and annotation names). */
+struct by_address {
+	const char *name;
+	uint64_t iid;
+};
+
 /* One interning index (InternedData keeps one per kind of name). */
 struct interner {
 	struct hmap ids;          /* XXH3 of the name -> struct interned */
 	uint64_t next;
+	struct recent recent[NAME_CACHE];
+	struct by_address statics[STATIC_CACHE];
 };
 
 struct interned {
@@ -82,50 +101,61 @@ struct pftrace {
 	FILE *f;
 	int started;              /* a packet was written (the first clears the state) */
 	struct pb packet, event, sub, interned, ann;
+	struct pb out;            /* whole packets not handed to stdio yet */
 	struct interner names, categories, arg_names;
 	struct pending *heap;     /* min-heap: the next end to write first */
 	size_t nheap, capheap;
 	uint64_t order;
 };
 
-static void pb_reserve(struct pb *b, size_t n)
+/* Make room for n more bytes: 0, or -1 (and 'oom' set) when there is none. */
+static int pb_grow(struct pb *b, size_t n)
 {
 	unsigned char *q;
 	size_t cap;
 
-	if (b->oom || b->len + n <= b->cap)
-		return;
+	if (b->oom)
+		return -1;
 	cap = b->cap ? b->cap : 256;
 	while (cap < b->len + n)
 		cap *= 2;
 	q = realloc(b->p, cap);
 	if (!q) {
 		b->oom = 1;
-		return;
+		return -1;
 	}
 	b->p = q;
 	b->cap = cap;
+	return 0;
+}
+
+static inline int pb_room(struct pb *b, size_t n)
+{
+	return b->len + n <= b->cap ? 0 : pb_grow(b, n);
 }
 
 static void pb_raw(struct pb *b, const void *data, size_t n)
 {
-	pb_reserve(b, n);
-	if (b->oom || !n)
+	if (!n || pb_room(b, n) < 0)
 		return;
 	memcpy(b->p + b->len, data, n);
 	b->len += n;
 }
 
-static void pb_varint(struct pb *b, uint64_t v)
+/* Written in place: a varint is at most ten bytes. */
+static inline void pb_varint(struct pb *b, uint64_t v)
 {
-	unsigned char tmp[10];
-	size_t n = 0;
+	unsigned char *q;
 
-	do {
-		tmp[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+	if (pb_room(b, 10) < 0)
+		return;
+	q = b->p + b->len;
+	while (v > 0x7f) {
+		*q++ = (unsigned char)(v | 0x80);
 		v >>= 7;
-	} while (v);
-	pb_raw(b, tmp, n);
+	}
+	*q++ = (unsigned char)v;
+	b->len = (size_t)(q - b->p);
 }
 
 static void pb_tag(struct pb *b, unsigned field, unsigned wire)
@@ -142,12 +172,11 @@ static void pb_uint(struct pb *b, unsigned field, uint64_t v)
 
 static void pb_fixed64(struct pb *b, unsigned field, uint64_t v)
 {
-	unsigned char le[8];
-
-	for (int i = 0; i < 8; i++)
-		le[i] = (unsigned char)(v >> (8 * i));
 	pb_tag(b, field, WT_FIXED64);
-	pb_raw(b, le, sizeof(le));
+	if (pb_room(b, 8) < 0)
+		return;
+	for (int i = 0; i < 8; i++)
+		b->p[b->len++] = (unsigned char)(v >> (8 * i));
 }
 
 static void pb_bytes(struct pb *b, unsigned field, const void *data, size_t n)
@@ -183,14 +212,24 @@ static void pb_release(struct pb *b)
  */
 static uint64_t intern(struct pftrace *p, struct interner *in, unsigned field, const char *name)
 {
-	uint64_t key = XXH3_64bits(name, strlen(name));
-	struct interned *e = hmap_get(&in->ids, &key);
+	size_t n = strlen(name);
+	uint64_t key = XXH3_64bits(name, n);
+	struct recent *r = &in->recent[key & (NAME_CACHE - 1)];
+	struct interned *e;
 	struct pb *sub = &p->sub;
 	char *copy;
 	int created;
 
-	if (e)
-		return strcmp(e->name, name) ? 0 : e->iid;
+	/* A name seen lately: no map lookup (it stays interned: the map only grows). */
+	if (r->name && r->key == key && !strcmp(r->name, name))
+		return r->iid;
+	e = hmap_get(&in->ids, &key);
+	if (e) {
+		if (strcmp(e->name, name))
+			return 0;
+		*r = (struct recent){ key, e->iid, e->name };
+		return e->iid;
+	}
 	if (in->ids.count >= PFTRACE_MAX_INTERNED || !(copy = strdup(name)))
 		return 0;
 	e = hmap_put(&in->ids, &key, &created);
@@ -199,11 +238,29 @@ static uint64_t intern(struct pftrace *p, struct interner *in, unsigned field, c
 		return 0;
 	}
 	*e = (struct interned){ ++in->next, copy };
+	*r = (struct recent){ key, e->iid, copy };
 	sub->len = 0;
 	pb_uint(sub, INTERNED_IID, e->iid);
-	pb_string(sub, INTERNED_NAME, name);
+	pb_bytes(sub, INTERNED_NAME, name, n);
 	pb_message(&p->interned, field, sub);
 	return e->iid;
+}
+
+/*
+ * intern() for a static string (its content never changes at its address):
+ * found by its address, without hashing it.
+ */
+static uint64_t intern_static(struct pftrace *p, struct interner *in, unsigned field, const char *name)
+{
+	struct by_address *a = &in->statics[((uintptr_t)name >> 3) & (STATIC_CACHE - 1)];
+	uint64_t iid;
+
+	if (a->name == name)
+		return a->iid;
+	iid = intern(p, in, field, name);
+	if (iid)
+		*a = (struct by_address){ name, iid };
+	return iid;
 }
 
 static void interner_release(struct interner *in)
@@ -217,13 +274,18 @@ static void interner_release(struct interner *in)
 	hmap_release(&in->ids);
 }
 
+/* Hand the whole packets written so far to stdio. */
+static void out_flush(struct pftrace *p)
+{
+	if (p->out.len)
+		fwrite(p->out.p, 1, p->out.len, p->f);
+	p->out.len = 0;
+}
+
 /* Write p->packet (with the sequence fields added) as one Trace.packet. */
 static int put_packet(struct pftrace *p, unsigned flags)
 {
 	struct pb *pk = &p->packet;
-	unsigned char len[10];
-	size_t n = 0;
-	uint64_t v;
 
 	pb_uint(pk, PACKET_SEQUENCE_ID, SEQUENCE_ID);
 	if (!p->started)
@@ -236,15 +298,15 @@ static int put_packet(struct pftrace *p, unsigned flags)
 		pk->len = 0;
 		return -1;
 	}
-	v = pk->len;
-	do {
-		len[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	putc(TRACE_PACKET << 3 | WT_LEN, p->f);
-	fwrite(len, 1, n, p->f);
-	fwrite(pk->p, 1, pk->len, p->f);
+	pb_bytes(&p->out, TRACE_PACKET, pk->p, pk->len);
 	pk->len = 0;
+	if (p->out.oom) {
+		p->out.oom = 0;
+		p->out.len = 0;
+		return -1;
+	}
+	if (p->out.len >= OUT_SIZE)
+		out_flush(p);
 	return 0;
 }
 
@@ -373,7 +435,7 @@ int pftrace_slice(struct pftrace *p, const struct pftrace_slice *s)
 	ev->len = sub->len = p->interned.len = 0;
 	pb_uint(ev, EVENT_TYPE, SLICE_BEGIN);
 	pb_uint(ev, EVENT_TRACK_UUID, s->track);
-	if ((iid = intern(p, &p->categories, INTERNED_CATEGORIES, s->category)))
+	if ((iid = intern_static(p, &p->categories, INTERNED_CATEGORIES, s->category)))
 		pb_uint(ev, EVENT_CATEGORY_IIDS, iid);
 	else
 		pb_string(ev, EVENT_CATEGORIES, s->category);
@@ -385,7 +447,7 @@ int pftrace_slice(struct pftrace *p, const struct pftrace_slice *s)
 		const struct pftrace_arg *a = &s->args[i];
 		/* 'sub' is intern()'s scratch: the annotation is built apart. */
 		p->ann.len = 0;
-		if ((iid = intern(p, &p->arg_names, INTERNED_ANNOTATION_NAMES, a->name)))
+		if ((iid = intern_static(p, &p->arg_names, INTERNED_ANNOTATION_NAMES, a->name)))
 			pb_uint(&p->ann, ANNOTATION_NAME_IID, iid);
 		else
 			pb_string(&p->ann, ANNOTATION_NAME, a->name);
@@ -408,7 +470,10 @@ int pftrace_slice(struct pftrace *p, const struct pftrace_slice *s)
 
 int pftrace_finish(struct pftrace *p)
 {
-	return flush_ends(p, INT64_MAX);
+	if (flush_ends(p, INT64_MAX) < 0)
+		return -1;
+	out_flush(p);
+	return 0;
 }
 
 void pftrace_free(struct pftrace *p)
@@ -423,6 +488,7 @@ void pftrace_free(struct pftrace *p)
 	pb_release(&p->sub);
 	pb_release(&p->interned);
 	pb_release(&p->ann);
+	pb_release(&p->out);
 	free(p->heap);
 	free(p);
 }

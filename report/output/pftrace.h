@@ -39,7 +39,7 @@ struct pftrace;
 
 /* One debug annotation: a string when 'str' is not NULL, else the integer. */
 struct pftrace_arg {
-	const char *name;        /* a static string: interned by its address's content */
+	const char *name;        /* a static string (its content never changes): interned by its address */
 	const char *str;
 	int64_t num;
 };
@@ -47,7 +47,8 @@ struct pftrace_arg {
 struct pftrace_slice {
 	uint64_t track;          /* a uuid from pftrace_track() */
 	int64_t begin_ns, end_ns;
-	const char *name, *category;
+	const char *name;
+	const char *category;    /* a static string, as pftrace_arg's name */
 	const struct pftrace_arg *args;
 	size_t nargs;
 	const uint64_t *flows;   /* flow ids of this slice */

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,8 @@
 
 #include "db/attribution.h"
 #include "db/events.h"
-#include "db/finding_rows.h"
 #include "db/threads.h"
+#include "db/trace_scan.h"
 #include "lib/hmap.h"
 #include "lib/outfile.h"
 #include "report/output/pftrace.h"
@@ -23,6 +24,21 @@
 #define VAR_CACHE_MAX 65536
 /* The first copies are forgotten past this many contents: an arrow may then be missed, never wrong. */
 #define COPY_CACHE_MAX 16384
+/* Its table: twice as many slots, so that a probe ends soon. */
+#define COPY_SLOTS (2 * COPY_CACHE_MAX)
+/*
+ * The JSON is built here and handed to stdio in pieces of this size: putc
+ * and fprintf per field were half of a 1 M-event trace's time (issue 27).
+ */
+#define OUT_SIZE (256 * 1024)
+/* Small caches in front of the maps that every event looks up (a power of two). */
+#define TRACK_CACHE 64
+#define PLACE_CACHE 256
+/* The stream's output errors are looked at once per this many events. */
+#define ERROR_EVERY 4096
+
+/* write_trace()'s "start again": the events (db/events.h) or the finding rows (db/trace_scan.h) were out of order. */
+enum { RESTART_EVENTS = EVENTS_RESTART, RESTART_ROWS = EVENTS_RESTART - 1 };
 
 enum lane { LANE_TRANSFERS, LANE_ALLOCS, LANE_KERNELS, LANE_COUNT };
 static const char *const lane_names[LANE_COUNT] = { "transfers", "allocations", "kernels" };
@@ -52,6 +68,28 @@ struct first_copy {
 };
 
 /*
+ * A slot of the first copies' table (open addressing): in use when its
+ * 'gen' is the table's, so that forgetting them all is one increment, not
+ * a new map grown again from nothing every 16,384 contents.
+ */
+struct copy_slot {
+	uint64_t hash, bytes;
+	uint32_t gen;
+	struct first_copy c;
+};
+
+/* A (device, track) already named, or a code pointer's place: a slot of a direct-mapped cache. */
+struct seen_track {
+	int valid, device, tid;
+};
+
+struct seen_place {
+	int valid;
+	uint64_t codeptr;
+	const char *place;         /* borrowed from 'places' (never emptied) */
+};
+
+/*
  * An arrow that starts or ends at the event being written.  The Trace Event
  * file draws it from (pid0, tid0, ts0) to the event (one "s" and one "f");
  * Perfetto's protobuf links the slices that carry the same flow id, in time
@@ -75,11 +113,15 @@ struct trace {
 	struct hmap places;       /* codeptr -> char * "file:line" (NULL: unknown) */
 	struct hmap vars;         /* (codeptr, kind, host address) -> char * name */
 	struct hmap named;        /* (pid, tid) -> seen: metadata written */
-	struct hmap copies;       /* (hash, bytes) -> struct first_copy */
+	struct copy_slot *copies; /* (hash, bytes) -> struct first_copy: COPY_SLOTS slots */
+	uint32_t copies_gen;
+	size_t ncopies;
+	struct seen_track seen_tracks[TRACK_CACHE];
+	struct seen_place seen_places[PLACE_CACHE];
 	struct thread_rows threads;
 	int several_devices;      /* the runtime reported more than one device: copies matter */
-	struct finding_rows *rows;
-	struct finding_row_op row;
+	struct finding_scan *rows;
+	struct finding_scan_row row;
 	int row_ok;               /* 'row' holds the next unprocessed row */
 	struct anchor *anchors;   /* by finding id */
 	int nanchors;
@@ -93,6 +135,8 @@ struct trace {
 	int windowed;             /* --from or --to given: anchors at the first occurrence seen */
 	struct flow_ref *flows;   /* the event's arrows */
 	size_t nflows, capflows;
+	char *out;                /* TRACE_JSON: what is not handed to stdio yet */
+	size_t nout;
 };
 
 static int oom(char **err)
@@ -102,34 +146,148 @@ static int oom(char **err)
 	return -1;
 }
 
-/* Write 's' as a JSON string. */
-static void put_string(FILE *f, const char *s)
+static void out_flush(struct trace *t)
 {
-	putc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\') {
-			putc('\\', f);
-			putc(*p, f);
-		} else if (*p < 0x20 || *p == 0x7f) {
-			fprintf(f, "\\u%04x", *p);
-		} else {
-			putc(*p, f);
-		}
-	}
-	putc('"', f);
+	if (t->nout)
+		fwrite(t->out, 1, t->nout, t->f);
+	t->nout = 0;
 }
 
-/* Microseconds with nanosecond precision, as a JSON number. */
-static void put_us(FILE *f, int64_t ns)
+/* Room for n <= OUT_SIZE bytes at t->out + t->nout. */
+static inline char *out_room(struct trace *t, size_t n)
 {
-	int64_t a = ns < 0 ? -ns : ns;
-	fprintf(f, "%s%lld.%03lld", ns < 0 ? "-" : "", (long long)(a / 1000), (long long)(a % 1000));
+	if (t->nout + n > OUT_SIZE)
+		out_flush(t);
+	return t->out + t->nout;
+}
+
+static inline void out_mem(struct trace *t, const void *s, size_t n)
+{
+	if (n > OUT_SIZE) {
+		out_flush(t);
+		fwrite(s, 1, n, t->f);
+		return;
+	}
+	memcpy(out_room(t, n), s, n);
+	t->nout += n;
+}
+
+/* A string literal. */
+#define out_lit(t, s) out_mem((t), (s), sizeof(s) - 1)
+
+static inline void out_char(struct trace *t, char c)
+{
+	*out_room(t, 1) = c;
+	t->nout++;
+}
+
+/* The decimal digits of v, written backwards from 'end': their start. */
+static char *digits(char *end, uint64_t v)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, pairs + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
+
+/* A number as printf's %llu and %lld write it (no printf: it cost more than the rest of an event). */
+static void out_u64(struct trace *t, uint64_t v)
+{
+	char buf[20], *s = digits(buf + sizeof(buf), v);
+	out_mem(t, s, (size_t)(buf + sizeof(buf) - s));
+}
+
+static void out_i64(struct trace *t, int64_t v)
+{
+	char buf[21], *s = digits(buf + sizeof(buf), v < 0 ? -(uint64_t)v : (uint64_t)v);
+	if (v < 0)
+		*--s = '-';
+	out_mem(t, s, (size_t)(buf + sizeof(buf) - s));
+}
+
+/* 's' escaped for a JSON string, without the quotes: runs of plain bytes copied whole. */
+static void put_escaped(struct trace *t, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+
+	for (;; p++) {
+		unsigned c = *p;
+		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+			continue;
+		out_mem(t, run, (size_t)(p - run));
+		if (!c)
+			return;
+		if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+			out_mem(t, e, 2);
+		} else {
+			char e[6] = { '\\', 'u', '0', '0', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15] };
+			out_mem(t, e, 6);
+		}
+		run = p + 1;
+	}
+}
+
+/* Write 's' as a JSON string. */
+static void put_string(struct trace *t, const char *s)
+{
+	out_char(t, '"');
+	put_escaped(t, s);
+	out_char(t, '"');
+}
+
+/* Microseconds with nanosecond precision, as a JSON number ("-1.005": -1005 ns). */
+static void put_us(struct trace *t, int64_t ns)
+{
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+	unsigned frac = (unsigned)(a % 1000);
+	char buf[26], *end = buf + sizeof(buf), *s;
+
+	end[-3] = (char)('0' + frac / 100);
+	end[-2] = (char)('0' + frac / 10 % 10);
+	end[-1] = (char)('0' + frac % 10);
+	end[-4] = '.';
+	s = digits(end - 4, a / 1000);
+	if (ns < 0)
+		*--s = '-';
+	out_mem(t, s, (size_t)(buf + sizeof(buf) - s));
 }
 
 static void begin_event(struct trace *t)
 {
-	fputs(t->first ? "\n" : ",\n", t->f);
+	if (t->first)
+		out_char(t, '\n');
+	else
+		out_lit(t, ",\n");
 	t->first = 0;
+}
+
+/* A line of metadata (rare: printf is fine), after begin_event(). */
+static void out_printf(struct trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_printf(struct trace *t, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		out_mem(t, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 static int pid_of(int device)
@@ -161,14 +319,14 @@ static int process_name(struct trace *t, int device)
 	if (t->format == TRACE_PFTRACE)
 		return pftrace_process(t->pf, track_uuid(pid_of(device), 0), pid_of(device) + 1, buf);
 	begin_event(t);
-	fprintf(t->f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,\"ts\":0,\"args\":{\"name\":",
-		pid_of(device));
-	put_string(t->f, buf);
-	fputs("}}", t->f);
+	out_printf(t, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,\"ts\":0,\"args\":{\"name\":",
+		   pid_of(device));
+	put_string(t, buf);
+	out_lit(t, "}}");
 	begin_event(t);
-	fprintf(t->f, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,\"ts\":0,"
-		"\"args\":{\"sort_index\":%d}}", pid_of(device),
-		device == t->run.host_device ? -1 : device);
+	out_printf(t, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,\"ts\":0,"
+		   "\"args\":{\"sort_index\":%d}}", pid_of(device),
+		   device == t->run.host_device ? -1 : device);
 	return 0;
 }
 
@@ -176,8 +334,12 @@ static int process_name(struct trace *t, int device)
 static int name_track(struct trace *t, int device, int thread, enum lane lane, int tid)
 {
 	uint64_t pkey[2] = { (uint64_t)(int64_t)device, UINT64_MAX }, tkey[2] = { (uint64_t)(int64_t)device, (uint64_t)tid };
+	struct seen_track *seen = &t->seen_tracks[((unsigned)device * 31u + (unsigned)tid) & (TRACK_CACHE - 1)];
 	int created;
 
+	if (seen->valid && seen->device == device && seen->tid == tid)
+		return 0;
+	*seen = (struct seen_track){ 1, device, tid };
 	if (!hmap_put(&t->named, pkey, &created))
 		return -1;
 	if (created && process_name(t, device) < 0)
@@ -200,13 +362,13 @@ static int name_track(struct trace *t, int device, int thread, enum lane lane, i
 			return pftrace_track(t->pf, track_uuid(pid_of(device), tid),
 					     track_uuid(pid_of(device), 0), name);
 		begin_event(t);
-		fprintf(t->f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"ts\":0,"
-			"\"args\":{\"name\":", pid_of(device), tid);
-		put_string(t->f, name);
-		fputs("}}", t->f);
+		out_printf(t, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"ts\":0,"
+			   "\"args\":{\"name\":", pid_of(device), tid);
+		put_string(t, name);
+		out_lit(t, "}}");
 		begin_event(t);
-		fprintf(t->f, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%d,\"ts\":0,"
-			"\"args\":{\"sort_index\":%d}}", pid_of(device), tid, tid);
+		out_printf(t, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%d,\"ts\":0,"
+			   "\"args\":{\"sort_index\":%d}}", pid_of(device), tid, tid);
 	}
 	return 0;
 }
@@ -214,11 +376,14 @@ static int name_track(struct trace *t, int device, int thread, enum lane lane, i
 /* "file:line" of a code pointer (borrowed from the cache), or NULL. */
 static const char *place_of(struct trace *t, uint64_t codeptr)
 {
+	struct seen_place *seen = &t->seen_places[(codeptr ^ codeptr >> 12) & (PLACE_CACHE - 1)];
 	char **slot;
 	int created;
 
 	if (!t->at || !codeptr)
 		return NULL;
+	if (seen->valid && seen->codeptr == codeptr)
+		return seen->place;
 	slot = hmap_put(&t->places, &codeptr, &created);
 	if (!slot)
 		return NULL;
@@ -234,6 +399,7 @@ static const char *place_of(struct trace *t, uint64_t codeptr)
 		*slot = s;
 		json_decref(o);
 	}
+	*seen = (struct seen_place){ 1, codeptr, *slot };
 	return *slot;
 }
 
@@ -286,6 +452,19 @@ static const char *variable_of(struct trace *t, const struct event *ev)
 	return *slot;
 }
 
+/* ,"cat":"CAT","pid":PID,"tid":TID,"ts":TS (cat: a plain literal) */
+static void put_place(struct trace *t, const char *cat, int pid, int tid, int64_t ts)
+{
+	out_lit(t, ",\"cat\":\"");
+	out_mem(t, cat, strlen(cat));
+	out_lit(t, "\",\"pid\":");
+	out_i64(t, pid);
+	out_lit(t, ",\"tid\":");
+	out_i64(t, tid);
+	out_lit(t, ",\"ts\":");
+	put_us(t, ts);
+}
+
 /* One arrow (a flow's "s" and "f") from (pid0, tid0, ts0) to (pid, tid, ts). */
 static void put_flow(struct trace *t, const char *name, const char *cat, int pid0, int tid0, int64_t ts0,
 		     int pid, int tid, int64_t ts)
@@ -293,17 +472,19 @@ static void put_flow(struct trace *t, const char *name, const char *cat, int pid
 	uint64_t id = ++t->flow_id;
 
 	begin_event(t);
-	fprintf(t->f, "{\"ph\":\"s\",\"id\":%llu,\"name\":", (unsigned long long)id);
-	put_string(t->f, name);
-	fprintf(t->f, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, pid0, tid0);
-	put_us(t->f, ts0);
-	fputc('}', t->f);
+	out_lit(t, "{\"ph\":\"s\",\"id\":");
+	out_u64(t, id);
+	out_lit(t, ",\"name\":");
+	put_string(t, name);
+	put_place(t, cat, pid0, tid0, ts0);
+	out_char(t, '}');
 	begin_event(t);
-	fprintf(t->f, "{\"ph\":\"f\",\"bp\":\"e\",\"id\":%llu,\"name\":", (unsigned long long)id);
-	put_string(t->f, name);
-	fprintf(t->f, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, pid, tid);
-	put_us(t->f, ts);
-	fputc('}', t->f);
+	out_lit(t, "{\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+	out_u64(t, id);
+	out_lit(t, ",\"name\":");
+	put_string(t, name);
+	put_place(t, cat, pid, tid, ts);
+	out_char(t, '}');
 }
 
 /* "round_trip of a (#3)": what a finding's arrows are called (malloc'ed, or NULL). */
@@ -349,7 +530,8 @@ static int event_flows(struct trace *t, const struct event *ev, int pid, int tid
 			struct anchor *a = &t->anchors[t->row.finding - 1];
 			if (!a->have && (t->row.occurrence == 0 || t->windowed)) {
 				*a = (struct anchor){ 1, pid, tid, ev->begin_ns, t->row.occurrence + 1, 0,
-						      anchor_name(t->row.kind, var, t->row.finding) };
+						      anchor_name(finding_scan_kind(t->rows, t->row.finding), var,
+								  t->row.finding) };
 				if (!a->name || !(f = add_flow(t)))
 					return oom(err);
 				*f = (struct flow_ref){ .id = (uint64_t)t->row.finding, .cat = "finding" };
@@ -363,12 +545,44 @@ static int event_flows(struct trace *t, const struct event *ev, int pid, int tid
 				t->st->flows++;
 			}
 		}
-		rc = finding_rows_next(t->rows, &t->row, err);
+		rc = finding_scan_next(t->rows, &t->row, err);
 		if (rc < 0)
-			return -1;
+			return rc == FINDING_SCAN_RESTART ? RESTART_ROWS : -1;
 		t->row_ok = rc == 1;
 	}
 	return 0;
+}
+
+/*
+ * The first copies' slot of (hash, bytes), taken when new (*created): as
+ * a map that is emptied when it holds COPY_CACHE_MAX of them.  NULL out of
+ * memory.
+ */
+static struct first_copy *copy_slot(struct trace *t, uint64_t hash, uint64_t bytes, int *created)
+{
+	uint64_t h = (hash ^ bytes * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
+
+	if (!t->copies && !(t->copies = calloc(COPY_SLOTS, sizeof(*t->copies))))
+		return NULL;
+	if (t->ncopies >= COPY_CACHE_MAX) {
+		t->copies_gen++;
+		t->ncopies = 0;
+	}
+	h ^= h >> 32;
+	/* No slot is ever freed within a generation: a probe ends at the key or at a free slot. */
+	for (size_t i = h & (COPY_SLOTS - 1);; i = (i + 1) & (COPY_SLOTS - 1)) {
+		struct copy_slot *s = &t->copies[i];
+		if (s->gen != t->copies_gen) {
+			*s = (struct copy_slot){ hash, bytes, t->copies_gen, { 0 } };
+			t->ncopies++;
+			*created = 1;
+			return &s->c;
+		}
+		if (s->hash == hash && s->bytes == bytes) {
+			*created = 0;
+			return &s->c;
+		}
+	}
 }
 
 /*
@@ -378,7 +592,7 @@ static int event_flows(struct trace *t, const struct event *ev, int pid, int tid
  */
 static int copy_flow(struct trace *t, const struct event *ev, int device, int pid, int tid, const char *var)
 {
-	uint64_t key[2] = { ev->hash, ev->bytes }, bit;
+	uint64_t bit;
 	struct first_copy *c;
 	struct flow_ref *f;
 	int created;
@@ -386,11 +600,7 @@ static int copy_flow(struct trace *t, const struct event *ev, int device, int pi
 	if (!t->several_devices || ev->kind != EV_TO_DEVICE || !ev->has_hash || !ev->bytes || device < 0 ||
 	    device >= 64 || (t->run.has_host_device && device == t->run.host_device))
 		return 0;
-	if (t->copies.count >= COPY_CACHE_MAX) {
-		hmap_release(&t->copies);
-		hmap_init(&t->copies, 2, sizeof(struct first_copy));
-	}
-	c = hmap_put(&t->copies, key, &created);
+	c = copy_slot(t, ev->hash, ev->bytes, &created);
 	if (!c)
 		return -1;
 	bit = (uint64_t)1 << device;
@@ -425,36 +635,39 @@ static int copy_flow(struct trace *t, const struct event *ev, int device, int pi
 static void put_json_event(struct trace *t, const struct event *ev, const char *cat, int pid, int tid,
 			   const char *var, const char *src)
 {
+	const char *kind = ev_kind_name(ev->kind);
+
 	begin_event(t);
-	fputs("{\"ph\":\"X\",\"name\":", t->f);
+	/* The name, "kind variable", escaped in two parts as it would be whole. */
+	out_lit(t, "{\"ph\":\"X\",\"name\":\"");
+	put_escaped(t, kind);
 	if (var) {
-		char *name = NULL;
-		if (asprintf(&name, "%s %s", ev_kind_name(ev->kind), var) >= 0) {
-			put_string(t->f, name);
-			free(name);
-		} else {
-			put_string(t->f, ev_kind_name(ev->kind));
-		}
-	} else {
-		put_string(t->f, ev_kind_name(ev->kind));
+		out_char(t, ' ');
+		put_escaped(t, var);
 	}
-	fprintf(t->f, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, pid, tid);
-	put_us(t->f, ev->begin_ns);
-	fputs(",\"dur\":", t->f);
-	put_us(t->f, ev->end_ns > ev->begin_ns ? ev->end_ns - ev->begin_ns : 0);
-	fprintf(t->f, ",\"args\":{\"seq\":%lld", (long long)ev->seq);
-	if (ev->kind != EV_KERNEL)
-		fprintf(t->f, ",\"bytes\":%llu,\"src_device\":%d,\"dest_device\":%d",
-			(unsigned long long)ev->bytes, ev->src_device, ev->dest_device);
+	out_char(t, '"');
+	put_place(t, cat, pid, tid, ev->begin_ns);
+	out_lit(t, ",\"dur\":");
+	put_us(t, ev->end_ns > ev->begin_ns ? ev->end_ns - ev->begin_ns : 0);
+	out_lit(t, ",\"args\":{\"seq\":");
+	out_i64(t, ev->seq);
+	if (ev->kind != EV_KERNEL) {
+		out_lit(t, ",\"bytes\":");
+		out_u64(t, ev->bytes);
+		out_lit(t, ",\"src_device\":");
+		out_i64(t, ev->src_device);
+		out_lit(t, ",\"dest_device\":");
+		out_i64(t, ev->dest_device);
+	}
 	if (var) {
-		fputs(",\"variable\":", t->f);
-		put_string(t->f, var);
+		out_lit(t, ",\"variable\":");
+		put_string(t, var);
 	}
 	if (src) {
-		fputs(",\"source\":", t->f);
-		put_string(t->f, src);
+		out_lit(t, ",\"source\":");
+		put_string(t, src);
 	}
-	fputs("}}", t->f);
+	out_lit(t, "}}");
 	for (size_t i = 0; i < t->nflows; i++) {
 		const struct flow_ref *f = &t->flows[i];
 		if (f->step)
@@ -469,7 +682,8 @@ static int put_pftrace_event(struct trace *t, const struct event *ev, const char
 	struct pftrace_arg args[6];
 	uint64_t ids[16], *idp = ids;
 	size_t n = 0;
-	char *name = NULL;
+	const char *kind = ev_kind_name(ev->kind);
+	char buf[256], *name = NULL;
 	int rc;
 
 	args[n++] = (struct pftrace_arg){ "seq", NULL, ev->seq };
@@ -486,13 +700,22 @@ static int put_pftrace_event(struct trace *t, const struct event *ev, const char
 		return -1;
 	for (size_t i = 0; i < t->nflows; i++)
 		idp[i] = t->flows[i].id;
-	if (var && asprintf(&name, "%s %s", ev_kind_name(ev->kind), var) < 0)
-		name = NULL;
+	/* "kind variable": in 'buf' when it fits (an asprintf per event cost more than its slice). */
+	if (var) {
+		size_t k = strlen(kind), v = strlen(var);
+		name = k + 1 + v < sizeof(buf) ? buf : malloc(k + 1 + v + 1);
+		if (name) {
+			memcpy(name, kind, k);
+			name[k] = ' ';
+			memcpy(name + k + 1, var, v + 1);
+		}
+	}
 	rc = pftrace_slice(t->pf, &(struct pftrace_slice){
 		.track = track_uuid(pid, tid), .begin_ns = ev->begin_ns, .end_ns = ev->end_ns,
-		.name = name ? name : ev_kind_name(ev->kind), .category = cat,
+		.name = name ? name : kind, .category = cat,
 		.args = args, .nargs = n, .flows = idp, .nflows = t->nflows });
-	free(name);
+	if (name != buf)
+		free(name);
 	if (idp != ids)
 		free(idp);
 	return rc;
@@ -501,7 +724,7 @@ static int put_pftrace_event(struct trace *t, const struct event *ev, const char
 static int write_event(struct trace *t, const struct event *ev, char **err)
 {
 	enum lane lane;
-	int device, tid, pid;
+	int device, tid, pid, rc = -1;
 	const char *src, *var, *cat;
 
 	switch (ev->kind) {
@@ -537,7 +760,7 @@ static int write_event(struct trace *t, const struct event *ev, char **err)
 	t->nflows = 0;
 	if (copy_flow(t, ev, device, pid, tid, var) < 0)
 		goto nomem;
-	if (t->rows && event_flows(t, ev, pid, tid, var, err) < 0)
+	if (t->rows && (rc = event_flows(t, ev, pid, tid, var, err)) < 0)
 		goto fail;
 	if (t->format == TRACE_PFTRACE) {
 		if (put_pftrace_event(t, ev, cat, pid, tid, var, src) < 0)
@@ -557,14 +780,15 @@ fail:
 		if (t->flows[i].owned)
 			free((char *)t->flows[i].name);
 	t->nflows = 0;
-	return -1;
+	return rc;
 }
 
-/* One pass of the stream: 0, -1 with *err, or EVENTS_RESTART (seq mode only). */
+/* One pass of the stream: 0, -1 with *err, RESTART_EVENTS (seq mode only) or RESTART_ROWS. */
 static int write_events(struct trace *t, enum events_mode mode, char **err)
 {
 	struct event_stream *s = event_stream_open(t->db, mode, NULL, err);
 	struct event ev;
+	unsigned written = 0;
 	int rc;
 
 	if (!s)
@@ -582,15 +806,16 @@ static int write_events(struct trace *t, enum events_mode mode, char **err)
 		}
 		if (ev.end_ns < t->from_ns)
 			continue;
-		if (write_event(t, &ev, err) < 0) {
-			rc = -1;
+		if ((rc = write_event(t, &ev, err)) < 0)
 			break;
-		}
 		/* The output failed (a full disk): the caller says why; read no more. */
-		if (ferror(t->f))
+		if (++written % ERROR_EVERY == 0 && ferror(t->f))
 			break;
 	}
 	event_stream_close(s);
+	/* Rows left unread may still be out of order (a window, rows of no event): only the end proves it. */
+	if (rc >= 0 && t->rows && (rc = finding_scan_finish(t->rows, err)) == FINDING_SCAN_RESTART)
+		rc = RESTART_ROWS;
 	if (rc >= 0 && t->pf && pftrace_finish(t->pf) < 0)
 		rc = oom(err);
 	return rc < 0 ? rc : 0;
@@ -603,35 +828,36 @@ static void trace_release(struct trace *t)
 	hmap_release(&t->places);
 	hmap_release(&t->vars);
 	hmap_release(&t->named);
-	hmap_release(&t->copies);
+	free(t->copies);
 	thread_rows_release(&t->threads);
 	for (int i = 0; i < t->nanchors; i++)
 		free(t->anchors[i].name);
 	free(t->anchors);
-	finding_rows_close(t->rows);
+	finding_scan_close(t->rows);
 	attribution_close(t->at);
 	run_info_release(&t->run);
 	pftrace_free(t->pf);
 	free(t->flows);
+	free(t->out);
 }
 
 /*
- * The whole file into 'o' in one mode: 0, -1 with *err (or errno when the
- * write failed: *io), EVENTS_RESTART.  Leaves 'o' open.
+ * The whole file into 'o' with the events and the finding rows read as
+ * 'mode' and 'rows_mode' say: 0, -1 with *err (or errno when the write
+ * failed: *io), RESTART_EVENTS, RESTART_ROWS.  Leaves 'o' open.
  */
-static int write_trace(struct db *db, struct outfile *o, enum events_mode mode,
+static int write_trace(struct db *db, struct outfile *o, enum events_mode mode, enum finding_scan_mode rows_mode,
 		       const struct trace_options *opt, struct trace_stats *st, int *io, char **err)
 {
 	struct trace t = { .db = db, .f = o->f, .first = 1, .st = st, .format = opt->format,
 			   .from_ns = opt->from_ns, .to_ns = opt->to_ns,
-			   .windowed = opt->from_ns > INT64_MIN || opt->to_ns < INT64_MAX };
+			   .windowed = opt->from_ns > INT64_MIN || opt->to_ns < INT64_MAX, .copies_gen = 1 };
 	int rc = -1, max_finding = 0;
 
 	memset(st, 0, sizeof(*st));
 	hmap_init(&t.places, 1, sizeof(char *));
 	hmap_init(&t.vars, 3, sizeof(char *));
 	hmap_init(&t.named, 2, 1);
-	hmap_init(&t.copies, 2, sizeof(struct first_copy));
 	if (db_read_run(db, &t.run, err) < 0 || thread_rows_read(db, &t.threads, err) < 0)
 		goto out;
 	for (size_t i = 0; i < t.run.ndevices; i++)
@@ -640,7 +866,7 @@ static int write_trace(struct db *db, struct outfile *o, enum events_mode mode,
 	t.several_devices = t.several_devices > 1;
 	t.at = attribution_open(db);
 	st->has_sources = t.at != NULL;
-	t.rows = finding_rows_open(db, &max_finding, err);
+	t.rows = finding_scan_open(db, rows_mode, &max_finding, err);
 	if (!t.rows && err && *err)
 		goto out;
 	/* Reported, and nothing found: no arrows to draw, and no hint to give. */
@@ -654,8 +880,10 @@ static int write_trace(struct db *db, struct outfile *o, enum events_mode mode,
 		}
 		t.nanchors = max_finding;
 		st->has_findings = 1;
-		if ((r = finding_rows_next(t.rows, &t.row, err)) < 0)
+		if ((r = finding_scan_next(t.rows, &t.row, err)) < 0) {
+			rc = r == FINDING_SCAN_RESTART ? RESTART_ROWS : -1;
 			goto out;
+		}
 		t.row_ok = r == 1;
 	}
 	if (t.format == TRACE_PFTRACE) {
@@ -664,14 +892,20 @@ static int write_trace(struct db *db, struct outfile *o, enum events_mode mode,
 			goto out;
 		}
 	} else {
-		fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mapprof " MAPPROF_VERSION "\"},"
-		      "\"traceEvents\":[", t.f);
+		if (!(t.out = malloc(OUT_SIZE))) {
+			oom(err);
+			goto out;
+		}
+		out_lit(&t, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mapprof " MAPPROF_VERSION "\"},"
+			"\"traceEvents\":[");
 	}
 	rc = write_events(&t, mode, err);
 	if (rc < 0)
 		goto out;
-	if (t.format == TRACE_JSON)
-		fputs("\n]}\n", t.f);
+	if (t.format == TRACE_JSON) {
+		out_lit(&t, "\n]}\n");
+		out_flush(&t);
+	}
 	if (o->err || ferror(t.f)) {
 		*io = 1;
 		rc = -1;
@@ -686,9 +920,11 @@ int trace_write(struct db *db, const char *path, unsigned oflags, const struct t
 {
 	struct outfile o;
 	int rc, io = 0, saved = 0;
-	/* Seq order needs no sort (memory stays small) but may have to start
-	 * again: only where the output can be thrown away and begun anew. */
+	/* Seq order needs no sort (memory stays small) and the finding rows as
+	 * stored none either, but both may have to start again: only where the
+	 * output can be thrown away and begun anew. */
 	enum events_mode mode = EVENTS_BY_SEQ;
+	enum finding_scan_mode rows_mode = FINDING_SCAN_STORED;
 
 	for (;;) {
 		if (outfile_open(&o, path, oflags) < 0) {
@@ -697,10 +933,12 @@ int trace_write(struct db *db, const char *path, unsigned oflags, const struct t
 			rc = -1;
 			break;
 		}
-		if (!o.tmp)
+		if (!o.tmp) {
 			mode = EVENTS_SORTED;
+			rows_mode = FINDING_SCAN_SORTED;
+		}
 		setvbuf(o.f, NULL, _IOFBF, 1 << 20);
-		rc = write_trace(db, &o, mode, opt, st, &io, err);
+		rc = write_trace(db, &o, mode, rows_mode, opt, st, &io, err);
 		if (rc == 0 || io) {
 			/* A write error with its own errno (o.err), not one a later call left. */
 			if (outfile_commit(&o) < 0) {
@@ -711,9 +949,12 @@ int trace_write(struct db *db, const char *path, unsigned oflags, const struct t
 			break;
 		}
 		outfile_discard(&o);
-		if (rc != EVENTS_RESTART || mode == EVENTS_SORTED)
+		if (rc == RESTART_EVENTS && mode != EVENTS_SORTED)
+			mode = EVENTS_SORTED;
+		else if (rc == RESTART_ROWS && rows_mode != FINDING_SCAN_SORTED)
+			rows_mode = FINDING_SCAN_SORTED;
+		else
 			break;
-		mode = EVENTS_SORTED;
 	}
 	if (rc < 0 && io && err) {
 		const char *why = strerror(saved ? saved : EIO);

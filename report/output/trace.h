@@ -26,8 +26,12 @@
  *     device shows it, though no finding does.
  *
  * Streaming: events come from db/events.h's stream in begin order and the
- * stored findings' operations from db/finding_rows.h in the same order;
- * each event is written as it is read.  Memory grows with the number of
+ * stored findings' operations from db/trace_scan.h in the same order;
+ * each event is written as it is read.  Both read without a sort where
+ * they can (seq order, the rows' stored order) and start the file again
+ * sorted when that order turns out wrong: only where the output is a
+ * temporary file (standard output and devices are read sorted from the
+ * start).  Memory grows with the number of
  * findings, code locations and host threads, never with events.  Source
  * lines and variables come from the attribution tables, findings from the
  * findings tables, both written by 'mapprof report': without them the trace
