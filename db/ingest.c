@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -24,6 +25,7 @@
 #include "db/db_internal.h"
 #include "db/finish.h"
 #include "db/ingest.h"
+#include "db/pagewrite.h"
 #include "db/spool.h"
 #include "db/writer.h"
 #include "lib/hmap.h"
@@ -205,6 +207,229 @@ static int seen_before(struct hmap *seen, const void *payload, size_t len)
 }
 
 /*
+ * The event tables written as pages (db/pagewrite.c) instead of through
+ * SQLite's inserts, which were ~4,500 instructions a row, most of
+ * 'mapprof record''s time after a program of many small events.  While the
+ * events are read, the rows go to new pages after the file's end, the
+ * connection idle and SQLite's locks held here; the trees are hooked into
+ * the tables' roots, then the rest of the spool (run, modules, threads...)
+ * and the rows that came out of rowid order go through SQLite as before, in
+ * one transaction.  When that fails, the file is put back as it was: the
+ * header and the roots saved here, truncated to its old size.
+ * MAPPROF_PAGEWRITE=0 turns it off (every row through SQLite).
+ */
+#define PENDING_BYTE 0x40000000
+#define LOCK_BYTES 512   /* SQLite's pending, reserved and shared bytes */
+#define PAGE_TABLES (DBW_TABLES + 1)   /* the event tables and delete_pair_raw */
+
+struct page_sink {
+	int fd;
+	int wrote;                  /* the file was changed: undo on failure */
+	int err;                    /* errno of a failed write */
+	struct pagewriter *pw;
+	struct pw_table *t[PAGE_TABLES];
+	uint32_t root[PAGE_TABLES];
+	struct pw_header h;
+	off_t size;                 /* the file's size before */
+	unsigned char hdr[100];     /* its header before */
+	unsigned char *roots;       /* the roots' pages before */
+	struct rec *late;           /* records out of their table's rowid order: SQLite inserts them */
+	size_t nlate, late_cap;
+	size_t *others;             /* offsets of the frames that are not events: replayed after */
+	size_t nothers, others_cap;
+};
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+	size_t c = *cap ? *cap * 2 : 64;
+
+	if (n < *cap)
+		return 0;
+	if (!(q = realloc(*p, c * size)))
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static int lock_bytes(int fd, short type)
+{
+	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = LOCK_BYTES };
+	return fcntl(fd, F_SETLK, &l);
+}
+
+static int read_all(int fd, void *p, size_t n, off_t off)
+{
+	return pread(fd, p, n, off) == (ssize_t)n ? 0 : -1;
+}
+
+/* The table's root page, when its columns are those given (in order) and it has no index or trigger. */
+static uint32_t table_root(struct db *db, const char *name, const char *columns)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT (SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = ?1),"
+				      " (SELECT COUNT(*) FROM sqlite_schema WHERE tbl_name = ?1 AND type IN ('index', 'trigger'))",
+				      NULL);
+	sqlite3_stmt *cols = db_prepare(db, "SELECT name FROM pragma_table_info(?) ORDER BY cid", NULL);
+	char have[512] = "";
+	size_t len = 0;
+	uint32_t root = 0;
+
+	if (st && cols) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) == 0)
+			root = (uint32_t)sqlite3_column_int64(st, 0);
+		sqlite3_bind_text(cols, 1, name, -1, SQLITE_STATIC);
+		while (sqlite3_step(cols) == SQLITE_ROW && len < sizeof(have))
+			len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%s", len ? ", " : "",
+						(const char *)sqlite3_column_text(cols, 0));
+		if (strcmp(have, columns))
+			root = 0;
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(cols);
+	return root;
+}
+
+static void page_sink_free(struct page_sink *ps)
+{
+	if (!ps)
+		return;
+	pw_free(ps->pw);
+	if (ps->fd >= 0)
+		close(ps->fd);   /* the locks go with it */
+	free(ps->roots);
+	free(ps->late);
+	free(ps->others);
+	free(ps);
+}
+
+/*
+ * A page sink on the database, or NULL when its rows go through SQLite: turned
+ * off, a file pages cannot be appended to (WAL, auto-vacuum...), tables not
+ * empty or not as this mapprof made them, a connection of another process
+ * on it, or out of memory.
+ */
+static struct page_sink *page_sink_new(struct db *db)
+{
+	static const char *const names[PAGE_TABLES] = { "data_op_raw", "kernel_raw", "target_raw", "delete_pair_raw" };
+	const char *env = getenv("MAPPROF_PAGEWRITE"), *why, *file = sqlite3_db_filename(db->sql, "main");
+	struct page_sink *ps;
+	struct stat st;
+	char journal[4096];
+
+	if ((env && !strcmp(env, "0")) || !file || !*file || !sqlite3_get_autocommit(db->sql))
+		return NULL;
+	if (snprintf(journal, sizeof(journal), "%s-journal", file) >= (int)sizeof(journal) ||
+	    stat(journal, &st) == 0 || !(ps = calloc(1, sizeof(*ps))))
+		return NULL;   /* a journal there: SQLite has something to roll back first */
+	ps->fd = -1;
+	for (int t = 0; t < PAGE_TABLES; t++)
+		if (!(ps->root[t] = table_root(db, names[t], t < DBW_TABLES ? dbw_table_columns(t) : "delete_seq, alloc_seq")))
+			goto no;
+	/* The connection holds no lock now: SQLite's own, taken here, keep other processes out. */
+	ps->fd = open(file, O_RDWR | O_CLOEXEC);
+	if (ps->fd < 0 || lock_bytes(ps->fd, F_WRLCK) < 0 || fstat(ps->fd, &st) < 0 ||
+	    read_all(ps->fd, ps->hdr, sizeof(ps->hdr), 0) < 0 || pw_check_header(ps->hdr, &ps->h, &why) < 0 ||
+	    st.st_size != (off_t)ps->h.pages * ps->h.page_size)
+		goto no;
+	ps->size = st.st_size;
+	if (!(ps->roots = malloc((size_t)PAGE_TABLES * ps->h.page_size)) || !(ps->pw = pw_new(ps->fd, &ps->h)))
+		goto no;
+	for (int t = 0; t < PAGE_TABLES; t++) {
+		unsigned char *r = ps->roots + (size_t)t * ps->h.page_size;
+		/* An empty table's root: a leaf (13) of no cell. */
+		if (ps->root[t] > ps->h.pages ||
+		    read_all(ps->fd, r, ps->h.page_size, (off_t)(ps->root[t] - 1) * ps->h.page_size) < 0 ||
+		    r[0] != 13 || r[3] || r[4] ||
+		    !(ps->t[t] = pw_table_new(ps->pw, ps->root[t], t < DBW_TABLES ? dbw_table_ncols(t) : 2, 0)))
+			goto no;
+	}
+	return ps;
+no:
+	page_sink_free(ps);
+	return NULL;
+}
+
+/* Records to the tables' pages; a record out of its table's order kept for SQLite.  0 or -1 (ps->err). */
+static int page_records(struct page_sink *ps, const struct rec *r, size_t n)
+{
+	int64_t rowid, v[DBW_MAX_COLS];
+	uint32_t present;
+
+	for (size_t i = 0; i < n; i++) {
+		int t = dbw_row(&r[i], &rowid, v, &present), k;
+		if (t < 0)
+			continue;
+		ps->wrote = 1;
+		k = pw_append(ps->t[t], rowid, v, present);
+		if (k < 0) {
+			ps->err = errno;
+			return -1;
+		}
+		if (k > 0) {
+			if (grow((void **)&ps->late, &ps->late_cap, ps->nlate, sizeof(*ps->late)) < 0) {
+				ps->err = ENOMEM;
+				return -1;
+			}
+			ps->late[ps->nlate++] = r[i];
+		}
+	}
+	return 0;
+}
+
+/* db_pairer_sink(): a pair to delete_pair_raw's pages, or 1 when out of order. */
+static int page_pair(void *ctx, int64_t delete_seq, int64_t alloc_seq)
+{
+	struct page_sink *ps = ctx;
+	int64_t v[2] = { delete_seq, alloc_seq };
+	int k;
+
+	ps->wrote = 1;
+	k = pw_append(ps->t[DBW_TABLES], delete_seq, v, 3);
+	if (k < 0)
+		ps->err = errno;
+	return k;
+}
+
+/*
+ * Put the file back as it was (header, roots, size), after SQLite's own
+ * rollback: nothing of the spool stays.  0, or -1 when it cannot be.
+ */
+static int page_sink_undo(struct page_sink *ps, const char *file)
+{
+	int fd = ps->fd, rc = 0;
+
+	if (!ps->wrote)
+		return 0;
+	if (fd < 0 && ((fd = open(file, O_RDWR | O_CLOEXEC)) < 0 || lock_bytes(fd, F_WRLCK) < 0))
+		rc = -1;
+	for (int t = 0; rc == 0 && t < PAGE_TABLES; t++)
+		if (pwrite(fd, ps->roots + (size_t)t * ps->h.page_size, ps->h.page_size,
+			   (off_t)(ps->root[t] - 1) * ps->h.page_size) != (ssize_t)ps->h.page_size)
+			rc = -1;
+	if (rc == 0 && (pwrite(fd, ps->hdr, sizeof(ps->hdr), 0) != (ssize_t)sizeof(ps->hdr) ||
+			ftruncate(fd, ps->size) < 0))
+		rc = -1;
+	/* The header as it was holds the counter SQLite may have cached pages for: a new one. */
+	if (rc == 0) {
+		unsigned char c[4];
+		uint32_t counter;
+		if (pread(fd, c, 4, 24) == 4) {
+			counter = ((uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 | (uint32_t)c[2] << 8 | c[3]) + 7;
+			c[0] = (unsigned char)(counter >> 24), c[1] = (unsigned char)(counter >> 16);
+			c[2] = (unsigned char)(counter >> 8), c[3] = (unsigned char)counter;
+			if (pwrite(fd, c, 4, 24) != 4 || pwrite(fd, c, 4, 92) != 4)
+				rc = -1;
+		}
+	}
+	if (fd != ps->fd && fd >= 0)
+		close(fd);
+	ps->wrote = 0;
+	return rc;
+}
+
+/*
  * The events go to the tables in sequence order, through a window of
  * REORDER_RECS of them: threads' chunks interleave in the spool, and rows
  * inserted among rows already there split pages in the middle of the
@@ -225,6 +450,7 @@ struct reorder_item {
 struct reorder {
 	struct db_writer *w;
 	struct delete_pairer *pairer;
+	struct page_sink *ps;   /* the rows to pages, or NULL: to SQLite */
 	struct rec *slot;       /* REORDER_RECS records */
 	struct reorder_item *heap;  /* a min-heap by seq */
 	uint32_t *free_slots;
@@ -236,11 +462,13 @@ struct reorder {
 	struct rec batch[REORDER_BATCH];
 };
 
-static int reorder_init(struct reorder *o, struct db_writer *w, struct delete_pairer *pairer)
+static int reorder_init(struct reorder *o, struct db_writer *w, struct delete_pairer *pairer,
+			struct page_sink *ps)
 {
 	memset(o, 0, offsetof(struct reorder, batch));
 	o->w = w;
 	o->pairer = pairer;
+	o->ps = ps;
 	o->slot = malloc(REORDER_RECS * sizeof(*o->slot));
 	o->heap = malloc(REORDER_RECS * sizeof(*o->heap));
 	o->free_slots = malloc(REORDER_RECS * sizeof(*o->free_slots));
@@ -259,14 +487,21 @@ static void reorder_release(struct reorder *o)
 	free(o->free_slots);
 }
 
-/* Insert the batch (and pair its deletes).  0, or -1 (SQLite's message in the writer). */
+/* Records to their tables (and their deletes paired).  0, or -1 (SQLite's message, or ps->err). */
+static int reorder_write(struct reorder *o, const struct rec *r, size_t n)
+{
+	if ((o->ps ? page_records(o->ps, r, n) : dbw_records(o->w, r, n)) < 0)
+		return -1;
+	return db_pairer_add(o->pairer, r, n);
+}
+
+/* Insert the batch.  0, or -1. */
 static int reorder_flush(struct reorder *o)
 {
 	int rc = 0;
 
 	if (o->nbatch)
-		rc = dbw_records(o->w, o->batch, o->nbatch) < 0 || db_pairer_add(o->pairer, o->batch, o->nbatch) < 0
-			     ? -1 : 0;
+		rc = reorder_write(o, o->batch, o->nbatch);
 	o->nbatch = 0;
 	return rc;
 }
@@ -323,7 +558,7 @@ static int reorder_add(struct reorder *o, const struct rec *r, size_t n)
 		if (in_order) {
 			memcpy(o->any, any, sizeof(any));
 			memcpy(o->max_seq, max_seq, sizeof(max_seq));
-			if (reorder_flush(o) < 0 || dbw_records(o->w, r, n) < 0 || db_pairer_add(o->pairer, r, n) < 0)
+			if (reorder_flush(o) < 0 || reorder_write(o, r, n) < 0)
 				return -1;
 			return 0;
 		}
@@ -361,9 +596,12 @@ static int reorder_finish(struct reorder *o)
 	return reorder_flush(o);
 }
 
-/* Walk the frames of a mapped spool. */
-static int replay_all(struct db_writer *w, struct delete_pairer *pairer, int fd, const unsigned char *p, size_t size,
-		      struct ingest_result *res, const char *path, char **err)
+/*
+ * Walk the frames of a mapped spool.  With a page sink, the events go to
+ * pages and the other frames are checked and kept for replay_others().
+ */
+static int replay_all(struct db_writer *w, struct delete_pairer *pairer, struct page_sink *ps, int fd,
+		      const unsigned char *p, size_t size, struct ingest_result *res, const char *path, char **err)
 {
 	struct spool_field f[SPOOL_MAX_FIELDS];
 	size_t off = sizeof(struct spool_header);
@@ -375,7 +613,7 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, int fd,
 	struct reorder *order = malloc(sizeof(*order));
 
 	hmap_init(&seen, 3, 1);
-	if (!order || reorder_init(order, w, pairer) < 0) {
+	if (!order || reorder_init(order, w, pairer, ps) < 0) {
 		db_fail(err, "out of memory");
 		goto out;
 	}
@@ -449,6 +687,12 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, int fd,
 				/* One process, one run: two are the frames of two spools mixed. */
 				db_fail(err, "corrupt spool '%s' at byte %zu: a second run", path, off);
 				goto out;
+			} else if (ps) {
+				if (grow((void **)&ps->others, &ps->others_cap, ps->nothers, sizeof(*ps->others)) < 0) {
+					db_fail(err, "out of memory");
+					goto out;
+				}
+				ps->others[ps->nothers++] = off - sizeof(fr);
 			} else if ((k = replay(w, fr.type, f)) != 0) {
 				/* Only the run's own conflict says a run is there; a full disk is a full disk. */
 				if (k > 0) {
@@ -466,7 +710,10 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, int fd,
 	rc = 0;
 	goto out;
 sql_error:
-	db_fail(err, "%s", dbw_errmsg(w));
+	if (ps && ps->err)
+		db_fail(err, "cannot write its pages: %s", strerror(ps->err));
+	else
+		db_fail(err, "%s", dbw_errmsg(w));
 out:
 	if (order)
 		reorder_release(order);
@@ -476,12 +723,35 @@ out:
 	return rc;
 }
 
+/* After the pages: the frames replay_all() kept, then the records out of order.  0 or -1. */
+static int replay_others(struct db_writer *w, struct page_sink *ps, const unsigned char *p, char **err)
+{
+	struct spool_field f[SPOOL_MAX_FIELDS];
+	int k;
+
+	for (size_t i = 0; i < ps->nothers; i++) {
+		struct spool_frame fr;
+		memcpy(&fr, p + ps->others[i], sizeof(fr));
+		if (spool_unpack(fr.type, p + ps->others[i] + sizeof(fr), fr.len, f) < 0)
+			continue;   /* checked as the events were read: cannot happen */
+		if ((k = replay(w, fr.type, f)) > 0)
+			return db_fail(err, "the database already holds a recorded run");
+		if (k < 0)
+			return db_fail(err, "%s", dbw_errmsg(w));
+	}
+	if (ps->nlate && dbw_records(w, ps->late, ps->nlate) < 0)
+		return db_fail(err, "%s", dbw_errmsg(w));
+	return 0;
+}
+
 int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result *res, char **err)
 {
 	struct spool_header h;
 	struct db_writer *w = NULL;
 	struct delete_pairer *pairer = NULL;
+	struct page_sink *ps = NULL;
 	unsigned char *map = NULL;
+	uint32_t pages;
 	struct stat st;
 	int fd, rc = -1;
 
@@ -530,19 +800,42 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 	w = dbw_attach(db, err);
 	if (!w || !(pairer = db_pairer_new(db, err)))
 		goto out;
+	if ((ps = page_sink_new(db))) {
+		db_pairer_sink(pairer, page_pair, ps);
+		if (replay_all(w, pairer, ps, fd, map, (size_t)st.st_size, res, spool_path, err) < 0)
+			goto undo;
+		if (db_pairer_drain(pairer) < 0 || pw_finish(ps->pw, &pages) < 0) {
+			db_fail(err, "cannot write '%s': %s", db_path(db), strerror(ps->err ? ps->err : errno));
+			goto undo;
+		}
+		/* SQLite's turn: closing the file lets its locks go (the connection holds none). */
+		close(ps->fd);
+		ps->fd = -1;
+	}
 	if (db_begin(db) < 0) {
 		db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
-		goto out;
+		goto undo;
 	}
-	if (replay_all(w, pairer, fd, map, (size_t)st.st_size, res, spool_path, err) < 0 ||
+	if ((ps ? replay_others(w, ps, map, err)
+		: replay_all(w, pairer, NULL, fd, map, (size_t)st.st_size, res, spool_path, err)) < 0 ||
 	    db_pairer_finish(pairer, err) < 0 || db_set_host_device(db, err) < 0 || db_commit(db) < 0) {
 		if (err && !*err)
 			db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
 		db_rollback(db);
-		goto out;
+		goto undo;
 	}
 	rc = 0;
+	goto out;
+undo:
+	if (ps && page_sink_undo(ps, sqlite3_db_filename(db->sql, "main")) < 0 && err && *err) {
+		char *more = NULL;
+		if (asprintf(&more, "%s (and its event tables could not be emptied again: record it anew)", *err) >= 0) {
+			free(*err);
+			*err = more;
+		}
+	}
 out:
+	page_sink_free(ps);
 	db_pairer_free(pairer);
 	dbw_detach(w);
 	if (map)

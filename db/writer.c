@@ -132,6 +132,37 @@ static int rec_value(int table, const struct rec *r, int col, int64_t *v)
 	return 0;
 }
 
+int dbw_row(const struct rec *r, int64_t *rowid, int64_t *v, uint32_t *present)
+{
+	int t;
+
+	for (t = 0; t < T_COUNT && tables[t].type != r->type; t++)
+		;
+	if (t == T_COUNT)
+		return -1;
+	*present = 0;
+	for (int c = 0; c < dbw_table_ncols(t); c++)
+		if (rec_value(t, r, c, &v[c]))
+			*present |= 1u << c;
+	*rowid = v[0];   /* each table's first column is its INTEGER PRIMARY KEY */
+	return t;
+}
+
+const char *dbw_table_name(int t)
+{
+	return t == T_DATA_OP ? "data_op_raw" : t == T_KERNEL ? "kernel_raw" : "target_raw";
+}
+
+const char *dbw_table_columns(int t)
+{
+	return tables[t].columns;
+}
+
+int dbw_table_ncols(int t)
+{
+	return t == T_DATA_OP ? 14 : t == T_KERNEL ? 7 : 8;
+}
+
 /* --- the mapprof_recs_* virtual tables: the records of one type, in order ---- */
 
 struct recs_vtab {
