@@ -194,16 +194,26 @@ static int64_t to_ns(const struct ticks_to_ns *tc, int64_t ticks)
  * Nonzero when a RECORDS frame with this very payload came before (noted
  * in 'seen' otherwise).  A frame appended twice (its writer killed between
  * writing a chunk and saying so) must not fail the whole process on the
- * events' unique sequence numbers: the copy is skipped.
+ * events' unique sequence numbers: the copy is skipped.  Keyed by its
+ * length and its first and last records (no two chunks share a record:
+ * hashing every byte was a quarter of the expansion once the rows were
+ * written as pages), the whole payload compared when the key was seen.
  */
-static int seen_before(struct hmap *seen, const void *payload, size_t len)
+static int seen_before(struct hmap *seen, const unsigned char *map, size_t off, size_t len)
 {
-	XXH128_hash_t h = XXH3_128bits(payload, len);
-	uint64_t key[3] = { h.low64, h.high64, (uint64_t)len };
+	const unsigned char *payload = map + off;
+	size_t edge = len < 2 * sizeof(struct rec) ? len : sizeof(struct rec);
+	uint64_t key[3] = { XXH3_64bits(payload, edge), XXH3_64bits(payload + len - edge, edge), (uint64_t)len };
 	int created = 1;
+	uint64_t *first = hmap_put(seen, key, &created);
 
-	hmap_put(seen, key, &created);
-	return !created;
+	if (!first)
+		return 0;   /* out of memory: a copy fails on its sequence numbers, as a damaged spool */
+	if (created) {
+		*first = off;
+		return 0;
+	}
+	return !memcmp(map + *first, payload, len);
 }
 
 /*
@@ -612,7 +622,7 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, struct 
 	struct hmap seen;
 	struct reorder *order = malloc(sizeof(*order));
 
-	hmap_init(&seen, 3, 1);
+	hmap_init(&seen, 3, sizeof(uint64_t));
 	if (!order || reorder_init(order, w, pairer, ps) < 0) {
 		db_fail(err, "out of memory");
 		goto out;
@@ -649,7 +659,7 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, struct 
 			/* The frames before it hold strings, so the payload may
 			 * be misaligned for struct rec: copied then. */
 			const unsigned char *payload = p + off;
-			if (seen_before(&seen, payload, fr.len)) {
+			if (seen_before(&seen, p, off, fr.len)) {
 				res->frames++;
 				off += fr.len;
 				continue;
