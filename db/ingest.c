@@ -245,6 +245,8 @@ struct page_sink {
 	unsigned char *roots;       /* the roots' pages before */
 	struct rec *late;           /* records out of their table's rowid order: SQLite inserts them */
 	size_t nlate, late_cap;
+	int64_t (*late_pairs)[2];   /* pairs out of delete_seq order: the same */
+	size_t nlate_pairs, late_pairs_cap;
 	size_t *others;             /* offsets of the frames that are not events: replayed after */
 	size_t nothers, others_cap;
 };
@@ -310,6 +312,7 @@ static void page_sink_free(struct page_sink *ps)
 		close(ps->fd);   /* the locks go with it */
 	free(ps->roots);
 	free(ps->late);
+	free(ps->late_pairs);
 	free(ps->others);
 	free(ps);
 }
@@ -388,7 +391,11 @@ static int page_records(struct page_sink *ps, const struct rec *r, size_t n)
 	return 0;
 }
 
-/* db_pairer_sink(): a pair to delete_pair_raw's pages, or 1 when out of order. */
+/*
+ * db_pairer_sink(): a pair to delete_pair_raw's pages; one out of delete_seq
+ * order (pairs come in the order of the frees' end times, which a late
+ * chunk's threads break) kept for SQLite.  0 or -1 (ps->err).
+ */
 static int page_pair(void *ctx, int64_t delete_seq, int64_t alloc_seq)
 {
 	struct page_sink *ps = ctx;
@@ -397,9 +404,19 @@ static int page_pair(void *ctx, int64_t delete_seq, int64_t alloc_seq)
 
 	ps->wrote = 1;
 	k = pw_append(ps->t[DBW_TABLES], delete_seq, v, 3);
-	if (k < 0)
+	if (k < 0) {
 		ps->err = errno;
-	return k;
+		return -1;
+	}
+	if (k > 0) {
+		if (grow((void **)&ps->late_pairs, &ps->late_pairs_cap, ps->nlate_pairs, sizeof(*ps->late_pairs)) < 0) {
+			ps->err = ENOMEM;
+			return -1;
+		}
+		ps->late_pairs[ps->nlate_pairs][0] = delete_seq;
+		ps->late_pairs[ps->nlate_pairs++][1] = alloc_seq;
+	}
+	return 0;
 }
 
 /*
@@ -733,9 +750,11 @@ out:
 	return rc;
 }
 
-/* After the pages: the frames replay_all() kept, then the records out of order.  0 or -1. */
-static int replay_others(struct db_writer *w, struct page_sink *ps, const unsigned char *p, char **err)
+/* After the pages: the frames replay_all() kept, then the records and pairs out of order.  0 or -1. */
+static int replay_others(struct db *db, struct db_writer *w, struct page_sink *ps, const unsigned char *p,
+			 char **err)
 {
+	sqlite3_stmt *st;
 	struct spool_field f[SPOOL_MAX_FIELDS];
 	int k;
 
@@ -751,6 +770,21 @@ static int replay_others(struct db_writer *w, struct page_sink *ps, const unsign
 	}
 	if (ps->nlate && dbw_records(w, ps->late, ps->nlate) < 0)
 		return db_fail(err, "%s", dbw_errmsg(w));
+	if (!ps->nlate_pairs)
+		return 0;
+	if (!(st = db_prepare(db, "INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?,?)", err)))
+		return -1;
+	for (size_t i = 0; i < ps->nlate_pairs; i++) {
+		sqlite3_bind_int64(st, 1, ps->late_pairs[i][0]);
+		sqlite3_bind_int64(st, 2, ps->late_pairs[i][1]);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			db_fail(err, "%s", db_errmsg(db));
+			sqlite3_finalize(st);
+			return -1;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
 	return 0;
 }
 
@@ -826,7 +860,7 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 		db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
 		goto undo;
 	}
-	if ((ps ? replay_others(w, ps, map, err)
+	if ((ps ? replay_others(db, w, ps, map, err)
 		: replay_all(w, pairer, NULL, fd, map, (size_t)st.st_size, res, spool_path, err)) < 0 ||
 	    db_pairer_finish(pairer, err) < 0 || db_set_host_device(db, err) < 0 || db_commit(db) < 0) {
 		if (err && !*err)
