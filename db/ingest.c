@@ -126,8 +126,57 @@ struct ticks_to_ns {
  * touching one byte a frame through the mapping faulted in (read ahead)
  * the whole spool.
  */
-static void clock_scan(int fd, size_t size, struct ticks_to_ns *tc)
+/*
+ * RECORDS frames that a later frame overtakes: one of its records has a seq
+ * above the first of a frame after it (the last chunks of a run: a
+ * thread's partly filled chunk written at its exit before the drain's full
+ * ones).  Written straight to the tables when they come (in order then),
+ * they would leave the later frame's rows out of order: SQLite inserts
+ * those among the others, pages cannot (SQLite's inserts again), and the
+ * deletes' pairing gave up on them (a sort of the whole table in SQL, 1 s
+ * of a 1.8 M-event run).  Held in the reorder window instead.  Offsets of
+ * the frames' payloads, ascending.
+ */
+struct held {
+	size_t *off;
+	size_t n, cap;
+};
+
+struct frame_seqs {
+	size_t off;
+	uint64_t first, last;
+};
+
+static void held_scan(struct frame_seqs *f, size_t n, struct held *h)
 {
+	uint64_t min_after = UINT64_MAX;
+
+	/* From the end: the least first seq of the frames after each one. */
+	for (size_t i = n; i-- > 0;) {
+		uint64_t first = f[i].first;
+		f[i].first = f[i].last > min_after;   /* now: held */
+		if (first < min_after)
+			min_after = first;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!f[i].first)
+			continue;
+		if (h->n == h->cap) {
+			size_t c = h->cap ? 2 * h->cap : 16;
+			size_t *q = realloc(h->off, c * sizeof(*q));
+			if (!q)
+				return;   /* not held: only slower */
+			h->off = q;
+			h->cap = c;
+		}
+		h->off[h->n++] = f[i].off;
+	}
+}
+
+static void clock_scan(int fd, size_t size, struct ticks_to_ns *tc, struct held *held)
+{
+	struct frame_seqs *fs = NULL;
+	size_t nfs = 0, fs_cap = 0;
 	struct spool_field f[SPOOL_MAX_FIELDS];
 	unsigned char payload[4096];
 	int64_t start_ns = 0, t_first = 0, n_first = 0, t_last = 0, n_last = 0, dt, dn;
@@ -142,6 +191,23 @@ static void clock_scan(int fd, size_t size, struct ticks_to_ns *tc)
 		off += sizeof(fr);
 		if (size - off < fr.len)
 			break;
+		if (fr.type == SPOOL_RECORDS && fr.len && fr.len % sizeof(struct rec) == 0) {
+			struct frame_seqs x = { .off = off };
+			size_t seq_at = offsetof(struct rec, seq);
+			if (nfs == fs_cap) {
+				size_t c = fs_cap ? 2 * fs_cap : 256;
+				struct frame_seqs *q = realloc(fs, c * sizeof(*q));
+				if (q) {
+					fs = q;
+					fs_cap = c;
+				}
+			}
+			if (nfs < fs_cap &&
+			    pread(fd, &x.first, sizeof(x.first), (off_t)(off + seq_at)) == (ssize_t)sizeof(x.first) &&
+			    pread(fd, &x.last, sizeof(x.last), (off_t)(off + fr.len - sizeof(struct rec) + seq_at)) ==
+				    (ssize_t)sizeof(x.last))
+				fs[nfs++] = x;
+		}
 		if ((fr.type == SPOOL_CLOCK || fr.type == SPOOL_RUN) && fr.len <= sizeof(payload) &&
 		    pread(fd, payload, fr.len, (off_t)off) == (ssize_t)fr.len &&
 		    spool_unpack(fr.type, payload, fr.len, f) == 0) {
@@ -161,6 +227,8 @@ static void clock_scan(int fd, size_t size, struct ticks_to_ns *tc)
 		}
 		off += fr.len;
 	}
+	held_scan(fs, nfs, held);
+	free(fs);
 	/* One pair: the collector did not time with the counter (the ns are plain). */
 	if (pairs < 2 || t_last <= t_first || n_last <= n_first)
 		return;
@@ -568,9 +636,9 @@ static int reorder_pop(struct reorder *o)
  * the events inside it, but goes to a table of its own); from the first one
  * out of order on, through the window.
  */
-static int reorder_add(struct reorder *o, const struct rec *r, size_t n)
+static int reorder_add(struct reorder *o, const struct rec *r, size_t n, int hold)
 {
-	if (!o->nheap) {
+	if (!o->nheap && !hold) {
 		/* The whole chunk in order: straight to the tables, no copy. */
 		int any[4], in_order = 1;
 		uint64_t max_seq[4];
@@ -598,7 +666,7 @@ static int reorder_add(struct reorder *o, const struct rec *r, size_t n)
 		o->any[t] = 1;
 		if (later)
 			o->max_seq[t] = seq;
-		if (!o->nheap && later) {
+		if (!o->nheap && later && !hold) {
 			if (reorder_out(o, &r[k]) < 0)
 				return -1;
 			continue;
@@ -637,6 +705,8 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, struct 
 	size_t conv_cap = 0, dropped = 0;
 	int rc = -1, runs = 0, k;
 	struct hmap seen;
+	struct held held = { 0 };
+	size_t nheld = 0;
 	struct reorder *order = malloc(sizeof(*order));
 
 	hmap_init(&seen, 3, sizeof(uint64_t));
@@ -645,7 +715,7 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, struct 
 		goto out;
 	}
 
-	clock_scan(fd, size, &tc);
+	clock_scan(fd, size, &tc, &held);
 	while (off < size) {
 		struct spool_frame fr;
 		if (off - dropped >= SPOOL_WINDOW) {
@@ -698,7 +768,9 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, struct 
 				}
 				r = conv;
 			}
-			if (reorder_add(order, r, n) < 0)
+			while (nheld < held.n && held.off[nheld] < off)
+				nheld++;
+			if (reorder_add(order, r, n, nheld < held.n && held.off[nheld] == off) < 0)
 				goto sql_error;
 			count(res, r, n);
 			res->records += n;
@@ -746,6 +818,7 @@ out:
 		reorder_release(order);
 	free(order);
 	hmap_release(&seen);
+	free(held.off);
 	free(conv);
 	return rc;
 }
