@@ -3,7 +3,10 @@
  *
  * Runs after the program has ended ('mapprof record'), so none of this work
  * is charged to the program.  The spool is mapped and its frames replayed,
- * in the order written, through the db_writer calls in one transaction.
+ * in the order written: the events written as pages of their tables
+ * (db/pagewrite.c, below), the rest through the db_writer calls in one
+ * transaction; or everything through them (MAPPROF_PAGEWRITE=0, or a file
+ * pages cannot be appended to).
  * Memory stays bounded whatever the run's length: the mapping is dropped
  * behind the replay, SQLite's page cache is capped, the windows that put
  * the events in order (below, and the pairing of deletes in db/finish.c)
