@@ -88,6 +88,7 @@ COLLECTOR_OBJS := \
 INGEST_OBJS := \
 	$(B)/db/ingest_pic.o \
 	$(B)/db/writer_pic.o \
+	$(B)/db/pagewrite_pic.o \
 	$(B)/db/finish_pic.o \
 	$(B)/db/db_pic.o \
 	$(B)/db/spool_pic.o \
@@ -203,6 +204,7 @@ DB_OBJS := \
 	$(B)/db/finish.o \
 	$(B)/db/process.o \
 	$(B)/db/writer.o \
+	$(B)/db/pagewrite.o \
 	$(B)/db/spool.o \
 	$(B)/db/ingest.o \
 	$(B)/db/schema.o

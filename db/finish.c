@@ -160,6 +160,8 @@ struct delete_pairer {
 	int taken;                 /* an item was taken: 'last' holds */
 	struct pair_item last_taken;
 	sqlite3_stmt *one, *many;  /* one pair; PAIR_BATCH pairs */
+	int (*sink)(void *, int64_t, int64_t);  /* db_pairer_sink(): where pairs go instead */
+	void *sink_ctx;
 	int n;
 	int64_t pend[PAIR_BATCH][2];
 };
@@ -279,7 +281,15 @@ static int pairer_take(struct delete_pairer *p, const struct pair_item *e)
 			pairer_off(p);
 			return 0;
 		}
-		if (e->is_delete && !l->is_delete) {
+		if (e->is_delete && !l->is_delete && p->sink) {
+			int k = p->sink(p->sink_ctx, e->seq, l->seq);
+			if (k < 0)
+				return -1;
+			if (k > 0) {
+				pairer_off(p);   /* 'l' is gone with the map */
+				return 0;
+			}
+		} else if (e->is_delete && !l->is_delete) {
 			p->pend[p->n][0] = e->seq;
 			p->pend[p->n][1] = l->seq;
 			if (++p->n == PAIR_BATCH && pairer_flush(p, 0) < 0)
@@ -363,15 +373,29 @@ int db_pairer_add(struct delete_pairer *p, const struct rec *r, size_t n)
 	return 0;
 }
 
-int db_pairer_finish(struct delete_pairer *p, char **err)
+void db_pairer_sink(struct delete_pairer *p, int (*fn)(void *ctx, int64_t delete_seq, int64_t alloc_seq),
+		    void *ctx)
+{
+	p->sink = fn;
+	p->sink_ctx = ctx;
+}
+
+int db_pairer_drain(struct delete_pairer *p)
 {
 	struct pair_item out;
 
 	while (!p->off && p->nheap) {
 		heap_pop(p, &out);
 		if (pairer_take(p, &out) < 0)
-			goto fail;
+			return -1;
 	}
+	return 0;
+}
+
+int db_pairer_finish(struct delete_pairer *p, char **err)
+{
+	if (db_pairer_drain(p) < 0)
+		goto fail;
 	if (p->off)
 		return db_pair_deletes(p->db, err);
 	if (pairer_flush(p, 1) < 0)

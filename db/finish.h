@@ -69,6 +69,16 @@ struct delete_pairer *db_pairer_new(struct db *db, char **err);
 /* 0, or -1 when an insert failed (SQLite's message). */
 int db_pairer_add(struct delete_pairer *p, const struct rec *r, size_t n);
 int db_pairer_finish(struct delete_pairer *p, char **err);
+/*
+ * Pairs to fn (db/pagewrite.c's table) instead of SQL inserts: fn returns
+ * 0, 1 when it cannot take the pair (out of delete_seq order: pairing then
+ * gives up, and db_pairer_finish() pairs the whole table in SQL), or -1 on
+ * an error (add and drain return -1, the message is fn's to keep).
+ */
+void db_pairer_sink(struct delete_pairer *p, int (*fn)(void *ctx, int64_t delete_seq, int64_t alloc_seq),
+		    void *ctx);
+/* Pair what still waits in the window (after the last record); 0 or -1. */
+int db_pairer_drain(struct delete_pairer *p);
 void db_pairer_free(struct delete_pairer *p);
 
 /* Inside a transaction: run.host_device from what the runtime reported. */

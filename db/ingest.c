@@ -3,7 +3,10 @@
  *
  * Runs after the program has ended ('mapprof record'), so none of this work
  * is charged to the program.  The spool is mapped and its frames replayed,
- * in the order written, through the db_writer calls in one transaction.
+ * in the order written: the events written as pages of their tables
+ * (db/pagewrite.c, below), the rest through the db_writer calls in one
+ * transaction; or everything through them (MAPPROF_PAGEWRITE=0, or a file
+ * pages cannot be appended to).
  * Memory stays bounded whatever the run's length: the mapping is dropped
  * behind the replay, SQLite's page cache is capped, the windows that put
  * the events in order (below, and the pairing of deletes in db/finish.c)
@@ -11,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -24,6 +28,7 @@
 #include "db/db_internal.h"
 #include "db/finish.h"
 #include "db/ingest.h"
+#include "db/pagewrite.h"
 #include "db/spool.h"
 #include "db/writer.h"
 #include "lib/hmap.h"
@@ -124,8 +129,57 @@ struct ticks_to_ns {
  * touching one byte a frame through the mapping faulted in (read ahead)
  * the whole spool.
  */
-static void clock_scan(int fd, size_t size, struct ticks_to_ns *tc)
+/*
+ * RECORDS frames that a later frame overtakes: one of its records has a seq
+ * above the first of a frame after it (the last chunks of a run: a
+ * thread's partly filled chunk written at its exit before the drain's full
+ * ones).  Written straight to the tables when they come (in order then),
+ * they would leave the later frame's rows out of order: SQLite inserts
+ * those among the others, pages cannot (SQLite's inserts again), and the
+ * deletes' pairing gave up on them (a sort of the whole table in SQL, 1 s
+ * of a 1.8 M-event run).  Held in the reorder window instead.  Offsets of
+ * the frames' payloads, ascending.
+ */
+struct held {
+	size_t *off;
+	size_t n, cap;
+};
+
+struct frame_seqs {
+	size_t off;
+	uint64_t first, last;
+};
+
+static void held_scan(struct frame_seqs *f, size_t n, struct held *h)
 {
+	uint64_t min_after = UINT64_MAX;
+
+	/* From the end: the least first seq of the frames after each one. */
+	for (size_t i = n; i-- > 0;) {
+		uint64_t first = f[i].first;
+		f[i].first = f[i].last > min_after;   /* now: held */
+		if (first < min_after)
+			min_after = first;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!f[i].first)
+			continue;
+		if (h->n == h->cap) {
+			size_t c = h->cap ? 2 * h->cap : 16;
+			size_t *q = realloc(h->off, c * sizeof(*q));
+			if (!q)
+				return;   /* not held: only slower */
+			h->off = q;
+			h->cap = c;
+		}
+		h->off[h->n++] = f[i].off;
+	}
+}
+
+static void clock_scan(int fd, size_t size, struct ticks_to_ns *tc, struct held *held)
+{
+	struct frame_seqs *fs = NULL;
+	size_t nfs = 0, fs_cap = 0;
 	struct spool_field f[SPOOL_MAX_FIELDS];
 	unsigned char payload[4096];
 	int64_t start_ns = 0, t_first = 0, n_first = 0, t_last = 0, n_last = 0, dt, dn;
@@ -140,6 +194,23 @@ static void clock_scan(int fd, size_t size, struct ticks_to_ns *tc)
 		off += sizeof(fr);
 		if (size - off < fr.len)
 			break;
+		if (fr.type == SPOOL_RECORDS && fr.len && fr.len % sizeof(struct rec) == 0) {
+			struct frame_seqs x = { .off = off };
+			size_t seq_at = offsetof(struct rec, seq);
+			if (nfs == fs_cap) {
+				size_t c = fs_cap ? 2 * fs_cap : 256;
+				struct frame_seqs *q = realloc(fs, c * sizeof(*q));
+				if (q) {
+					fs = q;
+					fs_cap = c;
+				}
+			}
+			if (nfs < fs_cap &&
+			    pread(fd, &x.first, sizeof(x.first), (off_t)(off + seq_at)) == (ssize_t)sizeof(x.first) &&
+			    pread(fd, &x.last, sizeof(x.last), (off_t)(off + fr.len - sizeof(struct rec) + seq_at)) ==
+				    (ssize_t)sizeof(x.last))
+				fs[nfs++] = x;
+		}
 		if ((fr.type == SPOOL_CLOCK || fr.type == SPOOL_RUN) && fr.len <= sizeof(payload) &&
 		    pread(fd, payload, fr.len, (off_t)off) == (ssize_t)fr.len &&
 		    spool_unpack(fr.type, payload, fr.len, f) == 0) {
@@ -159,6 +230,8 @@ static void clock_scan(int fd, size_t size, struct ticks_to_ns *tc)
 		}
 		off += fr.len;
 	}
+	held_scan(fs, nfs, held);
+	free(fs);
 	/* One pair: the collector did not time with the counter (the ns are plain). */
 	if (pairs < 2 || t_last <= t_first || n_last <= n_first)
 		return;
@@ -192,16 +265,266 @@ static int64_t to_ns(const struct ticks_to_ns *tc, int64_t ticks)
  * Nonzero when a RECORDS frame with this very payload came before (noted
  * in 'seen' otherwise).  A frame appended twice (its writer killed between
  * writing a chunk and saying so) must not fail the whole process on the
- * events' unique sequence numbers: the copy is skipped.
+ * events' unique sequence numbers: the copy is skipped.  Keyed by its
+ * length and its first and last records (no two chunks share a record:
+ * hashing every byte was a quarter of the expansion once the rows were
+ * written as pages), the whole payload compared when the key was seen.
  */
-static int seen_before(struct hmap *seen, const void *payload, size_t len)
+static int seen_before(struct hmap *seen, const unsigned char *map, size_t off, size_t len)
 {
-	XXH128_hash_t h = XXH3_128bits(payload, len);
-	uint64_t key[3] = { h.low64, h.high64, (uint64_t)len };
+	const unsigned char *payload = map + off;
+	size_t edge = len < 2 * sizeof(struct rec) ? len : sizeof(struct rec);
+	uint64_t key[3] = { XXH3_64bits(payload, edge), XXH3_64bits(payload + len - edge, edge), (uint64_t)len };
 	int created = 1;
+	uint64_t *first = hmap_put(seen, key, &created);
 
-	hmap_put(seen, key, &created);
-	return !created;
+	if (!first)
+		return 0;   /* out of memory: a copy fails on its sequence numbers, as a damaged spool */
+	if (created) {
+		*first = off;
+		return 0;
+	}
+	return !memcmp(map + *first, payload, len);
+}
+
+/*
+ * The event tables written as pages (db/pagewrite.c) instead of through
+ * SQLite's inserts, which were ~4,500 instructions a row, most of
+ * 'mapprof record''s time after a program of many small events.  While the
+ * events are read, the rows go to new pages after the file's end, the
+ * connection idle and SQLite's locks held here; the trees are hooked into
+ * the tables' roots, then the rest of the spool (run, modules, threads...)
+ * and the rows that came out of rowid order go through SQLite as before, in
+ * one transaction.  When that fails, the file is put back as it was: the
+ * header and the roots saved here, truncated to its old size.
+ * MAPPROF_PAGEWRITE=0 turns it off (every row through SQLite).
+ */
+#define PENDING_BYTE 0x40000000
+#define LOCK_BYTES 512   /* SQLite's pending, reserved and shared bytes */
+#define PAGE_TABLES (DBW_TABLES + 1)   /* the event tables and delete_pair_raw */
+
+struct page_sink {
+	int fd;
+	int wrote;                  /* the file was changed: undo on failure */
+	int err;                    /* errno of a failed write */
+	struct pagewriter *pw;
+	struct pw_table *t[PAGE_TABLES];
+	uint32_t root[PAGE_TABLES];
+	struct pw_header h;
+	off_t size;                 /* the file's size before */
+	unsigned char hdr[100];     /* its header before */
+	unsigned char *roots;       /* the roots' pages before */
+	struct rec *late;           /* records out of their table's rowid order: SQLite inserts them */
+	size_t nlate, late_cap;
+	int64_t (*late_pairs)[2];   /* pairs out of delete_seq order: the same */
+	size_t nlate_pairs, late_pairs_cap;
+	size_t *others;             /* offsets of the frames that are not events: replayed after */
+	size_t nothers, others_cap;
+};
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+	size_t c = *cap ? *cap * 2 : 64;
+
+	if (n < *cap)
+		return 0;
+	if (!(q = realloc(*p, c * size)))
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static int lock_bytes(int fd, short type)
+{
+	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = LOCK_BYTES };
+	return fcntl(fd, F_SETLK, &l);
+}
+
+static int read_all(int fd, void *p, size_t n, off_t off)
+{
+	return pread(fd, p, n, off) == (ssize_t)n ? 0 : -1;
+}
+
+/* The table's root page, when its columns are those given (in order) and it has no index or trigger. */
+static uint32_t table_root(struct db *db, const char *name, const char *columns)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT (SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = ?1),"
+				      " (SELECT COUNT(*) FROM sqlite_schema WHERE tbl_name = ?1 AND type IN ('index', 'trigger'))",
+				      NULL);
+	sqlite3_stmt *cols = db_prepare(db, "SELECT name FROM pragma_table_info(?) ORDER BY cid", NULL);
+	char have[512] = "";
+	size_t len = 0;
+	uint32_t root = 0;
+
+	if (st && cols) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) == 0)
+			root = (uint32_t)sqlite3_column_int64(st, 0);
+		sqlite3_bind_text(cols, 1, name, -1, SQLITE_STATIC);
+		while (sqlite3_step(cols) == SQLITE_ROW && len < sizeof(have))
+			len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%s", len ? ", " : "",
+						(const char *)sqlite3_column_text(cols, 0));
+		if (strcmp(have, columns))
+			root = 0;
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(cols);
+	return root;
+}
+
+static void page_sink_free(struct page_sink *ps)
+{
+	if (!ps)
+		return;
+	pw_free(ps->pw);
+	if (ps->fd >= 0)
+		close(ps->fd);   /* the locks go with it */
+	free(ps->roots);
+	free(ps->late);
+	free(ps->late_pairs);
+	free(ps->others);
+	free(ps);
+}
+
+/*
+ * A page sink on the database, or NULL when its rows go through SQLite: turned
+ * off, a file pages cannot be appended to (WAL, auto-vacuum...), tables not
+ * empty or not as this mapprof made them, a connection of another process
+ * on it, or out of memory.
+ */
+static struct page_sink *page_sink_new(struct db *db)
+{
+	static const char *const names[PAGE_TABLES] = { "data_op_raw", "kernel_raw", "target_raw", "delete_pair_raw" };
+	const char *env = getenv("MAPPROF_PAGEWRITE"), *why, *file = sqlite3_db_filename(db->sql, "main");
+	struct page_sink *ps;
+	struct stat st;
+	char journal[4096];
+
+	if ((env && !strcmp(env, "0")) || !file || !*file || !sqlite3_get_autocommit(db->sql))
+		return NULL;
+	if (snprintf(journal, sizeof(journal), "%s-journal", file) >= (int)sizeof(journal) ||
+	    stat(journal, &st) == 0 || !(ps = calloc(1, sizeof(*ps))))
+		return NULL;   /* a journal there: SQLite has something to roll back first */
+	ps->fd = -1;
+	for (int t = 0; t < PAGE_TABLES; t++)
+		if (!(ps->root[t] = table_root(db, names[t], t < DBW_TABLES ? dbw_table_columns(t) : "delete_seq, alloc_seq")))
+			goto no;
+	/* The connection holds no lock now: SQLite's own, taken here, keep other processes out. */
+	ps->fd = open(file, O_RDWR | O_CLOEXEC);
+	if (ps->fd < 0 || lock_bytes(ps->fd, F_WRLCK) < 0 || fstat(ps->fd, &st) < 0 ||
+	    read_all(ps->fd, ps->hdr, sizeof(ps->hdr), 0) < 0 || pw_check_header(ps->hdr, &ps->h, &why) < 0 ||
+	    st.st_size != (off_t)ps->h.pages * ps->h.page_size)
+		goto no;
+	ps->size = st.st_size;
+	if (!(ps->roots = malloc((size_t)PAGE_TABLES * ps->h.page_size)) || !(ps->pw = pw_new(ps->fd, &ps->h)))
+		goto no;
+	for (int t = 0; t < PAGE_TABLES; t++) {
+		unsigned char *r = ps->roots + (size_t)t * ps->h.page_size;
+		/* An empty table's root: a leaf (13) of no cell. */
+		if (ps->root[t] > ps->h.pages ||
+		    read_all(ps->fd, r, ps->h.page_size, (off_t)(ps->root[t] - 1) * ps->h.page_size) < 0 ||
+		    r[0] != 13 || r[3] || r[4] ||
+		    !(ps->t[t] = pw_table_new(ps->pw, ps->root[t], t < DBW_TABLES ? dbw_table_ncols(t) : 2, 0)))
+			goto no;
+	}
+	return ps;
+no:
+	page_sink_free(ps);
+	return NULL;
+}
+
+/* Records to the tables' pages; a record out of its table's order kept for SQLite.  0 or -1 (ps->err). */
+static int page_records(struct page_sink *ps, const struct rec *r, size_t n)
+{
+	int64_t rowid, v[DBW_MAX_COLS];
+	uint32_t present;
+
+	for (size_t i = 0; i < n; i++) {
+		int t = dbw_row(&r[i], &rowid, v, &present), k;
+		if (t < 0)
+			continue;
+		ps->wrote = 1;
+		k = pw_append(ps->t[t], rowid, v, present);
+		if (k < 0) {
+			ps->err = errno;
+			return -1;
+		}
+		if (k > 0) {
+			if (grow((void **)&ps->late, &ps->late_cap, ps->nlate, sizeof(*ps->late)) < 0) {
+				ps->err = ENOMEM;
+				return -1;
+			}
+			ps->late[ps->nlate++] = r[i];
+		}
+	}
+	return 0;
+}
+
+/*
+ * db_pairer_sink(): a pair to delete_pair_raw's pages; one out of delete_seq
+ * order (pairs come in the order of the frees' end times, which a late
+ * chunk's threads break) kept for SQLite.  0 or -1 (ps->err).
+ */
+static int page_pair(void *ctx, int64_t delete_seq, int64_t alloc_seq)
+{
+	struct page_sink *ps = ctx;
+	int64_t v[2] = { delete_seq, alloc_seq };
+	int k;
+
+	ps->wrote = 1;
+	k = pw_append(ps->t[DBW_TABLES], delete_seq, v, 3);
+	if (k < 0) {
+		ps->err = errno;
+		return -1;
+	}
+	if (k > 0) {
+		if (grow((void **)&ps->late_pairs, &ps->late_pairs_cap, ps->nlate_pairs, sizeof(*ps->late_pairs)) < 0) {
+			ps->err = ENOMEM;
+			return -1;
+		}
+		ps->late_pairs[ps->nlate_pairs][0] = delete_seq;
+		ps->late_pairs[ps->nlate_pairs++][1] = alloc_seq;
+	}
+	return 0;
+}
+
+/*
+ * Put the file back as it was (header, roots, size), after SQLite's own
+ * rollback: nothing of the spool stays.  0, or -1 when it cannot be.
+ */
+static int page_sink_undo(struct page_sink *ps, const char *file)
+{
+	int fd = ps->fd, rc = 0;
+
+	if (!ps->wrote)
+		return 0;
+	if (fd < 0 && ((fd = open(file, O_RDWR | O_CLOEXEC)) < 0 || lock_bytes(fd, F_WRLCK) < 0))
+		rc = -1;
+	for (int t = 0; rc == 0 && t < PAGE_TABLES; t++)
+		if (pwrite(fd, ps->roots + (size_t)t * ps->h.page_size, ps->h.page_size,
+			   (off_t)(ps->root[t] - 1) * ps->h.page_size) != (ssize_t)ps->h.page_size)
+			rc = -1;
+	if (rc == 0 && (pwrite(fd, ps->hdr, sizeof(ps->hdr), 0) != (ssize_t)sizeof(ps->hdr) ||
+			ftruncate(fd, ps->size) < 0))
+		rc = -1;
+	/* The header as it was holds the counter SQLite may have cached pages for: a new one. */
+	if (rc == 0) {
+		unsigned char c[4];
+		uint32_t counter;
+		if (pread(fd, c, 4, 24) == 4) {
+			counter = ((uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 | (uint32_t)c[2] << 8 | c[3]) + 7;
+			c[0] = (unsigned char)(counter >> 24), c[1] = (unsigned char)(counter >> 16);
+			c[2] = (unsigned char)(counter >> 8), c[3] = (unsigned char)counter;
+			if (pwrite(fd, c, 4, 24) != 4 || pwrite(fd, c, 4, 92) != 4)
+				rc = -1;
+		}
+	}
+	if (fd != ps->fd && fd >= 0)
+		close(fd);
+	ps->wrote = 0;
+	return rc;
 }
 
 /*
@@ -225,6 +548,7 @@ struct reorder_item {
 struct reorder {
 	struct db_writer *w;
 	struct delete_pairer *pairer;
+	struct page_sink *ps;   /* the rows to pages, or NULL: to SQLite */
 	struct rec *slot;       /* REORDER_RECS records */
 	struct reorder_item *heap;  /* a min-heap by seq */
 	uint32_t *free_slots;
@@ -236,11 +560,13 @@ struct reorder {
 	struct rec batch[REORDER_BATCH];
 };
 
-static int reorder_init(struct reorder *o, struct db_writer *w, struct delete_pairer *pairer)
+static int reorder_init(struct reorder *o, struct db_writer *w, struct delete_pairer *pairer,
+			struct page_sink *ps)
 {
 	memset(o, 0, offsetof(struct reorder, batch));
 	o->w = w;
 	o->pairer = pairer;
+	o->ps = ps;
 	o->slot = malloc(REORDER_RECS * sizeof(*o->slot));
 	o->heap = malloc(REORDER_RECS * sizeof(*o->heap));
 	o->free_slots = malloc(REORDER_RECS * sizeof(*o->free_slots));
@@ -259,14 +585,21 @@ static void reorder_release(struct reorder *o)
 	free(o->free_slots);
 }
 
-/* Insert the batch (and pair its deletes).  0, or -1 (SQLite's message in the writer). */
+/* Records to their tables (and their deletes paired).  0, or -1 (SQLite's message, or ps->err). */
+static int reorder_write(struct reorder *o, const struct rec *r, size_t n)
+{
+	if ((o->ps ? page_records(o->ps, r, n) : dbw_records(o->w, r, n)) < 0)
+		return -1;
+	return db_pairer_add(o->pairer, r, n);
+}
+
+/* Insert the batch.  0, or -1. */
 static int reorder_flush(struct reorder *o)
 {
 	int rc = 0;
 
 	if (o->nbatch)
-		rc = dbw_records(o->w, o->batch, o->nbatch) < 0 || db_pairer_add(o->pairer, o->batch, o->nbatch) < 0
-			     ? -1 : 0;
+		rc = reorder_write(o, o->batch, o->nbatch);
 	o->nbatch = 0;
 	return rc;
 }
@@ -306,9 +639,9 @@ static int reorder_pop(struct reorder *o)
  * the events inside it, but goes to a table of its own); from the first one
  * out of order on, through the window.
  */
-static int reorder_add(struct reorder *o, const struct rec *r, size_t n)
+static int reorder_add(struct reorder *o, const struct rec *r, size_t n, int hold)
 {
-	if (!o->nheap) {
+	if (!o->nheap && !hold) {
 		/* The whole chunk in order: straight to the tables, no copy. */
 		int any[4], in_order = 1;
 		uint64_t max_seq[4];
@@ -323,7 +656,7 @@ static int reorder_add(struct reorder *o, const struct rec *r, size_t n)
 		if (in_order) {
 			memcpy(o->any, any, sizeof(any));
 			memcpy(o->max_seq, max_seq, sizeof(max_seq));
-			if (reorder_flush(o) < 0 || dbw_records(o->w, r, n) < 0 || db_pairer_add(o->pairer, r, n) < 0)
+			if (reorder_flush(o) < 0 || reorder_write(o, r, n) < 0)
 				return -1;
 			return 0;
 		}
@@ -336,7 +669,7 @@ static int reorder_add(struct reorder *o, const struct rec *r, size_t n)
 		o->any[t] = 1;
 		if (later)
 			o->max_seq[t] = seq;
-		if (!o->nheap && later) {
+		if (!o->nheap && later && !hold) {
 			if (reorder_out(o, &r[k]) < 0)
 				return -1;
 			continue;
@@ -361,9 +694,12 @@ static int reorder_finish(struct reorder *o)
 	return reorder_flush(o);
 }
 
-/* Walk the frames of a mapped spool. */
-static int replay_all(struct db_writer *w, struct delete_pairer *pairer, int fd, const unsigned char *p, size_t size,
-		      struct ingest_result *res, const char *path, char **err)
+/*
+ * Walk the frames of a mapped spool.  With a page sink, the events go to
+ * pages and the other frames are checked and kept for replay_others().
+ */
+static int replay_all(struct db_writer *w, struct delete_pairer *pairer, struct page_sink *ps, int fd,
+		      const unsigned char *p, size_t size, struct ingest_result *res, const char *path, char **err)
 {
 	struct spool_field f[SPOOL_MAX_FIELDS];
 	size_t off = sizeof(struct spool_header);
@@ -372,15 +708,17 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, int fd,
 	size_t conv_cap = 0, dropped = 0;
 	int rc = -1, runs = 0, k;
 	struct hmap seen;
+	struct held held = { 0 };
+	size_t nheld = 0;
 	struct reorder *order = malloc(sizeof(*order));
 
-	hmap_init(&seen, 3, 1);
-	if (!order || reorder_init(order, w, pairer) < 0) {
+	hmap_init(&seen, 3, sizeof(uint64_t));
+	if (!order || reorder_init(order, w, pairer, ps) < 0) {
 		db_fail(err, "out of memory");
 		goto out;
 	}
 
-	clock_scan(fd, size, &tc);
+	clock_scan(fd, size, &tc, &held);
 	while (off < size) {
 		struct spool_frame fr;
 		if (off - dropped >= SPOOL_WINDOW) {
@@ -411,7 +749,7 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, int fd,
 			/* The frames before it hold strings, so the payload may
 			 * be misaligned for struct rec: copied then. */
 			const unsigned char *payload = p + off;
-			if (seen_before(&seen, payload, fr.len)) {
+			if (seen_before(&seen, p, off, fr.len)) {
 				res->frames++;
 				off += fr.len;
 				continue;
@@ -433,7 +771,9 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, int fd,
 				}
 				r = conv;
 			}
-			if (reorder_add(order, r, n) < 0)
+			while (nheld < held.n && held.off[nheld] < off)
+				nheld++;
+			if (reorder_add(order, r, n, nheld < held.n && held.off[nheld] == off) < 0)
 				goto sql_error;
 			count(res, r, n);
 			res->records += n;
@@ -449,6 +789,12 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, int fd,
 				/* One process, one run: two are the frames of two spools mixed. */
 				db_fail(err, "corrupt spool '%s' at byte %zu: a second run", path, off);
 				goto out;
+			} else if (ps) {
+				if (grow((void **)&ps->others, &ps->others_cap, ps->nothers, sizeof(*ps->others)) < 0) {
+					db_fail(err, "out of memory");
+					goto out;
+				}
+				ps->others[ps->nothers++] = off - sizeof(fr);
 			} else if ((k = replay(w, fr.type, f)) != 0) {
 				/* Only the run's own conflict says a run is there; a full disk is a full disk. */
 				if (k > 0) {
@@ -466,14 +812,56 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, int fd,
 	rc = 0;
 	goto out;
 sql_error:
-	db_fail(err, "%s", dbw_errmsg(w));
+	if (ps && ps->err)
+		db_fail(err, "cannot write its pages: %s", strerror(ps->err));
+	else
+		db_fail(err, "%s", dbw_errmsg(w));
 out:
 	if (order)
 		reorder_release(order);
 	free(order);
 	hmap_release(&seen);
+	free(held.off);
 	free(conv);
 	return rc;
+}
+
+/* After the pages: the frames replay_all() kept, then the records and pairs out of order.  0 or -1. */
+static int replay_others(struct db *db, struct db_writer *w, struct page_sink *ps, const unsigned char *p,
+			 char **err)
+{
+	sqlite3_stmt *st;
+	struct spool_field f[SPOOL_MAX_FIELDS];
+	int k;
+
+	for (size_t i = 0; i < ps->nothers; i++) {
+		struct spool_frame fr;
+		memcpy(&fr, p + ps->others[i], sizeof(fr));
+		if (spool_unpack(fr.type, p + ps->others[i] + sizeof(fr), fr.len, f) < 0)
+			continue;   /* checked as the events were read: cannot happen */
+		if ((k = replay(w, fr.type, f)) > 0)
+			return db_fail(err, "the database already holds a recorded run");
+		if (k < 0)
+			return db_fail(err, "%s", dbw_errmsg(w));
+	}
+	if (ps->nlate && dbw_records(w, ps->late, ps->nlate) < 0)
+		return db_fail(err, "%s", dbw_errmsg(w));
+	if (!ps->nlate_pairs)
+		return 0;
+	if (!(st = db_prepare(db, "INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?,?)", err)))
+		return -1;
+	for (size_t i = 0; i < ps->nlate_pairs; i++) {
+		sqlite3_bind_int64(st, 1, ps->late_pairs[i][0]);
+		sqlite3_bind_int64(st, 2, ps->late_pairs[i][1]);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			db_fail(err, "%s", db_errmsg(db));
+			sqlite3_finalize(st);
+			return -1;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return 0;
 }
 
 int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result *res, char **err)
@@ -481,7 +869,9 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 	struct spool_header h;
 	struct db_writer *w = NULL;
 	struct delete_pairer *pairer = NULL;
+	struct page_sink *ps = NULL;
 	unsigned char *map = NULL;
+	uint32_t pages;
 	struct stat st;
 	int fd, rc = -1;
 
@@ -530,19 +920,42 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 	w = dbw_attach(db, err);
 	if (!w || !(pairer = db_pairer_new(db, err)))
 		goto out;
+	if ((ps = page_sink_new(db))) {
+		db_pairer_sink(pairer, page_pair, ps);
+		if (replay_all(w, pairer, ps, fd, map, (size_t)st.st_size, res, spool_path, err) < 0)
+			goto undo;
+		if (db_pairer_drain(pairer) < 0 || pw_finish(ps->pw, &pages) < 0) {
+			db_fail(err, "cannot write '%s': %s", db_path(db), strerror(ps->err ? ps->err : errno));
+			goto undo;
+		}
+		/* SQLite's turn: closing the file lets its locks go (the connection holds none). */
+		close(ps->fd);
+		ps->fd = -1;
+	}
 	if (db_begin(db) < 0) {
 		db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
-		goto out;
+		goto undo;
 	}
-	if (replay_all(w, pairer, fd, map, (size_t)st.st_size, res, spool_path, err) < 0 ||
+	if ((ps ? replay_others(db, w, ps, map, err)
+		: replay_all(w, pairer, NULL, fd, map, (size_t)st.st_size, res, spool_path, err)) < 0 ||
 	    db_pairer_finish(pairer, err) < 0 || db_set_host_device(db, err) < 0 || db_commit(db) < 0) {
 		if (err && !*err)
 			db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
 		db_rollback(db);
-		goto out;
+		goto undo;
 	}
 	rc = 0;
+	goto out;
+undo:
+	if (ps && page_sink_undo(ps, sqlite3_db_filename(db->sql, "main")) < 0 && err && *err) {
+		char *more = NULL;
+		if (asprintf(&more, "%s (and its event tables could not be emptied again: record it anew)", *err) >= 0) {
+			free(*err);
+			*err = more;
+		}
+	}
 out:
+	page_sink_free(ps);
 	db_pairer_free(pairer);
 	dbw_detach(w);
 	if (map)

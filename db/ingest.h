@@ -17,8 +17,10 @@ struct ingest_result {
 };
 
 /*
- * Replay the spool at 'spool_path' into 'db' in one transaction, pairing
- * deletes with allocations on the way.  The database must not hold a run yet.  Returns 1 when there was no spool (the
+ * Replay the spool at 'spool_path' into 'db', pairing deletes with
+ * allocations on the way: the event tables written as pages while no
+ * transaction is open on 'db' (it must have none), the rest in one
+ * transaction; on failure the file is put back as it was.  The database must not hold a run yet.  Returns 1 when there was no spool (the
  * collector never started), 0 when replayed, -1 on error (*err set; nothing
  * written).  The spool file is left for the caller to remove.
  */

@@ -132,6 +132,71 @@ static int rec_value(int table, const struct rec *r, int col, int64_t *v)
 	return 0;
 }
 
+/* As rec_value() gives them, column by column (the same NULLs), without a switch a value. */
+int dbw_row(const struct rec *r, int64_t *rowid, int64_t *v, uint32_t *present)
+{
+	switch (r->type) {
+	case REC_DATA_OP:
+		v[0] = (int64_t)r->seq;
+		v[1] = r->thread;
+		v[2] = r->kind;
+		v[3] = r->src_dev;
+		v[4] = r->dst_dev;
+		v[5] = (int64_t)r->src_addr;
+		v[6] = (int64_t)r->dst_addr;
+		v[7] = (int64_t)r->bytes;
+		v[8] = r->begin_ns;
+		v[9] = dur_ns(r);
+		v[10] = (int64_t)r->hash;
+		v[11] = (int64_t)r->codeptr;
+		v[12] = (int64_t)r->target_id;
+		v[13] = r->map_index;
+		*present = 0x3ff | 1u << 11 | (uint32_t)(r->has_hash != 0) << 10 | (uint32_t)(r->target_id != 0) << 12 |
+			   (uint32_t)(r->map_index >= 0) << 13;
+		*rowid = v[0];
+		return T_DATA_OP;
+	case REC_KERNEL:
+		v[0] = (int64_t)r->seq;
+		v[1] = r->thread;
+		v[2] = (int64_t)r->target_id;
+		v[3] = r->src_dev;
+		v[4] = r->teams;
+		v[5] = r->begin_ns;
+		v[6] = dur_ns(r);
+		*present = 0x7b | (uint32_t)(r->target_id != 0) << 2;
+		*rowid = v[0];
+		return T_KERNEL;
+	case REC_TARGET:
+		v[0] = (int64_t)r->target_id;
+		v[1] = (int64_t)r->seq;
+		v[2] = r->thread;
+		v[3] = r->kind;
+		v[4] = r->src_dev;
+		v[5] = r->begin_ns;
+		v[6] = dur_ns(r);
+		v[7] = (int64_t)r->codeptr;
+		*present = 0xff;
+		*rowid = v[0];
+		return T_TARGET;
+	}
+	return -1;
+}
+
+const char *dbw_table_name(int t)
+{
+	return t == T_DATA_OP ? "data_op_raw" : t == T_KERNEL ? "kernel_raw" : "target_raw";
+}
+
+const char *dbw_table_columns(int t)
+{
+	return tables[t].columns;
+}
+
+int dbw_table_ncols(int t)
+{
+	return t == T_DATA_OP ? 14 : t == T_KERNEL ? 7 : 8;
+}
+
 /* --- the mapprof_recs_* virtual tables: the records of one type, in order ---- */
 
 struct recs_vtab {

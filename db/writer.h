@@ -57,6 +57,20 @@ int dbw_commit(struct db_writer *w);
 /* Append records (inside a transaction).  Returns 0 or -1. */
 int dbw_records(struct db_writer *w, const struct rec *recs, size_t n);
 
+/*
+ * The event tables as rows, for db/pagewrite.c: DBW_TABLES of them, each
+ * named, its columns listed as in the schema (", " between), the first its
+ * INTEGER PRIMARY KEY.  dbw_row(): a record's table (-1: none) and its row,
+ * as dbw_records() inserts it: the rowid, v[i] for column i where bit i of
+ * *present is set, NULL elsewhere.
+ */
+#define DBW_TABLES 3
+#define DBW_MAX_COLS 14
+int dbw_row(const struct rec *r, int64_t *rowid, int64_t *v, uint32_t *present);
+const char *dbw_table_name(int t);
+const char *dbw_table_columns(int t);
+int dbw_table_ncols(int t);
+
 /* The last error message (borrowed). */
 const char *dbw_errmsg(struct db_writer *w);
 

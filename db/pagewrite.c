@@ -1,0 +1,529 @@
+/*
+ * pagewrite.c - table b-trees written page by page (see pagewrite.h).
+ *
+ * The format, from SQLite's file format document: a table leaf page
+ * (type 13) is an 8-byte header, an array of 2-byte cell offsets in key
+ * order, free space, then the cells packed against the page's usable end;
+ * a cell is the payload's size and the rowid as varints, then the record.
+ * A record is a header (its own size, one serial type per column) and the
+ * values: integers big-endian in the fewest of 1, 2, 3, 4, 6 or 8 bytes,
+ * 0 and 1 as serial types 8 and 9 (schema format 4), NULL as type 0.  An
+ * interior page (type 5) has a 12-byte header ending with its rightmost
+ * child, and cells of a 4-byte child page number and the largest rowid
+ * under that child.  Records here are a few integers: they always fit a
+ * leaf (no overflow pages).  Bytes are written as SQLite writes them for
+ * the same rows, so that its integrity check finds nothing to say.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "db/pagewrite.h"
+
+/* Pages gathered before one write: consecutive page numbers, 1 MiB at 4 KiB. */
+#define OUT_PAGES 256u
+/* Tree levels above the leaves: a fan-out of 16 at least makes 8 enough for 2^32 pages. */
+#define MAX_LEVELS 8
+/* SQLite's lock bytes start at 1 GiB: the page holding them is never used. */
+#define PENDING_BYTE 0x40000000u
+#define MAX_COLS 32
+
+/* The children of pages being built at one level: up to 2 * fanout + 1 of them. */
+struct pw_level {
+	uint32_t n;
+	uint32_t emitted;   /* pages of this level already written */
+	uint32_t *pgno;
+	int64_t *key;       /* the largest rowid under each child */
+};
+
+struct pw_table {
+	struct pagewriter *w;
+	struct pw_table *next;
+	uint32_t root;
+	int ncols, ipk;
+	unsigned char *leaf;        /* the leaf being filled */
+	uint32_t ncells, content;   /* its cells, where its cell content starts */
+	uint32_t leaves_emitted;
+	int any;
+	int64_t last;               /* the last rowid appended */
+	uint64_t rows;
+	unsigned char *root_img;    /* the root page, written last */
+	struct pw_level lv[MAX_LEVELS + 1];   /* lv[1..]: the levels above the leaves */
+};
+
+struct pagewriter {
+	int fd;
+	struct pw_header h;
+	uint32_t next;         /* the next page number to allocate */
+	uint32_t lock_page;
+	uint32_t fanout;       /* children of an interior page, at most */
+	unsigned char *buf;    /* OUT_PAGES pages from buf_first on */
+	uint32_t buf_first, nbuf;
+	struct pw_table *tables;
+};
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put16(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 8);
+	p[1] = (unsigned char)v;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+/* SQLite's varint: 7 bits a byte, high bit set on all but the last; a ninth byte holds 8. */
+static int put_varint(unsigned char *p, uint64_t v)
+{
+	unsigned char tmp[10];
+	int n = 0;
+
+	if (v <= 0x7f) {
+		p[0] = (unsigned char)v;
+		return 1;
+	}
+	if (v & ((uint64_t)0xff000000 << 32)) {
+		p[8] = (unsigned char)v;
+		v >>= 8;
+		for (int i = 7; i >= 0; i--) {
+			p[i] = (unsigned char)((v & 0x7f) | 0x80);
+			v >>= 7;
+		}
+		return 9;
+	}
+	do {
+		tmp[n++] = (unsigned char)((v & 0x7f) | 0x80);
+		v >>= 7;
+	} while (v);
+	tmp[0] &= 0x7f;
+	for (int i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/* The serial type SQLite gives an integer (format 4), and its size in *len. */
+static unsigned serial_type(int64_t i, unsigned *len)
+{
+	uint64_t u = i < 0 ? ~(uint64_t)i : (uint64_t)i;
+
+	if (u <= 127) {
+		if ((i & 1) == i) {
+			*len = 0;
+			return 8 + (unsigned)u;
+		}
+		*len = 1;
+		return 1;
+	}
+	if (u <= 32767) {
+		*len = 2;
+		return 2;
+	}
+	if (u <= 8388607) {
+		*len = 3;
+		return 3;
+	}
+	if (u <= 2147483647) {
+		*len = 4;
+		return 4;
+	}
+	if (u <= (((uint64_t)0x8000) << 32) - 1) {
+		*len = 6;
+		return 5;
+	}
+	*len = 8;
+	return 6;
+}
+
+int pw_check_header(const unsigned char hdr[100], struct pw_header *h, const char **why)
+{
+	uint32_t ps = (uint32_t)hdr[16] << 8 | hdr[17];
+
+	if (ps == 1)
+		ps = 65536;
+	*why = NULL;
+	if (memcmp(hdr, "SQLite format 3", 16))
+		*why = "not a SQLite database";
+	else if (ps < 512 || ps > 65536 || (ps & (ps - 1)))
+		*why = "a page size SQLite does not write";
+	else if (hdr[18] != 1 || hdr[19] != 1)
+		*why = "not in rollback-journal mode";
+	else if (hdr[21] != 64 || hdr[22] != 32 || hdr[23] != 32)
+		*why = "payload fractions other than SQLite's";
+	else if (!get32(hdr + 28) || memcmp(hdr + 24, hdr + 92, 4))
+		*why = "no valid page count in its header";
+	else if (get32(hdr + 44) != 4)
+		*why = "a schema format other than 4";
+	else if (get32(hdr + 52) || get32(hdr + 64))
+		*why = "auto-vacuum";
+	else if (ps - hdr[20] < 480)
+		*why = "too many reserved bytes a page";
+	if (*why)
+		return -1;
+	h->page_size = ps;
+	h->usable = ps - hdr[20];
+	h->pages = get32(hdr + 28);
+	return 0;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n, off_t off)
+{
+	while (n) {
+		ssize_t k = pwrite(fd, p, n, off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+		off += k;
+	}
+	return 0;
+}
+
+static int flush(struct pagewriter *w)
+{
+	int rc = 0;
+
+	if (w->nbuf)
+		rc = write_all(w->fd, w->buf, (size_t)w->nbuf * w->h.page_size,
+			       (off_t)(w->buf_first - 1) * w->h.page_size);
+	w->nbuf = 0;
+	return rc;
+}
+
+/* A new page after the others: its number in *pgno, its bytes (zeroed) to fill. NULL: write error. */
+static unsigned char *new_page(struct pagewriter *w, uint32_t *pgno)
+{
+	unsigned char *p;
+
+	if (w->next == w->lock_page) {
+		if (flush(w) < 0)
+			return NULL;
+		w->next++;
+	}
+	if (w->nbuf == OUT_PAGES && flush(w) < 0)
+		return NULL;
+	if (!w->nbuf)
+		w->buf_first = w->next;
+	*pgno = w->next++;
+	p = w->buf + (size_t)w->nbuf++ * w->h.page_size;
+	memset(p, 0, w->h.page_size);
+	return p;
+}
+
+struct pagewriter *pw_new(int fd, const struct pw_header *h)
+{
+	struct pagewriter *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->fd = fd;
+	w->h = *h;
+	w->next = h->pages + 1;
+	w->lock_page = PENDING_BYTE / h->page_size + 1;
+	/* A cell at most: its pointer, a child page number and a 9-byte rowid. */
+	w->fanout = (h->usable - 12) / (2 + 4 + 9) + 1;
+	w->buf = malloc((size_t)OUT_PAGES * h->page_size);
+	if (!w->buf) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+struct pw_table *pw_table_new(struct pagewriter *w, uint32_t root, int ncols, int ipk)
+{
+	struct pw_table *t;
+
+	if (ncols < 1 || ncols > MAX_COLS || root < 2 || root > w->h.pages)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->leaf = calloc(1, w->h.page_size);
+	for (int l = 1; t->leaf && l <= MAX_LEVELS; l++) {
+		t->lv[l].pgno = malloc((2 * (size_t)w->fanout + 1) * sizeof(uint32_t));
+		t->lv[l].key = malloc((2 * (size_t)w->fanout + 1) * sizeof(int64_t));
+		if (!t->lv[l].pgno || !t->lv[l].key) {
+			free(t->leaf);
+			t->leaf = NULL;
+		}
+	}
+	if (!t->leaf) {
+		for (int l = 1; l <= MAX_LEVELS; l++) {
+			free(t->lv[l].pgno);
+			free(t->lv[l].key);
+		}
+		free(t);
+		return NULL;
+	}
+	t->w = w;
+	t->root = root;
+	t->ncols = ncols;
+	t->ipk = ipk;
+	t->content = w->h.usable;
+	t->next = w->tables;
+	w->tables = t;
+	return t;
+}
+
+uint64_t pw_rows(const struct pw_table *t)
+{
+	return t->rows;
+}
+
+/* Fill the 8-byte header of the leaf being built (its cells are in place). */
+static void leaf_header(struct pw_table *t)
+{
+	t->leaf[0] = 13;
+	put16(t->leaf + 3, t->ncells);
+	put16(t->leaf + 5, t->content == 65536 ? 0 : t->content);
+}
+
+/*
+ * An interior page holding children e[0..m-1] (m >= 2): the first m - 1 as
+ * cells, the last as the rightmost child.
+ */
+static void interior_page(const struct pagewriter *w, unsigned char *p, const uint32_t *pgno,
+			  const int64_t *key, uint32_t m)
+{
+	uint32_t content = w->h.usable;
+
+	p[0] = 5;
+	put16(p + 3, m - 1);
+	put32(p + 8, pgno[m - 1]);
+	for (uint32_t j = 0; j + 1 < m; j++) {
+		unsigned char cell[13];
+		int n;
+		put32(cell, pgno[j]);
+		n = 4 + put_varint(cell + 4, (uint64_t)key[j]);
+		content -= (uint32_t)n;
+		memcpy(p + content, cell, (size_t)n);
+		put16(p + 12 + 2 * j, content);
+	}
+	put16(p + 5, content == 65536 ? 0 : content);
+}
+
+static int level_push(struct pw_table *t, int l, uint32_t pgno, int64_t key);
+
+/* Write children [0, m) of level l as one new page and push it up. 0 or -1. */
+static int level_emit(struct pw_table *t, int l, uint32_t from, uint32_t m)
+{
+	struct pw_level *lv = &t->lv[l];
+	uint32_t pg;
+	unsigned char *p = new_page(t->w, &pg);
+
+	if (!p)
+		return -1;
+	interior_page(t->w, p, lv->pgno + from, lv->key + from, m);
+	lv->emitted++;
+	return level_push(t, l + 1, pg, lv->key[from + m - 1]);
+}
+
+/*
+ * A child for level l.  Pages are written a full fanout at a time once more
+ * than two pages' worth wait: what is left at the end (fanout + 1 to
+ * 2 * fanout children) then makes two pages of two children or more.
+ */
+static int level_push(struct pw_table *t, int l, uint32_t pgno, int64_t key)
+{
+	struct pw_level *lv;
+	uint32_t f = t->w->fanout;
+
+	if (l > MAX_LEVELS) {
+		errno = EFBIG;
+		return -1;
+	}
+	lv = &t->lv[l];
+	lv->pgno[lv->n] = pgno;
+	lv->key[lv->n] = key;
+	if (++lv->n < 2 * f + 1)
+		return 0;
+	if (level_emit(t, l, 0, f) < 0)
+		return -1;
+	memmove(lv->pgno, lv->pgno + f, (lv->n - f) * sizeof(*lv->pgno));
+	memmove(lv->key, lv->key + f, (lv->n - f) * sizeof(*lv->key));
+	lv->n -= f;
+	return 0;
+}
+
+/* The leaf being filled out as a new page, pushed up; a fresh leaf begun. */
+static int leaf_emit(struct pw_table *t)
+{
+	uint32_t pg;
+	unsigned char *p = new_page(t->w, &pg);
+
+	if (!p)
+		return -1;
+	leaf_header(t);
+	memcpy(p, t->leaf, t->w->h.page_size);
+	t->leaves_emitted++;
+	memset(t->leaf, 0, t->w->h.page_size);
+	t->ncells = 0;
+	t->content = t->w->h.usable;
+	return level_push(t, 1, pg, t->last);
+}
+
+int pw_append(struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t present)
+{
+	unsigned char cell[9 + 9 + 1 + MAX_COLS + 8 * MAX_COLS];
+	unsigned char *rec, *body;
+	unsigned type[MAX_COLS], len[MAX_COLS];
+	uint32_t hdr = 1 + (uint32_t)t->ncols, body_len = 0, payload, size;
+	int n;
+
+	if (t->any && rowid <= t->last)
+		return 1;
+	for (int i = 0; i < t->ncols; i++) {
+		if (i == t->ipk || !(present >> i & 1)) {
+			type[i] = 0;
+			len[i] = 0;
+		} else {
+			type[i] = serial_type(v[i], &len[i]);
+		}
+		body_len += len[i];
+	}
+	/* hdr < 128 (32 columns of types < 128): a one-byte varint. */
+	payload = hdr + body_len;
+	n = put_varint(cell, payload);
+	n += put_varint(cell + n, (uint64_t)rowid);
+	rec = cell + n;
+	rec[0] = (unsigned char)hdr;
+	for (int i = 0; i < t->ncols; i++)
+		rec[1 + i] = (unsigned char)type[i];
+	body = rec + hdr;
+	for (int i = 0; i < t->ncols; i++) {
+		uint64_t u = (uint64_t)v[i];
+		for (unsigned b = len[i]; b > 0; b--) {
+			body[b - 1] = (unsigned char)u;
+			u >>= 8;
+		}
+		body += len[i];
+	}
+	size = (uint32_t)(body - cell);
+	if (size < 4)
+		size = 4;   /* SQLite's smallest cell (a freeblock's size) */
+	if (t->content < size + 8 + 2 * (t->ncells + 1)) {
+		if (leaf_emit(t) < 0)
+			return -1;
+	}
+	t->content -= size;
+	memcpy(t->leaf + t->content, cell, (size_t)(body - cell));
+	put16(t->leaf + 8 + 2 * t->ncells, t->content);
+	t->ncells++;
+	t->any = 1;
+	t->last = rowid;
+	t->rows++;
+	return 0;
+}
+
+/* A table's last leaf and interior pages written, its root page's bytes in root_img. */
+static int table_finish(struct pw_table *t)
+{
+	struct pagewriter *w = t->w;
+	uint32_t f = w->fanout;
+
+	t->root_img = calloc(1, w->h.page_size);
+	if (!t->root_img)
+		return -1;
+	if (!t->leaves_emitted) {
+		leaf_header(t);
+		memcpy(t->root_img, t->leaf, w->h.page_size);
+		return 0;
+	}
+	if (t->ncells && leaf_emit(t) < 0)
+		return -1;
+	for (int l = 1; l <= MAX_LEVELS; l++) {
+		struct pw_level *lv = &t->lv[l];
+		if (!lv->emitted && lv->n <= f) {
+			interior_page(w, t->root_img, lv->pgno, lv->key, lv->n);
+			return 0;
+		}
+		if (lv->n <= f) {
+			if (level_emit(t, l, 0, lv->n) < 0)
+				return -1;
+		} else if (level_emit(t, l, 0, lv->n / 2) < 0 ||
+			   level_emit(t, l, lv->n / 2, lv->n - lv->n / 2) < 0) {
+			return -1;
+		}
+		lv->n = 0;
+	}
+	errno = EFBIG;
+	return -1;
+}
+
+static int set_page_count(int fd, uint32_t pages)
+{
+	unsigned char h[100];
+	uint32_t counter;
+
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	counter = get32(h + 24) + 1;
+	put32(h + 24, counter);
+	put32(h + 28, pages);
+	put32(h + 92, counter);
+	put32(h + 96, (uint32_t)sqlite3_libversion_number());
+	return write_all(fd, h, sizeof(h), 0);
+}
+
+/*
+ * Order matters if the process dies on the way: the new pages first (past
+ * the header's page count they are not read), then the header (the pages
+ * are then the file's, unused while the roots are still empty leaves),
+ * then the roots.
+ */
+int pw_finish(struct pagewriter *w, uint32_t *pages)
+{
+	for (struct pw_table *t = w->tables; t; t = t->next)
+		if (table_finish(t) < 0)
+			return -1;
+	if (flush(w) < 0)
+		return -1;
+	*pages = w->next - 1;
+	if (set_page_count(w->fd, *pages) < 0)
+		return -1;
+	for (struct pw_table *t = w->tables; t; t = t->next)
+		if (write_all(w->fd, t->root_img, w->h.page_size, (off_t)(t->root - 1) * w->h.page_size) < 0)
+			return -1;
+	return 0;
+}
+
+void pw_free(struct pagewriter *w)
+{
+	struct pw_table *t, *next;
+
+	if (!w)
+		return;
+	for (t = w->tables; t; t = next) {
+		next = t->next;
+		for (int l = 1; l <= MAX_LEVELS; l++) {
+			free(t->lv[l].pgno);
+			free(t->lv[l].key);
+		}
+		free(t->leaf);
+		free(t->root_img);
+		free(t);
+	}
+	free(w->buf);
+	free(w);
+}

@@ -1,0 +1,72 @@
+/*
+ * pagewrite.h - appending whole table b-trees to a SQLite database file,
+ * page by page, without SQLite (its file format, fileformat2.html).
+ *
+ * For the big append-only event tables of a recording: rows come in rowid
+ * order, so the leaves are filled one after the other and the interior pages
+ * built above them once, where SQLite's own insert (a record built per row,
+ * a seek, a cell put into a page) cost ~4,500 instructions a row.
+ *
+ * The caller owns the file and its safety: no SQLite connection may hold a
+ * lock or a transaction on it while pages are written (db/ingest.c takes
+ * SQLite's locks itself), the tables must be empty rowid tables without
+ * indexes or triggers, and the file a rollback-journal database without
+ * auto-vacuum.  New pages go after the file's last page (skipping the
+ * lock-byte page); pw_finish() updates the header's page count and change
+ * counter and hooks each table's tree into its existing root page, so that
+ * a connection opened later (or one left open, idle: the changed counter
+ * drops its cache) reads the new tables.
+ */
+#ifndef MAPPROF_DB_PAGEWRITE_H
+#define MAPPROF_DB_PAGEWRITE_H
+
+#include <stdint.h>
+
+struct pagewriter;
+struct pw_table;
+
+/* The parts of a database header (its first 100 bytes) the writer needs. */
+struct pw_header {
+	uint32_t page_size;
+	uint32_t usable;       /* page_size minus the reserved bytes at each page's end */
+	uint32_t pages;        /* the database's size in pages */
+};
+
+/*
+ * Check a header for a file pages can be appended to: 0 and *h filled, or
+ * -1 and *why says what does not fit (WAL, auto-vacuum, an old format...).
+ */
+int pw_check_header(const unsigned char hdr[100], struct pw_header *h, const char **why);
+
+/* A writer appending after h->pages of the file open at fd (read-write; stays the caller's). */
+struct pagewriter *pw_new(int fd, const struct pw_header *h);
+
+/*
+ * A table whose root page is 'root' (an empty leaf now), of ncols columns
+ * (at most 32); column ipk is its INTEGER PRIMARY KEY (stored as NULL, as
+ * SQLite does: the rowid holds it), or -1.  NULL when out of memory.
+ */
+struct pw_table *pw_table_new(struct pagewriter *w, uint32_t root, int ncols, int ipk);
+
+/*
+ * Append a row: v[i] is column i's integer when bit i of 'present' is set,
+ * NULL otherwise.  0; 1 when rowid is not above the table's last one (not
+ * appended: the caller inserts it another way); -1 on a write error (errno).
+ */
+int pw_append(struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t present);
+
+/* Rows appended to the table so far. */
+uint64_t pw_rows(const struct pw_table *t);
+
+/*
+ * Write the last leaves, the interior pages, then the header (the new page
+ * count, the change counter bumped: a connection's cache of the file is
+ * dropped), then each table's root.  The database's new size in pages in
+ * *pages.  0, or -1 on a write error (errno).
+ */
+int pw_finish(struct pagewriter *w, uint32_t *pages);
+
+/* Release the writer and its tables; accepts NULL. */
+void pw_free(struct pagewriter *w);
+
+#endif
