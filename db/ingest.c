@@ -435,6 +435,16 @@ no:
 	return NULL;
 }
 
+/* The rows written as pages (the stats table's record_expand_page_rows: docs/database.md). */
+static int64_t page_rows(const struct page_sink *ps)
+{
+	uint64_t n = 0;
+
+	for (int t = 0; t < PAGE_TABLES; t++)
+		n += pw_rows(ps->t[t]);
+	return (int64_t)n;
+}
+
 /* Records to the tables' pages; a record out of its table's order kept for SQLite.  0 or -1 (ps->err). */
 static int page_records(struct page_sink *ps, const struct rec *r, size_t n)
 {
@@ -938,6 +948,7 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 	}
 	if ((ps ? replay_others(db, w, ps, map, err)
 		: replay_all(w, pairer, NULL, fd, map, (size_t)st.st_size, res, spool_path, err)) < 0 ||
+	    (ps && dbw_stat(w, "record_expand_page_rows", page_rows(ps)) < 0) ||
 	    db_pairer_finish(pairer, err) < 0 || db_set_host_device(db, err) < 0 || db_commit(db) < 0) {
 		if (err && !*err)
 			db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
