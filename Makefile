@@ -89,6 +89,7 @@ INGEST_OBJS := \
 	$(B)/db/ingest_pic.o \
 	$(B)/db/writer_pic.o \
 	$(B)/db/pagewrite_pic.o \
+	$(B)/db/locations_pic.o \
 	$(B)/db/finish_pic.o \
 	$(B)/db/db_pic.o \
 	$(B)/db/spool_pic.o \

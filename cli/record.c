@@ -40,6 +40,7 @@
 #include "db/db.h"
 #include "db/finish.h"
 #include "db/ingest.h"
+#include "db/locations.h"
 #include "db/ring.h"
 #include "db/spool.h"
 #include "lib/ranks.h"
@@ -310,6 +311,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	int tsc = clock_env && *clock_env ? !strcmp(clock_env, "tsc") : spool_tsc_usable();
 	struct db *db = NULL;
 	struct ingest_result ing = { 0 };
+	struct op_keys *keys = NULL;
 	int64_t t0;
 	int rc_finish;
 	int spawn_errno, wstatus = 0;
@@ -491,7 +493,9 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	end.no_collector_why = no_start;
 
 	int64_t x0 = mono_ns(), c0 = cpu_ns();
-	ingested = db_ingest_spool(db, spool, &ing, &err);
+	/* The source files' keys gathered as the events go in: data_op_raw is not read again. */
+	keys = op_keys_new(db, &err);
+	ingested = keys ? db_ingest_spool_keys(db, spool, &ing, keys, &err) : -1;
 	if (ingested == 0) {
 		/* What the events cost after the program ended (the stats table). */
 		end.expand_ns = mono_ns() - x0;
@@ -534,6 +538,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 			if (final)
 				info("'%s' is left as it was", final);
 		}
+		op_keys_free(keys);
 		db_close(db);
 		free(err);
 		err = NULL;
@@ -542,6 +547,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		/* Only other processes offloaded (the program is mpirun, a shell): theirs are the databases. */
 		info("'%s' did not offload itself: the processes it started did", opt->argv[0]);
 		main_dropped = 1;
+		op_keys_free(keys);
 		db_close(db);
 		unlink(output);
 		unlink(spool);
@@ -549,7 +555,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 			info("'%s' is left as it was", final);
 	} else {
 		/* The sources as they are now, for a report made after an edit (report/attribute/attribute.h). */
-		if (attribute_record_sources(db, &err) < 0) {
+		if (attribute_record_sources(db, keys, &err) < 0) {
 			info("warning: the source files were not hashed (a report will not see them change): %s",
 			     err ? err : "out of memory");
 			free(err);
@@ -590,6 +596,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 			/* Tells a script that a status such as 3 is the program's, not mapprof's. */
 			info("the program exited with status %d", end.exit_status);
 		record_counts_release(&counts);
+		op_keys_free(keys);
 		db_close(db);
 	}
 	free(stopped);
@@ -620,6 +627,7 @@ fail:
 		unlink(spool);
 	}
 	if (db) {
+		op_keys_free(keys);
 		db_close(db);
 		unlink(output);
 	}

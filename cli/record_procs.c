@@ -791,7 +791,7 @@ static int expand_one(struct record_procs *rp, const struct spool_file *s, int n
 	if (db_finish_run(db, &re, &err) < 0 || db_process_end(db, &e, &err) < 0)
 		goto fail;
 	/* The sources as they are now, for a report made after an edit (report/attribute/attribute.h). */
-	if (!rp->recovered && attribute_record_sources(db, &err) < 0) {
+	if (!rp->recovered && attribute_record_sources(db, NULL, &err) < 0) {
 		info("warning: the source files of process %ld were not hashed: %s", s->pid,
 		     err ? err : "out of memory");
 		free(err);

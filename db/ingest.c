@@ -28,9 +28,11 @@
 #include "db/db_internal.h"
 #include "db/finish.h"
 #include "db/ingest.h"
+#include "db/locations.h"
 #include "db/pagewrite.h"
 #include "db/spool.h"
 #include "db/writer.h"
+#include "lib/grow.h"
 #include "lib/hmap.h"
 
 /* XXH3 from libxxhash's header, compiled in. */
@@ -85,6 +87,28 @@ static void count(struct ingest_result *res, const struct rec *r, size_t n)
 		else if (r[i].type == REC_DATA_OP)
 			res->data_ops++;
 	}
+}
+
+/* Every data operation's attribution keys (db/locations.h), as op_keys_sql reads them. */
+static int add_keys(struct op_keys *keys, const struct rec *r, size_t n, char **err)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].type != REC_DATA_OP)
+			continue;
+		struct op_key_cols c = {
+			.seq = (int64_t)r[i].seq,
+			.kind = r[i].kind,
+			.codeptr = (int64_t)r[i].codeptr,
+			.has_codeptr = 1,
+			.map_index = r[i].map_index,
+			.has_map_index = r[i].map_index >= 0,
+			.src_addr = (int64_t)r[i].src_addr,
+			.dst_addr = (int64_t)r[i].dst_addr,
+		};
+		if (op_keys_add(keys, &c, err) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /*
@@ -322,20 +346,6 @@ struct page_sink {
 	size_t nothers, others_cap;
 };
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	void *q;
-	size_t c = *cap ? *cap * 2 : 64;
-
-	if (n < *cap)
-		return 0;
-	if (!(q = realloc(*p, c * size)))
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 static int lock_bytes(int fd, short type)
 {
 	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = LOCK_BYTES };
@@ -462,7 +472,7 @@ static int page_records(struct page_sink *ps, const struct rec *r, size_t n)
 			return -1;
 		}
 		if (k > 0) {
-			if (grow((void **)&ps->late, &ps->late_cap, ps->nlate, sizeof(*ps->late)) < 0) {
+			if (grow_one((void **)&ps->late, &ps->late_cap, ps->nlate, sizeof(*ps->late)) < 0) {
 				ps->err = ENOMEM;
 				return -1;
 			}
@@ -490,7 +500,7 @@ static int page_pair(void *ctx, int64_t delete_seq, int64_t alloc_seq)
 		return -1;
 	}
 	if (k > 0) {
-		if (grow((void **)&ps->late_pairs, &ps->late_pairs_cap, ps->nlate_pairs, sizeof(*ps->late_pairs)) < 0) {
+		if (grow_one((void **)&ps->late_pairs, &ps->late_pairs_cap, ps->nlate_pairs, sizeof(*ps->late_pairs)) < 0) {
 			ps->err = ENOMEM;
 			return -1;
 		}
@@ -709,7 +719,8 @@ static int reorder_finish(struct reorder *o)
  * pages and the other frames are checked and kept for replay_others().
  */
 static int replay_all(struct db_writer *w, struct delete_pairer *pairer, struct page_sink *ps, int fd,
-		      const unsigned char *p, size_t size, struct ingest_result *res, const char *path, char **err)
+		      const unsigned char *p, size_t size, struct ingest_result *res, struct op_keys *keys,
+		      const char *path, char **err)
 {
 	struct spool_field f[SPOOL_MAX_FIELDS];
 	size_t off = sizeof(struct spool_header);
@@ -786,6 +797,8 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, struct 
 			if (reorder_add(order, r, n, nheld < held.n && held.off[nheld] == off) < 0)
 				goto sql_error;
 			count(res, r, n);
+			if (keys && add_keys(keys, r, n, err) < 0)
+				goto out;
 			res->records += n;
 		} else if (fr.type == SPOOL_CLOCK) {
 			/* Used above. */
@@ -800,7 +813,7 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, struct 
 				db_fail(err, "corrupt spool '%s' at byte %zu: a second run", path, off);
 				goto out;
 			} else if (ps) {
-				if (grow((void **)&ps->others, &ps->others_cap, ps->nothers, sizeof(*ps->others)) < 0) {
+				if (grow_one((void **)&ps->others, &ps->others_cap, ps->nothers, sizeof(*ps->others)) < 0) {
 					db_fail(err, "out of memory");
 					goto out;
 				}
@@ -876,6 +889,12 @@ static int replay_others(struct db *db, struct db_writer *w, struct page_sink *p
 
 int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result *res, char **err)
 {
+	return db_ingest_spool_keys(db, spool_path, res, NULL, err);
+}
+
+int db_ingest_spool_keys(struct db *db, const char *spool_path, struct ingest_result *res, struct op_keys *keys,
+			 char **err)
+{
 	struct spool_header h;
 	struct db_writer *w = NULL;
 	struct delete_pairer *pairer = NULL;
@@ -932,7 +951,7 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 		goto out;
 	if ((ps = page_sink_new(db))) {
 		db_pairer_sink(pairer, page_pair, ps);
-		if (replay_all(w, pairer, ps, fd, map, (size_t)st.st_size, res, spool_path, err) < 0)
+		if (replay_all(w, pairer, ps, fd, map, (size_t)st.st_size, res, keys, spool_path, err) < 0)
 			goto undo;
 		if (db_pairer_drain(pairer) < 0 || pw_finish(ps->pw, &pages) < 0) {
 			db_fail(err, "cannot write '%s': %s", db_path(db), strerror(ps->err ? ps->err : errno));
@@ -947,7 +966,7 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 		goto undo;
 	}
 	if ((ps ? replay_others(db, w, ps, map, err)
-		: replay_all(w, pairer, NULL, fd, map, (size_t)st.st_size, res, spool_path, err)) < 0 ||
+		: replay_all(w, pairer, NULL, fd, map, (size_t)st.st_size, res, keys, spool_path, err)) < 0 ||
 	    (ps && dbw_stat(w, "record_expand_page_rows", page_rows(ps)) < 0) ||
 	    db_pairer_finish(pairer, err) < 0 || db_set_host_device(db, err) < 0 || db_commit(db) < 0) {
 		if (err && !*err)

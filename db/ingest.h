@@ -27,6 +27,16 @@ struct ingest_result {
 int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result *res, char **err);
 
 /*
+ * The same, every data operation's attribution keys added to 'keys' on the
+ * way (db/locations.h: op_keys_rows() then gives what locations_read_keys()
+ * reads), so that 'mapprof record' finds the run's source files without
+ * reading data_op_raw again.  'keys' may be NULL.
+ */
+struct op_keys;
+int db_ingest_spool_keys(struct db *db, const char *spool_path, struct ingest_result *res, struct op_keys *keys,
+			 char **err);
+
+/*
  * For a collector loaded by hand (no 'mapprof record'): create the database
  * at 'db_path' and replay the spool into it.  Exported by
  * libmapprof-ingest.so, which the collector opens at exit.  0 or -1 (*err).

@@ -9,6 +9,7 @@
 
 #include "db/db_internal.h"
 #include "db/locations.h"
+#include "lib/grow.h"
 #include "lib/hmap.h"
 #include "lib/sort.h"
 
@@ -40,21 +41,6 @@ void source_rows_free(struct source_row *rows, size_t n)
 	free(rows);
 }
 
-/* Grow *rows (of 'size'-byte elements) to hold one more; -1 when out of memory. */
-static int grow(void **rows, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	size_t want = *cap ? *cap * 2 : 16;
-	void *p = realloc(*rows, want * size);
-	if (!p)
-		return -1;
-	memset((char *)p + *cap * size, 0, (want - *cap) * size);
-	*rows = p;
-	*cap = want;
-	return 0;
-}
-
 /*
  * Read every row of 'sql' into a malloc'ed array of 'size'-byte elements,
  * filled by fill(); on failure the rows read so far go to release(n) (when
@@ -74,7 +60,7 @@ static int read_rows(struct db *db, const char *sql, size_t size,
 	if (!st)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (grow(&r, &cap, count, size) < 0)
+		if (grow_one(&r, &cap, count, size) < 0)
 			break;
 		fill(st, (char *)r + count * size);
 		count++;
@@ -268,6 +254,9 @@ struct op_keys {
 	struct hmap codeptrs;
 	int64_t last[3], last_codeptr;
 	int have_last, have_codeptr;
+	/* Deletes with their own map entry: their allocation's address is looked up in op_keys_rows(). */
+	struct op_key_cols *pending;
+	size_t npending, pending_cap;
 };
 
 struct op_keys *op_keys_new(struct db *db, char **err)
@@ -289,6 +278,7 @@ void op_keys_free(struct op_keys *k)
 	if (!k)
 		return;
 	sqlite3_finalize(k->del);
+	free(k->pending);
 	hmap_release(&k->keys);
 	hmap_release(&k->codeptrs);
 	free(k);
@@ -317,16 +307,36 @@ static int host_of_delete(struct op_keys *k, int64_t seq, int64_t *host_addr, ch
 	return 0;
 }
 
+/* The key (code pointer, map entry, host address), once. */
+static int add_key(struct op_keys *k, int64_t codeptr, int64_t map_index, int64_t host, char **err)
+{
+	uint64_t key[3];
+
+	if (k->have_last && codeptr == k->last[0] && map_index == k->last[1] && host == k->last[2])
+		return 0;
+	key[0] = (uint64_t)codeptr;
+	key[1] = (uint64_t)map_index;
+	key[2] = (uint64_t)host;
+	if (!hmap_put(&k->keys, key, NULL))
+		return db_fail(err, "out of memory");
+	k->last[0] = codeptr;
+	k->last[1] = map_index;
+	k->last[2] = host;
+	k->have_last = 1;
+	return 0;
+}
+
 /*
  * A delete without a map index has its allocation's key (delete_pair_raw
  * pairs deletes with allocations only), which that allocation's row adds; a
  * delete with one has its own map entry and its allocation's host address,
- * looked up by seq (rare).
+ * looked up by seq in op_keys_rows() (rare), once the pairs are all there:
+ * 'mapprof record' adds the rows as it expands the spool, before the
+ * deletes are paired.
  */
 int op_keys_add(struct op_keys *k, const struct op_key_cols *r, char **err)
 {
 	int64_t map_index = r->has_map_index ? r->map_index : -1, host = 0;
-	uint64_t key[3];
 
 	if (r->has_codeptr && (!k->have_codeptr || r->codeptr != k->last_codeptr)) {
 		uint64_t c = (uint64_t)r->codeptr;
@@ -345,22 +355,12 @@ int op_keys_add(struct op_keys *k, const struct op_key_cols *r, char **err)
 	case 4: case 20:
 		if (!r->has_map_index)
 			return 0;
-		if (host_of_delete(k, r->seq, &host, err) < 0)
-			return -1;
-		break;
-	}
-	if (k->have_last && r->codeptr == k->last[0] && map_index == k->last[1] && host == k->last[2])
+		if (grow_one((void **)&k->pending, &k->pending_cap, k->npending, sizeof(*k->pending)) < 0)
+			return db_fail(err, "out of memory");
+		k->pending[k->npending++] = *r;
 		return 0;
-	key[0] = (uint64_t)r->codeptr;
-	key[1] = (uint64_t)map_index;
-	key[2] = (uint64_t)host;
-	if (!hmap_put(&k->keys, key, NULL))
-		return db_fail(err, "out of memory");
-	k->last[0] = r->codeptr;
-	k->last[1] = map_index;
-	k->last[2] = host;
-	k->have_last = 1;
-	return 0;
+	}
+	return add_key(k, r->codeptr, map_index, host, err);
 }
 
 /* One pass, in rowid order. */
@@ -418,6 +418,13 @@ int op_keys_rows(struct op_keys *k, struct op_key_row **keys, size_t *nkeys,
 	*nkeys = 0;
 	*codeptrs = NULL;
 	*ncodeptrs = 0;
+	for (size_t i = 0; i < k->npending; i++) {
+		int64_t host;
+		if (host_of_delete(k, k->pending[i].seq, &host, err) < 0 ||
+		    add_key(k, k->pending[i].codeptr, k->pending[i].map_index, host, err) < 0)
+			return -1;
+	}
+	k->npending = 0;
 	if (scan_codeptrs(k->db, "SELECT codeptr, kind FROM target_raw", &k->codeptrs, err) < 0)
 		return -1;
 	if (codeptr_rows(&k->codeptrs, codeptrs, ncodeptrs) < 0 || key_rows(&k->keys, keys, nkeys) < 0) {

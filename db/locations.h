@@ -91,9 +91,10 @@ int locations_read_keys(struct db *db, struct op_key_row **keys, size_t *nkeys,
 
 /*
  * The same keys gathered by a pass that reads data_op_raw anyway (the event
- * stream's, db/events.h), so that the table is read once: every row, in any
- * order, handed to op_keys_add(), then op_keys_rows() gives what
- * locations_read_keys() would.  Each row's columns as sqlite3_column_int64()
+ * stream's, db/events.h) or writes it (the spool's expansion, db/ingest.h),
+ * so that the table is not read again: every row, in any order, handed to
+ * op_keys_add(), then op_keys_rows(), once the deletes are paired, gives
+ * what locations_read_keys() would.  Each row's columns as sqlite3_column_int64()
  * reads them (sqlite3_column_int() for kind), NULLs flagged.
  */
 struct op_key_cols {

@@ -734,7 +734,7 @@ int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct op_k
 	return rc;
 }
 
-int attribute_record_sources(struct db *db, char **err)
+int attribute_record_sources(struct db *db, struct op_keys *keys, char **err)
 {
 	struct symbolizer *s = symbolizer_new(db, err);
 	struct update u = { .s = s, .snippets = 1, .err = err };
@@ -744,7 +744,7 @@ int attribute_record_sources(struct db *db, char **err)
 
 	if (!s)
 		return -1;
-	if (attribute_pass(db, &u, NULL, err) < 0)
+	if (attribute_pass(db, &u, keys, err) < 0)
 		goto out;
 	if (!(rows = calloc(u.nseen ? u.nseen : 1, sizeof(*rows)))) {
 		oom(err);

@@ -56,8 +56,10 @@ int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct op_k
  * there.  attribute_run() then compares every file it would quote with its
  * row: one that differs is neither quoted nor edited by a plan, and is named
  * in table source_changed (docs/attribution.md, "When the source changed").
+ * 'keys': the run's attribution keys gathered as its spool was expanded
+ * (db/ingest.h), or NULL to read them from data_op_raw.
  * Returns the number of files stored, or -1 with *err set.
  */
-int attribute_record_sources(struct db *db, char **err);
+int attribute_record_sources(struct db *db, struct op_keys *keys, char **err);
 
 #endif
