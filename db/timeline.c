@@ -1,8 +1,10 @@
 /*
  * timeline.c - binning the run's events per device and lane (see timeline.h).
  *
- * The intervals are streamed twice (timeline_rows.h), never held: the first
- * pass takes the span, the devices and the threads; the second gives every
+ * The intervals are read once (timeline_rows.h), never held in memory: the
+ * first pass takes the span, the devices and the threads and spools the
+ * intervals to a temporary file (struct spool); the second reads them back
+ * and gives every
  * (device, lane) and (device, thread) its bins at once, keeps the intervals
  * of those with at most TIMELINE_EXACT_LIMIT of them (dropped past that) and
  * the marks, and sends the allocation endpoints through lib/extsort.h for
@@ -18,8 +20,10 @@
  * (lib/sat.h), and the number of bins is capped whatever the span.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db/db_internal.h"
 #include "db/timeline.h"
@@ -137,6 +141,92 @@ static json_t *device_types(struct db *db)
 	return types;
 }
 
+/*
+ * The intervals of pass 1, kept for pass 2: a buffer, and past it an
+ * unlinked temporary file written and read in whole buffers.  Reading the
+ * tables again cost as much as the first pass (SQLite's steps, the
+ * soundness rules, the pairs); this costs a copy.  The file grows with the
+ * run (56 bytes an interval), the memory does not.
+ */
+struct spool {
+	struct iv *buf;
+	size_t n, cap;
+	int fd;                       /* -1 until the buffer first fills */
+	uint64_t flushed;             /* intervals in the file */
+};
+
+static int spool_init(struct spool *sp)
+{
+	sp->cap = tempfile_buffer_records((size_t)1 << 16);
+	sp->n = 0;
+	sp->fd = -1;
+	sp->flushed = 0;
+	sp->buf = malloc(sp->cap * sizeof(*sp->buf));
+	return sp->buf ? 0 : -1;
+}
+
+static void spool_release(struct spool *sp)
+{
+	free(sp->buf);
+	sp->buf = NULL;
+	if (sp->fd >= 0)
+		close(sp->fd);
+	sp->fd = -1;
+}
+
+static int spool_add(struct spool *sp, const struct iv *x, const char **why)
+{
+	if (sp->n == sp->cap) {
+		if (sp->fd < 0 && (sp->fd = tempfile_open("timeline")) < 0) {
+			*why = "cannot create a temporary file";
+			return -1;
+		}
+		if (tempfile_io(sp->fd, sp->buf, sp->n * sizeof(*sp->buf),
+				(off_t)(sp->flushed * sizeof(*sp->buf)), 1) < 0) {
+			*why = errno == ENOSPC ? "no space left for a temporary file" : "cannot write a temporary file";
+			return -1;
+		}
+		sp->flushed += sp->n;
+		sp->n = 0;
+	}
+	sp->buf[sp->n++] = *x;
+	return 0;
+}
+
+/* fn on every interval, in the order added: the file's, then the buffer's.  0, fn's return, or -1. */
+static int spool_each(struct spool *sp, int (*fn)(void *arg, const struct iv *x), void *arg,
+		      const char **why)
+{
+	int rc;
+
+	if (sp->flushed) {
+		/* The buffer's tail goes to the file's end, so that the buffer can read the file back. */
+		if (tempfile_io(sp->fd, sp->buf, sp->n * sizeof(*sp->buf),
+				(off_t)(sp->flushed * sizeof(*sp->buf)), 1) < 0) {
+			*why = "cannot write a temporary file";
+			return -1;
+		}
+		sp->flushed += sp->n;
+		sp->n = 0;
+		for (uint64_t at = 0; at < sp->flushed; at += sp->n) {
+			sp->n = sp->flushed - at < sp->cap ? (size_t)(sp->flushed - at) : sp->cap;
+			if (tempfile_io(sp->fd, sp->buf, sp->n * sizeof(*sp->buf),
+					(off_t)(at * sizeof(*sp->buf)), 0) < 0) {
+				*why = "cannot read a temporary file back";
+				return -1;
+			}
+			for (size_t i = 0; i < sp->n; i++)
+				if ((rc = fn(arg, &sp->buf[i])))
+					return rc;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < sp->n; i++)
+		if ((rc = fn(arg, &sp->buf[i])))
+			return rc;
+	return 0;
+}
+
 /* A lane of a device, or a thread of a device: its bins and, while few, its intervals. */
 struct track {
 	struct bins b;
@@ -166,6 +256,7 @@ struct build {
 	json_t *jmarks;               /* kernels' and operations' marks, in stream order */
 	json_t *lifemarks;            /* lifetimes' marks: [seq, seq2, mark] sorted after */
 	struct extsort *ends;
+	struct spool spool;           /* pass 1's intervals, for pass 2 */
 	const char *why;
 };
 
@@ -240,6 +331,8 @@ static int span_row(void *arg, const struct iv *x)
 		t->why = "out of memory";
 		return 1;
 	}
+	if (spool_add(&t->spool, x, &t->why) < 0)
+		return 1;
 	t->nrows++;
 	if (x->begin_ns < t->t0)
 		t->t0 = x->begin_ns;
@@ -432,7 +525,7 @@ static void track_json(json_t *o, struct track *k, enum lane lane, int64_t w, in
 
 json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, char **err)
 {
-	struct build t = { .db = db, .t0 = INT64_MAX, .t1 = INT64_MIN };
+	struct build t = { .db = db, .t0 = INT64_MAX, .t1 = INT64_MIN, .spool = { .fd = -1 } };
 	int64_t *marks = NULL, span_bins;
 	json_t *root = NULL, *jdevs, *types = NULL, *lanes;
 	struct thread_rows threads = { 0 };
@@ -442,7 +535,7 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 	t.lifemarks = json_array();
 	/* The mapped lane's endpoints held in memory (2^20, 24 MiB) before a temporary file. */
 	t.ends = extsort_new(sizeof(struct endpoint), cmp_endpoint, tempfile_buffer_records((size_t)1 << 20));
-	if (!t.jmarks || !t.lifemarks || !t.ends)
+	if (!t.jmarks || !t.lifemarks || !t.ends || spool_init(&t.spool) < 0)
 		goto oom;
 	if (thread_rows_read(db, &threads, err) < 0)
 		goto out;
@@ -483,11 +576,10 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 			if (bins_alloc(&d->th[j].b, t.nbins) < 0 || !(d->th[j].ivs = json_array()))
 				goto oom;
 	}
-	rc = timeline_rows_each(db, bin_row, &t, err);
-	if (rc > 0)
+	rc = spool_each(&t.spool, bin_row, &t, &t.why);
+	spool_release(&t.spool);
+	if (rc)
 		goto failed;
-	if (rc < 0)
-		goto out;
 	if (mapped_peaks(&t) < 0) {
 		t.why = "cannot read the sorted allocations back";
 		goto failed;
@@ -567,6 +659,7 @@ out:
 	json_decref(t.jmarks);
 	json_decref(t.lifemarks);
 	extsort_free(t.ends);
+	spool_release(&t.spool);
 	free(marks);
 	return root;
 }
