@@ -1,10 +1,8 @@
 /*
  * timeline.c - binning the run's events per device and lane (see timeline.h).
  *
- * The intervals are read once (timeline_rows.h), never held in memory: the
- * first pass takes the span, the devices and the threads and spools the
- * intervals to a temporary file (struct spool); the second reads them back
- * and gives every
+ * The intervals are streamed twice (timeline_rows.h), never held: the first
+ * pass takes the span, the devices and the threads; the second gives every
  * (device, lane) and (device, thread) its bins at once, keeps the intervals
  * of those with at most TIMELINE_EXACT_LIMIT of them (dropped past that) and
  * the marks, and sends the allocation endpoints through lib/extsort.h for
@@ -20,10 +18,8 @@
  * (lib/sat.h), and the number of bins is capped whatever the span.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "db/db_internal.h"
 #include "db/timeline.h"
@@ -141,92 +137,6 @@ static json_t *device_types(struct db *db)
 	return types;
 }
 
-/*
- * The intervals of pass 1, kept for pass 2: a buffer, and past it an
- * unlinked temporary file written and read in whole buffers.  Reading the
- * tables again cost as much as the first pass (SQLite's steps, the
- * soundness rules, the pairs); this costs a copy.  The file grows with the
- * run (56 bytes an interval), the memory does not.
- */
-struct spool {
-	struct iv *buf;
-	size_t n, cap;
-	int fd;                       /* -1 until the buffer first fills */
-	uint64_t flushed;             /* intervals in the file */
-};
-
-static int spool_init(struct spool *sp)
-{
-	sp->cap = tempfile_buffer_records((size_t)1 << 16);
-	sp->n = 0;
-	sp->fd = -1;
-	sp->flushed = 0;
-	sp->buf = malloc(sp->cap * sizeof(*sp->buf));
-	return sp->buf ? 0 : -1;
-}
-
-static void spool_release(struct spool *sp)
-{
-	free(sp->buf);
-	sp->buf = NULL;
-	if (sp->fd >= 0)
-		close(sp->fd);
-	sp->fd = -1;
-}
-
-static int spool_add(struct spool *sp, const struct iv *x, const char **why)
-{
-	if (sp->n == sp->cap) {
-		if (sp->fd < 0 && (sp->fd = tempfile_open("timeline")) < 0) {
-			*why = "cannot create a temporary file";
-			return -1;
-		}
-		if (tempfile_io(sp->fd, sp->buf, sp->n * sizeof(*sp->buf),
-				(off_t)(sp->flushed * sizeof(*sp->buf)), 1) < 0) {
-			*why = errno == ENOSPC ? "no space left for a temporary file" : "cannot write a temporary file";
-			return -1;
-		}
-		sp->flushed += sp->n;
-		sp->n = 0;
-	}
-	sp->buf[sp->n++] = *x;
-	return 0;
-}
-
-/* fn on every interval, in the order added: the file's, then the buffer's.  0, fn's return, or -1. */
-static int spool_each(struct spool *sp, int (*fn)(void *arg, const struct iv *x), void *arg,
-		      const char **why)
-{
-	int rc;
-
-	if (sp->flushed) {
-		/* The buffer's tail goes to the file's end, so that the buffer can read the file back. */
-		if (tempfile_io(sp->fd, sp->buf, sp->n * sizeof(*sp->buf),
-				(off_t)(sp->flushed * sizeof(*sp->buf)), 1) < 0) {
-			*why = "cannot write a temporary file";
-			return -1;
-		}
-		sp->flushed += sp->n;
-		sp->n = 0;
-		for (uint64_t at = 0; at < sp->flushed; at += sp->n) {
-			sp->n = sp->flushed - at < sp->cap ? (size_t)(sp->flushed - at) : sp->cap;
-			if (tempfile_io(sp->fd, sp->buf, sp->n * sizeof(*sp->buf),
-					(off_t)(at * sizeof(*sp->buf)), 0) < 0) {
-				*why = "cannot read a temporary file back";
-				return -1;
-			}
-			for (size_t i = 0; i < sp->n; i++)
-				if ((rc = fn(arg, &sp->buf[i])))
-					return rc;
-		}
-		return 0;
-	}
-	for (size_t i = 0; i < sp->n; i++)
-		if ((rc = fn(arg, &sp->buf[i])))
-			return rc;
-	return 0;
-}
-
 /* A lane of a device, or a thread of a device: its bins and, while few, its intervals. */
 struct track {
 	struct bins b;
@@ -240,7 +150,9 @@ struct dev {
 	struct track lanes[LANE_COUNT];
 	int *threads;
 	size_t nthreads, threads_cap;
-	struct track *th;
+	struct track *th;             /* beside threads[], th_cap of them */
+	size_t th_cap;
+	int ready;                    /* its lanes' bins are allocated */
 	int64_t peak;                 /* mapped lane: most bytes mapped at once */
 };
 
@@ -256,7 +168,6 @@ struct build {
 	json_t *jmarks;               /* kernels' and operations' marks, in stream order */
 	json_t *lifemarks;            /* lifetimes' marks: [seq, seq2, mark] sorted after */
 	struct extsort *ends;
-	struct spool spool;           /* pass 1's intervals, for pass 2 */
 	const char *why;
 };
 
@@ -321,18 +232,11 @@ static long thread_pos(struct dev *d, int thread, int create)
 	return (long)lo;
 }
 
-/* Pass 1: the span, the devices and their threads. */
+/* Pass 1 (when the caller did not give the span): the span. */
 static int span_row(void *arg, const struct iv *x)
 {
 	struct build *t = arg;
-	struct dev *d = dev_of(t, x->device, 1);
 
-	if (!d || (x->lane != LANE_MAPPED && thread_pos(d, x->thread, 1) < 0)) {
-		t->why = "out of memory";
-		return 1;
-	}
-	if (spool_add(&t->spool, x, &t->why) < 0)
-		return 1;
 	t->nrows++;
 	if (x->begin_ns < t->t0)
 		t->t0 = x->begin_ns;
@@ -341,6 +245,32 @@ static int span_row(void *arg, const struct iv *x)
 	if (x->begin_ns > t->t1)
 		t->t1 = x->begin_ns;
 	return 0;
+}
+
+void timeline_span_init(struct timeline_span *s)
+{
+	s->t0 = INT64_MAX;
+	s->t1 = INT64_MIN;
+	s->intervals = 0;
+}
+
+/*
+ * The span pass 1 takes, from the events: its intervals are the sound
+ * kernels, transfers, allocations and deletes (associations are on no lane)
+ * and the lifetimes, which begin at an allocation and end at a delete or
+ * (-1) not at all: inside the span of those already.
+ */
+void timeline_span_add(struct timeline_span *s, const struct event *ev)
+{
+	if (ev->kind == EV_ASSOCIATE || ev->kind == EV_DISASSOCIATE)
+		return;
+	s->intervals++;
+	if (ev->begin_ns < s->t0)
+		s->t0 = ev->begin_ns;
+	if (ev->end_ns > s->t1)
+		s->t1 = ev->end_ns;
+	if (ev->begin_ns > s->t1)
+		s->t1 = ev->begin_ns;
 }
 
 static int bins_alloc(struct bins *b, int nbins)
@@ -366,6 +296,52 @@ static void track_free(struct track *k)
 	json_decref(k->ivs);
 }
 
+static int track_init(struct track *k, int nbins)
+{
+	return bins_alloc(&k->b, nbins) < 0 || !(k->ivs = json_array()) ? -1 : 0;
+}
+
+/* Device 'device' with its lanes' bins, made when first seen.  NULL out of memory. */
+static struct dev *dev_ready(struct build *t, int device)
+{
+	struct dev *d = dev_of(t, device, 1);
+
+	if (!d || d->ready)
+		return d;
+	for (int l = 0; l < LANE_COUNT; l++)
+		if (track_init(&d->lanes[l], t->nbins) < 0)
+			return NULL;
+	d->ready = 1;
+	return d;
+}
+
+/* The track of 'thread' on d, made when first seen (kept in thread order).  NULL out of memory. */
+static struct track *thread_track(struct build *t, struct dev *d, int thread)
+{
+	long pos = thread_pos(d, thread, 0);
+	size_t n = d->nthreads;
+
+	if (pos >= 0)
+		return &d->th[pos];
+	if (d->nthreads == d->th_cap) {
+		size_t cap = d->th_cap ? 2 * d->th_cap : 8;
+		struct track *v = realloc(d->th, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		d->th = v;
+		d->th_cap = cap;
+	}
+	if ((pos = thread_pos(d, thread, 1)) < 0)
+		return NULL;
+	memmove(&d->th[pos + 1], &d->th[pos], (n - (size_t)pos) * sizeof(*d->th));
+	memset(&d->th[pos], 0, sizeof(*d->th));
+	if (track_init(&d->th[pos], t->nbins) < 0) {
+		/* Still freed with the others: its pointers are NULL or its own. */
+		return NULL;
+	}
+	return &d->th[pos];
+}
+
 /* Keep x's interval while the track has few; 'iv' is a new reference. */
 static void track_keep(struct track *k, json_t *iv)
 {
@@ -389,11 +365,11 @@ static int bin_row(void *arg, const struct iv *in)
 {
 	struct build *t = arg;
 	struct iv x = *in;
-	struct dev *d = dev_of(t, x.device, 0);
+	struct dev *d = dev_ready(t, x.device);
 	struct track *k;
 
 	if (!d) {
-		t->why = "the run changed while its timeline was read";
+		t->why = "out of memory";
 		return 1;
 	}
 	if (x.end_ns < 0)   /* still mapped at exit */
@@ -419,12 +395,10 @@ static int bin_row(void *arg, const struct iv *in)
 		track_keep(k, json_pack("[IIII]", (json_int_t)x.begin_ns, (json_int_t)x.end_ns,
 					(json_int_t)x.bytes, (json_int_t)x.seq));
 	{
-		long pos = thread_pos(d, x.thread, 0);
-		if (pos < 0) {
-			t->why = "the run changed while its timeline was read";
+		if (!(k = thread_track(t, d, x.thread))) {
+			t->why = "out of memory";
 			return 1;
 		}
-		k = &d->th[pos];
 		bins_add(&k->b, &x, t->t0, t->w, t->nbins);
 		if (k->ivs)
 			track_keep(k, json_pack("[IIIIs]", (json_int_t)x.begin_ns, (json_int_t)x.end_ns,
@@ -525,7 +499,13 @@ static void track_json(json_t *o, struct track *k, enum lane lane, int64_t w, in
 
 json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, char **err)
 {
-	struct build t = { .db = db, .t0 = INT64_MAX, .t1 = INT64_MIN, .spool = { .fd = -1 } };
+	return timeline_build_span(db, mark_seqs, n_marks, NULL, err);
+}
+
+json_t *timeline_build_span(struct db *db, const int64_t *mark_seqs, size_t n_marks,
+			    const struct timeline_span *span, char **err)
+{
+	struct build t = { .db = db, .t0 = INT64_MAX, .t1 = INT64_MIN };
 	int64_t *marks = NULL, span_bins;
 	json_t *root = NULL, *jdevs, *types = NULL, *lanes;
 	struct thread_rows threads = { 0 };
@@ -535,15 +515,21 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 	t.lifemarks = json_array();
 	/* The mapped lane's endpoints held in memory (2^20, 24 MiB) before a temporary file. */
 	t.ends = extsort_new(sizeof(struct endpoint), cmp_endpoint, tempfile_buffer_records((size_t)1 << 20));
-	if (!t.jmarks || !t.lifemarks || !t.ends || spool_init(&t.spool) < 0)
+	if (!t.jmarks || !t.lifemarks || !t.ends)
 		goto oom;
 	if (thread_rows_read(db, &threads, err) < 0)
 		goto out;
-	rc = timeline_rows_each(db, span_row, &t, err);
-	if (rc > 0)
-		goto failed;
-	if (rc < 0)
-		goto out;
+	if (span) {
+		t.t0 = span->t0;
+		t.t1 = span->t1;
+		t.nrows = span->intervals;
+	} else {
+		rc = timeline_rows_each(db, span_row, &t, err);
+		if (rc > 0)
+			goto failed;
+		if (rc < 0)
+			goto out;
+	}
 	if (!t.nrows)
 		t.t0 = t.t1 = 0;
 	if (t.t1 <= t.t0)
@@ -564,22 +550,11 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 	}
 	t.marks = marks;
 	t.n_marks = n_marks;
-	for (size_t i = 0; i < t.ndev; i++) {
-		struct dev *d = &t.devs[i];
-		for (int l = 0; l < LANE_COUNT; l++)
-			if (bins_alloc(&d->lanes[l].b, t.nbins) < 0 || !(d->lanes[l].ivs = json_array()))
-				goto oom;
-		d->th = calloc(d->nthreads ? d->nthreads : 1, sizeof(*d->th));
-		if (!d->th)
-			goto oom;
-		for (size_t j = 0; j < d->nthreads; j++)
-			if (bins_alloc(&d->th[j].b, t.nbins) < 0 || !(d->th[j].ivs = json_array()))
-				goto oom;
-	}
-	rc = spool_each(&t.spool, bin_row, &t, &t.why);
-	spool_release(&t.spool);
-	if (rc)
+	rc = timeline_rows_each(db, bin_row, &t, err);
+	if (rc > 0)
 		goto failed;
+	if (rc < 0)
+		goto out;
 	if (mapped_peaks(&t) < 0) {
 		t.why = "cannot read the sorted allocations back";
 		goto failed;
@@ -659,7 +634,6 @@ out:
 	json_decref(t.jmarks);
 	json_decref(t.lifemarks);
 	extsort_free(t.ends);
-	spool_release(&t.spool);
 	free(marks);
 	return root;
 }

@@ -230,7 +230,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 								&res->out_err[REPORT_OUT_JSON]) == 0;
 	/* HTML: report/output/html.h, from the same document. */
 	if (opt->html_path)
-		res->wrote[REPORT_OUT_HTML] = html_write(opt->html_path, opt->html_oflags, doc, db,
+		res->wrote[REPORT_OUT_HTML] = html_write_span(opt->html_path, opt->html_oflags, doc, db, &a.span,
 							 &res->out_err[REPORT_OUT_HTML]) == 0;
 	if (opt->sarif_out)
 		*opt->sarif_out = report_sarif(doc, db, opt->source_root, &res->out_err[REPORT_OUT_SARIF]);

@@ -47,7 +47,9 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 		event_stream_close(s);
 		return -1;
 	}
+	timeline_span_init(&a->span);
 	while ((rc = event_stream_next(s, &ev, err)) == 1) {
+		timeline_span_add(&a->span, &ev);
 		if (totals_feed(&a->totals, &ev) < 0 || results_feed(&a->results, &ev, a->host_device) < 0 ||
 		    cost_feed(&a->cost, &ev) < 0) {
 			why = "out of memory";
