@@ -33,7 +33,10 @@ struct slot {
 	int64_t to, from, n, ns;          /* its transfers */
 };
 
-/* What the sorter holds: a construct's transfers (kind 0) or one of its kernels' places (1). */
+/*
+ * What the sorter holds: some of a construct's transfers (sums, maybe none)
+ * and, when kind is 1, one of its kernels' places.
+ */
 struct rec {
 	int64_t target;
 	int64_t kind;
@@ -105,15 +108,25 @@ static int flush_pairs(struct kernel_tally *t, struct slot *s, const char **why)
 	return 0;
 }
 
+/* The slot's sums and places to the sorter: one record, and one more per further place. */
 static int flush(struct kernel_tally *t, struct slot *s, const char **why)
 {
-	if (s->n) {
-		struct rec r = { s->target, 0, 0, 0, s->to, s->from, s->n, s->ns };
-		if (extsort_add(t->recs, &r, why) < 0)
+	struct rec r = { s->target, 0, 0, 0, s->to, s->from, s->n, s->ns };
+	int first = 0;
+
+	if (s->npairs) {
+		r.kind = 1;
+		r.codeptr = s->pairs[0].codeptr;
+		r.device = s->pairs[0].device;
+		first = 1;
+	}
+	if ((s->n || s->npairs) && extsort_add(t->recs, &r, why) < 0)
+		return -1;
+	for (int i = first; i < s->npairs; i++) {
+		struct rec p = { s->target, 1, s->pairs[i].codeptr, s->pairs[i].device, 0, 0, 0, 0 };
+		if (extsort_add(t->recs, &p, why) < 0)
 			return -1;
 	}
-	if (flush_pairs(t, s, why) < 0)
-		return -1;
 	memset(s, 0, sizeof(*s));
 	return 0;
 }
@@ -199,11 +212,38 @@ static int cmp_site(const void *a, const void *b)
 	return cmp_i64(x->device, y->device);
 }
 
-/* The transfers of the constructs, added to the places that launched them. */
+/* Add a construct's transfers to the distinct places that launched it. */
+static void credit(struct kernel_tally *t, const struct rec *sum, const struct place *places, size_t n)
+{
+	if (!sum->n)
+		return;   /* SQL's join: only a construct with transfers */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key[2] = { places[i].codeptr, (uint64_t)places[i].device };
+		struct kernel_site *k;
+		int dup = 0;
+		/* A place once per construct (SQL's DISTINCT); the records come sorted by place. */
+		if (i && places[i - 1].codeptr == places[i].codeptr && places[i - 1].device == places[i].device)
+			dup = 1;
+		if (dup || !(k = hmap_get(&t->sites, key)))
+			continue;
+		k->bytes_to = sat_add_i64(k->bytes_to, sum->to);
+		k->bytes_from = sat_add_i64(k->bytes_from, sum->from);
+		k->transfers = sat_add_i64(k->transfers, sum->n);
+		k->transfer_ns = sat_add_i64(k->transfer_ns, sum->ns);
+	}
+}
+
+/*
+ * The transfers of the constructs, added to the places that launched them:
+ * the records of one construct come together (its places in order); its
+ * places are few (the kernels of one construct), held until its last.
+ */
 static int join(struct kernel_tally *t, const char **why)
 {
 	struct extsort_reader *r = extsort_read(t->recs);
-	struct rec x, sum = { 0 }, last = { 0 };
+	struct rec x, sum = { 0 };
+	struct place *places = NULL;
+	size_t n = 0, cap = 0;
 	int have, rc = 0;
 
 	if (!r) {
@@ -212,39 +252,38 @@ static int join(struct kernel_tally *t, const char **why)
 	}
 	sum.target = INT64_MIN;
 	while ((have = extsort_next(r, &x)) == 1) {
-		uint64_t key[2];
-		struct kernel_site *k;
 		if (x.target != sum.target) {
+			credit(t, &sum, places, n);
 			memset(&sum, 0, sizeof(sum));
 			sum.target = x.target;
-			last.kind = -1;
+			n = 0;
 		}
-		if (x.kind == 0) {
-			sum.to = sat_add_i64(sum.to, x.to);
-			sum.from = sat_add_i64(sum.from, x.from);
-			sum.n = sat_add_i64(sum.n, x.n);
-			sum.ns = sat_add_i64(sum.ns, x.ns);
+		sum.to = sat_add_i64(sum.to, x.to);
+		sum.from = sat_add_i64(sum.from, x.from);
+		sum.n = sat_add_i64(sum.n, x.n);
+		sum.ns = sat_add_i64(sum.ns, x.ns);
+		if (x.kind != 1)
 			continue;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 8;
+			struct place *v = realloc(places, ncap * sizeof(*v));
+			if (!v) {
+				*why = "out of memory";
+				rc = -1;
+				break;
+			}
+			places = v;
+			cap = ncap;
 		}
-		/* A place once per construct (SQL's DISTINCT), and only a construct with transfers. */
-		if (last.kind == 1 && last.codeptr == x.codeptr && last.device == x.device)
-			continue;
-		last = x;
-		if (!sum.n)
-			continue;
-		key[0] = x.codeptr;
-		key[1] = (uint64_t)x.device;
-		if (!(k = hmap_get(&t->sites, key)))
-			continue;
-		k->bytes_to = sat_add_i64(k->bytes_to, sum.to);
-		k->bytes_from = sat_add_i64(k->bytes_from, sum.from);
-		k->transfers = sat_add_i64(k->transfers, sum.n);
-		k->transfer_ns = sat_add_i64(k->transfer_ns, sum.ns);
+		places[n++] = (struct place){ x.codeptr, x.device };
 	}
 	if (have < 0) {
 		*why = "cannot read the kernels' constructs back";
 		rc = -1;
 	}
+	if (rc == 0)
+		credit(t, &sum, places, n);
+	free(places);
 	extsort_reader_free(r);
 	return rc;
 }
