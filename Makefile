@@ -257,6 +257,7 @@ REPORT_OBJS := \
 	$(B)/report/findings/totals.o \
 	$(B)/report/findings/results.o \
 	$(B)/report/findings/cost.o \
+	$(B)/report/findings/kernels.o \
 	$(B)/report/findings/findings_store.o \
 	$(B)/report/findings/paths.o \
 	$(B)/report/plan/plans.o \

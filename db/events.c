@@ -256,6 +256,7 @@ static int read_op(struct event_stream *s, char **err)
 		e->hash = (uint64_t)i64(c[OP_HASH]);
 		e->codeptr = (uint64_t)i64(c[OP_CODEPTR]);
 		e->target_id = i64(c[OP_TARGET]);
+		e->has_target_id = sqlite3_value_type(c[OP_TARGET]) != SQLITE_NULL;
 		if (e->kind == EV_ALLOC) {
 			uint64_t key = (uint64_t)e->seq;
 			struct live_alloc *a = hmap_put(&s->live, &key, NULL);
@@ -298,6 +299,7 @@ static int read_kernel(struct event_stream *s, char **err)
 	e->end_ns = sqlite3_column_int64(st, K_END);
 	e->codeptr = col_u64(st, K_CODEPTR);
 	e->target_id = sqlite3_column_int64(st, K_TARGET);
+	e->has_target_id = sqlite3_column_type(st, K_TARGET) != SQLITE_NULL;
 	s->have_kernel = 1;
 	return 0;
 }

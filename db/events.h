@@ -54,6 +54,7 @@ struct event {
 	uint64_t hash;        /* XXH3-64 of the bytes moved */
 	uint64_t codeptr;     /* return address in the program, 0 if unknown */
 	int64_t target_id;    /* enclosing target construct, 0 if none */
+	int has_target_id;    /* target_id is not NULL */
 	/*
 	 * Kernels: device is dest_device; src_* unused.
 	 * Alloc: src_addr = host address, dest_addr = device address.

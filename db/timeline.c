@@ -150,7 +150,9 @@ struct dev {
 	struct track lanes[LANE_COUNT];
 	int *threads;
 	size_t nthreads, threads_cap;
-	struct track *th;
+	struct track *th;             /* beside threads[], th_cap of them */
+	size_t th_cap;
+	int ready;                    /* its lanes' bins are allocated */
 	int64_t peak;                 /* mapped lane: most bytes mapped at once */
 };
 
@@ -230,16 +232,11 @@ static long thread_pos(struct dev *d, int thread, int create)
 	return (long)lo;
 }
 
-/* Pass 1: the span, the devices and their threads. */
+/* Pass 1 (when the caller did not give the span): the span. */
 static int span_row(void *arg, const struct iv *x)
 {
 	struct build *t = arg;
-	struct dev *d = dev_of(t, x->device, 1);
 
-	if (!d || (x->lane != LANE_MAPPED && thread_pos(d, x->thread, 1) < 0)) {
-		t->why = "out of memory";
-		return 1;
-	}
 	t->nrows++;
 	if (x->begin_ns < t->t0)
 		t->t0 = x->begin_ns;
@@ -248,6 +245,32 @@ static int span_row(void *arg, const struct iv *x)
 	if (x->begin_ns > t->t1)
 		t->t1 = x->begin_ns;
 	return 0;
+}
+
+void timeline_span_init(struct timeline_span *s)
+{
+	s->t0 = INT64_MAX;
+	s->t1 = INT64_MIN;
+	s->intervals = 0;
+}
+
+/*
+ * The span pass 1 takes, from the events: its intervals are the sound
+ * kernels, transfers, allocations and deletes (associations are on no lane)
+ * and the lifetimes, which begin at an allocation and end at a delete or
+ * (-1) not at all: inside the span of those already.
+ */
+void timeline_span_add(struct timeline_span *s, const struct event *ev)
+{
+	if (ev->kind == EV_ASSOCIATE || ev->kind == EV_DISASSOCIATE)
+		return;
+	s->intervals++;
+	if (ev->begin_ns < s->t0)
+		s->t0 = ev->begin_ns;
+	if (ev->end_ns > s->t1)
+		s->t1 = ev->end_ns;
+	if (ev->begin_ns > s->t1)
+		s->t1 = ev->begin_ns;
 }
 
 static int bins_alloc(struct bins *b, int nbins)
@@ -273,6 +296,52 @@ static void track_free(struct track *k)
 	json_decref(k->ivs);
 }
 
+static int track_init(struct track *k, int nbins)
+{
+	return bins_alloc(&k->b, nbins) < 0 || !(k->ivs = json_array()) ? -1 : 0;
+}
+
+/* Device 'device' with its lanes' bins, made when first seen.  NULL out of memory. */
+static struct dev *dev_ready(struct build *t, int device)
+{
+	struct dev *d = dev_of(t, device, 1);
+
+	if (!d || d->ready)
+		return d;
+	for (int l = 0; l < LANE_COUNT; l++)
+		if (track_init(&d->lanes[l], t->nbins) < 0)
+			return NULL;
+	d->ready = 1;
+	return d;
+}
+
+/* The track of 'thread' on d, made when first seen (kept in thread order).  NULL out of memory. */
+static struct track *thread_track(struct build *t, struct dev *d, int thread)
+{
+	long pos = thread_pos(d, thread, 0);
+	size_t n = d->nthreads;
+
+	if (pos >= 0)
+		return &d->th[pos];
+	if (d->nthreads == d->th_cap) {
+		size_t cap = d->th_cap ? 2 * d->th_cap : 8;
+		struct track *v = realloc(d->th, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		d->th = v;
+		d->th_cap = cap;
+	}
+	if ((pos = thread_pos(d, thread, 1)) < 0)
+		return NULL;
+	memmove(&d->th[pos + 1], &d->th[pos], (n - (size_t)pos) * sizeof(*d->th));
+	memset(&d->th[pos], 0, sizeof(*d->th));
+	if (track_init(&d->th[pos], t->nbins) < 0) {
+		/* Still freed with the others: its pointers are NULL or its own. */
+		return NULL;
+	}
+	return &d->th[pos];
+}
+
 /* Keep x's interval while the track has few; 'iv' is a new reference. */
 static void track_keep(struct track *k, json_t *iv)
 {
@@ -296,11 +365,11 @@ static int bin_row(void *arg, const struct iv *in)
 {
 	struct build *t = arg;
 	struct iv x = *in;
-	struct dev *d = dev_of(t, x.device, 0);
+	struct dev *d = dev_ready(t, x.device);
 	struct track *k;
 
 	if (!d) {
-		t->why = "the run changed while its timeline was read";
+		t->why = "out of memory";
 		return 1;
 	}
 	if (x.end_ns < 0)   /* still mapped at exit */
@@ -326,12 +395,10 @@ static int bin_row(void *arg, const struct iv *in)
 		track_keep(k, json_pack("[IIII]", (json_int_t)x.begin_ns, (json_int_t)x.end_ns,
 					(json_int_t)x.bytes, (json_int_t)x.seq));
 	{
-		long pos = thread_pos(d, x.thread, 0);
-		if (pos < 0) {
-			t->why = "the run changed while its timeline was read";
+		if (!(k = thread_track(t, d, x.thread))) {
+			t->why = "out of memory";
 			return 1;
 		}
-		k = &d->th[pos];
 		bins_add(&k->b, &x, t->t0, t->w, t->nbins);
 		if (k->ivs)
 			track_keep(k, json_pack("[IIIIs]", (json_int_t)x.begin_ns, (json_int_t)x.end_ns,
@@ -432,6 +499,12 @@ static void track_json(json_t *o, struct track *k, enum lane lane, int64_t w, in
 
 json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, char **err)
 {
+	return timeline_build_span(db, mark_seqs, n_marks, NULL, err);
+}
+
+json_t *timeline_build_span(struct db *db, const int64_t *mark_seqs, size_t n_marks,
+			    const struct timeline_span *span, char **err)
+{
 	struct build t = { .db = db, .t0 = INT64_MAX, .t1 = INT64_MIN };
 	int64_t *marks = NULL, span_bins;
 	json_t *root = NULL, *jdevs, *types = NULL, *lanes;
@@ -446,11 +519,17 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 		goto oom;
 	if (thread_rows_read(db, &threads, err) < 0)
 		goto out;
-	rc = timeline_rows_each(db, span_row, &t, err);
-	if (rc > 0)
-		goto failed;
-	if (rc < 0)
-		goto out;
+	if (span) {
+		t.t0 = span->t0;
+		t.t1 = span->t1;
+		t.nrows = span->intervals;
+	} else {
+		rc = timeline_rows_each(db, span_row, &t, err);
+		if (rc > 0)
+			goto failed;
+		if (rc < 0)
+			goto out;
+	}
 	if (!t.nrows)
 		t.t0 = t.t1 = 0;
 	if (t.t1 <= t.t0)
@@ -471,18 +550,6 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
 	}
 	t.marks = marks;
 	t.n_marks = n_marks;
-	for (size_t i = 0; i < t.ndev; i++) {
-		struct dev *d = &t.devs[i];
-		for (int l = 0; l < LANE_COUNT; l++)
-			if (bins_alloc(&d->lanes[l].b, t.nbins) < 0 || !(d->lanes[l].ivs = json_array()))
-				goto oom;
-		d->th = calloc(d->nthreads ? d->nthreads : 1, sizeof(*d->th));
-		if (!d->th)
-			goto oom;
-		for (size_t j = 0; j < d->nthreads; j++)
-			if (bins_alloc(&d->th[j].b, t.nbins) < 0 || !(d->th[j].ivs = json_array()))
-				goto oom;
-	}
 	rc = timeline_rows_each(db, bin_row, &t, err);
 	if (rc > 0)
 		goto failed;

@@ -53,6 +53,7 @@
 #include <jansson.h>
 
 #include "db/db.h"
+#include "db/events.h"
 
 #define TIMELINE_MAX_BINS 2000
 #define TIMELINE_EXACT_LIMIT 2000
@@ -64,5 +65,23 @@
  * Returns a new reference the caller owns, or NULL with *err set (malloc'ed).
  */
 json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, char **err);
+
+/*
+ * The span of the timeline's intervals, as its first pass over the tables
+ * would take it: gathered from the event stream the analysis reads anyway
+ * (timeline_span_add() on every event it yields, sound rows only, any
+ * order), it spares timeline_build_span() that pass.
+ */
+struct timeline_span {
+	int64_t t0, t1;
+	uint64_t intervals;
+};
+
+void timeline_span_init(struct timeline_span *s);
+void timeline_span_add(struct timeline_span *s, const struct event *ev);
+
+/* timeline_build() with the span given (NULL: read it from the tables). */
+json_t *timeline_build_span(struct db *db, const int64_t *mark_seqs, size_t n_marks,
+			    const struct timeline_span *span, char **err);
 
 #endif

@@ -62,6 +62,109 @@ size_t extsort_runs(const struct extsort *s)
 	return s ? s->nruns : 0;
 }
 
+/*
+ * Sort the buffer.  The report's records mostly come nearly in order (the
+ * findings' operations and the allocation endpoints follow the stream's
+ * time), so the sort takes the ascending stretches as they are, makes each
+ * at least MIN_RUN long by insertion, and merges neighbours through a
+ * scratch buffer: linear on sorted input, n log n at worst.  qsort() (a
+ * merge sort too, blind to order) when the scratch cannot be had.
+ */
+#define MIN_RUN 32
+
+static void insertion(char *base, size_t lo, size_t hi, size_t start, size_t size,
+		      int (*cmp)(const void *, const void *), char *hold)
+{
+	for (size_t i = start; i < hi; i++) {
+		size_t j = i;
+		if (cmp(base + (i - 1) * size, base + i * size) <= 0)
+			continue;
+		memcpy(hold, base + i * size, size);
+		while (j > lo && cmp(base + (j - 1) * size, hold) > 0)
+			j--;
+		memmove(base + (j + 1) * size, base + j * size, (i - j) * size);
+		memcpy(base + j * size, hold, size);
+	}
+}
+
+static void merge(const char *src, char *dst, size_t lo, size_t mid, size_t hi, size_t size,
+		  int (*cmp)(const void *, const void *))
+{
+	size_t i = lo, j = mid, k = lo;
+
+	/* Already in order across the seam: one copy. */
+	if (cmp(src + (mid - 1) * size, src + mid * size) <= 0) {
+		memcpy(dst + lo * size, src + lo * size, (hi - lo) * size);
+		return;
+	}
+	while (i < mid && j < hi) {
+		if (cmp(src + j * size, src + i * size) < 0)
+			memcpy(dst + k++ * size, src + j++ * size, size);
+		else
+			memcpy(dst + k++ * size, src + i++ * size, size);
+	}
+	memcpy(dst + k * size, src + i * size, (mid - i) * size);
+	k += mid - i;
+	memcpy(dst + k * size, src + j * size, (hi - j) * size);
+}
+
+static void sort_buffer(struct extsort *s)
+{
+	size_t n = s->nbuf, size = s->size, nruns = 0, *bounds;
+	char *tmp, *hold, *src, *dst;
+
+	if (n < 2)
+		return;
+	tmp = malloc(n * size + size);
+	bounds = malloc((n / MIN_RUN + 2) * sizeof(*bounds));
+	if (!tmp || !bounds) {
+		free(tmp);
+		free(bounds);
+		qsort(s->buf, n, size, s->cmp);
+		return;
+	}
+	hold = tmp + n * size;
+	/* The runs: ascending stretches, each at least MIN_RUN (but the last). */
+	for (size_t lo = 0; lo < n;) {
+		size_t hi = lo + 1;
+		while (hi < n && s->cmp(s->buf + (hi - 1) * size, s->buf + hi * size) <= 0)
+			hi++;
+		if (hi - lo < MIN_RUN) {
+			size_t end = lo + MIN_RUN < n ? lo + MIN_RUN : n;
+			insertion(s->buf, lo, end, hi, size, s->cmp, hold);
+			hi = end;
+		}
+		bounds[nruns++] = lo;
+		lo = hi;
+	}
+	bounds[nruns] = n;
+	/* Neighbours merged, back and forth between the buffer and the scratch. */
+	src = s->buf;
+	dst = tmp;
+	while (nruns > 1) {
+		size_t m = 0, r;
+		for (r = 0; r + 1 < nruns; r += 2) {
+			merge(src, dst, bounds[r], bounds[r + 1], bounds[r + 2], size, s->cmp);
+			bounds[m++] = bounds[r];
+		}
+		if (r < nruns) {
+			memcpy(dst + bounds[r] * size, src + bounds[r] * size, (bounds[r + 1] - bounds[r]) * size);
+			bounds[m++] = bounds[r];
+		}
+		bounds[m] = n;
+		nruns = m;
+		{
+			char *t = src;
+			src = dst;
+			dst = t;
+		}
+	}
+	if (src != s->buf)
+		memcpy(s->buf, src, n * size);
+	free(tmp);
+	free(bounds);
+}
+
 /* The full buffer, sorted, as a run at the end of the file. */
 static int spill(struct extsort *s, const char **why)
 {
@@ -81,8 +184,7 @@ static int spill(struct extsort *s, const char **why)
 		s->runs = v;
 		s->runs_cap = ncap;
 	}
-	if (s->nbuf > 1)
-		qsort(s->buf, s->nbuf, s->size, s->cmp);
+	sort_buffer(s);
 	if (tempfile_io(s->fd, s->buf, s->nbuf * s->size, off * (off_t)s->size, 1) < 0) {
 		*why = "cannot write to a temporary file to sort in";
 		return -1;
@@ -190,8 +292,7 @@ struct extsort_reader *extsort_read(struct extsort *s)
 	if (!r)
 		return NULL;
 	if (!s->sealed) {
-		if (s->nbuf > 1)
-			qsort(s->buf, s->nbuf, s->size, s->cmp);
+		sort_buffer(s);
 		s->sealed = 1;
 	}
 	r->s = s;

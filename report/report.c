@@ -11,7 +11,6 @@
 #include "db/attribution.h"
 #include "db/db.h"
 #include "db/finish.h"
-#include "db/kernel_sites.h"
 #include "lib/outfile.h"
 #include "lib/termesc.h"
 #include "report/attribute/attribute.h"
@@ -114,7 +113,6 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 {
 	struct analysis a;
 	struct plans plans;
-	struct kernel_sites kernels = { 0 };
 	struct db *db;
 	json_t *doc = NULL;
 	char *why = NULL;
@@ -188,16 +186,9 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 			a.stored = !db_copied(db);
 		}
 	}
-	/* The kernels table of the summary and the document (a pass over kernel_raw). */
-	if (!opt->quiet || opt->json_path || opt->html_path || opt->baseline_path || opt->nsame) {
-		char *msg = NULL;
-		if (kernel_sites_read(db, &kernels, &msg) < 0) {
-			termesc_line(stderr, "mapprof: warning: no kernels table: %s", msg ? msg : "out of memory");
-			free(msg);
-		} else {
-			a.kernels = &kernels;
-		}
-	}
+	/* The kernels table of the summary and the document (gathered by the analysis' pass). */
+	if (!opt->quiet || opt->json_path || opt->html_path || opt->baseline_path || opt->nsame)
+		a.kernels = &a.kernel_sites;
 	/* Once for the summary and the document: they read the source files. */
 	if ((!opt->quiet || opt->json_path || opt->html_path || opt->sarif_path || opt->sarif_out) &&
 	    plans_build(&a, &plans) == 0)
@@ -239,7 +230,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 								&res->out_err[REPORT_OUT_JSON]) == 0;
 	/* HTML: report/output/html.h, from the same document. */
 	if (opt->html_path)
-		res->wrote[REPORT_OUT_HTML] = html_write(opt->html_path, opt->html_oflags, doc, db,
+		res->wrote[REPORT_OUT_HTML] = html_write_span(opt->html_path, opt->html_oflags, doc, db, &a.span,
 							 &res->out_err[REPORT_OUT_HTML]) == 0;
 	if (opt->sarif_out)
 		*opt->sarif_out = report_sarif(doc, db, opt->source_root, &res->out_err[REPORT_OUT_SARIF]);
@@ -258,7 +249,6 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 release:
 	json_decref(doc);
 	plans_release(&plans);
-	kernel_sites_release(&kernels);
 	analysis_release(&a);
 	db_close(db);
 	return rc;

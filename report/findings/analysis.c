@@ -13,6 +13,7 @@
 #include "report/findings/analysis.h"
 #include "lib/tempfile.h"
 #include "report/detect/detect.h"
+#include "report/findings/kernels.h"
 
 static void analysis_reset(struct analysis *a)
 {
@@ -20,6 +21,7 @@ static void analysis_reset(struct analysis *a)
 	findings_release(&a->findings);
 	results_release(&a->results);
 	cost_release(&a->cost);
+	kernel_sites_release(&a->kernel_sites);
 	totals_init(&a->totals);
 	findings_init(&a->findings);
 	a->findings.buffer_ops = tempfile_buffer_records(0);
@@ -33,30 +35,37 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 	struct detect_config cfg = { a->host_device, 0 };
 	struct event_stream *s = event_stream_open(db, mode, a->keys, err);
 	struct detect *d = s ? detect_new(&cfg, findings_add, &a->findings) : NULL;
+	struct kernel_tally *kt = d ? kernel_tally_new() : NULL;
 	const char *why = NULL;
 	struct event ev;
 	int rc;
 
-	if (!d) {
+	if (!kt) {
 		if (s && err)
 			*err = strdup("out of memory");
+		detect_free(d);
 		event_stream_close(s);
 		return -1;
 	}
+	timeline_span_init(&a->span);
 	while ((rc = event_stream_next(s, &ev, err)) == 1) {
+		timeline_span_add(&a->span, &ev);
 		if (totals_feed(&a->totals, &ev) < 0 || results_feed(&a->results, &ev, a->host_device) < 0 ||
 		    cost_feed(&a->cost, &ev) < 0) {
 			why = "out of memory";
 			break;
 		}
-		if (detect_feed(d, &ev, &why) < 0)
+		if (detect_feed(d, &ev, &why) < 0 || kernel_tally_feed(kt, &ev, &why) < 0)
 			break;
 	}
 	if (rc == 0 && !why && detect_finish(d, &why) < 0 && !why)
 		why = "detector failed";
+	if (rc == 0 && !why)
+		kernel_tally_finish(kt, &a->kernel_sites, &why);
 	if (rc == 0)
 		event_stream_damaged(s, &a->damaged_ops, &a->damaged_kernels);
 	detect_free(d);
+	kernel_tally_free(kt);
 	event_stream_close(s);
 	if (rc < 0)
 		return rc;
@@ -121,6 +130,7 @@ void analysis_release(struct analysis *a)
 	findings_release(&a->findings);
 	results_release(&a->results);
 	cost_release(&a->cost);
+	kernel_sites_release(&a->kernel_sites);
 }
 
 int run_incomplete(const struct run_info *run)

@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include "db/events.h"
+#include "db/kernel_sites.h"
+#include "db/timeline.h"
 #include "report/findings/cost.h"
 #include "report/findings/findings.h"
 #include "report/findings/results.h"
@@ -52,6 +54,9 @@ struct analysis {
 	 * read (the outputs leave the kernels out).
 	 */
 	const struct kernel_sites *kernels;
+	/* The sites the pass gathered (report/findings/kernels.h), for 'kernels' to point at. */
+	struct kernel_sites kernel_sites;
+	struct timeline_span span;  /* the page timeline's span, from the same pass */
 };
 
 /*

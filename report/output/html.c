@@ -212,7 +212,7 @@ static void expand_events(json_t *data, struct db *db)
 }
 
 /* The report plus what the page adds; a new object sharing report's members. */
-static json_t *page_data(json_t *report, struct db *db, char **err)
+static json_t *page_data(json_t *report, struct db *db, const struct timeline_span *span, char **err)
 {
 	json_t *data = json_object(), *timeline = json_null();
 
@@ -227,7 +227,7 @@ static json_t *page_data(json_t *report, struct db *db, char **err)
 			fail(err, "out of memory");
 			return NULL;
 		}
-		timeline = timeline_build(db, seqs, n, err);
+		timeline = timeline_build_span(db, seqs, n, span, err);
 		free(seqs);
 		if (!timeline) {
 			json_decref(data);
@@ -302,13 +302,19 @@ static int write_page(FILE *f, json_t *data, char **err)
 
 int html_write(const char *path, unsigned oflags, json_t *report, struct db *db, char **err)
 {
+	return html_write_span(path, oflags, report, db, NULL, err);
+}
+
+int html_write_span(const char *path, unsigned oflags, json_t *report, struct db *db,
+		    const struct timeline_span *span, char **err)
+{
 	struct outfile o;
 	json_t *data;
 	int rc;
 
 	if (!json_is_object(report))
 		return fail(err, "cannot write '%s': the report is not a JSON object", path);
-	data = page_data(report, db, err);
+	data = page_data(report, db, span, err);
 	if (!data)
 		return -1;
 	if (outfile_open(&o, path, oflags) < 0) {

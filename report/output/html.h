@@ -33,4 +33,10 @@ struct db;
  */
 int html_write(const char *path, unsigned oflags, json_t *report, struct db *db, char **err);
 
+struct timeline_span;
+
+/* html_write() with the timeline's span known (db/timeline.h; NULL: the timeline reads it). */
+int html_write_span(const char *path, unsigned oflags, json_t *report, struct db *db,
+		    const struct timeline_span *span, char **err);
+
 #endif
