@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the unit-test binaries in BUILD/tests/test_* and the
-# end-to-end scripts tests/e2e/*.sh and tests/browser/*.sh.  Each is one test
+# end-to-end scripts tests/e2e/*.sh and tests/browser/*.sh (but lib.sh and
+# lib_*.sh, which the tests source).  Each is one test
 # case for the summary; the output of a failing one is shown.
 #
 # A test that cannot run here exits 77 after printing 'SKIP: REASON'; it is
@@ -64,7 +65,7 @@ for t in "$B"/tests/test_*; do
 done
 for t in "$MAPPROF_SRC"/tests/e2e/*.sh "$MAPPROF_SRC"/tests/browser/*.sh; do
 	[ -f "$t" ] || continue
-	[ "$(basename "$t")" != lib.sh ] || continue
+	case "$(basename "$t")" in lib.sh | lib_*.sh) continue ;; esac  # sourced by the tests, not tests
 	run_one "e2e/$(basename "$t" .sh)" bash "$t"
 done
 echo

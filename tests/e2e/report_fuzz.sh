@@ -49,7 +49,7 @@ else
 	bases=("$dir"/base-*.db)  # in the order FUZZ_BASES takes them
 fi
 
-. "$MAPPROF_SRC/tests/e2e/fuzzlib.sh"
+. "$MAPPROF_SRC/tests/e2e/lib_fuzz.sh"
 fuzz_init
 nreport=0 nerror=0
 for seed in $(seq "$first" $((first + cases - 1))); do

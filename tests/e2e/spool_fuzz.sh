@@ -65,7 +65,7 @@ events() {
 		(SELECT COUNT(*) FROM kernel_raw) + (SELECT COUNT(*) FROM target_raw)" 2>&1
 }
 
-. "$MAPPROF_SRC/tests/e2e/fuzzlib.sh"
+. "$MAPPROF_SRC/tests/e2e/lib_fuzz.sh"
 fuzz_init
 nok=0 nerror=0
 mkdir -p "$dir/cases"

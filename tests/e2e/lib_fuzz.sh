@@ -1,4 +1,4 @@
-# fuzzlib.sh - what the fuzz tests (report_fuzz.sh, spool_fuzz.sh) share:
+# lib_fuzz.sh - what the fuzz tests (report_fuzz.sh, spool_fuzz.sh) share:
 # running mapprof on one damaged case under the sanitizers' logs, naming how
 # it went wrong, grouping failures by signature and keeping each group's
 # first damaged copy, and the summary.  Sourced after lib.sh; the caller
