@@ -23,6 +23,7 @@
 
 #include "db/db_internal.h"
 #include "db/timeline.h"
+#include "lib/grow.h"
 #include "lib/tempfile.h"
 #include "db/timeline_rows.h"
 #include "db/threads.h"
@@ -323,14 +324,8 @@ static struct track *thread_track(struct build *t, struct dev *d, int thread)
 
 	if (pos >= 0)
 		return &d->th[pos];
-	if (d->nthreads == d->th_cap) {
-		size_t cap = d->th_cap ? 2 * d->th_cap : 8;
-		struct track *v = realloc(d->th, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		d->th = v;
-		d->th_cap = cap;
-	}
+	if (grow_one((void **)&d->th, &d->th_cap, d->nthreads, sizeof(*d->th)) < 0)
+		return NULL;
 	if ((pos = thread_pos(d, thread, 1)) < 0)
 		return NULL;
 	memmove(&d->th[pos + 1], &d->th[pos], (n - (size_t)pos) * sizeof(*d->th));

@@ -18,6 +18,7 @@
 #include "db/process.h"
 #include "report/compare/merge.h"
 #include "report/detect/occurrence.h"
+#include "lib/grow.h"
 #include "lib/ranks.h"
 #include "lib/sort.h"
 #include "lib/termesc.h"
@@ -178,14 +179,8 @@ static int add_db(struct merge *m, const char *path, int stored_only, char **err
 	struct mproc *p;
 	int rc;
 
-	if (m->nprocs == m->procs_cap) {
-		size_t cap = m->procs_cap ? 2 * m->procs_cap : 16;
-		struct mproc *np = realloc(m->procs, cap * sizeof(*np));
-		if (!np)
-			goto oom;
-		m->procs = np;
-		m->procs_cap = cap;
-	}
+	if (grow_one((void **)&m->procs, &m->procs_cap, m->nprocs, sizeof(*m->procs)) < 0)
+		goto oom;
 	db = db_open(path, 0, &problem, err);
 	if (!db)
 		return -1;
@@ -692,14 +687,8 @@ static int unpack_proc(struct merge *m, const json_t *a)
 
 	if (!json_is_array(a) || json_array_size(a) != P_COUNT || !str_at(a, P_PATH))
 		return 1;
-	if (m->nprocs == m->procs_cap) {
-		size_t cap = m->procs_cap ? 2 * m->procs_cap : 16;
-		struct mproc *np = realloc(m->procs, cap * sizeof(*np));
-		if (!np)
-			return -1;
-		m->procs = np;
-		m->procs_cap = cap;
-	}
+	if (grow_one((void **)&m->procs, &m->procs_cap, m->nprocs, sizeof(*m->procs)) < 0)
+		return -1;
 	p = &m->procs[m->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->row.pid = int_at(a, P_PID);

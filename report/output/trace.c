@@ -15,6 +15,7 @@
 #include "db/events.h"
 #include "db/threads.h"
 #include "db/trace_scan.h"
+#include "lib/grow.h"
 #include "lib/hmap.h"
 #include "lib/outfile.h"
 #include "report/output/pftrace.h"
@@ -501,14 +502,8 @@ static char *anchor_name(const char *kind, const char *var, int finding)
 /* Room for one more arrow at this event; NULL out of memory. */
 static struct flow_ref *add_flow(struct trace *t)
 {
-	if (t->nflows == t->capflows) {
-		size_t cap = t->capflows ? 2 * t->capflows : 8;
-		struct flow_ref *f = realloc(t->flows, cap * sizeof(*f));
-		if (!f)
-			return NULL;
-		t->flows = f;
-		t->capflows = cap;
-	}
+	if (grow_one((void **)&t->flows, &t->capflows, t->nflows, sizeof(*t->flows)) < 0)
+		return NULL;
 	t->flows[t->nflows] = (struct flow_ref){ 0 };
 	return &t->flows[t->nflows++];
 }
