@@ -1411,8 +1411,6 @@ int db_ingest_spool_live(struct db *db, const char *spool_path, struct ingest_re
 
 	if (!l)
 		return db_ingest_spool_keys(db, spool_path, res, *keys, err);
-	if (getenv("MAPPROF_LIVE_DEBUG"))
-		fprintf(stderr, "live: failed %d usable %d off %zu\n", l->failed, usable, l->off);
 	if (l->failed || !usable)
 		goto usual;
 	memset(res, 0, sizeof(*res));
@@ -1436,11 +1434,8 @@ int db_ingest_spool_live(struct db *db, const char *spool_path, struct ingest_re
 			drop_err(err);
 			goto usual_close;
 		}
-		if (!live_holds(l, &tc)) {
-			if (getenv("MAPPROF_LIVE_DEBUG"))
-				fprintf(stderr, "live: not held: gap %llu nheld %zu off %zu size %zu npt %g\n", (unsigned long long)db_pairer_tie_gap(l->pairer), l->s.held.n, l->s.held.n ? l->s.held.off[0] : 0, size, tc.ns_per_tick);
+		if (!live_holds(l, &tc))
 			goto usual_close;
-		}
 		l->s.tc = tc;
 	}
 	pw_set_times(l->ps->pw, times_fn, &l->s.tc);
