@@ -194,12 +194,16 @@ static void *live_main(void *arg)
 	return NULL;
 }
 
-static void live_start(struct live_thread *t, struct db *db, const char *spool, unsigned nchunks)
+static void live_start(struct live_thread *t, struct db *db, const char *spool, unsigned nchunks, int tsc)
 {
 	memset(t, 0, sizeof(*t));
 	atomic_init(&t->stop, 0);
-	/* The ring's chunks may still overtake a frame written: a ring's worth behind, and some. */
-	t->l = ingest_live_new(db, spool, (nchunks ? nchunks : RING_CHUNKS_DEFAULT) + 32);
+	/*
+	 * The ring's chunks may still overtake a frame written: half a ring
+	 * behind, and some (one that comes later still makes the expansion
+	 * start over after the program: slower, the same rows).
+	 */
+	t->l = ingest_live_new(db, spool, (nchunks ? nchunks : RING_CHUNKS_DEFAULT) / 2 + 16, tsc);
 	if (t->l && pthread_create(&t->th, NULL, live_main, t) == 0)
 		t->running = 1;
 }
@@ -494,7 +498,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	}
 	fflush(NULL);
 	/* From here until the expansion, the thread is the database's only user. */
-	live_start(&live, db, spool, nchunks);
+	live_start(&live, db, spool, nchunks, tsc);
 	t0 = mono_ns();
 	spawn_errno = posix_spawnp(&child_pid, opt->argv[0], NULL, NULL, opt->argv, env);
 	if (spawn_errno) {

@@ -1170,6 +1170,7 @@ struct ingest_live {
 	struct ingest_result res;
 	struct replay s;
 	int started;       /* s initialised */
+	int ticks;         /* the times are counter ticks (ps->raw) */
 	int failed;        /* given up: the usual expansion after the program */
 	size_t off;        /* the next frame's offset in the spool (not expanded yet) */
 	struct rec *buf;   /* a frame's payload, aligned */
@@ -1213,7 +1214,7 @@ void ingest_live_free(struct ingest_live *l)
 	free(l);
 }
 
-struct ingest_live *ingest_live_new(struct db *db, const char *spool_path, unsigned lag)
+struct ingest_live *ingest_live_new(struct db *db, const char *spool_path, unsigned lag, int ticks)
 {
 	const char *env = getenv("MAPPROF_LIVE_EXPAND");
 	struct ingest_live *l;
@@ -1233,11 +1234,9 @@ struct ingest_live *ingest_live_new(struct db *db, const char *spool_path, unsig
 	    !(l->pairer = db_pairer_new(db, &err)) || !(l->ps = page_sink_new(db)))
 		goto no;
 	db_pairer_sink(l->pairer, page_pair, l->ps);
-	db_pairer_ticks(l->pairer);
-	l->ps->raw = 1;
-	l->ps->tmin = INT64_MAX;
-	l->ps->tmax = INT64_MIN;
-	for (int t = 0; t < DBW_TABLES; t++) {
+	l->ticks = ticks;
+	/* Plain ns (no counter): the rows as the usual expansion writes them, nothing to convert. */
+	for (int t = 0; ticks && t < DBW_TABLES; t++) {
 		/* begin_ns, then dur_ns (writer.c): the two time columns, together. */
 		const char *cols = dbw_table_columns(t), *at = strstr(cols, "begin_ns, dur_ns");
 		int col = 0;
@@ -1247,6 +1246,12 @@ struct ingest_live *ingest_live_new(struct db *db, const char *spool_path, unsig
 			col += *c == ',';
 		l->ps->tcol[t] = col;
 		pw_table_times(l->ps->t[t], col);
+	}
+	if (ticks) {
+		db_pairer_ticks(l->pairer);
+		l->ps->raw = 1;
+		l->ps->tmin = INT64_MAX;
+		l->ps->tmax = INT64_MIN;
 	}
 	if (replay_init(&l->s, l->w, l->pairer, l->ps, &l->res, l->keys, spool_path, l->fd, &err) < 0) {
 		replay_release(&l->s);
@@ -1387,8 +1392,10 @@ static int live_holds(struct ingest_live *l, const struct ticks_to_ns *tc)
 			return 0;
 	if (k != l->held.n)
 		return 0;
+	if (!l->ticks)
+		return !tc->on;   /* expanded as plain ns: right unless the spool says ticks */
 	if (!tc->on)
-		return 1;   /* the times are ns already */
+		return 1;   /* the times are ns already: times_fn() makes dur_ns only */
 	/* Ends that many ticks apart are at least 2 ns apart: llround() keeps them apart. */
 	if (gap != UINT64_MAX && (double)gap * tc->ns_per_tick < 2.0)
 		return 0;
@@ -1438,7 +1445,8 @@ int db_ingest_spool_live(struct db *db, const char *spool_path, struct ingest_re
 			goto usual_close;
 		l->s.tc = tc;
 	}
-	pw_set_times(l->ps->pw, times_fn, &l->s.tc);
+	if (l->ticks)
+		pw_set_times(l->ps->pw, times_fn, &l->s.tc);
 	rc = pages_commit(db, l->w, l->pairer, l->ps, map, &l->s.tc, live_rows, err);
 	l->ps->wrote = 0;   /* committed, or put back already */
 	*res = l->res;

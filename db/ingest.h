@@ -45,10 +45,12 @@ int db_ingest_spool_keys(struct db *db, const char *spool_path, struct ingest_re
  * through SQLite's inserts, out of memory).  Until db_ingest_spool_live(),
  * nothing else may use 'db'.  A frame is expanded once 'lag' frames of
  * events came after it (those that may still overtake it, as the ring's
- * chunks do: db/ring.h); the rest after the program.
+ * chunks do: db/ring.h); the rest after the program.  'ticks': the
+ * collector times events with the timestamp counter (their ns known only
+ * at the end: converted in place then); 0: in plain ns.
  */
 struct ingest_live;
-struct ingest_live *ingest_live_new(struct db *db, const char *spool_path, unsigned lag);
+struct ingest_live *ingest_live_new(struct db *db, const char *spool_path, unsigned lag, int ticks);
 /*
  * Expand the frames appended since the last step: how many (0: none new),
  * or -1 once it gave up (db_ingest_spool_live() then does it all).
