@@ -368,6 +368,19 @@ static int lock_bytes(int fd, short type)
 	return fcntl(fd, F_SETLK, &l);
 }
 
+/*
+ * SQLite's RESERVED lock only (its byte after the pending one): no other
+ * writer may begin, readers still read (the pages past the header's count
+ * are not theirs to see).  The live expansion's while the program runs:
+ * the database's readers ('mapprof report' of a recording under way) are
+ * not kept out for the whole run; lock_bytes() excludes them at the end.
+ */
+static int lock_reserved(int fd)
+{
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = PENDING_BYTE + 1, .l_len = 1 };
+	return fcntl(fd, F_SETLK, &l);
+}
+
 static int read_all(int fd, void *p, size_t n, off_t off)
 {
 	return pread(fd, p, n, off) == (ssize_t)n ? 0 : -1;
@@ -420,7 +433,7 @@ static void page_sink_free(struct page_sink *ps)
  * empty or not as this mapprof made them, a connection of another process
  * on it, or out of memory.
  */
-static struct page_sink *page_sink_new(struct db *db)
+static struct page_sink *page_sink_new(struct db *db, int reserved)
 {
 	static const char *const names[PAGE_TABLES] = { "data_op_raw", "kernel_raw", "target_raw", "delete_pair_raw" };
 	const char *env = getenv("MAPPROF_PAGEWRITE"), *why, *file = sqlite3_db_filename(db->sql, "main");
@@ -439,7 +452,7 @@ static struct page_sink *page_sink_new(struct db *db)
 			goto no;
 	/* The connection holds no lock now: SQLite's own, taken here, keep other processes out. */
 	ps->fd = open(file, O_RDWR | O_CLOEXEC);
-	if (ps->fd < 0 || lock_bytes(ps->fd, F_WRLCK) < 0 || fstat(ps->fd, &st) < 0 ||
+	if (ps->fd < 0 || (reserved ? lock_reserved(ps->fd) : lock_bytes(ps->fd, F_WRLCK)) < 0 || fstat(ps->fd, &st) < 0 ||
 	    read_all(ps->fd, ps->hdr, sizeof(ps->hdr), 0) < 0 || pw_check_header(ps->hdr, &ps->h, &why) < 0 ||
 	    st.st_size < (off_t)ps->h.pages * ps->h.page_size)
 		goto no;
@@ -1110,7 +1123,7 @@ int db_ingest_spool_keys(struct db *db, const char *spool_path, struct ingest_re
 	w = dbw_attach(db, err);
 	if (!w || !(pairer = db_pairer_new(db, err)))
 		goto out;
-	if ((ps = page_sink_new(db))) {
+	if ((ps = page_sink_new(db, 0))) {
 		struct ticks_to_ns none = { 0 };
 		db_pairer_sink(pairer, page_pair, ps);
 		if (replay_all(w, pairer, ps, fd, map, size, res, keys, spool_path, err) < 0) {
@@ -1231,7 +1244,7 @@ struct ingest_live *ingest_live_new(struct db *db, const char *spool_path, unsig
 		goto no;
 	expand_pragmas(db);
 	if (!(l->keys = op_keys_new(db, &err)) || !(l->w = dbw_attach(db, &err)) ||
-	    !(l->pairer = db_pairer_new(db, &err)) || !(l->ps = page_sink_new(db)))
+	    !(l->pairer = db_pairer_new(db, &err)) || !(l->ps = page_sink_new(db, 1)))
 		goto no;
 	db_pairer_sink(l->pairer, page_pair, l->ps);
 	l->ticks = ticks;
@@ -1426,6 +1439,12 @@ int db_ingest_spool_live(struct db *db, const char *spool_path, struct ingest_re
 		/* Gone, emptied or cut back: the usual path says what it finds. */
 		drop_err(err);
 		goto usual_close;
+	}
+	/* Readers out now: the header and the roots change (a reader's query is short). */
+	for (int i = 0; lock_bytes(l->ps->fd, F_WRLCK) < 0; i++) {
+		if (i == 100)
+			goto usual_close;
+		usleep(2000);
 	}
 	live_rows = page_rows(l->ps);
 	l->s.map = map;
