@@ -163,12 +163,6 @@ static void free_env(char **env)
 }
 
 /*
- * The program's environment: ours, with the collector added.  Built before
- * the program starts, so that starting it is a plain posix_spawn (no copy of
- * this process's pages, whatever SQLite holds).  NULL when out of memory;
- * free with free_env().
- */
-/*
  * The live expansion's thread (db/ingest.h): the spool's new frames
  * expanded every few ms while the program runs, on the core the drain
  * leaves idle, so that little is left to do once it ends.
@@ -236,6 +230,12 @@ static void live_drop(struct live_thread *t)
 	t->l = NULL;
 }
 
+/*
+ * The program's environment: ours, with the collector added.  Built before
+ * the program starts, so that starting it is a plain posix_spawn (no copy of
+ * this process's pages, whatever SQLite holds).  NULL when out of memory;
+ * free with free_env().
+ */
 static char **child_env(const char *output, const char *spool, const char *collector,
 			const struct drain *d, int tsc)
 {
