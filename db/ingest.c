@@ -1205,6 +1205,8 @@ struct ingest_live {
 	size_t scan;       /* the next frame to look at (the end of the queue) */
 	unsigned lag;
 	struct held held;  /* the frames expanded held, ascending */
+	int any_unheld;    /* a record frame expanded not held: the largest last seq of those */
+	uint64_t unheld_last;
 };
 
 void ingest_live_free(struct ingest_live *l)
@@ -1322,6 +1324,10 @@ static int live_expand_one(struct ingest_live *l)
 		return -1;
 	if (hold)
 		l->held.off[l->held.n++] = x->off + sizeof(*fr);
+	else if (x->recs && (!l->any_unheld || x->last > l->unheld_last)) {
+		l->any_unheld = 1;
+		l->unheld_last = x->last;
+	}
 	l->res.frames++;
 	l->off = x->off + sizeof(*fr) + fr->len;
 	l->qrecs -= (size_t)x->recs;
@@ -1361,6 +1367,13 @@ int ingest_live_step(struct ingest_live *l)
 				    (ssize_t)sizeof(x.last))
 				goto fail;
 			x.recs = 1;
+			/*
+			 * It overtakes a frame expanded without being held: the
+			 * whole spool holds that one, the head start differs.  Given
+			 * up now rather than after the program.
+			 */
+			if (l->any_unheld && x.first < l->unheld_last)
+				goto fail;
 		}
 		if (l->qn == l->qcap && l->qhead) {
 			memmove(l->q, l->q + l->qhead, (l->qn - l->qhead) * sizeof(*l->q));
