@@ -20,14 +20,17 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -157,6 +160,74 @@ static void free_env(char **env)
 	for (size_t i = 0; env && env[i]; i++)
 		free(env[i]);
 	free(env);
+}
+
+/*
+ * The live expansion's thread (db/ingest.h): the spool's new frames
+ * expanded every few ms while the program runs, on the core the drain
+ * leaves idle, so that little is left to do once it ends.
+ */
+struct live_thread {
+	struct ingest_live *l;
+	pthread_t th;
+	int running;
+	atomic_int stop;
+};
+
+static void *live_main(void *arg)
+{
+	struct live_thread *t = arg;
+	const struct timespec nap = { 0, 2 * 1000 * 1000 };
+
+	/*
+	 * Idle time only: where no core is idle (a loaded machine) the program
+	 * and the drain come first, and what this thread did not get to is
+	 * expanded after the program, as without it.  Linux's nice is per thread.
+	 * MAPPROF_LIVE_EXPAND=eager: at the program's priority (the tests).
+	 */
+	const char *env = getenv("MAPPROF_LIVE_EXPAND");
+	if (!env || strcmp(env, "eager"))
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	while (!atomic_load_explicit(&t->stop, memory_order_acquire)) {
+		int n = ingest_live_step(t->l);
+		if (n < 0)
+			break;   /* given up: everything after the program, as without it */
+		if (!n)
+			nanosleep(&nap, NULL);
+	}
+	return NULL;
+}
+
+static void live_start(struct live_thread *t, struct db *db, const char *spool, unsigned nchunks, int tsc)
+{
+	memset(t, 0, sizeof(*t));
+	atomic_init(&t->stop, 0);
+	/*
+	 * The ring's chunks may still overtake a frame written: half a ring
+	 * behind, and some (one that comes later still makes the expansion
+	 * start over after the program: slower, the same rows).
+	 */
+	t->l = ingest_live_new(db, spool, (nchunks ? nchunks : RING_CHUNKS_DEFAULT) / 2 + 16, tsc);
+	if (t->l && pthread_create(&t->th, NULL, live_main, t) == 0)
+		t->running = 1;
+}
+
+/* The thread stopped (the live expansion kept for db_ingest_spool_live()). */
+static void live_join(struct live_thread *t)
+{
+	if (!t->running)
+		return;
+	atomic_store_explicit(&t->stop, 1, memory_order_release);
+	pthread_join(t->th, NULL);
+	t->running = 0;
+}
+
+/* Stopped and dropped. */
+static void live_drop(struct live_thread *t)
+{
+	live_join(t);
+	ingest_live_free(t->l);
+	t->l = NULL;
 }
 
 /*
@@ -312,6 +383,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	struct db *db = NULL;
 	struct ingest_result ing = { 0 };
 	struct op_keys *keys = NULL;
+	struct live_thread live = { .l = NULL, .running = 0 };
 	int64_t t0;
 	int rc_finish;
 	int spawn_errno, wstatus = 0;
@@ -435,12 +507,15 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		goto fail;
 	}
 	fflush(NULL);
+	/* From here until the expansion, the thread is the database's only user. */
+	live_start(&live, db, spool, nchunks, tsc);
 	t0 = mono_ns();
 	spawn_errno = posix_spawnp(&child_pid, opt->argv[0], NULL, NULL, opt->argv, env);
 	if (spawn_errno) {
 		error("cannot run '%s': %s", opt->argv[0], strerror(spawn_errno));
 		if (spawn_errno == ENOENT && !strchr(opt->argv[0], '/'))
 			hint("not found in PATH; give a path like './%s'", opt->argv[0]);
+		live_drop(&live);
 		db_close(db);
 		drain_close(drain);
 		unlink(output);
@@ -470,6 +545,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	drain_wait(drain, child_pid, &wstatus, &ru);
 	end.wall_ns = mono_ns() - t0;
 	drain_final(drain, tsc);
+	live_join(&live);
 	stopped = drain_stop_text(drain);
 	said = drain_stop_said(drain);
 	main_end = drain_ended(drain, &main_end_status);
@@ -495,15 +571,25 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	int64_t x0 = mono_ns(), c0 = cpu_ns();
 	/* The source files' keys gathered as the events go in: data_op_raw is not read again. */
 	keys = op_keys_new(db, &err);
-	ingested = keys ? db_ingest_spool_keys(db, spool, &ing, keys, &err) : -1;
+	/* A spool that stopped early was cut back: the live expansion may have read what went. */
+	ingested = keys ? db_ingest_spool_live(db, spool, &ing, &keys, live.l, !stopped, &err) : -1;
+	if (!keys)
+		ingest_live_free(live.l);
+	live.l = NULL;
 	if (ingested == 0) {
 		/* What the events cost after the program ended (the stats table). */
 		end.expand_ns = mono_ns() - x0;
 		end.expand_cpu_ns = cpu_ns() - c0;
 	}
 	if (ingested >= 0) {
-		/* Expanded, or nothing in it (no collector came): either way not wanted. */
-		unlink(spool);
+		/*
+		 * Expanded, or nothing in it (no collector came): either way not
+		 * wanted; MAPPROF_KEEP_SPOOL=PATH keeps it there (the tests'
+		 * 'mapprof recover' of the very spool record expanded).
+		 */
+		const char *keep = getenv("MAPPROF_KEEP_SPOOL");
+		if (!keep || !*keep || rename(spool, keep) < 0)
+			unlink(spool);
 		if (ing.truncated && !stopped)
 			info("warning: the spool ended mid-write (the program was killed?): "
 			     "events after that point are lost");
@@ -622,6 +708,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	free(spool);
 	return could_not_start ? -1 : 0;
 fail:
+	live_drop(&live);
 	if (drain) {
 		drain_close(drain);
 		unlink(spool);

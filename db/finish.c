@@ -162,6 +162,8 @@ struct delete_pairer {
 	sqlite3_stmt *one, *many;  /* one pair; PAIR_BATCH pairs */
 	int (*sink)(void *, int64_t, int64_t);  /* db_pairer_sink(): where pairs go instead */
 	void *sink_ctx;
+	int ticks;                 /* db_pairer_ticks(): times are counter ticks, tie_gap kept */
+	uint64_t tie_gap;
 	int n;
 	int64_t pend[PAIR_BATCH][2];
 };
@@ -281,6 +283,16 @@ static int pairer_take(struct delete_pairer *p, const struct pair_item *e)
 			pairer_off(p);
 			return 0;
 		}
+		/*
+		 * Ticks: two ends a few ticks apart may be the same ns, which
+		 * orders them by (is_delete, seq) instead; where that order is
+		 * the other one, the gap is noted (db_pairer_tie_gap()).
+		 */
+		if (p->ticks && !(prev.is_delete < e->is_delete || (prev.is_delete == e->is_delete && prev.seq < e->seq))) {
+			uint64_t gap = (uint64_t)e->end_ns - (uint64_t)prev.end_ns;
+			if (gap < p->tie_gap)
+				p->tie_gap = gap;
+		}
 		if (e->is_delete && !l->is_delete && p->sink) {
 			int k = p->sink(p->sink_ctx, e->seq, l->seq);
 			if (k < 0)
@@ -371,6 +383,17 @@ int db_pairer_add(struct delete_pairer *p, const struct rec *r, size_t n)
 		heap_push(p, &it);
 	}
 	return 0;
+}
+
+void db_pairer_ticks(struct delete_pairer *p)
+{
+	p->ticks = 1;
+	p->tie_gap = UINT64_MAX;
+}
+
+uint64_t db_pairer_tie_gap(const struct delete_pairer *p)
+{
+	return p->ticks ? p->tie_gap : UINT64_MAX;
 }
 
 void db_pairer_sink(struct delete_pairer *p, int (*fn)(void *ctx, int64_t delete_seq, int64_t alloc_seq),

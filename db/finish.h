@@ -79,6 +79,15 @@ void db_pairer_sink(struct delete_pairer *p, int (*fn)(void *ctx, int64_t delete
 		    void *ctx);
 /* Pair what still waits in the window (after the last record); 0 or -1. */
 int db_pairer_drain(struct delete_pairer *p);
+/*
+ * The records given will hold their times as timestamp counter ticks, to
+ * be turned into ns later (a monotone map): the pairing is the same unless
+ * two ends of one address the ns may make equal come in the order their
+ * tie-break reverses.  db_pairer_tie_gap() then says the smallest such gap
+ * in ticks (UINT64_MAX: none); the caller checks it against the ns a tick.
+ */
+void db_pairer_ticks(struct delete_pairer *p);
+uint64_t db_pairer_tie_gap(const struct delete_pairer *p);
 void db_pairer_free(struct delete_pairer *p);
 
 /* Inside a transaction: run.host_device from what the runtime reported. */

@@ -294,13 +294,14 @@ static int64_t to_ns(const struct ticks_to_ns *tc, int64_t ticks)
  * hashing every byte was a quarter of the expansion once the rows were
  * written as pages), the whole payload compared when the key was seen.
  */
-static int seen_before(struct hmap *seen, const unsigned char *map, size_t off, size_t len)
+static int seen_before(struct hmap *seen, const unsigned char *map, int fd, const unsigned char *payload, size_t off,
+		       size_t len)
 {
-	const unsigned char *payload = map + off;
 	size_t edge = len < 2 * sizeof(struct rec) ? len : sizeof(struct rec);
 	uint64_t key[3] = { XXH3_64bits(payload, edge), XXH3_64bits(payload + len - edge, edge), (uint64_t)len };
-	int created = 1;
+	int created = 1, same;
 	uint64_t *first = hmap_put(seen, key, &created);
+	unsigned char *copy;
 
 	if (!first)
 		return 0;   /* out of memory: a copy fails on its sequence numbers, as a damaged spool */
@@ -308,7 +309,14 @@ static int seen_before(struct hmap *seen, const unsigned char *map, size_t off, 
 		*first = off;
 		return 0;
 	}
-	return !memcmp(map + *first, payload, len);
+	if (map)
+		return !memcmp(map + *first, payload, len);
+	/* The live expansion reads the spool as it grows: the first copy from the file. */
+	if (!(copy = malloc(len)))
+		return 0;
+	same = pread(fd, copy, len, (off_t)*first) == (ssize_t)len && !memcmp(copy, payload, len);
+	free(copy);
+	return same;
 }
 
 /*
@@ -344,11 +352,32 @@ struct page_sink {
 	size_t nlate_pairs, late_pairs_cap;
 	size_t *others;             /* offsets of the frames that are not events: replayed after */
 	size_t nothers, others_cap;
+	/*
+	 * The live expansion (ingest_live_new()): the times go in as written,
+	 * begin and end, 8 bytes each; pw_finish() turns them into begin_ns
+	 * and dur_ns (times_fn()).  The least and greatest time seen.
+	 */
+	int raw;
+	int tcol[DBW_TABLES];
+	int64_t tmin, tmax;
 };
 
 static int lock_bytes(int fd, short type)
 {
 	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = LOCK_BYTES };
+	return fcntl(fd, F_SETLK, &l);
+}
+
+/*
+ * SQLite's RESERVED lock only (its byte after the pending one): no other
+ * writer may begin, readers still read (the pages past the header's count
+ * are not theirs to see).  The live expansion's while the program runs:
+ * the database's readers ('mapprof report' of a recording under way) are
+ * not kept out for the whole run; lock_bytes() excludes them at the end.
+ */
+static int lock_reserved(int fd)
+{
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = PENDING_BYTE + 1, .l_len = 1 };
 	return fcntl(fd, F_SETLK, &l);
 }
 
@@ -404,7 +433,7 @@ static void page_sink_free(struct page_sink *ps)
  * empty or not as this mapprof made them, a connection of another process
  * on it, or out of memory.
  */
-static struct page_sink *page_sink_new(struct db *db)
+static struct page_sink *page_sink_new(struct db *db, int reserved)
 {
 	static const char *const names[PAGE_TABLES] = { "data_op_raw", "kernel_raw", "target_raw", "delete_pair_raw" };
 	const char *env = getenv("MAPPROF_PAGEWRITE"), *why, *file = sqlite3_db_filename(db->sql, "main");
@@ -423,10 +452,19 @@ static struct page_sink *page_sink_new(struct db *db)
 			goto no;
 	/* The connection holds no lock now: SQLite's own, taken here, keep other processes out. */
 	ps->fd = open(file, O_RDWR | O_CLOEXEC);
-	if (ps->fd < 0 || lock_bytes(ps->fd, F_WRLCK) < 0 || fstat(ps->fd, &st) < 0 ||
+	if (ps->fd < 0 || (reserved ? lock_reserved(ps->fd) : lock_bytes(ps->fd, F_WRLCK)) < 0 || fstat(ps->fd, &st) < 0 ||
 	    read_all(ps->fd, ps->hdr, sizeof(ps->hdr), 0) < 0 || pw_check_header(ps->hdr, &ps->h, &why) < 0 ||
-	    st.st_size != (off_t)ps->h.pages * ps->h.page_size)
+	    st.st_size < (off_t)ps->h.pages * ps->h.page_size)
 		goto no;
+	/*
+	 * Pages past the header's count are no one's: a live expansion's
+	 * ('mapprof record' killed while the program ran).  SQLite ignores them.
+	 */
+	if (st.st_size > (off_t)ps->h.pages * ps->h.page_size) {
+		if (ftruncate(ps->fd, (off_t)ps->h.pages * ps->h.page_size) < 0)
+			goto no;
+		st.st_size = (off_t)ps->h.pages * ps->h.page_size;
+	}
 	ps->size = st.st_size;
 	if (!(ps->roots = malloc((size_t)PAGE_TABLES * ps->h.page_size)) || !(ps->pw = pw_new(ps->fd, &ps->h)))
 		goto no;
@@ -465,6 +503,16 @@ static int page_records(struct page_sink *ps, const struct rec *r, size_t n)
 		int t = dbw_row(&r[i], &rowid, v, &present), k;
 		if (t < 0)
 			continue;
+		if (ps->raw) {
+			int64_t lo = r[i].begin_ns < r[i].end_ns ? r[i].begin_ns : r[i].end_ns;
+			int64_t hi = r[i].begin_ns < r[i].end_ns ? r[i].end_ns : r[i].begin_ns;
+			v[ps->tcol[t]] = r[i].begin_ns;
+			v[ps->tcol[t] + 1] = r[i].end_ns;
+			if (lo < ps->tmin)
+				ps->tmin = lo;
+			if (hi > ps->tmax)
+				ps->tmax = hi;
+		}
 		ps->wrote = 1;
 		k = pw_append(ps->t[t], rowid, v, present);
 		if (k < 0) {
@@ -715,143 +763,206 @@ static int reorder_finish(struct reorder *o)
 }
 
 /*
- * Walk the frames of a mapped spool.  With a page sink, the events go to
- * pages and the other frames are checked and kept for replay_others().
+ * The state of a walk over a spool's frames: the whole spool mapped after
+ * the program ('mapprof record', 'mapprof recover'), or the frames as they
+ * land while it runs (the live expansion, below), then the rest mapped.
  */
+struct replay {
+	struct db_writer *w;
+	struct delete_pairer *pairer;
+	struct page_sink *ps;        /* the rows to pages, or NULL: to SQLite */
+	struct ingest_result *res;
+	struct op_keys *keys;
+	const char *path;
+	int fd;                      /* the spool */
+	const unsigned char *map;    /* the spool mapped, or NULL (read as it grows) */
+	struct ticks_to_ns tc;       /* off while ps->raw: the times go in as written */
+	struct rec *conv;
+	size_t conv_cap;
+	int runs;
+	struct hmap seen;
+	struct held held;
+	size_t nheld;
+	struct reorder *order;
+};
+
+static int replay_init(struct replay *s, struct db_writer *w, struct delete_pairer *pairer, struct page_sink *ps,
+		       struct ingest_result *res, struct op_keys *keys, const char *path, int fd, char **err)
+{
+	memset(s, 0, sizeof(*s));
+	s->w = w;
+	s->pairer = pairer;
+	s->ps = ps;
+	s->res = res;
+	s->keys = keys;
+	s->path = path;
+	s->fd = fd;
+	hmap_init(&s->seen, 3, sizeof(uint64_t));
+	s->order = malloc(sizeof(*s->order));
+	if (!s->order || reorder_init(s->order, w, pairer, ps) < 0)
+		return db_fail(err, "out of memory");
+	return 0;
+}
+
+static void replay_release(struct replay *s)
+{
+	if (s->order)
+		reorder_release(s->order);
+	free(s->order);
+	s->order = NULL;
+	hmap_release(&s->seen);
+	free(s->held.off);
+	s->held.off = NULL;
+	free(s->conv);
+	s->conv = NULL;
+}
+
+/* The message of a failed write of the events. */
+static int replay_write_fail(struct replay *s, char **err)
+{
+	if (s->ps && s->ps->err)
+		return db_fail(err, "cannot write its pages: %s", strerror(s->ps->err));
+	return db_fail(err, "%s", dbw_errmsg(s->w));
+}
+
+/*
+ * One whole frame whose payload (at byte 'off' of the spool) is 'payload'.
+ * With a page sink, the events go to pages and the other frames are checked
+ * and kept for replay_others().  0, or -1 (*err).
+ */
+static int replay_frame(struct replay *s, const struct spool_frame *fr, const unsigned char *payload, size_t off,
+			char **err)
+{
+	struct spool_field f[SPOOL_MAX_FIELDS];
+	struct ingest_result *res = s->res;
+	struct page_sink *ps = s->ps;
+	int k;
+
+	if (fr->type == SPOOL_RECORDS) {
+		size_t n = fr->len / sizeof(struct rec);
+		if (fr->len % sizeof(struct rec))
+			return db_fail(err, "corrupt spool '%s' at byte %zu", s->path, off);
+		/* A buffer written empty: nothing to copy or insert. */
+		if (!n || seen_before(&s->seen, s->map, s->fd, payload, off, fr->len))
+			return 0;
+		/* The frames before it hold strings, so the payload may
+		 * be misaligned for struct rec: copied then. */
+		const struct rec *r = (const struct rec *)(const void *)payload;
+		if (s->tc.on || (uintptr_t)payload % _Alignof(struct rec)) {
+			if (n > s->conv_cap) {
+				free(s->conv);
+				s->conv_cap = n;
+				if (!(s->conv = malloc(n * sizeof(*s->conv)))) {
+					s->conv_cap = 0;
+					return db_fail(err, "out of memory");
+				}
+			}
+			memcpy(s->conv, payload, n * sizeof(*s->conv));
+			for (size_t i = 0; s->tc.on && i < n; i++) {
+				s->conv[i].begin_ns = to_ns(&s->tc, s->conv[i].begin_ns);
+				s->conv[i].end_ns = to_ns(&s->tc, s->conv[i].end_ns);
+			}
+			r = s->conv;
+		}
+		while (s->nheld < s->held.n && s->held.off[s->nheld] < off)
+			s->nheld++;
+		if (reorder_add(s->order, r, n, s->nheld < s->held.n && s->held.off[s->nheld] == off) < 0)
+			return replay_write_fail(s, err);
+		count(res, r, n);
+		if (s->keys && add_keys(s->keys, r, n, err) < 0)
+			return -1;
+		res->records += n;
+		return 0;
+	}
+	if (fr->type == SPOOL_CLOCK)
+		return 0;   /* clock_scan()'s */
+	if (spool_unpack(fr->type, payload, fr->len, f) < 0) {
+		if (spool_frame_format(fr->type))
+			return db_fail(err, "corrupt spool '%s' at byte %zu", s->path, off);
+	} else if (fr->type == SPOOL_RUN && s->runs++) {
+		/* One process, one run: two are the frames of two spools mixed. */
+		return db_fail(err, "corrupt spool '%s' at byte %zu: a second run", s->path, off);
+	} else if (ps) {
+		if (grow_one((void **)&ps->others, &ps->others_cap, ps->nothers, sizeof(*ps->others)) < 0)
+			return db_fail(err, "out of memory");
+		ps->others[ps->nothers++] = off - sizeof(*fr);
+	} else if ((k = replay(s->w, fr->type, f)) != 0) {
+		/* Only the run's own conflict says a run is there; a full disk is a full disk. */
+		if (k > 0)
+			return db_fail(err, "the database already holds a recorded run");
+		return replay_write_fail(s, err);
+	}
+	return 0;
+}
+
+/* The mapped frames from byte 'from' (a frame's start) to the end.  0, or -1 (*err). */
+static int replay_range(struct replay *s, size_t from, size_t size, char **err)
+{
+	size_t off = from, dropped = 0;
+
+	while (off < size) {
+		struct spool_frame fr;
+		if (off - dropped >= SPOOL_WINDOW) {
+			drop_pages(s->map, dropped, off);
+			dropped = off;
+		}
+		if (size - off < sizeof(fr)) {
+			s->res->truncated = 1;
+			break;
+		}
+		memcpy(&fr, s->map + off, sizeof(fr));
+		off += sizeof(fr);
+		if (size - off < fr.len) {
+			s->res->truncated = 1;
+			break;
+		}
+		if (replay_frame(s, &fr, s->map + off, off, err) < 0)
+			return -1;
+		s->res->frames++;
+		off += fr.len;
+	}
+	return 0;
+}
+
+/* Walk the frames of a mapped spool.  0, or -1 (*err). */
 static int replay_all(struct db_writer *w, struct delete_pairer *pairer, struct page_sink *ps, int fd,
 		      const unsigned char *p, size_t size, struct ingest_result *res, struct op_keys *keys,
 		      const char *path, char **err)
 {
-	struct spool_field f[SPOOL_MAX_FIELDS];
-	size_t off = sizeof(struct spool_header);
-	struct ticks_to_ns tc;
-	struct rec *conv = NULL;
-	size_t conv_cap = 0, dropped = 0;
-	int rc = -1, runs = 0, k;
-	struct hmap seen;
-	struct held held = { 0 };
-	size_t nheld = 0;
-	struct reorder *order = malloc(sizeof(*order));
+	struct replay s;
+	int rc = -1;
 
-	hmap_init(&seen, 3, sizeof(uint64_t));
-	if (!order || reorder_init(order, w, pairer, ps) < 0) {
-		db_fail(err, "out of memory");
-		goto out;
+	if (replay_init(&s, w, pairer, ps, res, keys, path, fd, err) == 0) {
+		s.map = p;
+		clock_scan(fd, size, &s.tc, &s.held);
+		if (replay_range(&s, sizeof(struct spool_header), size, err) == 0) {
+			if (reorder_finish(s.order) < 0)
+				replay_write_fail(&s, err);
+			else
+				rc = 0;
+		}
 	}
-
-	clock_scan(fd, size, &tc, &held);
-	while (off < size) {
-		struct spool_frame fr;
-		if (off - dropped >= SPOOL_WINDOW) {
-			drop_pages(p, dropped, off);
-			dropped = off;
-		}
-		if (size - off < sizeof(fr)) {
-			res->truncated = 1;
-			break;
-		}
-		memcpy(&fr, p + off, sizeof(fr));
-		off += sizeof(fr);
-		if (size - off < fr.len) {
-			res->truncated = 1;
-			break;
-		}
-		if (fr.type == SPOOL_RECORDS) {
-			size_t n = fr.len / sizeof(struct rec);
-			if (fr.len % sizeof(struct rec)) {
-				db_fail(err, "corrupt spool '%s' at byte %zu", path, off);
-				goto out;
-			}
-			if (!n) {
-				/* A buffer written empty: nothing to copy or insert. */
-				res->frames++;
-				continue;
-			}
-			/* The frames before it hold strings, so the payload may
-			 * be misaligned for struct rec: copied then. */
-			const unsigned char *payload = p + off;
-			if (seen_before(&seen, p, off, fr.len)) {
-				res->frames++;
-				off += fr.len;
-				continue;
-			}
-			const struct rec *r = (const struct rec *)(const void *)payload;
-			if (tc.on || (uintptr_t)payload % _Alignof(struct rec)) {
-				if (n > conv_cap) {
-					free(conv);
-					conv_cap = n;
-					if (!(conv = malloc(n * sizeof(*conv)))) {
-						db_fail(err, "out of memory");
-						goto out;
-					}
-				}
-				memcpy(conv, payload, n * sizeof(*conv));
-				for (size_t i = 0; tc.on && i < n; i++) {
-					conv[i].begin_ns = to_ns(&tc, conv[i].begin_ns);
-					conv[i].end_ns = to_ns(&tc, conv[i].end_ns);
-				}
-				r = conv;
-			}
-			while (nheld < held.n && held.off[nheld] < off)
-				nheld++;
-			if (reorder_add(order, r, n, nheld < held.n && held.off[nheld] == off) < 0)
-				goto sql_error;
-			count(res, r, n);
-			if (keys && add_keys(keys, r, n, err) < 0)
-				goto out;
-			res->records += n;
-		} else if (fr.type == SPOOL_CLOCK) {
-			/* Used above. */
-		} else {
-			if (spool_unpack(fr.type, p + off, fr.len, f) < 0) {
-				if (spool_frame_format(fr.type)) {
-					db_fail(err, "corrupt spool '%s' at byte %zu", path, off);
-					goto out;
-				}
-			} else if (fr.type == SPOOL_RUN && runs++) {
-				/* One process, one run: two are the frames of two spools mixed. */
-				db_fail(err, "corrupt spool '%s' at byte %zu: a second run", path, off);
-				goto out;
-			} else if (ps) {
-				if (grow_one((void **)&ps->others, &ps->others_cap, ps->nothers, sizeof(*ps->others)) < 0) {
-					db_fail(err, "out of memory");
-					goto out;
-				}
-				ps->others[ps->nothers++] = off - sizeof(fr);
-			} else if ((k = replay(w, fr.type, f)) != 0) {
-				/* Only the run's own conflict says a run is there; a full disk is a full disk. */
-				if (k > 0) {
-					db_fail(err, "the database already holds a recorded run");
-					goto out;
-				}
-				goto sql_error;
-			}
-		}
-		res->frames++;
-		off += fr.len;
-	}
-	if (reorder_finish(order) < 0)
-		goto sql_error;
-	rc = 0;
-	goto out;
-sql_error:
-	if (ps && ps->err)
-		db_fail(err, "cannot write its pages: %s", strerror(ps->err));
-	else
-		db_fail(err, "%s", dbw_errmsg(w));
-out:
-	if (order)
-		reorder_release(order);
-	free(order);
-	hmap_release(&seen);
-	free(held.off);
-	free(conv);
+	replay_release(&s);
 	return rc;
+}
+
+/* The raw times of a live expansion: begin and end as written in, begin_ns and dur_ns out. */
+static void times_fn(void *ctx, int64_t *a, int64_t *b)
+{
+	const struct ticks_to_ns *tc = ctx;
+	int64_t begin = *a, end = *b;
+
+	if (tc->on) {
+		begin = to_ns(tc, begin);
+		end = to_ns(tc, end);
+	}
+	*a = begin;
+	*b = (int64_t)((uint64_t)end - (uint64_t)begin);   /* writer.c's dur_ns() */
 }
 
 /* After the pages: the frames replay_all() kept, then the records and pairs out of order.  0 or -1. */
 static int replay_others(struct db *db, struct db_writer *w, struct page_sink *ps, const unsigned char *p,
-			 char **err)
+			 const struct ticks_to_ns *tc, char **err)
 {
 	sqlite3_stmt *st;
 	struct spool_field f[SPOOL_MAX_FIELDS];
@@ -866,6 +977,11 @@ static int replay_others(struct db *db, struct db_writer *w, struct page_sink *p
 			return db_fail(err, "the database already holds a recorded run");
 		if (k < 0)
 			return db_fail(err, "%s", dbw_errmsg(w));
+	}
+	/* The live expansion's records hold their times as written. */
+	for (size_t i = 0; ps->raw && tc->on && i < ps->nlate; i++) {
+		ps->late[i].begin_ns = to_ns(tc, ps->late[i].begin_ns);
+		ps->late[i].end_ns = to_ns(tc, ps->late[i].end_ns);
 	}
 	if (ps->nlate && dbw_records(w, ps->late, ps->nlate) < 0)
 		return db_fail(err, "%s", dbw_errmsg(w));
@@ -892,106 +1008,498 @@ int db_ingest_spool(struct db *db, const char *spool_path, struct ingest_result 
 	return db_ingest_spool_keys(db, spool_path, res, NULL, err);
 }
 
-int db_ingest_spool_keys(struct db *db, const char *spool_path, struct ingest_result *res, struct op_keys *keys,
-			 char **err)
+/* The spool opened and mapped for the expansion: 0, 1 (no spool, or nothing in it), -1 (*err). */
+static int spool_map(const char *spool_path, int *fd, unsigned char **map, size_t *size, struct ingest_result *res,
+		     char **err)
 {
 	struct spool_header h;
-	struct db_writer *w = NULL;
-	struct delete_pairer *pairer = NULL;
-	struct page_sink *ps = NULL;
-	unsigned char *map = NULL;
-	uint32_t pages;
 	struct stat st;
-	int fd, rc = -1;
 
-	memset(res, 0, sizeof(*res));
-	fd = open(spool_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	*map = NULL;
+	*fd = open(spool_path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
 		if (errno == ENOENT)
 			return 1;
 		return db_fail(err, "cannot open '%s': %s", spool_path, strerror(errno));
 	}
-	if (fstat(fd, &st) < 0) {
-		db_fail(err, "cannot read '%s': %s", spool_path, strerror(errno));
-		goto out;
-	}
-	if ((size_t)st.st_size <= sizeof(h)) {
-		/*
-		 * Nothing after the header: no process claimed the spool 'mapprof
-		 * record' made, or one claimed it and was killed at once.
-		 */
-		rc = 1;
-		goto out;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		map = NULL;
-		db_fail(err, "cannot map '%s': %s", spool_path, strerror(errno));
-		goto out;
-	}
-	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	memcpy(&h, map, sizeof(h));
-	if (memcmp(h.magic, SPOOL_MAGIC, sizeof(h.magic)) || h.version != SPOOL_VERSION ||
-	    h.rec_size != sizeof(struct rec)) {
-		db_fail(err, "'%s' is not a spool this mapprof can read (version %u)", spool_path,
-			h.version);
-		goto out;
-	}
-	res->pid = h.pid;
+	if (fstat(*fd, &st) < 0)
+		return db_fail(err, "cannot read '%s': %s", spool_path, strerror(errno));
+	*size = (size_t)st.st_size;
 	/*
-	 * A bounded page cache (SQLite's default is 2 MB; the tables grow page
-	 * by page and a larger cache spills to the file less often), and the
-	 * sorts of pairing go to a temporary file beyond it, whatever the run's
-	 * length.
+	 * Nothing after the header: no process claimed the spool 'mapprof
+	 * record' made, or one claimed it and was killed at once.
 	 */
+	if ((size_t)st.st_size <= sizeof(h))
+		return 1;
+	*map = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, *fd, 0);
+	if (*map == MAP_FAILED) {
+		*map = NULL;
+		return db_fail(err, "cannot map '%s': %s", spool_path, strerror(errno));
+	}
+	madvise(*map, *size, MADV_SEQUENTIAL);
+	memcpy(&h, *map, sizeof(h));
+	if (memcmp(h.magic, SPOOL_MAGIC, sizeof(h.magic)) || h.version != SPOOL_VERSION ||
+	    h.rec_size != sizeof(struct rec))
+		return db_fail(err, "'%s' is not a spool this mapprof can read (version %u)", spool_path, h.version);
+	res->pid = h.pid;
+	return 0;
+}
+
+/*
+ * A bounded page cache (SQLite's default is 2 MB; the tables grow page by
+ * page and a larger cache spills to the file less often), and the sorts of
+ * pairing go to a temporary file beyond it, whatever the run's length.
+ */
+static void expand_pragmas(struct db *db)
+{
 	db_exec(db, "PRAGMA cache_size = -16384", NULL);
 	db_exec(db, "PRAGMA temp_store = FILE", NULL);
-	w = dbw_attach(db, err);
-	if (!w || !(pairer = db_pairer_new(db, err)))
-		goto out;
-	if ((ps = page_sink_new(db))) {
-		db_pairer_sink(pairer, page_pair, ps);
-		if (replay_all(w, pairer, ps, fd, map, (size_t)st.st_size, res, keys, spool_path, err) < 0)
-			goto undo;
-		if (db_pairer_drain(pairer) < 0 || pw_finish(ps->pw, &pages) < 0) {
-			db_fail(err, "cannot write '%s': %s", db_path(db), strerror(ps->err ? ps->err : errno));
-			goto undo;
-		}
-		/* SQLite's turn: closing the file lets its locks go (the connection holds none). */
-		close(ps->fd);
-		ps->fd = -1;
-	}
-	if (db_begin(db) < 0) {
-		db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
-		goto undo;
-	}
-	if ((ps ? replay_others(db, w, ps, map, err)
-		: replay_all(w, pairer, NULL, fd, map, (size_t)st.st_size, res, keys, spool_path, err)) < 0 ||
-	    (ps && dbw_stat(w, "record_expand_page_rows", page_rows(ps)) < 0) ||
-	    db_pairer_finish(pairer, err) < 0 || db_set_host_device(db, err) < 0 || db_commit(db) < 0) {
-		if (err && !*err)
-			db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
-		db_rollback(db);
-		goto undo;
-	}
-	rc = 0;
-	goto out;
-undo:
-	if (ps && page_sink_undo(ps, sqlite3_db_filename(db->sql, "main")) < 0 && err && *err) {
+}
+
+/* The file put back as it was; when it cannot be, *err says so too. */
+static void sink_undo(struct db *db, struct page_sink *ps, char **err)
+{
+	if (page_sink_undo(ps, sqlite3_db_filename(db->sql, "main")) < 0 && err && *err) {
 		char *more = NULL;
 		if (asprintf(&more, "%s (and its event tables could not be emptied again: record it anew)", *err) >= 0) {
 			free(*err);
 			*err = more;
 		}
 	}
+}
+
+/*
+ * The end of an expansion through pages (the events all given to the
+ * sink): the trees hooked in, then the rest through SQLite in one
+ * transaction.  0, or -1 (*err) with the file put back as it was.
+ */
+static int pages_commit(struct db *db, struct db_writer *w, struct delete_pairer *pairer, struct page_sink *ps,
+			const unsigned char *map, const struct ticks_to_ns *tc, int64_t live_rows, char **err)
+{
+	uint32_t pages;
+
+	if (db_pairer_drain(pairer) < 0 || pw_finish(ps->pw, &pages) < 0) {
+		db_fail(err, "cannot write '%s': %s", db_path(db), strerror(ps->err ? ps->err : errno));
+		goto undo;
+	}
+	/* SQLite's turn: closing the file lets its locks go (the connection holds none). */
+	close(ps->fd);
+	ps->fd = -1;
+	if (db_begin(db) < 0) {
+		db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
+		goto undo;
+	}
+	if (replay_others(db, w, ps, map, tc, err) < 0 ||
+	    dbw_stat(w, "record_expand_page_rows", page_rows(ps)) < 0 ||
+	    (live_rows >= 0 && dbw_stat(w, "record_expand_live_rows", live_rows) < 0) ||
+	    db_pairer_finish(pairer, err) < 0 || db_set_host_device(db, err) < 0 || db_commit(db) < 0) {
+		if (err && !*err)
+			db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
+		db_rollback(db);
+		goto undo;
+	}
+	return 0;
+undo:
+	sink_undo(db, ps, err);
+	return -1;
+}
+
+int db_ingest_spool_keys(struct db *db, const char *spool_path, struct ingest_result *res, struct op_keys *keys,
+			 char **err)
+{
+	struct db_writer *w = NULL;
+	struct delete_pairer *pairer = NULL;
+	struct page_sink *ps = NULL;
+	unsigned char *map = NULL;
+	size_t size = 0;
+	int fd, rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = spool_map(spool_path, &fd, &map, &size, res, err);
+	if (rc != 0)
+		goto out;
+	rc = -1;
+	expand_pragmas(db);
+	w = dbw_attach(db, err);
+	if (!w || !(pairer = db_pairer_new(db, err)))
+		goto out;
+	if ((ps = page_sink_new(db, 0))) {
+		struct ticks_to_ns none = { 0 };
+		db_pairer_sink(pairer, page_pair, ps);
+		if (replay_all(w, pairer, ps, fd, map, size, res, keys, spool_path, err) < 0) {
+			sink_undo(db, ps, err);
+			goto out;
+		}
+		if (pages_commit(db, w, pairer, ps, map, &none, -1, err) == 0)
+			rc = 0;
+		goto out;
+	}
+	if (db_begin(db) < 0) {
+		db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
+		goto out;
+	}
+	if (replay_all(w, pairer, NULL, fd, map, size, res, keys, spool_path, err) < 0 ||
+	    db_pairer_finish(pairer, err) < 0 || db_set_host_device(db, err) < 0 || db_commit(db) < 0) {
+		if (err && !*err)
+			db_fail(err, "cannot write '%s': %s", db_path(db), db_errmsg(db));
+		db_rollback(db);
+		goto out;
+	}
+	rc = 0;
 out:
 	page_sink_free(ps);
 	db_pairer_free(pairer);
 	dbw_detach(w);
 	if (map)
-		munmap(map, (size_t)st.st_size);
-	close(fd);
+		munmap(map, size);
+	if (fd >= 0)
+		close(fd);
 	return rc;
+}
+
+/*
+ * The live expansion.  While the program runs, the frames the drain (and
+ * the collector) append to the spool are expanded as they land, on
+ * 'mapprof record''s otherwise idle core: the event rows go to the tables'
+ * pages past the file's end (invisible until pw_finish() counts them in),
+ * their times as written, counter ticks whose ns are known only from the
+ * spool's last clock pair.  After the program, db_ingest_spool_live()
+ * expands the rest the same way, checks that nothing made the head start
+ * differ from what the whole spool gives (a frame the reorder window holds,
+ * a pairing the ns could order otherwise, a time that would saturate), and
+ * converts the times in place as the pages are finished: the same rows as
+ * db_ingest_spool_keys() makes of the same spool.  Otherwise the pages are
+ * dropped (the file truncated) and the spool expanded as usual: it stays
+ * the store of record throughout.
+ */
+struct ingest_live {
+	struct db *db;
+	const char *path;
+	int fd;
+	struct db_writer *w;
+	struct delete_pairer *pairer;
+	struct page_sink *ps;
+	struct op_keys *keys;
+	struct ingest_result res;
+	struct replay s;
+	int started;       /* s initialised */
+	int ticks;         /* the times are counter ticks (ps->raw) */
+	int failed;        /* given up: the usual expansion after the program */
+	size_t off;        /* the next frame's offset in the spool (not expanded yet) */
+	struct rec *buf;   /* a frame's payload, aligned */
+	size_t buf_cap;
+	/*
+	 * The frames seen but not expanded yet, from 'off' on: a frame is
+	 * expanded once 'lag' record frames came after it, held (struct held)
+	 * when one of those overtakes it, as clock_scan() will say of the
+	 * whole spool if nothing overtakes it later still; what was held is
+	 * noted, checked after the program.
+	 */
+	struct live_frame {
+		size_t off;          /* the frame's (its header's) */
+		struct spool_frame fr;
+		int recs;            /* a RECORDS frame with records: first and last hold their seqs */
+		uint64_t first, last;
+	} *q;
+	size_t qhead, qn, qcap, qrecs;
+	size_t scan;       /* the next frame to look at (the end of the queue) */
+	unsigned lag;
+	struct held held;  /* the frames expanded held, ascending */
+	int any_unheld;    /* a record frame expanded not held: the largest last seq of those */
+	uint64_t unheld_last;
+};
+
+void ingest_live_free(struct ingest_live *l)
+{
+	if (!l)
+		return;
+	if (l->started)
+		replay_release(&l->s);
+	if (l->ps && l->ps->wrote)
+		page_sink_undo(l->ps, sqlite3_db_filename(l->db->sql, "main"));
+	page_sink_free(l->ps);
+	db_pairer_free(l->pairer);
+	dbw_detach(l->w);
+	op_keys_free(l->keys);
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l->buf);
+	free(l->q);
+	free(l->held.off);
+	free(l);
+}
+
+struct ingest_live *ingest_live_new(struct db *db, const char *spool_path, unsigned lag, int ticks)
+{
+	const char *env = getenv("MAPPROF_LIVE_EXPAND");
+	struct ingest_live *l;
+	char *err = NULL;
+
+	if ((env && !strcmp(env, "0")) || !(l = calloc(1, sizeof(*l))))
+		return NULL;
+	l->db = db;
+	l->path = spool_path;
+	l->fd = open(spool_path, O_RDONLY | O_CLOEXEC);
+	l->off = l->scan = sizeof(struct spool_header);
+	l->lag = lag ? lag : 1;
+	if (l->fd < 0)
+		goto no;
+	expand_pragmas(db);
+	if (!(l->keys = op_keys_new(db, &err)) || !(l->w = dbw_attach(db, &err)) ||
+	    !(l->pairer = db_pairer_new(db, &err)) || !(l->ps = page_sink_new(db, 1)))
+		goto no;
+	db_pairer_sink(l->pairer, page_pair, l->ps);
+	l->ticks = ticks;
+	/* Plain ns (no counter): the rows as the usual expansion writes them, nothing to convert. */
+	for (int t = 0; ticks && t < DBW_TABLES; t++) {
+		/* begin_ns, then dur_ns (writer.c): the two time columns, together. */
+		const char *cols = dbw_table_columns(t), *at = strstr(cols, "begin_ns, dur_ns");
+		int col = 0;
+		if (!at)
+			goto no;
+		for (const char *c = cols; c < at; c++)
+			col += *c == ',';
+		l->ps->tcol[t] = col;
+		pw_table_times(l->ps->t[t], col);
+	}
+	if (ticks) {
+		db_pairer_ticks(l->pairer);
+		l->ps->raw = 1;
+		l->ps->tmin = INT64_MAX;
+		l->ps->tmax = INT64_MIN;
+	}
+	if (replay_init(&l->s, l->w, l->pairer, l->ps, &l->res, l->keys, spool_path, l->fd, &err) < 0) {
+		replay_release(&l->s);
+		goto no;
+	}
+	l->started = 1;
+	return l;
+no:
+	free(err);
+	ingest_live_free(l);
+	return NULL;
+}
+
+/* The queue's first frame expanded.  0, or -1. */
+static int live_expand_one(struct ingest_live *l)
+{
+	struct live_frame *x = &l->q[l->qhead];
+	const struct spool_frame *fr = &x->fr;
+	uint64_t min_after = UINT64_MAX;
+	size_t need = (fr->len + sizeof(struct rec) - 1) / sizeof(struct rec);
+	int hold = 0;
+	char *err = NULL;
+	size_t hold_off = x->off + sizeof(*fr);
+
+	if (x->recs) {
+		/* As held_scan() says of it, from what came after it so far. */
+		for (size_t i = l->qhead + 1; i < l->qn; i++)
+			if (l->q[i].recs && l->q[i].first < min_after)
+				min_after = l->q[i].first;
+		hold = x->last > min_after;
+	}
+	if (hold && (grow_one((void **)&l->held.off, &l->held.cap, l->held.n, sizeof(*l->held.off)) < 0))
+		return -1;
+	if (need > l->buf_cap) {
+		struct rec *b = malloc(need * sizeof(*b));
+		if (!b)
+			return -1;
+		free(l->buf);
+		l->buf = b;
+		l->buf_cap = need;
+	}
+	if (fr->len && pread(l->fd, l->buf, fr->len, (off_t)(x->off + sizeof(*fr))) != (ssize_t)fr->len)
+		return -1;
+	/* replay_frame() holds the frames s.held lists: this one, alone. */
+	if (hold) {
+		l->s.held.off = &hold_off;
+		l->s.held.n = l->s.held.cap = 1;
+		l->s.nheld = 0;
+	}
+	int rc = replay_frame(&l->s, fr, (const unsigned char *)l->buf, x->off + sizeof(*fr), &err);
+	memset(&l->s.held, 0, sizeof(l->s.held));
+	l->s.nheld = 0;
+	free(err);
+	if (rc < 0)
+		return -1;
+	if (hold)
+		l->held.off[l->held.n++] = x->off + sizeof(*fr);
+	else if (x->recs && (!l->any_unheld || x->last > l->unheld_last)) {
+		l->any_unheld = 1;
+		l->unheld_last = x->last;
+	}
+	l->res.frames++;
+	l->off = x->off + sizeof(*fr) + fr->len;
+	l->qrecs -= (size_t)x->recs;
+	l->qhead++;
+	return 0;
+}
+
+int ingest_live_step(struct ingest_live *l)
+{
+	struct stat st;
+	int n = 0;
+
+	if (l->failed)
+		return -1;
+	if (fstat(l->fd, &st) < 0)
+		goto fail;
+	if (l->scan == sizeof(struct spool_header) && (size_t)st.st_size >= sizeof(struct spool_header)) {
+		struct spool_header h;
+		if (pread(l->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h.magic, SPOOL_MAGIC, sizeof(h.magic)) ||
+		    h.version != SPOOL_VERSION || h.rec_size != sizeof(struct rec))
+			goto fail;
+	}
+	/* The queue: the new whole frames, with the seqs clock_scan() reads. */
+	if (l->qhead == l->qn)
+		l->qhead = l->qn = 0;
+	while ((size_t)st.st_size >= l->scan + sizeof(struct spool_frame)) {
+		struct live_frame x = { .off = l->scan };
+		size_t seq_at = offsetof(struct rec, seq);
+		if (pread(l->fd, &x.fr, sizeof(x.fr), (off_t)l->scan) != (ssize_t)sizeof(x.fr))
+			goto fail;
+		if ((size_t)st.st_size - l->scan - sizeof(x.fr) < x.fr.len)
+			break;   /* still being written (or cut short: left to the end) */
+		if (x.fr.type == SPOOL_RECORDS && x.fr.len && x.fr.len % sizeof(struct rec) == 0) {
+			size_t p = l->scan + sizeof(x.fr);
+			if (pread(l->fd, &x.first, sizeof(x.first), (off_t)(p + seq_at)) != (ssize_t)sizeof(x.first) ||
+			    pread(l->fd, &x.last, sizeof(x.last), (off_t)(p + x.fr.len - sizeof(struct rec) + seq_at)) !=
+				    (ssize_t)sizeof(x.last))
+				goto fail;
+			x.recs = 1;
+			/*
+			 * It overtakes a frame expanded without being held: the
+			 * whole spool holds that one, the head start differs.  Given
+			 * up now rather than after the program.
+			 */
+			if (l->any_unheld && x.first < l->unheld_last)
+				goto fail;
+		}
+		if (l->qn == l->qcap && l->qhead) {
+			memmove(l->q, l->q + l->qhead, (l->qn - l->qhead) * sizeof(*l->q));
+			l->qn -= l->qhead;
+			l->qhead = 0;
+		}
+		if (grow_one((void **)&l->q, &l->qcap, l->qn, sizeof(*l->q)) < 0)
+			goto fail;
+		l->q[l->qn++] = x;
+		l->qrecs += (size_t)x.recs;
+		l->scan += sizeof(x.fr) + x.fr.len;
+	}
+	/* Expanded once 'lag' record frames came after: a frame overtaken comes before. */
+	while (l->qhead < l->qn && l->qrecs > l->lag) {
+		if (live_expand_one(l) < 0)
+			goto fail;
+		n++;
+	}
+	return n;
+fail:
+	l->failed = 1;
+	return -1;
+}
+
+static void drop_err(char **err)
+{
+	if (err) {
+		free(*err);
+		*err = NULL;
+	}
+}
+
+/* Nonzero when the head start gives the rows the whole spool gives (see struct ingest_live). */
+static int live_holds(struct ingest_live *l, const struct ticks_to_ns *tc)
+{
+	uint64_t gap = db_pairer_tie_gap(l->pairer);
+
+	/* The frames before 'off' held as the whole spool says (both lists ascending). */
+	size_t k = 0;
+	for (size_t i = 0; i < l->s.held.n && l->s.held.off[i] < l->off; i++, k++)
+		if (k >= l->held.n || l->held.off[k] != l->s.held.off[i])
+			return 0;
+	if (k != l->held.n)
+		return 0;
+	if (!l->ticks)
+		return !tc->on;   /* expanded as plain ns: right unless the spool says ticks */
+	if (!tc->on)
+		return 1;   /* the times are ns already: times_fn() makes dur_ns only */
+	/* Ends that many ticks apart are at least 2 ns apart: llround() keeps them apart. */
+	if (gap != UINT64_MAX && (double)gap * tc->ns_per_tick < 2.0)
+		return 0;
+	/* to_ns() saturates no time (strictly monotone then). */
+	if (l->ps->tmin <= l->ps->tmax) {
+		int64_t a = to_ns(tc, l->ps->tmin), b = to_ns(tc, l->ps->tmax);
+		if (a <= -(INT64_C(1) << 62) || b >= INT64_C(1) << 62)
+			return 0;
+	}
+	return 1;
+}
+
+int db_ingest_spool_live(struct db *db, const char *spool_path, struct ingest_result *res, struct op_keys **keys,
+			 struct ingest_live *l, int usable, char **err)
+{
+	unsigned char *map = NULL;
+	size_t size = 0;
+	int fd = -1, rc;
+	int64_t live_rows;
+
+	if (!l)
+		return db_ingest_spool_keys(db, spool_path, res, *keys, err);
+	if (l->failed || !usable)
+		goto usual;
+	memset(res, 0, sizeof(*res));
+	rc = spool_map(spool_path, &fd, &map, &size, res, err);
+	if (rc != 0 || size < l->off) {
+		/* Gone, emptied or cut back: the usual path says what it finds. */
+		drop_err(err);
+		goto usual_close;
+	}
+	/* Readers out now: the header and the roots change (a reader's query is short). */
+	for (int i = 0; lock_bytes(l->ps->fd, F_WRLCK) < 0; i++) {
+		if (i == 100)
+			goto usual_close;
+		usleep(2000);
+	}
+	live_rows = page_rows(l->ps);
+	l->s.map = map;
+	l->s.res = &l->res;
+	l->res.pid = res->pid;
+	clock_scan(fd, size, &l->s.tc, &l->s.held);
+	/* The rest of the spool as the head start went: times as written, converted by pw_finish(). */
+	{
+		struct ticks_to_ns tc = l->s.tc;
+		l->s.tc.on = 0;
+		if (replay_range(&l->s, l->off, size, err) < 0 || reorder_finish(l->s.order) < 0 ||
+		    db_pairer_drain(l->pairer) < 0) {
+			drop_err(err);
+			goto usual_close;
+		}
+		if (!live_holds(l, &tc))
+			goto usual_close;
+		l->s.tc = tc;
+	}
+	if (l->ticks)
+		pw_set_times(l->ps->pw, times_fn, &l->s.tc);
+	rc = pages_commit(db, l->w, l->pairer, l->ps, map, &l->s.tc, live_rows, err);
+	l->ps->wrote = 0;   /* committed, or put back already */
+	*res = l->res;
+	if (rc == 0) {
+		/* The keys gathered on the way are the run's. */
+		op_keys_free(*keys);
+		*keys = l->keys;
+		l->keys = NULL;
+	}
+	munmap(map, size);
+	close(fd);
+	ingest_live_free(l);
+	return rc;
+usual_close:
+	if (map)
+		munmap(map, size);
+	if (fd >= 0)
+		close(fd);
+usual:
+	ingest_live_free(l);
+	return db_ingest_spool_keys(db, spool_path, res, *keys, err);
 }
 
 __attribute__((visibility("default")))

@@ -37,6 +37,38 @@ int db_ingest_spool_keys(struct db *db, const char *spool_path, struct ingest_re
 			 char **err);
 
 /*
+ * The live expansion: the spool expanded while the program runs, on a
+ * thread of 'mapprof record' (cli/record.c), the rest after it.
+ * ingest_live_new() starts one on the database (no transaction open) for
+ * the spool at 'spool_path', which must outlive it: NULL when it is off
+ * (MAPPROF_LIVE_EXPAND=0) or cannot be (db_ingest_spool_keys()'s path
+ * through SQLite's inserts, out of memory).  Until db_ingest_spool_live(),
+ * nothing else may use 'db'.  A frame is expanded once 'lag' frames of
+ * events came after it (those that may still overtake it, as the ring's
+ * chunks do: db/ring.h); the rest after the program.  'ticks': the
+ * collector times events with the timestamp counter (their ns known only
+ * at the end: converted in place then); 0: in plain ns.
+ */
+struct ingest_live;
+struct ingest_live *ingest_live_new(struct db *db, const char *spool_path, unsigned lag, int ticks);
+/*
+ * Expand the frames appended since the last step: how many (0: none new),
+ * or -1 once it gave up (db_ingest_spool_live() then does it all).
+ */
+int ingest_live_step(struct ingest_live *l);
+/*
+ * After the program (no step running): db_ingest_spool_keys() that goes on
+ * from the live expansion 'l' (freed here; NULL: none) where it can give
+ * the very same rows, and starts over otherwise, 'usable' 0 among them (the
+ * spool stopped early, so was cut back).  *keys may be replaced by the
+ * keys the live expansion gathered (the old ones freed).
+ */
+int db_ingest_spool_live(struct db *db, const char *spool_path, struct ingest_result *res, struct op_keys **keys,
+			 struct ingest_live *l, int usable, char **err);
+/* Drop a live expansion without using it (its pages truncated away); accepts NULL. */
+void ingest_live_free(struct ingest_live *l);
+
+/*
  * For a collector loaded by hand (no 'mapprof record'): create the database
  * at 'db_path' and replay the spool into it.  Exported by
  * libmapprof-ingest.so, which the collector opens at exit.  0 or -1 (*err).

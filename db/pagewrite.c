@@ -31,6 +31,8 @@
 /* SQLite's lock bytes start at 1 GiB: the page holding them is never used. */
 #define PENDING_BYTE 0x40000000u
 #define MAX_COLS 32
+/* Tables of one writer, at most (a page's owner is a byte). */
+#define MAX_TABLES 16
 
 /* The children of pages being built at one level: up to 2 * fanout + 1 of them. */
 struct pw_level {
@@ -45,6 +47,8 @@ struct pw_table {
 	struct pw_table *next;
 	uint32_t root;
 	int ncols, ipk;
+	int idx;                    /* its place in the writer's by_idx[] */
+	int tcol;                   /* pw_table_times(): the first time column, or -1 */
 	unsigned char *leaf;        /* the leaf being filled */
 	uint32_t ncells, content;   /* its cells, where its cell content starts */
 	uint32_t leaves_emitted;
@@ -64,6 +68,13 @@ struct pagewriter {
 	unsigned char *buf;    /* OUT_PAGES pages from buf_first on */
 	uint32_t buf_first, nbuf;
 	struct pw_table *tables;
+	struct pw_table *by_idx[MAX_TABLES];
+	int ntables;
+	/* pw_set_times(): per page after h.pages, the table whose leaf it is (its idx + 1; 0: none). */
+	unsigned char *owner;
+	size_t owner_cap;
+	void (*times)(void *ctx, int64_t *a, int64_t *b);
+	void *times_ctx;
 };
 
 static uint32_t get32(const unsigned char *p)
@@ -251,7 +262,7 @@ struct pw_table *pw_table_new(struct pagewriter *w, uint32_t root, int ncols, in
 {
 	struct pw_table *t;
 
-	if (ncols < 1 || ncols > MAX_COLS || root < 2 || root > w->h.pages)
+	if (ncols < 1 || ncols > MAX_COLS || root < 2 || root > w->h.pages || w->ntables == MAX_TABLES)
 		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -277,6 +288,9 @@ struct pw_table *pw_table_new(struct pagewriter *w, uint32_t root, int ncols, in
 	t->root = root;
 	t->ncols = ncols;
 	t->ipk = ipk;
+	t->tcol = -1;
+	t->idx = w->ntables;
+	w->by_idx[w->ntables++] = t;
 	t->content = w->h.usable;
 	t->next = w->tables;
 	w->tables = t;
@@ -363,6 +377,29 @@ static int level_push(struct pw_table *t, int l, uint32_t pgno, int64_t key)
 	return 0;
 }
 
+/* Page pg is a leaf of t whose times pw_finish() converts. */
+static int note_owner(struct pw_table *t, uint32_t pg)
+{
+	struct pagewriter *w = t->w;
+	size_t i = pg - w->h.pages - 1;
+
+	if (i >= w->owner_cap) {
+		size_t c = w->owner_cap ? 2 * w->owner_cap : 4096;
+		unsigned char *o;
+		while (c <= i)
+			c *= 2;
+		if (!(o = realloc(w->owner, c))) {
+			errno = ENOMEM;
+			return -1;
+		}
+		memset(o + w->owner_cap, 0, c - w->owner_cap);
+		w->owner = o;
+		w->owner_cap = c;
+	}
+	w->owner[i] = (unsigned char)(t->idx + 1);
+	return 0;
+}
+
 /* The leaf being filled out as a new page, pushed up; a fresh leaf begun. */
 static int leaf_emit(struct pw_table *t)
 {
@@ -373,6 +410,8 @@ static int leaf_emit(struct pw_table *t)
 		return -1;
 	leaf_header(t);
 	memcpy(p, t->leaf, t->w->h.page_size);
+	if (t->tcol >= 0 && note_owner(t, pg) < 0)
+		return -1;
 	t->leaves_emitted++;
 	memset(t->leaf, 0, t->w->h.page_size);
 	t->ncells = 0;
@@ -394,6 +433,9 @@ int pw_append(struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t pres
 		if (i == t->ipk || !(present >> i & 1)) {
 			type[i] = 0;
 			len[i] = 0;
+		} else if (i == t->tcol || i == t->tcol + 1) {
+			type[i] = 6;   /* 8 bytes whatever the value: pw_finish() rewrites it in place */
+			len[i] = 8;
 		} else {
 			type[i] = serial_type(v[i], &len[i]);
 		}
@@ -486,6 +528,112 @@ static int set_page_count(int fd, uint32_t pages)
 	return write_all(fd, h, sizeof(h), 0);
 }
 
+void pw_table_times(struct pw_table *t, int col)
+{
+	if (col >= 0 && col + 1 < t->ncols && col != t->ipk && col + 1 != t->ipk)
+		t->tcol = col;
+}
+
+void pw_set_times(struct pagewriter *w, void (*fn)(void *ctx, int64_t *a, int64_t *b), void *ctx)
+{
+	w->times = fn;
+	w->times_ctx = ctx;
+}
+
+static uint32_t get16(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+static int64_t get64(const unsigned char *p)
+{
+	return (int64_t)((uint64_t)get32(p) << 32 | get32(p + 4));
+}
+
+static void put64(unsigned char *p, int64_t v)
+{
+	put32(p, (uint32_t)((uint64_t)v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+
+/* A varint's length in bytes. */
+static unsigned varint_len(const unsigned char *p)
+{
+	unsigned k = 0;
+
+	while (k < 8 && p[k] & 0x80)
+		k++;
+	return k + 1;
+}
+
+/* The bytes of a value of serial type 0..9 (the types pw_append() writes). */
+static const unsigned char serial_len[10] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0 };
+
+/* Every cell of leaf page p of t: its two time fields through w->times, in place. */
+static void times_leaf(const struct pagewriter *w, const struct pw_table *t, unsigned char *p)
+{
+	uint32_t n = get16(p + 3), col = (uint32_t)t->tcol;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = get16(p + 8 + 2 * i), off;
+		unsigned char *rec;
+		int64_t a, b;
+
+		if (c < 8 || c + 20 > w->h.usable)
+			continue;   /* not a cell pw_append() wrote: cannot happen */
+		rec = p + c;
+		rec += varint_len(rec);
+		rec += varint_len(rec);
+		/* A header of < 128 bytes (pw_append()): its size is its first byte. */
+		off = rec[0];
+		for (uint32_t j = 0; j < col; j++)
+			off += rec[1 + j] < 10 ? serial_len[rec[1 + j]] : 0;
+		if (rec[1 + col] != 6 || rec[2 + col] != 6 || rec + off + 16 > p + w->h.usable)
+			continue;
+		a = get64(rec + off);
+		b = get64(rec + off + 8);
+		w->times(w->times_ctx, &a, &b);
+		put64(rec + off, a);
+		put64(rec + off + 8, b);
+	}
+}
+
+/*
+ * pw_set_times(): the leaves of the tables with time columns, read back,
+ * converted and written again, OUT_PAGES pages at a time (the file's
+ * order: the tables' leaves interleave); a table of one leaf is its root.
+ */
+static int times_pass(struct pagewriter *w)
+{
+	uint32_t first = w->h.pages + 1, last = w->next - 1, ps = w->h.page_size;
+
+	for (uint32_t pg = first; pg <= last;) {
+		uint32_t n = last - pg + 1 < OUT_PAGES ? last - pg + 1 : OUT_PAGES, any = 0;
+		for (uint32_t k = 0; k < n && !any; k++)
+			any = pg + k - first < w->owner_cap && w->owner[pg + k - first];
+		if (any) {
+			ssize_t got = pread(w->fd, w->buf, (size_t)n * ps, (off_t)(pg - 1) * ps);
+			if (got != (ssize_t)((size_t)n * ps)) {
+				if (got >= 0)
+					errno = EIO;
+				return -1;
+			}
+			for (uint32_t k = 0; k < n; k++) {
+				size_t i = pg + k - first;
+				if (i < w->owner_cap && w->owner[i])
+					times_leaf(w, w->by_idx[w->owner[i] - 1], w->buf + (size_t)k * ps);
+			}
+			if (write_all(w->fd, w->buf, (size_t)n * ps, (off_t)(pg - 1) * ps) < 0)
+				return -1;
+		}
+		pg += n;
+	}
+	for (struct pw_table *t = w->tables; t; t = t->next)
+		if (t->tcol >= 0 && !t->leaves_emitted)
+			times_leaf(w, t, t->root_img);
+	return 0;
+}
+
 /*
  * Order matters if the process dies on the way: the new pages first (past
  * the header's page count they are not read), then the header (the pages
@@ -498,6 +646,8 @@ int pw_finish(struct pagewriter *w, uint32_t *pages)
 		if (table_finish(t) < 0)
 			return -1;
 	if (flush(w) < 0)
+		return -1;
+	if (w->times && times_pass(w) < 0)
 		return -1;
 	*pages = w->next - 1;
 	if (set_page_count(w->fd, *pages) < 0)
@@ -524,6 +674,7 @@ void pw_free(struct pagewriter *w)
 		free(t->root_img);
 		free(t);
 	}
+	free(w->owner);
 	free(w->buf);
 	free(w);
 }

@@ -55,11 +55,26 @@ struct pw_table *pw_table_new(struct pagewriter *w, uint32_t root, int ncols, in
  */
 int pw_append(struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t present);
 
+/*
+ * Columns col and col + 1 (integers, never NULL) hold values known only
+ * later, when the rows are already written: each is stored in 8 bytes
+ * (serial type 6, which SQLite reads as it reads the smallest), and
+ * pw_finish() passes them through the function pw_set_times() gave, in
+ * place.  Before the table's first row.
+ */
+void pw_table_times(struct pw_table *t, int col);
+/*
+ * The function pw_finish() gives those two columns of every row of every
+ * such table: *a and *b as written in, as they are to be stored out.
+ */
+void pw_set_times(struct pagewriter *w, void (*fn)(void *ctx, int64_t *a, int64_t *b), void *ctx);
+
 /* Rows appended to the table so far. */
 uint64_t pw_rows(const struct pw_table *t);
 
 /*
- * Write the last leaves, the interior pages, then the header (the new page
+ * Write the last leaves, the interior pages (pw_set_times(): the time
+ * columns then converted), then the header (the new page
  * count, the change counter bumped: a connection's cache of the file is
  * dropped), then each table's root.  The database's new size in pages in
  * *pages.  0, or -1 on a write error (errno).

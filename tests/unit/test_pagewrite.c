@@ -210,6 +210,78 @@ static void test_one_leaf(void) { same_rows(4096, 10); }
 static void test_two_levels(void) { same_rows(4096, 3000); }
 static void test_deep_tree(void) { same_rows(512, 40000); }
 
+/* pw_table_times(): b and c written as they come, turned into a*3+1 and b-a at pw_finish(). */
+static void times_fn(void *ctx, int64_t *a, int64_t *b)
+{
+	int64_t x = *a, y = *b;
+
+	(*(int *)ctx)++;
+	*a = x * 3 + 1;
+	*b = (int64_t)((uint64_t)y - (uint64_t)x);
+}
+
+static void times_rows(int page_size, uint64_t n)
+{
+	const char *out = "pw_times.db";
+	sqlite3 *b = open_db(out, page_size);
+	uint32_t rt = (uint32_t)root_of(b, "t"), ru = (uint32_t)root_of(b, "u");
+	unsigned char hdr[100];
+	struct pw_header h;
+	const char *why = NULL;
+	struct pagewriter *w;
+	struct pw_table *t, *u;
+	uint32_t pages = 0;
+	int calls = 0, fd = open(out, O_RDWR);
+	sqlite3_stmt *st;
+	uint64_t seen = 0;
+
+	CHECK(fd >= 0);
+	CHECK(pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr));
+	CHECK_INT(pw_check_header(hdr, &h, &why), 0);
+	w = pw_new(fd, &h);
+	CHECK(w != NULL);
+	t = pw_table_new(w, rt, NCOLS, 0);
+	u = pw_table_new(w, ru, 2, 0);
+	CHECK(t && u);
+	pw_table_times(t, 2);
+	pw_set_times(w, times_fn, &calls);
+	for (uint64_t i = 0; i < n; i++) {
+		/* b and c of every width (small values too: the 8-byte fields hold them). */
+		int64_t v[NCOLS] = { 0, (int64_t)i, (int64_t)(i * 7) - 50, (int64_t)(i * 7 + (i % 5) * 1000003) - 50,
+				     -(int64_t)i, INT64_MIN + (int64_t)i };
+		int64_t uv[2] = { (int64_t)i, (int64_t)i * 2 };
+		CHECK_INT(pw_append(t, (int64_t)i + 1, v, 0x3f), 0);
+		CHECK_INT(pw_append(u, (int64_t)i + 1, uv, 3), 0);   /* leaves of a table without times, between */
+	}
+	CHECK_INT(pw_finish(w, &pages), 0);
+	pw_free(w);
+	close(fd);
+	CHECK_INT(calls, n);
+	CHECK(sqlite3_prepare_v2(b, "SELECT id, a, b, c, d, e FROM t ORDER BY id", -1, &st, NULL) == SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t i = sqlite3_column_int64(st, 1), x = i * 7 - 50, y = i * 7 + (i % 5) * 1000003 - 50;
+		CHECK_INT(sqlite3_column_int64(st, 0), i + 1);
+		CHECK_INT(sqlite3_column_int64(st, 2), x * 3 + 1);
+		CHECK_INT(sqlite3_column_int64(st, 3), y - x);
+		CHECK_INT(sqlite3_column_int64(st, 4), -i);
+		CHECK_INT(sqlite3_column_int64(st, 5), INT64_MIN + i);
+		seen++;
+	}
+	sqlite3_finalize(st);
+	CHECK_INT(seen, n);
+	char *ok = scalar_text(b, "PRAGMA integrity_check");
+	CHECK_STR(ok, "ok");
+	free(ok);
+	ok = scalar_text(b, "SELECT SUM(v) = (SUM(k) - COUNT(*)) * 2 FROM u");
+	CHECK_STR(ok, "1");
+	free(ok);
+	sqlite3_close(b);
+	unlink(out);
+}
+
+static void test_times_one_leaf(void) { times_rows(4096, 20); }
+static void test_times_many_leaves(void) { times_rows(1024, 20000); }
+
 static void test_header_refused(void)
 {
 	sqlite3 *db = open_db("pw_wal.db", 4096);
@@ -237,6 +309,8 @@ int main(void)
 	RUN(test_one_leaf);
 	RUN(test_two_levels);
 	RUN(test_deep_tree);
+	RUN(test_times_one_leaf);
+	RUN(test_times_many_leaves);
 	RUN(test_header_refused);
 	if (chdir("/") == 0)
 		rmdir(dir);
