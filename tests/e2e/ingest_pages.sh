@@ -18,28 +18,7 @@ command -v sqlite3 >/dev/null || skip "sqlite3 is missing (apt-get install sqlit
 d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
-cat >threads.c <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-int main(int argc, char **argv)
-{
-	int regions = atoi(argv[1]);
-	long total = 0;
-#pragma omp parallel num_threads(4) reduction(+: total)
-	{
-		double a[4] = { 1, 2, 3, 4 }, b[4];
-		for (int r = 0; r < regions; r++) {
-#pragma omp target map(to: a[0:4]) map(from: b[0:4])
-			for (int i = 0; i < 4; i++)
-				b[i] = a[i] * 2;
-			total += b[3] == 8;
-		}
-	}
-	printf("%ld\n", total);
-	return 0;
-}
-C
-ompcc -O1 threads.c -o threads || fail "cannot build threads.c"
+ompcc -O1 "$MAPPROF_SRC/tests/e2e/threads_regions.c" -o threads || fail "cannot build threads_regions.c"
 
 check_ok() {  # DB WHAT
 	assert_eq "$(sqlite3 "$1" 'PRAGMA integrity_check')" ok "integrity_check of $2"
