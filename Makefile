@@ -423,9 +423,10 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 # lld-19 and rocm-device-libs: the amdgcn GPU builds (tests/e2e/gpu_builds_amdgcn.sh;
 # without lld-19 clang links the device code with Debian's default ld.lld, 14).
 # protobuf-compiler: protoc reads back the .pftrace traces (tests/e2e/trace_pftrace.sh).
+# strace: the kernel's count of write tracking's protection changes (tests/e2e/hash_reuse_cost.sh).
 TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium python3-jsonschema jq \
 	openmpi-bin libopenmpi-dev time libclang-rt-19-dev lld-19 rocm-device-libs \
-	protobuf-compiler
+	protobuf-compiler strace
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 
