@@ -89,10 +89,18 @@ static void count(struct ingest_result *res, const struct rec *r, size_t n)
 	}
 }
 
-/* Every data operation's attribution keys (db/locations.h), as op_keys_sql reads them. */
+/*
+ * Every data operation's attribution keys and every target construct's code
+ * pointer (db/locations.h), as op_keys_sql and target_raw's scan read them.
+ */
 static int add_keys(struct op_keys *keys, const struct rec *r, size_t n, char **err)
 {
 	for (size_t i = 0; i < n; i++) {
+		if (r[i].type == REC_TARGET) {
+			if (op_keys_add_target(keys, (int64_t)r[i].codeptr, r[i].kind, err) < 0)
+				return -1;
+			continue;
+		}
 		if (r[i].type != REC_DATA_OP)
 			continue;
 		struct op_key_cols c = {

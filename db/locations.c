@@ -257,6 +257,7 @@ struct op_keys {
 	/* Deletes with their own map entry: their allocation's address is looked up in op_keys_rows(). */
 	struct op_key_cols *pending;
 	size_t npending, pending_cap;
+	int targets_fed;            /* op_keys_add_target() had them all: target_raw is not read */
 };
 
 struct op_keys *op_keys_new(struct db *db, char **err)
@@ -363,6 +364,18 @@ int op_keys_add(struct op_keys *k, const struct op_key_cols *r, char **err)
 	return add_key(k, r->codeptr, map_index, host, err);
 }
 
+int op_keys_add_target(struct op_keys *k, int64_t codeptr, int kind, char **err)
+{
+	int *max = hmap_put(&k->codeptrs, (const uint64_t *)&codeptr, NULL);
+
+	if (!max)
+		return db_fail(err, "out of memory");
+	if (kind > *max)
+		*max = kind;
+	k->targets_fed = 1;
+	return 0;
+}
+
 /* One pass, in rowid order. */
 static int read_op_keys(struct op_keys *k, char **err)
 {
@@ -425,7 +438,7 @@ int op_keys_rows(struct op_keys *k, struct op_key_row **keys, size_t *nkeys,
 			return -1;
 	}
 	k->npending = 0;
-	if (scan_codeptrs(k->db, "SELECT codeptr, kind FROM target_raw", &k->codeptrs, err) < 0)
+	if (!k->targets_fed && scan_codeptrs(k->db, "SELECT codeptr, kind FROM target_raw", &k->codeptrs, err) < 0)
 		return -1;
 	if (codeptr_rows(&k->codeptrs, codeptrs, ncodeptrs) < 0 || key_rows(&k->keys, keys, nkeys) < 0) {
 		free(*codeptrs);

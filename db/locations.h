@@ -116,7 +116,15 @@ void op_keys_free(struct op_keys *k);
 /* Add one row of data_op_raw.  0, or -1 with *err set. */
 int op_keys_add(struct op_keys *k, const struct op_key_cols *row, char **err);
 
-/* The rows of locations_read_keys() (and reads target_raw).  0, or -1 with *err set. */
+/*
+ * Add one row of target_raw (its code pointer and kind): once any is
+ * added, op_keys_rows() takes them for the whole table and does not read
+ * it, so the caller adds every row (the spool's expansion does).  0, or -1
+ * with *err set.
+ */
+int op_keys_add_target(struct op_keys *k, int64_t codeptr, int kind, char **err);
+
+/* The rows of locations_read_keys() (and reads target_raw unless fed).  0, or -1 with *err set. */
 int op_keys_rows(struct op_keys *k, struct op_key_row **keys, size_t *nkeys,
 		 struct codeptr_row **codeptrs, size_t *ncodeptrs, char **err);
 
