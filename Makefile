@@ -549,7 +549,7 @@ help:
 	@echo "make deps     install the Debian packages mapprof needs (when missing)"
 	@echo "make          build build/mapprof and the collector libraries"
 	@echo "make demo     deps + build + record a bundled sample"
-	@echo "make accuracy predicted vs measured savings on naive/fixed pairs (ACCURACY_RUNS=5)"
+	@echo "make accuracy predicted vs measured savings on naive/fixed pairs (ACCURACY_RUNS=5, ACCURACY_GROUP=3)"
 	@echo "make samples  build the sample offload programs (OFFLOAD_TARGET=$(OFFLOAD_TARGET))"
 	@echo "make check    install what the tests need, build and run every test (CI=true: a skip fails)"
 	@echo "make test     build and run every test (no installs)"
