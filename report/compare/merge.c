@@ -184,6 +184,11 @@ static int add_db(struct merge *m, const char *path, int stored_only, char **err
 	db = db_open(path, 0, &problem, err);
 	if (!db)
 		return -1;
+	/* One read transaction for all its statements (db_close() ends it): one lock, not one each. */
+	if (db_exec(db, "BEGIN", err) < 0) {
+		db_close(db);
+		return -1;
+	}
 	if (stored_only && !db_findings_stored(db)) {
 		db_close(db);
 		return 1;
