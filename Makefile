@@ -268,6 +268,9 @@ REPORT_OBJS := \
 	$(B)/report/output/sarif.o \
 	$(B)/report/output/summary.o \
 	$(B)/report/output/trace.o \
+	$(B)/report/output/trace_flows.o \
+	$(B)/report/output/trace_emit.o \
+	$(B)/report/output/jsonbuf.o \
 	$(B)/report/output/pftrace.o \
 	$(B)/report/output/gate.o \
 	$(B)/report/compare/diff.o \
