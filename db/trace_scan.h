@@ -1,6 +1,6 @@
 /*
  * trace_scan.h - the stored findings' operations in time order, read for
- * 'mapprof trace' (report/output/trace.c): the rows of db/finding_rows.h,
+ * 'mapprof trace' (report/output/trace.c and trace_flows.c): the rows of db/finding_rows.h,
  * in the same order (begin_ns, seq, finding, occurrence), at a third of
  * its cost.
  *
