@@ -73,4 +73,15 @@ char *exe_dir(void);
  */
 int help_out(const char *text);
 
+/*
+ * The databases named on a report's command line, a directory standing for
+ * the *.db files in it, in version order (run.2.db before run.10.db): a job
+ * of thousands of ranks is more than one command line holds (mpirun passes
+ * its command to each rank in one string of at most 128 KiB).  *out (an
+ * array of malloc'ed paths, freed by db_args_free()) and *nout; 0, or an
+ * exit status (said why).
+ */
+int db_args_expand(char *const *args, int n, char ***out, int *nout);
+void db_args_free(char **dbs, int n);
+
 #endif

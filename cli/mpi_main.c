@@ -37,7 +37,9 @@ static const char usage_text[] =
 	"fingerprint and writes the same report.json, report.html and SARIF log as\n"
 	"'mapprof report' (see 'mapprof report --help' for the options; --baseline\n"
 	"and --same-program are not taken).  Every rank exits with the report's\n"
-	"exit status.\n"
+	"exit status.  A directory stands for the *.db files in it, in version order:\n"
+	"mpirun passes the command line on in one string of at most 128 KiB, which\n"
+	"10,000 paths outgrow.\n"
 	"\n"
 	"  --stored   merge the findings each database already holds ('mapprof record\n"
 	"             --analyse', an earlier report): no event is read again; a\n"
@@ -146,8 +148,8 @@ int main(int argc, char **argv)
 {
 	struct report_cli rc = { 0 };
 	struct report_many *r = NULL;
-	int rank = 0, size = 1, first = 0, stored = 0, status, n, lo, hi, len = 0;
-	char *part = NULL;
+	int rank = 0, size = 1, first = 0, stored = 0, status, n = 0, lo, hi, len = 0;
+	char *part = NULL, **dbs = NULL;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -158,12 +160,20 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return status < 0 ? 0 : status;
 	}
-	n = argc - first;
+	/* A directory: its *.db files (every rank reads the same list, in the same order). */
+	status = db_args_expand(argv + first, argc - first, &dbs, &n);
+	MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (status) {
+		db_args_free(dbs, n);
+		MPI_Finalize();
+		return status;
+	}
 	/* Rank 0 checks the outputs against every database, once; the others only make theirs. */
-	r = report_many_new(&rc, argv + first, n, rank == 0, &status);
+	r = report_many_new(&rc, dbs, n, rank == 0, &status);
 	MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	if (status) {
 		report_many_free(r);
+		db_args_free(dbs, n);
 		MPI_Finalize();
 		return status;
 	}
@@ -196,6 +206,7 @@ int main(int argc, char **argv)
 	if (!rank)
 		status = status ? status : report_many_finish(r);
 	report_many_free(r);
+	db_args_free(dbs, n);
 	/* Every rank ends as the report did: mpirun's own exit status is then the report's. */
 	MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	MPI_Finalize();

@@ -30,7 +30,9 @@ static const char report_usage[] =
 	"each is reported alone (findings stored in it), then the summary, the JSON\n"
 	"and the HTML list every process and the findings merged across them by\n"
 	"fingerprint (the outputs default to the first DB's directory; for one\n"
-	"process's own page, report its database alone).\n"
+	"process's own page, report its database alone).  A directory stands for the\n"
+	"*.db files in it, in version order (run.2.db before run.10.db): for a job of\n"
+	"more databases than a command line holds.\n"
 	"\n"
 	"  --json PATH     write report.json to PATH ('-': standard output; default:\n"
 	"                  report.json in DB's directory)\n"
@@ -212,7 +214,8 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_cli rc = { 0 };
-	int c, same = 0;
+	char **dbs = NULL;
+	int c, same = 0, n = 0, status;
 
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		if (c == 'h') {
@@ -231,16 +234,21 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("report", "no database given");
-	if (optind + 1 < argc && rc.baseline)
-		return usage_error("report", "--baseline takes one database to compare with");
-	if (same) {
-		if (optind + 2 > argc)
-			return usage_error("report", "--same-program needs two databases or more");
-		rc.same = (const char *const *)argv + optind + 1;
-		rc.nsame = argc - optind - 1;
-		return report_cli_run(&rc, argv[optind]);
+	if ((status = db_args_expand(argv + optind, argc - optind, &dbs, &n)))
+		return status;
+	if (n > 1 && rc.baseline)
+		status = usage_error("report", "--baseline takes one database to compare with");
+	else if (same && n < 2)
+		status = usage_error("report", "--same-program needs two databases or more");
+	else if (same) {
+		rc.same = (const char *const *)dbs + 1;
+		rc.nsame = n - 1;
+		status = report_cli_run(&rc, dbs[0]);
+	} else if (n > 1) {
+		status = report_cli_run_many(&rc, dbs, n);
+	} else {
+		status = report_cli_run(&rc, dbs[0]);
 	}
-	if (optind + 1 < argc)
-		return report_cli_run_many(&rc, argv + optind, argc - optind);
-	return report_cli_run(&rc, argv[optind]);
+	db_args_free(dbs, n);
+	return status;
 }

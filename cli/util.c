@@ -2,9 +2,11 @@
  * util.c - messages and small helpers shared by the subcommands.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "lib/grow.h"
 #include "lib/shquote.h"
 #include "lib/termesc.h"
 
@@ -195,4 +198,80 @@ int make_parent_dirs(const char *path)
 	}
 	free(copy);
 	return rc;
+}
+
+/* A file name scandir() keeps from a directory of databases: NAME.db (not a journal, a spool, a dot file). */
+static int is_db_name(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+	return e->d_name[0] != '.' && n > 3 && !strcmp(e->d_name + n - 3, ".db");
+}
+
+/* Append path (taken) to dbs: 0, or an exit status (path freed). */
+static int add_db(char *path, char ***dbs, size_t *n, size_t *cap)
+{
+	if (!path || grow_one((void **)dbs, cap, *n, sizeof(**dbs)) < 0) {
+		free(path);
+		return error("out of memory");
+	}
+	(*dbs)[(*n)++] = path;
+	return 0;
+}
+
+/* Append dir/NAME for each *.db regular file of dir, in version order.  0, or an exit status. */
+static int add_dir(const char *dir, char ***dbs, size_t *n, size_t *cap)
+{
+	struct dirent **names = NULL;
+	int k = scandir(dir, &names, is_db_name, versionsort), status = 0;
+	size_t before = *n;
+
+	if (k < 0)
+		return error("cannot read directory '%s': %s", dir, strerror(errno));
+	for (int i = 0; i < k; i++) {
+		struct stat st;
+		char *path = NULL;
+		if (!status && asprintf(&path, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
+					names[i]->d_name) < 0)
+			status = error("out of memory");
+		else if (!status && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			status = add_db(path, dbs, n, cap);
+		else
+			free(path);
+		free(names[i]);
+	}
+	free(names);
+	if (!status && *n == before)
+		status = error("directory '%s' holds no database (no regular file named *.db)", dir);
+	return status;
+}
+
+int db_args_expand(char *const *args, int n, char ***out, int *nout)
+{
+	char **dbs = NULL;
+	size_t m = 0, cap = 0;
+	int status = 0;
+
+	for (int i = 0; i < n && !status; i++) {
+		struct stat st;
+		if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode))
+			status = add_dir(args[i], &dbs, &m, &cap);
+		else
+			status = add_db(strdup(args[i]), &dbs, &m, &cap);
+	}
+	if (!status && m > INT_MAX)
+		status = error("too many databases (%zu)", m);
+	if (status) {
+		db_args_free(dbs, (int)(m > INT_MAX ? INT_MAX : m));
+		return status;
+	}
+	*out = dbs;
+	*nout = (int)m;
+	return 0;
+}
+
+void db_args_free(char **dbs, int n)
+{
+	for (int i = 0; dbs && i < n; i++)
+		free(dbs[i]);
+	free(dbs);
 }

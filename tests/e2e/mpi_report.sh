@@ -75,6 +75,24 @@ for n in 1 2 3 8; do
 		"mpi$n/report.json") merged over ${#dbs[@]} databases)"
 done
 
+# A directory stands for its *.db files (a job of thousands of ranks is more
+# than mpirun passes on to its ranks: 'Argument list too long' at 10,000
+# here); journals, dot files and directories named *.db are not databases.
+mkdir job && cp "${dbs[@]}" job/ && touch job/run.0.db-journal job/.hidden.db && mkdir job/sub.db
+jobdoc() { jq -S -c '{merged_findings, processes: [.processes[] | del(.database, .report)]}' "$1"; }
+"$mapprof" report -q --json job.serial.json --no-html job >/dev/null 2>job.err || fail "report job/: $(cat job.err)"
+timeout 120 "${mpirun[@]}" -n 2 "$mpi" report -q --json job.mpi.json --no-html job >/dev/null 2>job.err ||
+	fail "mpirun -n 2 mapprof-mpi report job/: $(cat job.err)"
+assert_eq "$(jq '.processes | length' job.mpi.json)" 6 "processes of job/ (mapprof-mpi)"
+assert_eq "$(jobdoc job.mpi.json)" "$(jobdoc serial/report.json)" "mapprof-mpi over job/ vs the serial report of the files"
+assert_eq "$(jobdoc job.serial.json)" "$(jobdoc serial/report.json)" "mapprof report job/ vs the serial report of the files"
+mkdir nodb
+rc=0
+timeout 120 "${mpirun[@]}" -n 2 "$mpi" report nodb >/dev/null 2>nodb.err || rc=$?
+assert_eq "$rc" 3 "mapprof-mpi over a directory without databases: exit status"
+grep -q "directory 'nodb' holds no database" nodb.err || fail "no message for nodb/: $(cat nodb.err)"
+echo "ok a directory of databases: the same merged report, serially and over 2 ranks"
+
 # A database that cannot be reported: 3 and no report, as serially.
 printf 'not a database' >run.bad.db
 dbs+=(run.bad.db)
