@@ -217,6 +217,8 @@ static void live_join(struct live_thread *t)
 {
 	if (!t->running)
 		return;
+	/* What the thread has not expanded yet is ours now, at the program's priority. */
+	ingest_live_cut(t->l);
 	atomic_store_explicit(&t->stop, 1, memory_order_release);
 	pthread_join(t->th, NULL);
 	t->running = 0;

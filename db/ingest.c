@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <math.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1194,6 +1195,7 @@ struct ingest_live {
 	int started;       /* s initialised */
 	int ticks;         /* the times are counter ticks (ps->raw) */
 	int failed;        /* given up: the usual expansion after the program */
+	atomic_int cut;    /* ingest_live_cut(): no more frames this step */
 	size_t off;        /* the next frame's offset in the spool (not expanded yet) */
 	/*
 	 * The frames seen but not expanded yet, from 'off' on: a frame is
@@ -1361,7 +1363,22 @@ int ingest_live_step(struct ingest_live *l)
 		l->qhead = l->qn = 0;
 	int have_next = 0;
 	struct spool_frame next;
-	while ((size_t)st.st_size >= l->scan + sizeof(struct spool_frame)) {
+	for (;;) {
+		/*
+		 * Expanded once 'lag' record frames came after: a frame overtaken
+		 * comes before.  Before the next is read: no more than 'lag'
+		 * payloads in memory, however far behind this thread is.
+		 */
+		while (l->qhead < l->qn && l->qrecs > l->lag) {
+			if (atomic_load_explicit(&l->cut, memory_order_relaxed))
+				return n;
+			if (live_expand_one(l) < 0)
+				goto fail;
+			n++;
+		}
+		if ((size_t)st.st_size < l->scan + sizeof(struct spool_frame) ||
+		    atomic_load_explicit(&l->cut, memory_order_relaxed))
+			break;
 		struct live_frame x = { .off = l->scan };
 		size_t p = l->scan + sizeof(x.fr), want;
 		if (have_next)
@@ -1415,16 +1432,16 @@ int ingest_live_step(struct ingest_live *l)
 		l->qrecs += (size_t)x.recs;
 		l->scan += sizeof(x.fr) + x.fr.len;
 	}
-	/* Expanded once 'lag' record frames came after: a frame overtaken comes before. */
-	while (l->qhead < l->qn && l->qrecs > l->lag) {
-		if (live_expand_one(l) < 0)
-			goto fail;
-		n++;
-	}
 	return n;
 fail:
 	l->failed = 1;
 	return -1;
+}
+
+void ingest_live_cut(struct ingest_live *l)
+{
+	if (l)
+		atomic_store_explicit(&l->cut, 1, memory_order_relaxed);
 }
 
 static void drop_err(char **err)
