@@ -220,11 +220,16 @@ static void clock_scan(const unsigned char *map, size_t size, struct ticks_to_ns
 	struct spool_field f[SPOOL_MAX_FIELDS];
 	int64_t start_ns = 0, t_first = 0, n_first = 0, t_last = 0, n_last = 0, dt, dn;
 	int pairs = 0;
-	size_t off = sizeof(struct spool_header);
+	size_t off = sizeof(struct spool_header), dropped = 0;
 
 	memset(tc, 0, sizeof(*tc));
 	while (size - off >= sizeof(struct spool_frame)) {
 		struct spool_frame fr;
+		/* Resident no longer than SPOOL_WINDOW, as in replay_range(). */
+		if (off - dropped >= SPOOL_WINDOW) {
+			drop_pages(map, dropped, off);
+			dropped = off / 4096 * 4096;
+		}
 		memcpy(&fr, map + off, sizeof(fr));
 		off += sizeof(fr);
 		if (size - off < fr.len)
@@ -264,6 +269,7 @@ static void clock_scan(const unsigned char *map, size_t size, struct ticks_to_ns
 		}
 		off += fr.len;
 	}
+	drop_pages(map, dropped, off);
 	held_scan(fs, nfs, held);
 	free(fs);
 	/* One pair: the collector did not time with the counter (the ns are plain). */
