@@ -121,18 +121,69 @@ static int add_keys(struct op_keys *keys, const struct rec *r, size_t n, char **
 }
 
 /*
- * The spool is read through a mapping, and the pages already replayed are
- * dropped from it every SPOOL_WINDOW bytes: they stay in the kernel's page
- * cache but leave this process's resident memory, which otherwise grew by
- * the spool's whole size (100 bytes an event).
+ * The spool is read with pread() into a window of it, not through its
+ * mapping: in a VM each page fault of a file mapping is a trip to the
+ * hypervisor (reading 78 MB mapped, ~45-57 ms here; with pread() of 1 MiB
+ * at a time, ~13 ms; 128 bytes every 100 KB, 15 ms mapped and 2 ms read).
+ * The window holds the bytes [base, base + have) of the file.
  */
-#define SPOOL_WINDOW (8u << 20)
+struct spool_reader {
+	int fd;
+	size_t size;        /* the spool's, as read */
+	unsigned char *buf; /* malloc'd: aligned for struct rec at its start */
+	size_t cap, base, have;
+};
 
-static void drop_pages(const unsigned char *map, size_t from, size_t to)
+#define READ_WINDOW (4u << 20)
+
+static void reader_free(struct spool_reader *r)
 {
-	size_t page = 4096, a = from / page * page, b = to / page * page;
-	if (b > a)
-		madvise((void *)(map + a), b - a, MADV_DONTNEED);
+	free(r->buf);
+	r->buf = NULL;
+	r->cap = r->have = 0;
+}
+
+/*
+ * The bytes [off, off + n) of the spool (within its size), or NULL (a read
+ * failed, errno; out of memory).  When they are not in the window, it is
+ * read again from 'off' on, 'window' bytes or n if more ('off' then at the
+ * buffer's start: aligned; 'at_start': so read even when in the window).
+ * Valid until the next call.
+ */
+static const unsigned char *reader_get(struct spool_reader *r, size_t off, size_t n, size_t window, int at_start)
+{
+	size_t len;
+
+	if (off >= r->base && off + n <= r->base + r->have && (!at_start || off == r->base))
+		return r->buf + (off - r->base);
+	len = n > window ? n : window;
+	if (len > r->size - off)
+		len = r->size - off;
+	if (len > r->cap) {
+		unsigned char *b = malloc(len);
+		if (!b) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		free(r->buf);
+		r->buf = b;
+		r->cap = len;
+	}
+	r->base = off;
+	r->have = 0;
+	while (r->have < len) {
+		ssize_t k = pread(r->fd, r->buf + r->have, len - r->have, (off_t)(off + r->have));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (!k)
+				errno = EIO;   /* shorter than its size said */
+			r->have = 0;
+			return NULL;
+		}
+		r->have += (size_t)k;
+	}
+	return r->buf;
 }
 
 /*
@@ -210,27 +261,28 @@ static void held_scan(struct frame_seqs *f, size_t n, struct held *h)
 }
 
 /*
- * Reads the mapped spool (not the file: ~3 reads a frame, ~2 us each in a
- * VM, were 5,000 system calls after a 1.8 M-event program).
+ * One pread() a frame: a frame's last record, the next one's header and
+ * its first record lie together (three a frame, ~2.5 us each in a VM, were
+ * 5,000 system calls after a 1.8 M-event program; through the mapping, a
+ * page fault a frame cost more).
  */
-static void clock_scan(const unsigned char *map, size_t size, struct ticks_to_ns *tc, struct held *held)
+static void clock_scan(int fd, size_t size, struct ticks_to_ns *tc, struct held *held)
 {
+	struct spool_reader rd = { .fd = fd, .size = size };
+	const unsigned char *p;
 	struct frame_seqs *fs = NULL;
 	size_t nfs = 0, fs_cap = 0;
 	struct spool_field f[SPOOL_MAX_FIELDS];
 	int64_t start_ns = 0, t_first = 0, n_first = 0, t_last = 0, n_last = 0, dt, dn;
 	int pairs = 0;
-	size_t off = sizeof(struct spool_header), dropped = 0;
+	size_t off = sizeof(struct spool_header);
 
 	memset(tc, 0, sizeof(*tc));
 	while (size - off >= sizeof(struct spool_frame)) {
 		struct spool_frame fr;
-		/* Resident no longer than SPOOL_WINDOW, as in replay_range(). */
-		if (off - dropped >= SPOOL_WINDOW) {
-			drop_pages(map, dropped, off);
-			dropped = off / 4096 * 4096;
-		}
-		memcpy(&fr, map + off, sizeof(fr));
+		if (!(p = reader_get(&rd, off, sizeof(fr), 4096, 0)))
+			break;
+		memcpy(&fr, p, sizeof(fr));
 		off += sizeof(fr);
 		if (size - off < fr.len)
 			break;
@@ -245,14 +297,17 @@ static void clock_scan(const unsigned char *map, size_t size, struct ticks_to_ns
 					fs_cap = c;
 				}
 			}
-			if (nfs < fs_cap) {
-				memcpy(&x.first, map + off + seq_at, sizeof(x.first));
-				memcpy(&x.last, map + off + fr.len - sizeof(struct rec) + seq_at, sizeof(x.last));
-				fs[nfs++] = x;
+			const unsigned char *a, *b;
+			if (nfs < fs_cap && (a = reader_get(&rd, off + seq_at, sizeof(x.first), 4096, 0))) {
+				memcpy(&x.first, a, sizeof(x.first));
+				if ((b = reader_get(&rd, off + fr.len - sizeof(struct rec) + seq_at, sizeof(x.last), 4096, 0))) {
+					memcpy(&x.last, b, sizeof(x.last));
+					fs[nfs++] = x;
+				}
 			}
 		}
 		if ((fr.type == SPOOL_CLOCK || fr.type == SPOOL_RUN) && fr.len <= 4096 &&
-		    spool_unpack(fr.type, map + off, fr.len, f) == 0) {
+		    (p = reader_get(&rd, off, fr.len, 4096, 0)) && spool_unpack(fr.type, p, fr.len, f) == 0) {
 			if (fr.type == SPOOL_RUN) {
 				start_ns = f[5].i;
 			} else if (f[0].i > 0 && f[1].i > 0) {
@@ -269,7 +324,7 @@ static void clock_scan(const unsigned char *map, size_t size, struct ticks_to_ns
 		}
 		off += fr.len;
 	}
-	drop_pages(map, dropped, off);
+	reader_free(&rd);
 	held_scan(fs, nfs, held);
 	free(fs);
 	/* One pair: the collector did not time with the counter (the ns are plain). */
@@ -914,30 +969,44 @@ static int replay_frame(struct replay *s, const struct spool_frame *fr, const un
 /* The mapped frames from byte 'from' (a frame's start) to the end.  0, or -1 (*err). */
 static int replay_range(struct replay *s, size_t from, size_t size, char **err)
 {
-	size_t off = from, dropped = 0;
+	struct spool_reader rd = { .fd = s->fd, .size = size };
+	const unsigned char *p;
+	size_t off = from;
+	int rc = 0;
 
 	while (off < size) {
 		struct spool_frame fr;
-		if (off - dropped >= SPOOL_WINDOW) {
-			drop_pages(s->map, dropped, off);
-			dropped = off;
-		}
 		if (size - off < sizeof(fr)) {
 			s->res->truncated = 1;
 			break;
 		}
-		memcpy(&fr, s->map + off, sizeof(fr));
-		off += sizeof(fr);
-		if (size - off < fr.len) {
+		if (!(p = reader_get(&rd, off, sizeof(fr), READ_WINDOW, 0)))
+			goto fail;
+		memcpy(&fr, p, sizeof(fr));
+		if (size - off - sizeof(fr) < fr.len) {
 			s->res->truncated = 1;
 			break;
 		}
-		if (replay_frame(s, &fr, s->map + off, off, err) < 0)
-			return -1;
+		/* A frame of records read from its header on, aligned, where it is not (strings before it). */
+		p = reader_get(&rd, off, sizeof(fr) + fr.len, READ_WINDOW, 0);
+		if (p && fr.type == SPOOL_RECORDS && (uintptr_t)(p + sizeof(fr)) % _Alignof(struct rec))
+			p = reader_get(&rd, off, sizeof(fr) + fr.len, READ_WINDOW, 1);
+		if (!p)
+			goto fail;
+		off += sizeof(fr);
+		if (replay_frame(s, &fr, p + sizeof(fr), off, err) < 0) {
+			rc = -1;
+			break;
+		}
 		s->res->frames++;
 		off += fr.len;
 	}
-	return 0;
+	reader_free(&rd);
+	return rc;
+fail:
+	db_fail(err, "cannot read '%s': %s", s->path, strerror(errno));
+	reader_free(&rd);
+	return -1;
 }
 
 /* Walk the frames of a mapped spool.  0, or -1 (*err). */
@@ -950,7 +1019,7 @@ static int replay_all(struct db_writer *w, struct delete_pairer *pairer, struct 
 
 	if (replay_init(&s, w, pairer, ps, res, keys, path, fd, err) == 0) {
 		s.map = p;
-		clock_scan(p, size, &s.tc, &s.held);
+		clock_scan(fd, size, &s.tc, &s.held);
 		if (replay_range(&s, sizeof(struct spool_header), size, err) == 0) {
 			if (reorder_finish(s.order) < 0)
 				replay_write_fail(&s, err);
@@ -1515,7 +1584,7 @@ int db_ingest_spool_live(struct db *db, const char *spool_path, struct ingest_re
 	l->s.map = map;
 	l->s.res = &l->res;
 	l->res.pid = res->pid;
-	clock_scan(map, size, &l->s.tc, &l->s.held);
+	clock_scan(fd, size, &l->s.tc, &l->s.held);
 	/* The rest of the spool as the head start went: times as written, converted by pw_finish(). */
 	{
 		struct ticks_to_ns tc = l->s.tc;
