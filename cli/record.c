@@ -217,6 +217,8 @@ static void live_join(struct live_thread *t)
 {
 	if (!t->running)
 		return;
+	/* What the thread has not expanded yet is ours now, at the program's priority. */
+	ingest_live_cut(t->l);
 	atomic_store_explicit(&t->stop, 1, memory_order_release);
 	pthread_join(t->th, NULL);
 	t->running = 0;
@@ -353,6 +355,18 @@ static int replace_with(const char *from, const char *to)
 	unlink(side);
 	snprintf(side, sizeof(side), "%s-shm", to);
 	unlink(side);
+	/*
+	 * Swapped with the old one, which is then removed: a rename over an
+	 * existing file makes ext4 (auto_da_alloc) write the new file's blocks
+	 * out first, 35-50 ms for 83 MB here and the disk's time, where a
+	 * recording never pays for fsync (db/db.c).  Atomic either way: 'to'
+	 * is always the old database or the new one.
+	 */
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE) == 0) {
+		if (unlink(from) < 0)
+			info("warning: the old database is left as '%s': %s", from, strerror(errno));
+		return 0;
+	}
 	if (rename(from, to) < 0) {
 		error("cannot replace '%s': %s", to, strerror(errno));
 		hint("the new database is kept as '%s'", from);

@@ -291,13 +291,18 @@ struct rec *buffer_slot_slow(struct thread_state *t)
 	n = atomic_load_explicit(&b->n, memory_order_relaxed);
 	if (n == BUF_RECS) {
 		/* Once a buffer: the spool's cap, a full disk, 'record' gone. */
-		if (output_check() < 0) {
+		if (output_check(0) < 0) {
 			atomic_store(&buffer_running, 0);
 			goto lost;
 		}
 		if (ring_swap(s, b)) {
 			b = atomic_load_explicit(&s->cur, memory_order_relaxed);
 		} else {
+			/* Written here: 'record' may have died mid-write. */
+			if (output_check(1) < 0) {
+				atomic_store(&buffer_running, 0);
+				goto lost;
+			}
 			pthread_mutex_lock(&mu);
 			/* Once finished, the buffer was written by finish: nothing more is recorded. */
 			if (!atomic_load(&finished))

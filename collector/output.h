@@ -67,8 +67,11 @@ int output_failed(void);
 /*
  * Once per buffer of events: 0 while recording goes on; -1 once the spool
  * stopped (its cap, a failed write, or 'mapprof record' gone), said once.
+ * 'writing': this process is about to append to the spool itself; else the
+ * buffer goes to the ring, and whether 'record' is gone (two system calls)
+ * is looked at no more than every 4 ms.
  */
-int output_check(void);
+int output_check(int writing);
 /* Why the spool stopped, as the run's status detail, into buf; 0, or -1 while it goes on. */
 int output_stop_text(char *buf, size_t n);
 /* The ring shared with 'mapprof record' (db/ring.h), or NULL; borrowed for the process's life. */

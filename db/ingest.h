@@ -57,6 +57,12 @@ struct ingest_live *ingest_live_new(struct db *db, const char *spool_path, unsig
  */
 int ingest_live_step(struct ingest_live *l);
 /*
+ * From another thread, as the program ends: a step under way returns
+ * before its next frame (what it did not expand, db_ingest_spool_live()
+ * expands at the caller's priority, not the step's nice 19).
+ */
+void ingest_live_cut(struct ingest_live *l);
+/*
  * After the program (no step running): db_ingest_spool_keys() that goes on
  * from the live expansion 'l' (freed here; NULL: none) where it can give
  * the very same rows, and starts over otherwise, 'usable' 0 among them (the

@@ -451,12 +451,17 @@ int pw_append(struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t pres
 		rec[1 + i] = (unsigned char)type[i];
 	body = rec + hdr;
 	for (int i = 0; i < t->ncols; i++) {
-		uint64_t u = (uint64_t)v[i];
-		for (unsigned b = len[i]; b > 0; b--) {
-			body[b - 1] = (unsigned char)u;
-			u >>= 8;
+		/*
+		 * The value's low len[i] bytes, big-endian: one 8-byte store, of
+		 * which the next column's overwrites what is past them (the cell
+		 * has room for 8 bytes a column).  A byte at a time was a third
+		 * of pw_append().
+		 */
+		if (len[i]) {
+			uint64_t be = __builtin_bswap64((uint64_t)v[i] << (8 * (8 - len[i])));
+			memcpy(body, &be, sizeof(be));
+			body += len[i];
 		}
-		body += len[i];
 	}
 	size = (uint32_t)(body - cell);
 	if (size < 4)
