@@ -94,7 +94,8 @@ INGEST_OBJS := \
 	$(B)/db/db_pic.o \
 	$(B)/db/spool_pic.o \
 	$(B)/db/schema_pic.o \
-	$(B)/lib/hmap_pic.o
+	$(B)/lib/hmap_pic.o \
+	$(B)/lib/tempfile_pic.o
 
 # TLS descriptors (gnu2): the collector's thread-local state is read without
 # a call to __tls_get_addr on every event, and it still loads with dlopen.

@@ -34,6 +34,7 @@
 #include "db/spool.h"
 #include "db/writer.h"
 #include "lib/grow.h"
+#include "lib/tempfile.h"
 #include "lib/hmap.h"
 
 /* XXH3 from libxxhash's header, compiled in. */
@@ -454,7 +455,7 @@ static int lock_reserved(int fd)
 
 static int read_all(int fd, void *p, size_t n, off_t off)
 {
-	return pread(fd, p, n, off) == (ssize_t)n ? 0 : -1;
+	return tempfile_io(fd, p, n, off, 0);
 }
 
 /* The table's root page, when its columns are those given (in order) and it has no index or trigger. */
@@ -564,6 +565,31 @@ static int64_t page_rows(const struct page_sink *ps)
 	return (int64_t)n;
 }
 
+/*
+ * A row to table t's pages; one out of its rowid order (pw_append() says
+ * so) appended to the late array instead (item, size bytes), for SQLite to
+ * insert.  0, or -1 with ps->err set.
+ */
+static int sink_append(struct page_sink *ps, struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t present,
+		       void **late, size_t *cap, size_t *n, const void *item, size_t size)
+{
+	int k = pw_append(t, rowid, v, present);
+
+	if (k < 0) {
+		ps->err = errno;
+		return -1;
+	}
+	if (k > 0) {
+		if (grow_one(late, cap, *n, size) < 0) {
+			ps->err = ENOMEM;
+			return -1;
+		}
+		memcpy((char *)*late + *n * size, item, size);
+		(*n)++;
+	}
+	return 0;
+}
+
 /* Records to the tables' pages; a record out of its table's order kept for SQLite.  0 or -1 (ps->err). */
 static int page_records(struct page_sink *ps, const struct rec *r, size_t n)
 {
@@ -571,7 +597,7 @@ static int page_records(struct page_sink *ps, const struct rec *r, size_t n)
 	uint32_t present;
 
 	for (size_t i = 0; i < n; i++) {
-		int t = dbw_row(&r[i], &rowid, v, &present), k;
+		int t = dbw_row(&r[i], &rowid, v, &present);
 		if (t < 0)
 			continue;
 		if (ps->raw) {
@@ -585,18 +611,9 @@ static int page_records(struct page_sink *ps, const struct rec *r, size_t n)
 				ps->tmax = hi;
 		}
 		ps->wrote = 1;
-		k = pw_append(ps->t[t], rowid, v, present);
-		if (k < 0) {
-			ps->err = errno;
+		if (sink_append(ps, ps->t[t], rowid, v, present, (void **)&ps->late, &ps->late_cap, &ps->nlate,
+				&r[i], sizeof(r[i])) < 0)
 			return -1;
-		}
-		if (k > 0) {
-			if (grow_one((void **)&ps->late, &ps->late_cap, ps->nlate, sizeof(*ps->late)) < 0) {
-				ps->err = ENOMEM;
-				return -1;
-			}
-			ps->late[ps->nlate++] = r[i];
-		}
 	}
 	return 0;
 }
@@ -610,23 +627,10 @@ static int page_pair(void *ctx, int64_t delete_seq, int64_t alloc_seq)
 {
 	struct page_sink *ps = ctx;
 	int64_t v[2] = { delete_seq, alloc_seq };
-	int k;
 
 	ps->wrote = 1;
-	k = pw_append(ps->t[DBW_TABLES], delete_seq, v, 3);
-	if (k < 0) {
-		ps->err = errno;
-		return -1;
-	}
-	if (k > 0) {
-		if (grow_one((void **)&ps->late_pairs, &ps->late_pairs_cap, ps->nlate_pairs, sizeof(*ps->late_pairs)) < 0) {
-			ps->err = ENOMEM;
-			return -1;
-		}
-		ps->late_pairs[ps->nlate_pairs][0] = delete_seq;
-		ps->late_pairs[ps->nlate_pairs++][1] = alloc_seq;
-	}
-	return 0;
+	return sink_append(ps, ps->t[DBW_TABLES], delete_seq, v, 3, (void **)&ps->late_pairs, &ps->late_pairs_cap,
+			   &ps->nlate_pairs, v, sizeof(v));
 }
 
 /*

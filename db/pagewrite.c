@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "db/pagewrite.h"
+#include "lib/tempfile.h"
 
 /* Pages gathered before one write: consecutive page numbers, 1 MiB at 4 KiB. */
 #define OUT_PAGES 256u
@@ -189,22 +190,15 @@ int pw_check_header(const unsigned char hdr[100], struct pw_header *h, const cha
 	return 0;
 }
 
+/* All n bytes at off (lib/tempfile.h's loop); a write of nothing is a full disk. */
 static int write_all(int fd, const unsigned char *p, size_t n, off_t off)
 {
-	while (n) {
-		ssize_t k = pwrite(fd, p, n, off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = ENOSPC;
-			return -1;
-		}
-		p += k;
-		n -= (size_t)k;
-		off += k;
-	}
-	return 0;
+	errno = 0;
+	if (tempfile_io(fd, (void *)p, n, off, 1) == 0)
+		return 0;
+	if (!errno)
+		errno = ENOSPC;
+	return -1;
 }
 
 static int flush(struct pagewriter *w)
