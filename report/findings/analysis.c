@@ -11,6 +11,7 @@
 #include "db/db.h"
 #include "db/locations.h"
 #include "report/findings/analysis.h"
+#include "lib/batchq.h"
 #include "lib/tempfile.h"
 #include "report/detect/detect.h"
 #include "report/findings/kernels.h"
@@ -29,6 +30,80 @@ static void analysis_reset(struct analysis *a)
 	cost_init(&a->cost, a->host_device);
 }
 
+/* One event through everything the analysis feeds: 0, or -1 with *why. */
+static int feed_one(struct analysis *a, struct detect *d, struct kernel_tally *kt, const struct event *ev,
+		    const char **why)
+{
+	timeline_span_add(&a->span, ev);
+	if (totals_feed(&a->totals, ev) < 0 || results_feed(&a->results, ev, a->host_device) < 0 ||
+	    cost_feed(&a->cost, ev) < 0) {
+		*why = "out of memory";
+		return -1;
+	}
+	return detect_feed(d, ev, why) < 0 || kernel_tally_feed(kt, ev, why) < 0 ? -1 : 0;
+}
+
+/* The reading thread: the stream's events into the queue, its status at the end. */
+struct reader {
+	struct event_stream *s;
+	char *err;
+};
+
+static int read_events(void *arg, struct batchq *q)
+{
+	struct reader *r = arg;
+	struct event *ev;
+	int rc;
+
+	while ((ev = batchq_slot(q))) {
+		if ((rc = event_stream_next(r->s, ev, &r->err)) != 1)
+			return rc;
+		batchq_push(q);
+	}
+	return 0;   /* the analysis gave up */
+}
+
+/*
+ * The events read on a thread of their own (SQLite's steps are a third of
+ * the pass) while this one analyses them, in the same order.  rc as
+ * event_stream_next's last; 1 when the analysis stopped (*why).  -3: no
+ * thread, nothing read.
+ */
+static int feed_threaded(struct analysis *a, struct event_stream *s, struct detect *d,
+			 struct kernel_tally *kt, const char **why, char **err)
+{
+	struct batchq *q = batchq_new(sizeof(struct event), 512, 8);
+	struct reader r = { s, NULL };
+	const void *recs;
+	size_t n;
+	int rc, stopped = 0;
+
+	if (!q || batchq_start(q, read_events, &r) < 0) {
+		batchq_free(q);
+		return -3;
+	}
+	while (!stopped && (n = batchq_take(q, &recs)) > 0) {
+		const struct event *ev = recs;
+		for (size_t i = 0; i < n; i++)
+			if (feed_one(a, d, kt, &ev[i], why) < 0) {
+				batchq_cancel(q);
+				stopped = 1;
+				break;
+			}
+	}
+	rc = batchq_finish(q);
+	batchq_free(q);
+	if (stopped) {
+		free(r.err);
+		return 1;
+	}
+	if (err)
+		*err = r.err;
+	else
+		free(r.err);
+	return rc;
+}
+
 /* One pass over the stream.  0, -1 (with *err) or EVENTS_RESTART. */
 static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mode, char **err)
 {
@@ -38,7 +113,7 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 	struct kernel_tally *kt = d ? kernel_tally_new() : NULL;
 	const char *why = NULL;
 	struct event ev;
-	int rc;
+	int rc = -3;
 
 	if (!kt) {
 		if (s && err)
@@ -48,16 +123,12 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 		return -1;
 	}
 	timeline_span_init(&a->span);
-	while ((rc = event_stream_next(s, &ev, err)) == 1) {
-		timeline_span_add(&a->span, &ev);
-		if (totals_feed(&a->totals, &ev) < 0 || results_feed(&a->results, &ev, a->host_device) < 0 ||
-		    cost_feed(&a->cost, &ev) < 0) {
-			why = "out of memory";
-			break;
-		}
-		if (detect_feed(d, &ev, &why) < 0 || kernel_tally_feed(kt, &ev, &why) < 0)
-			break;
-	}
+	if (batchq_wanted())
+		rc = feed_threaded(a, s, d, kt, &why, err);
+	if (rc == -3)
+		while ((rc = event_stream_next(s, &ev, err)) == 1)
+			if (feed_one(a, d, kt, &ev, &why) < 0)
+				break;
 	if (rc == 0 && !why && detect_finish(d, &why) < 0 && !why)
 		why = "detector failed";
 	if (rc == 0 && !why)
