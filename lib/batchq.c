@@ -163,11 +163,14 @@ void batchq_free(struct batchq *q)
 	free(q);
 }
 
+int batchq_serial(void)
+{
+	const char *v = getenv("MAPPROF_REPORT_SERIAL");
+
+	return v && !strcmp(v, "1");
+}
+
 int batchq_wanted(void)
 {
-	const char *v = getenv("MAPPROF_REPORT_THREADS");
-
-	if (v && !strcmp(v, "1"))
-		return 0;
-	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	return !batchq_serial() && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }

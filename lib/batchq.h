@@ -61,9 +61,13 @@ int batchq_finish(struct batchq *q);
 void batchq_free(struct batchq *q);
 
 /*
- * Whether a second thread is worth starting: more than one processor
- * online, and MAPPROF_REPORT_THREADS is not 1 (tests compare the two ways).
+ * MAPPROF_REPORT_SERIAL=1: the report works as it did before its reading
+ * thread (one thread, and the page timeline reads the tables itself), so
+ * that tests can compare the two ways' outputs byte for byte.
  */
+int batchq_serial(void);
+
+/* Whether a second thread is worth starting: more than one processor online, and not serial. */
 int batchq_wanted(void);
 
 #endif

@@ -108,21 +108,28 @@ static int feed_threaded(struct analysis *a, struct event_stream *s, struct dete
 static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mode, char **err)
 {
 	struct detect_config cfg = { a->host_device, 0 };
-	struct event_stream *s = event_stream_open(db, mode, a->keys, err);
-	struct detect *d = s ? detect_new(&cfg, findings_add, &a->findings) : NULL;
-	struct kernel_tally *kt = d ? kernel_tally_new() : NULL;
+	struct event_stream *s;
+	struct detect *d;
+	struct kernel_tally *kt;
 	const char *why = NULL;
 	struct event ev;
 	int rc = -3;
 
+	timeline_span_release(&a->span);
+	timeline_span_init(&a->span);
+	if (a->with_timeline && mode == EVENTS_BY_SEQ)
+		timeline_span_record(&a->span, db);
+	s = event_stream_open_rec(db, mode, a->keys, a->span.rec, err);
+	d = s ? detect_new(&cfg, findings_add, &a->findings) : NULL;
+	kt = d ? kernel_tally_new() : NULL;
 	if (!kt) {
 		if (s && err)
 			*err = strdup("out of memory");
 		detect_free(d);
 		event_stream_close(s);
+		timeline_span_release(&a->span);
 		return -1;
 	}
-	timeline_span_init(&a->span);
 	if (batchq_wanted())
 		rc = feed_threaded(a, s, d, kt, &why, err);
 	if (rc == -3)
@@ -135,6 +142,8 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 		kernel_tally_finish(kt, &a->kernel_sites, &why);
 	if (rc == 0)
 		event_stream_damaged(s, &a->damaged_ops, &a->damaged_kernels);
+	/* Every row was read when the stream ended (whatever the analysis made of them). */
+	timeline_span_recorded(&a->span, rc == 0);
 	detect_free(d);
 	kernel_tally_free(kt);
 	event_stream_close(s);
@@ -148,12 +157,13 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 	return 0;
 }
 
-int analysis_run(struct db *db, struct analysis *a, char **err)
+static int run(struct db *db, struct analysis *a, int with_timeline, char **err)
 {
 	struct findings_context ctx;
 	int rc;
 
 	memset(a, 0, sizeof(*a));
+	a->with_timeline = with_timeline;
 	totals_init(&a->totals);
 	findings_init(&a->findings);
 	a->findings.buffer_ops = tempfile_buffer_records(0);
@@ -186,6 +196,16 @@ int analysis_run(struct db *db, struct analysis *a, char **err)
 	return 0;
 }
 
+int analysis_run(struct db *db, struct analysis *a, char **err)
+{
+	return run(db, a, 0, err);
+}
+
+int analysis_run_page(struct db *db, struct analysis *a, char **err)
+{
+	return run(db, a, 1, err);
+}
+
 void analysis_release(struct analysis *a)
 {
 	if (!a)
@@ -202,6 +222,7 @@ void analysis_release(struct analysis *a)
 	results_release(&a->results);
 	cost_release(&a->cost);
 	kernel_sites_release(&a->kernel_sites);
+	timeline_span_release(&a->span);
 }
 
 int run_incomplete(const struct run_info *run)
