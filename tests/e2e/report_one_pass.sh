@@ -10,6 +10,8 @@
 #     its allocation, a damaged delete (its lifetime never ends), damaged
 #     kernels and transfers, threads that are not integers, allocations
 #     never freed;
+#   - a run with an event far out of order (the analysis' stream starts
+#     again sorted; the timeline then reads the tables itself);
 #   - a recorded sample;
 #   - with buffers of a few hundred records (MAPPROF_REPORT_BUFFER), so
 #     that every sorter and the recorded timeline use their files, none of
@@ -71,6 +73,12 @@ sqlite3 odd.db "
 	DELETE FROM data_op_raw WHERE kind = 4 AND seq % 30 = 17;"
 both_ways odd odd.db
 both_ways odd-small odd.db MAPPROF_REPORT_BUFFER=300
+
+# An event far out of order: the stream starts again sorted, nothing is
+# recorded, and the timeline reads its rows itself (on the reading thread).
+cp gen.db late.db
+sqlite3 late.db "UPDATE data_op_raw SET begin_ns = 5 WHERE seq = 40002"
+both_ways late late.db
 
 # A recorded sample.
 "$mapprof" record -o rec.db -- "$MAPPROF_BUILD/samples/jacobi_like" >/dev/null 2>rec.err ||
