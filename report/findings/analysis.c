@@ -63,11 +63,13 @@ static int read_events(void *arg, struct batchq *q)
 	return 0;   /* the analysis gave up */
 }
 
+/* feed_threaded(): no thread could be started, nothing was read. */
+#define NO_THREAD (-3)
+
 /*
  * The events read on a thread of their own (SQLite's steps are a third of
  * the pass) while this one analyses them, in the same order.  rc as
- * event_stream_next's last; 1 when the analysis stopped (*why).  -3: no
- * thread, nothing read.
+ * event_stream_next's last; 1 when the analysis stopped (*why); NO_THREAD.
  */
 static int feed_threaded(struct analysis *a, struct event_stream *s, struct detect *d,
 			 struct kernel_tally *kt, const char **why, char **err)
@@ -80,7 +82,7 @@ static int feed_threaded(struct analysis *a, struct event_stream *s, struct dete
 
 	if (!q || batchq_start(q, read_events, &r) < 0) {
 		batchq_free(q);
-		return -3;
+		return NO_THREAD;
 	}
 	while (!stopped && (n = batchq_take(q, &recs)) > 0) {
 		const struct event *ev = recs;
@@ -113,7 +115,7 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 	struct kernel_tally *kt;
 	const char *why = NULL;
 	struct event ev;
-	int rc = -3;
+	int rc = NO_THREAD;
 
 	timeline_span_release(&a->span);
 	timeline_span_init(&a->span);
@@ -132,7 +134,7 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 	}
 	if (batchq_wanted())
 		rc = feed_threaded(a, s, d, kt, &why, err);
-	if (rc == -3)
+	if (rc == NO_THREAD)
 		while ((rc = event_stream_next(s, &ev, err)) == 1)
 			if (feed_one(a, d, kt, &ev, &why) < 0)
 				break;
