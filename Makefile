@@ -217,6 +217,7 @@ DB_OBJS := \
 REPORT_OBJS := \
 	$(B)/lib/hmap.o \
 	$(B)/lib/extsort.o \
+	$(B)/lib/batchq.o \
 	$(B)/lib/spillmap.o \
 	$(B)/lib/tempfile.o \
 	$(B)/lib/outfile.o \

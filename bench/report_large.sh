@@ -17,14 +17,16 @@ dir=$build/bench/large
 mkdir -p "$dir"
 [ -x /usr/bin/time ] || { echo "bench-large: needs GNU time (/usr/bin/time)" >&2; exit 1; }
 
+uptime
 printf '%-10s %10s %10s %12s %10s\n' events "wall s" "cpu s" "peak RSS" "us/event"
 for m in $sizes; do
 	iters=$((m * 1000000 / 9))
 	events=$((iters * 9))
 	db=$dir/events-${m}M.db
 	if [ ! -s "$db" ]; then
-		# The database, and as much again for the temporary files and the stored findings.
-		need_kb=$((events / 1000 * 110))
+		# The database, as much again for the temporary files and the stored
+		# findings, and the page timeline's recorded intervals (about 15 bytes each).
+		need_kb=$((events / 1000 * 130))
 		avail_kb=$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')
 		if [ "$avail_kb" -lt "$need_kb" ]; then
 			printf '%-10s skipped: %d MiB free in %s, %d MiB needed\n' "${m}M" \
@@ -38,12 +40,16 @@ for m in $sizes; do
 	read -r wall user sys rss <"$dir/time-${m}M"
 	awk -v m="$m" -v e="$events" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
 		printf "%-10s %10.1f %10.1f %8.0f MiB %10.2f\n", m "M", w, u + s, r / 1024, w * 1e6 / e }'
+	# The machine's load after it (the wall time is only the report's on a quiet one).
+	echo "           load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 
 # 'mapprof trace' of the same runs (reported above: variables, sources and
 # finding arrows), both formats (issue 27: 10 M events within 20 s, memory
 # bounded).  The trace is written beside the database and removed: JSON
-# takes about 190 bytes an event, a .pftrace 90.
+# takes about 190 bytes an event, a .pftrace 90.  BENCH_LARGE_TRACE=0: the
+# report only.
+[ "${BENCH_LARGE_TRACE:-1}" = 0 ] && exit 0
 printf '\n%-10s %-8s %10s %10s %12s %10s\n' events trace "wall s" "cpu s" "peak RSS" "us/event"
 for m in $sizes; do
 	iters=$((m * 1000000 / 9))

@@ -25,6 +25,7 @@
 #include "db/events.h"
 #include "db/locations.h"
 #include "db/sound.h"
+#include "db/timeline_rows.h"
 #include "lib/hmap.h"
 
 struct event_stream {
@@ -36,6 +37,7 @@ struct event_stream {
 	int64_t pair_delete, pair_alloc;
 	struct hmap live;              /* alloc seq -> {bytes, host addr} */
 	struct op_keys *keys;          /* every row's attribution keys, or NULL */
+	struct timeline_rec *rec;      /* every row for the page timeline too, or NULL */
 	struct sound_judge judge;
 	struct damaged damaged_ops, damaged_kernels;
 	/* seq mode: the window, sorted by (begin_ns, seq), in win[head..tail) */
@@ -233,6 +235,14 @@ static int read_op(struct event_stream *s, char **err)
 			return step_error(s, err);
 		for (int i = 0; i < OP_NCOLS; i++)
 			c[i] = sqlite3_column_value(st, i);
+		if (s->rec) {
+			sqlite3_value *tl[TLO_NCOLS] = {
+				[TLO_SEQ] = c[OP_SEQ], [TLO_KIND] = c[OP_KIND], [TLO_SRC_DEV] = c[OP_SRC_DEV],
+				[TLO_DST_DEV] = c[OP_DST_DEV], [TLO_BYTES] = c[OP_BYTES], [TLO_BEGIN] = c[OP_BEGIN],
+				[TLO_END] = c[OP_END], [TLO_DUR] = c[OP_DUR], [TLO_THREAD] = c[OP_THREAD],
+			};
+			timeline_rec_op(s->rec, tl);
+		}
 		if (s->keys && add_keys(s, c, err) < 0)
 			return -1;
 		if ((rc = op_sound(s, c, err)) <= 0) {
@@ -287,6 +297,17 @@ static int read_kernel(struct event_stream *s, char **err)
 		}
 		if (rc != SQLITE_ROW)
 			return step_error(s, err);
+		if (s->rec) {
+			sqlite3_value *tl[TLK_NCOLS] = {
+				[TLK_SEQ] = sqlite3_column_value(st, K_SEQ),
+				[TLK_DEVICE] = sqlite3_column_value(st, K_DEVICE),
+				[TLK_BEGIN] = sqlite3_column_value(st, K_BEGIN),
+				[TLK_END] = sqlite3_column_value(st, K_END),
+				[TLK_DUR] = sqlite3_column_value(st, K_DUR),
+				[TLK_THREAD] = sqlite3_column_value(st, K_THREAD),
+			};
+			timeline_rec_kernel(s->rec, tl);
+		}
 	} while ((rc = kernel_sound(s, err)) == 0);
 	if (rc < 0)
 		return -1;
@@ -307,6 +328,12 @@ static int read_kernel(struct event_stream *s, char **err)
 struct event_stream *event_stream_open(struct db *db, enum events_mode mode, struct op_keys *keys,
 				       char **err)
 {
+	return event_stream_open_rec(db, mode, keys, NULL, err);
+}
+
+struct event_stream *event_stream_open_rec(struct db *db, enum events_mode mode, struct op_keys *keys,
+					   struct timeline_rec *rec, char **err)
+{
 	struct event_stream *s = calloc(1, sizeof(*s));
 	int by_seq = mode == EVENTS_BY_SEQ;
 
@@ -317,6 +344,7 @@ struct event_stream *event_stream_open(struct db *db, enum events_mode mode, str
 	s->db = db;
 	s->mode = mode;
 	s->keys = keys;
+	s->rec = by_seq ? rec : NULL;
 	sound_judge_init(&s->judge, db);
 	hmap_init(&s->live, 1, sizeof(struct live_alloc));
 	/*

@@ -87,6 +87,16 @@ struct event_stream *event_stream_open(struct db *db, enum events_mode mode, str
 				       char **err);
 
 /*
+ * The same, and in seq mode every row read (damaged ones too) is handed to
+ * 'rec' as well (db/timeline_rows.h: the page timeline's intervals, so that
+ * the tables are read once; the caller calls timeline_rec_finish() once
+ * event_stream_next() has returned 0).  In sorted mode 'rec' is ignored.
+ */
+struct timeline_rec;
+struct event_stream *event_stream_open_rec(struct db *db, enum events_mode mode, struct op_keys *keys,
+					   struct timeline_rec *rec, char **err);
+
+/*
  * Next event into *ev: 1, or 0 at the end, or -1 with *err set, or (only in
  * EVENTS_BY_SEQ mode) EVENTS_RESTART when the order cannot be kept.
  */

@@ -27,6 +27,7 @@
 #include "lib/tempfile.h"
 #include "db/timeline_rows.h"
 #include "db/threads.h"
+#include "lib/batchq.h"
 #include "lib/extsort.h"
 #include "lib/sat.h"
 #include "lib/sort.h"
@@ -253,6 +254,27 @@ void timeline_span_init(struct timeline_span *s)
 	s->t0 = INT64_MAX;
 	s->t1 = INT64_MIN;
 	s->intervals = 0;
+	s->rec = NULL;
+}
+
+void timeline_span_record(struct timeline_span *s, struct db *db)
+{
+	timeline_rec_free(s->rec);
+	s->rec = timeline_rec_new(db);
+}
+
+void timeline_span_recorded(struct timeline_span *s, int complete)
+{
+	if (!complete || timeline_rec_finish(s->rec) < 0) {
+		timeline_rec_free(s->rec);
+		s->rec = NULL;
+	}
+}
+
+void timeline_span_release(struct timeline_span *s)
+{
+	timeline_rec_free(s->rec);
+	s->rec = NULL;
 }
 
 /*
@@ -406,6 +428,68 @@ static int bin_row(void *arg, const struct iv *in)
 	return 0;
 }
 
+/* The reading thread of pass 2: the intervals into the queue. */
+struct reader {
+	struct db *db;
+	char *err;
+};
+
+static int push_iv(void *arg, const struct iv *x)
+{
+	struct batchq *q = arg;
+	struct iv *slot = batchq_slot(q);
+
+	if (!slot)
+		return 1;   /* the binning stopped */
+	*slot = *x;
+	batchq_push(q);
+	return 0;
+}
+
+static int read_ivs(void *arg, struct batchq *q)
+{
+	struct reader *r = arg;
+	return timeline_rows_each(r->db, push_iv, q, &r->err);
+}
+
+/*
+ * Pass 2 with the rows read on a thread of their own (SQLite's steps and
+ * the pairing of deletes) while this one bins them, in the same order.
+ * What timeline_rows_each(db, bin_row, t, err) returns.
+ */
+static int bin_rows(struct build *t, char **err)
+{
+	struct batchq *q = batchq_wanted() ? batchq_new(sizeof(struct iv), 1024, 8) : NULL;
+	struct reader r = { t->db, NULL };
+	const void *recs;
+	size_t n;
+	int rc, stopped = 0;
+
+	if (!q || batchq_start(q, read_ivs, &r) < 0) {
+		batchq_free(q);
+		return timeline_rows_each(t->db, bin_row, t, err);
+	}
+	while (!stopped && (n = batchq_take(q, &recs)) > 0) {
+		const struct iv *x = recs;
+		for (size_t i = 0; i < n; i++)
+			if ((stopped = bin_row(t, &x[i])) != 0) {
+				batchq_cancel(q);
+				break;
+			}
+	}
+	rc = batchq_finish(q);
+	batchq_free(q);
+	if (stopped) {
+		free(r.err);
+		return stopped;
+	}
+	if (err)
+		*err = r.err;
+	else
+		free(r.err);
+	return rc;
+}
+
 /* Sort [seq, seq2, ...] arrays by (seq, seq2): the lifetimes' order of old. */
 static int cmp_life(const void *a, const void *b)
 {
@@ -545,7 +629,7 @@ json_t *timeline_build_span(struct db *db, const int64_t *mark_seqs, size_t n_ma
 	}
 	t.marks = marks;
 	t.n_marks = n_marks;
-	rc = timeline_rows_each(db, bin_row, &t, err);
+	rc = span && span->rec ? timeline_rec_each(span->rec, bin_row, &t, err) : bin_rows(&t, err);
 	if (rc > 0)
 		goto failed;
 	if (rc < 0)

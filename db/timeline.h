@@ -72,13 +72,27 @@ json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, 
  * (timeline_span_add() on every event it yields, sound rows only, any
  * order), it spares timeline_build_span() that pass.
  */
+struct timeline_rec;
 struct timeline_span {
 	int64_t t0, t1;
 	uint64_t intervals;
+	/*
+	 * The intervals themselves, when the same pass recorded them
+	 * (event_stream_open_rec(), finished): timeline_build_span() then
+	 * reads no table.  Owned: timeline_span_release().
+	 */
+	struct timeline_rec *rec;
 };
 
+/* Empty; s->rec must be NULL (released) already. */
 void timeline_span_init(struct timeline_span *s);
 void timeline_span_add(struct timeline_span *s, const struct event *ev);
+/* Start recording the intervals on db (a failure only means the timeline will read the tables). */
+void timeline_span_record(struct timeline_span *s, struct db *db);
+/* The pass has read every row (complete = 1) or not: the recording is kept, or dropped. */
+void timeline_span_recorded(struct timeline_span *s, int complete);
+/* Accepts one never initialised if zeroed. */
+void timeline_span_release(struct timeline_span *s);
 
 /* timeline_build() with the span given (NULL: read it from the tables). */
 json_t *timeline_build_span(struct db *db, const int64_t *mark_seqs, size_t n_marks,

@@ -16,22 +16,27 @@
  * holding a real (only an edited database has one) reads the same.
  */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "db/db_internal.h"
 #include "db/sound.h"
 #include "db/timeline_rows.h"
 #include "lib/hmap.h"
+#include "lib/tempfile.h"
 #include "lib/sort.h"
 
 static const char kernels_sql[] =
 	"SELECT k.seq, k.device, k.begin_ns, k.begin_ns + k.dur_ns, k.dur_ns, k.thread"
 	" FROM kernel_raw k ORDER BY k.seq";
-enum { K_SEQ, K_DEVICE, K_BEGIN, K_END, K_DUR, K_THREAD };
+enum { K_SEQ = TLK_SEQ, K_DEVICE = TLK_DEVICE, K_BEGIN = TLK_BEGIN, K_END = TLK_END, K_DUR = TLK_DUR,
+       K_THREAD = TLK_THREAD, K_NCOLS = TLK_NCOLS };
 
 static const char ops_sql[] =
 	"SELECT d.seq, d.kind, d.src_dev, d.dst_dev, d.bytes, d.begin_ns, d.begin_ns + d.dur_ns,"
 	" d.dur_ns, d.thread FROM data_op_raw d ORDER BY d.seq";
-enum { OP_SEQ, OP_KIND, OP_SRC_DEV, OP_DST_DEV, OP_BYTES, OP_BEGIN, OP_END, OP_DUR, OP_THREAD, OP_NCOLS };
+enum { OP_SEQ = TLO_SEQ, OP_KIND = TLO_KIND, OP_SRC_DEV = TLO_SRC_DEV, OP_DST_DEV = TLO_DST_DEV,
+       OP_BYTES = TLO_BYTES, OP_BEGIN = TLO_BEGIN, OP_END = TLO_END, OP_DUR = TLO_DUR,
+       OP_THREAD = TLO_THREAD, OP_NCOLS = TLO_NCOLS };
 
 /* The pairs by their key, walked beside the operations (a merge, not a lookup per row). */
 static const char pairs_sql[] =
@@ -126,14 +131,14 @@ static int each_row(struct db *db, sqlite3_stmt *st, int (*row)(void *ctx, sqlit
 	return 0;
 }
 
-static int kernel_row(void *ctx, sqlite3_stmt *st)
+/* A kernel_raw row, its columns in kernels_sql's order (K_*). */
+static int kernel_values(struct pass *r, sqlite3_value *const *c)
 {
-	struct pass *r = ctx;
 	struct sound_kernel_row k = {
-		.seq = sqlite3_column_int64(st, K_SEQ),
-		.device = sqlite3_column_value(st, K_DEVICE),
-		.begin_ns = sqlite3_column_value(st, K_BEGIN),
-		.dur_ns = sqlite3_column_value(st, K_DUR),
+		.seq = sqlite3_value_int64(c[K_SEQ]),
+		.device = c[K_DEVICE],
+		.begin_ns = c[K_BEGIN],
+		.dur_ns = c[K_DUR],
 	};
 	struct iv x;
 	int rc = sound_kernel(&r->judge, &k, NULL, r->err);
@@ -144,13 +149,22 @@ static int kernel_row(void *ctx, sqlite3_stmt *st)
 		.seq = k.seq,
 		.seq2 = -1,
 		.begin_ns = sqlite3_value_int64(k.begin_ns),
-		.end_ns = sqlite3_column_int64(st, K_END),
+		.end_ns = sqlite3_value_int64(c[K_END]),
 		.device = sqlite3_value_int(k.device),
-		.thread = thread_of(sqlite3_column_value(st, K_THREAD)),
+		.thread = thread_of(c[K_THREAD]),
 		.lane = LANE_KERNELS,
 	};
 	clamp_end(&x);
 	return emit(r, &x);
+}
+
+static int kernel_row(void *ctx, sqlite3_stmt *st)
+{
+	sqlite3_value *c[K_NCOLS];
+
+	for (int i = 0; i < K_NCOLS; i++)
+		c[i] = sqlite3_column_value(st, i);
+	return kernel_values(ctx, c);
 }
 
 /*
@@ -213,10 +227,9 @@ static int64_t pairs_of(struct pass *r, int64_t seq)
 	return n;
 }
 
-static int op_row(void *ctx, sqlite3_stmt *st)
+/* A data_op_raw row, its columns in ops_sql's order (OP_*). */
+static int op_values(struct pass *r, sqlite3_value *const *c)
 {
-	struct pass *r = ctx;
-	sqlite3_value *c[OP_NCOLS];
 	struct sound_op_row o;
 	struct live_alloc *freed = NULL;
 	int64_t alloc_seq = 0, end_ns = -1;
@@ -224,8 +237,6 @@ static int op_row(void *ctx, sqlite3_stmt *st)
 	int rc, kind, paired = 0;
 	struct iv x;
 
-	for (int i = 0; i < OP_NCOLS; i++)
-		c[i] = sqlite3_column_value(st, i);
 	o = (struct sound_op_row){
 		.seq = sqlite3_value_int64(c[OP_SEQ]),
 		.kind = c[OP_KIND],
@@ -342,6 +353,15 @@ early:
 	return 0;
 }
 
+static int op_row(void *ctx, sqlite3_stmt *st)
+{
+	sqlite3_value *c[OP_NCOLS];
+
+	for (int i = 0; i < OP_NCOLS; i++)
+		c[i] = sqlite3_column_value(st, i);
+	return op_values(ctx, c);
+}
+
 struct never {
 	int64_t seq;
 	struct live_alloc a;
@@ -376,30 +396,176 @@ static int never_freed(struct pass *r)
 	return rc;
 }
 
+/* The pass's state and the statements walked beside the data operations. 0, or -1 with *err. */
+static int pass_begin(struct pass *r, struct db *db, int (*fn)(void *arg, const struct iv *x), void *arg,
+		      char **err)
+{
+	*r = (struct pass){ .db = db, .fn = fn, .arg = arg, .err = err };
+	sound_judge_init(&r->judge, db);
+	hmap_init(&r->live, 1, sizeof(struct live_alloc));
+	if (!(r->by_alloc = db_prepare(db, by_alloc_sql, err)))
+		return -1;
+	r->by_alloc_rc = sqlite3_step(r->by_alloc);
+	if (!(r->pairs = db_prepare(db, pairs_sql, err)))
+		return -1;
+	r->pairs_rc = sqlite3_step(r->pairs);
+	return 0;
+}
+
+static void pass_end(struct pass *r)
+{
+	sqlite3_finalize(r->by_alloc);
+	sqlite3_finalize(r->pairs);
+	r->by_alloc = r->pairs = NULL;
+	sound_judge_release(&r->judge);
+	hmap_release(&r->live);
+	free(r->early);
+	r->early = NULL;
+}
+
 int timeline_rows_each(struct db *db, int (*fn)(void *arg, const struct iv *x), void *arg, char **err)
 {
-	struct pass r = { .db = db, .fn = fn, .arg = arg, .err = err };
+	struct pass r;
 	sqlite3_stmt *st;
 	int rc = -1;
 
-	sound_judge_init(&r.judge, db);
-	hmap_init(&r.live, 1, sizeof(struct live_alloc));
+	if (pass_begin(&r, db, fn, arg, err) < 0)
+		goto out;
 	if (!(st = db_prepare(db, kernels_sql, err)) || each_row(db, st, kernel_row, &r, err) < 0)
 		goto out;
-	if (!(r.by_alloc = db_prepare(db, by_alloc_sql, err)))
-		goto out;
-	r.by_alloc_rc = sqlite3_step(r.by_alloc);
-	if (!(r.pairs = db_prepare(db, pairs_sql, err)))
-		goto out;
-	r.pairs_rc = sqlite3_step(r.pairs);
 	if (!(st = db_prepare(db, ops_sql, err)) || each_row(db, st, op_row, &r, err) < 0)
 		goto out;
 	rc = never_freed(&r);
 out:
-	sqlite3_finalize(r.by_alloc);
-	sqlite3_finalize(r.pairs);
-	sound_judge_release(&r.judge);
-	hmap_release(&r.live);
-	free(r.early);
+	pass_end(&r);
 	return r.fn_rc ? r.fn_rc : rc;
+}
+
+/* --- the intervals recorded while another pass reads the rows -------------- */
+
+#define REC_BATCH 4096   /* intervals buffered per file */
+
+struct rec_file {
+	int fd;
+	struct iv *buf;
+	size_t n;
+	off_t off;               /* bytes written */
+};
+
+struct timeline_rec {
+	struct pass r;
+	char *err;               /* why the recording was given up (it is then not used) */
+	int broken, finished;
+	struct rec_file files[2];   /* the kernels; the data operations and the lifetimes */
+};
+
+static int rec_flush(struct rec_file *f)
+{
+	if (!f->n)
+		return 0;
+	if (f->fd < 0 && (f->fd = tempfile_open("timeline")) < 0)
+		return -1;
+	if (tempfile_io(f->fd, f->buf, f->n * sizeof(*f->buf), f->off, 1) < 0)
+		return -1;
+	f->off += (off_t)(f->n * sizeof(*f->buf));
+	f->n = 0;
+	return 0;
+}
+
+static int rec_emit(void *arg, const struct iv *x)
+{
+	struct rec_file *f = &((struct timeline_rec *)arg)->files[x->lane != LANE_KERNELS];
+
+	if (f->n == REC_BATCH && rec_flush(f) < 0)
+		return 1;
+	f->buf[f->n++] = *x;
+	return 0;
+}
+
+struct timeline_rec *timeline_rec_new(struct db *db)
+{
+	struct timeline_rec *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	for (int i = 0; i < 2; i++) {
+		t->files[i].fd = -1;
+		if (!(t->files[i].buf = malloc(REC_BATCH * sizeof(struct iv)))) {
+			free(t->files[0].buf);
+			free(t);
+			return NULL;
+		}
+	}
+	if (pass_begin(&t->r, db, rec_emit, t, &t->err) < 0) {
+		timeline_rec_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void rec_give_up(struct timeline_rec *t)
+{
+	t->broken = 1;
+	pass_end(&t->r);
+}
+
+void timeline_rec_kernel(struct timeline_rec *t, struct sqlite3_value *const *c)
+{
+	if (t && !t->broken && kernel_values(&t->r, c) < 0)
+		rec_give_up(t);
+}
+
+void timeline_rec_op(struct timeline_rec *t, struct sqlite3_value *const *c)
+{
+	if (t && !t->broken && op_values(&t->r, c) < 0)
+		rec_give_up(t);
+}
+
+int timeline_rec_finish(struct timeline_rec *t)
+{
+	if (!t || t->broken)
+		return -1;
+	if (never_freed(&t->r) != 0 || rec_flush(&t->files[0]) < 0 || rec_flush(&t->files[1]) < 0) {
+		rec_give_up(t);
+		return -1;
+	}
+	pass_end(&t->r);
+	t->finished = 1;
+	return 0;
+}
+
+int timeline_rec_each(struct timeline_rec *t, int (*fn)(void *arg, const struct iv *x), void *arg, char **err)
+{
+	for (int i = 0; i < 2; i++) {
+		struct rec_file *f = &t->files[i];
+		for (off_t off = 0; off < f->off;) {
+			size_t n = (size_t)(f->off - off) / sizeof(*f->buf);
+			if (n > REC_BATCH)
+				n = REC_BATCH;
+			if (tempfile_io(f->fd, f->buf, n * sizeof(*f->buf), off, 0) < 0)
+				return db_fail(err, "cannot read the timeline back from a temporary file");
+			off += (off_t)(n * sizeof(*f->buf));
+			for (size_t j = 0; j < n; j++) {
+				int rc = fn(arg, &f->buf[j]);
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	return 0;
+}
+
+void timeline_rec_free(struct timeline_rec *t)
+{
+	if (!t)
+		return;
+	if (!t->broken && !t->finished)
+		pass_end(&t->r);
+	for (int i = 0; i < 2; i++) {
+		if (t->files[i].fd >= 0)
+			close(t->files[i].fd);
+		free(t->files[i].buf);
+	}
+	free(t->err);
+	free(t);
 }

@@ -42,4 +42,35 @@ struct iv {
  */
 int timeline_rows_each(struct db *db, int (*fn)(void *arg, const struct iv *x), void *arg, char **err);
 
+/*
+ * The same intervals recorded while another pass reads the rows (the
+ * analysis' event stream, db/events.c: the tables are then read once).
+ * That pass hands over every row of kernel_raw and of data_op_raw, damaged
+ * ones too, each table in seq order, as the columns below (sqlite3_value
+ * pointers, valid during the call); the intervals go to two unlinked
+ * temporary files (the kernels', the rest), about 56 bytes each, so that
+ * memory stays bounded.  Then timeline_rec_each() calls fn on them in
+ * timeline_rows_each()'s order.  A recording that failed (out of memory,
+ * a file) is given up quietly: timeline_rec_finish() says so, and the
+ * timeline then reads the tables itself.
+ */
+enum { TLK_SEQ, TLK_DEVICE, TLK_BEGIN, TLK_END, TLK_DUR, TLK_THREAD, TLK_NCOLS };
+enum { TLO_SEQ, TLO_KIND, TLO_SRC_DEV, TLO_DST_DEV, TLO_BYTES, TLO_BEGIN, TLO_END, TLO_DUR, TLO_THREAD,
+       TLO_NCOLS };
+/* END is begin_ns + dur_ns as SQLite sums it. */
+
+struct sqlite3_value;
+struct timeline_rec;
+
+/* A recorder reading delete_pair_raw beside the rows (its statements on db).  NULL on failure. */
+struct timeline_rec *timeline_rec_new(struct db *db);
+void timeline_rec_kernel(struct timeline_rec *t, struct sqlite3_value *const *c);
+void timeline_rec_op(struct timeline_rec *t, struct sqlite3_value *const *c);
+/* Every row was handed over: 0, or -1 when the recording cannot be used. */
+int timeline_rec_finish(struct timeline_rec *t);
+/* After timeline_rec_finish() returned 0: as timeline_rows_each(). */
+int timeline_rec_each(struct timeline_rec *t, int (*fn)(void *arg, const struct iv *x), void *arg, char **err);
+/* Accepts NULL. */
+void timeline_rec_free(struct timeline_rec *t);
+
 #endif

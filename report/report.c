@@ -11,6 +11,7 @@
 #include "db/attribution.h"
 #include "db/db.h"
 #include "db/finish.h"
+#include "lib/batchq.h"
 #include "lib/outfile.h"
 #include "lib/termesc.h"
 #include "report/attribute/attribute.h"
@@ -131,7 +132,8 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	if (db_copied(db))
 		termesc_line(stderr, "mapprof: note: '%s' is %s: findings were not stored in it",
 			     opt->db_path, db_copied(db));
-	if (db_pair_deletes_if_needed(db, err) < 0 || analysis_run(db, &a, err) < 0) {
+	if (db_pair_deletes_if_needed(db, err) < 0 ||
+	    (opt->html_path && !batchq_serial() ? analysis_run_page(db, &a, err) : analysis_run(db, &a, err)) < 0) {
 		explain_failure(db, res, err);
 		goto release;
 	}

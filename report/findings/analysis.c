@@ -11,6 +11,7 @@
 #include "db/db.h"
 #include "db/locations.h"
 #include "report/findings/analysis.h"
+#include "lib/batchq.h"
 #include "lib/tempfile.h"
 #include "report/detect/detect.h"
 #include "report/findings/kernels.h"
@@ -29,41 +30,122 @@ static void analysis_reset(struct analysis *a)
 	cost_init(&a->cost, a->host_device);
 }
 
+/* One event through everything the analysis feeds: 0, or -1 with *why. */
+static int feed_one(struct analysis *a, struct detect *d, struct kernel_tally *kt, const struct event *ev,
+		    const char **why)
+{
+	timeline_span_add(&a->span, ev);
+	if (totals_feed(&a->totals, ev) < 0 || results_feed(&a->results, ev, a->host_device) < 0 ||
+	    cost_feed(&a->cost, ev) < 0) {
+		*why = "out of memory";
+		return -1;
+	}
+	return detect_feed(d, ev, why) < 0 || kernel_tally_feed(kt, ev, why) < 0 ? -1 : 0;
+}
+
+/* The reading thread: the stream's events into the queue, its status at the end. */
+struct reader {
+	struct event_stream *s;
+	char *err;
+};
+
+static int read_events(void *arg, struct batchq *q)
+{
+	struct reader *r = arg;
+	struct event *ev;
+	int rc;
+
+	while ((ev = batchq_slot(q))) {
+		if ((rc = event_stream_next(r->s, ev, &r->err)) != 1)
+			return rc;
+		batchq_push(q);
+	}
+	return 0;   /* the analysis gave up */
+}
+
+/* feed_threaded(): no thread could be started, nothing was read. */
+#define NO_THREAD (-3)
+
+/*
+ * The events read on a thread of their own (SQLite's steps are a third of
+ * the pass) while this one analyses them, in the same order.  rc as
+ * event_stream_next's last; 1 when the analysis stopped (*why); NO_THREAD.
+ */
+static int feed_threaded(struct analysis *a, struct event_stream *s, struct detect *d,
+			 struct kernel_tally *kt, const char **why, char **err)
+{
+	struct batchq *q = batchq_new(sizeof(struct event), 512, 8);
+	struct reader r = { s, NULL };
+	const void *recs;
+	size_t n;
+	int rc, stopped = 0;
+
+	if (!q || batchq_start(q, read_events, &r) < 0) {
+		batchq_free(q);
+		return NO_THREAD;
+	}
+	while (!stopped && (n = batchq_take(q, &recs)) > 0) {
+		const struct event *ev = recs;
+		for (size_t i = 0; i < n; i++)
+			if (feed_one(a, d, kt, &ev[i], why) < 0) {
+				batchq_cancel(q);
+				stopped = 1;
+				break;
+			}
+	}
+	rc = batchq_finish(q);
+	batchq_free(q);
+	if (stopped) {
+		free(r.err);
+		return 1;
+	}
+	if (err)
+		*err = r.err;
+	else
+		free(r.err);
+	return rc;
+}
+
 /* One pass over the stream.  0, -1 (with *err) or EVENTS_RESTART. */
 static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mode, char **err)
 {
 	struct detect_config cfg = { a->host_device, 0 };
-	struct event_stream *s = event_stream_open(db, mode, a->keys, err);
-	struct detect *d = s ? detect_new(&cfg, findings_add, &a->findings) : NULL;
-	struct kernel_tally *kt = d ? kernel_tally_new() : NULL;
+	struct event_stream *s;
+	struct detect *d;
+	struct kernel_tally *kt;
 	const char *why = NULL;
 	struct event ev;
-	int rc;
+	int rc = NO_THREAD;
 
+	timeline_span_release(&a->span);
+	timeline_span_init(&a->span);
+	if (a->with_timeline && mode == EVENTS_BY_SEQ)
+		timeline_span_record(&a->span, db);
+	s = event_stream_open_rec(db, mode, a->keys, a->span.rec, err);
+	d = s ? detect_new(&cfg, findings_add, &a->findings) : NULL;
+	kt = d ? kernel_tally_new() : NULL;
 	if (!kt) {
 		if (s && err)
 			*err = strdup("out of memory");
 		detect_free(d);
 		event_stream_close(s);
+		timeline_span_release(&a->span);
 		return -1;
 	}
-	timeline_span_init(&a->span);
-	while ((rc = event_stream_next(s, &ev, err)) == 1) {
-		timeline_span_add(&a->span, &ev);
-		if (totals_feed(&a->totals, &ev) < 0 || results_feed(&a->results, &ev, a->host_device) < 0 ||
-		    cost_feed(&a->cost, &ev) < 0) {
-			why = "out of memory";
-			break;
-		}
-		if (detect_feed(d, &ev, &why) < 0 || kernel_tally_feed(kt, &ev, &why) < 0)
-			break;
-	}
+	if (batchq_wanted())
+		rc = feed_threaded(a, s, d, kt, &why, err);
+	if (rc == NO_THREAD)
+		while ((rc = event_stream_next(s, &ev, err)) == 1)
+			if (feed_one(a, d, kt, &ev, &why) < 0)
+				break;
 	if (rc == 0 && !why && detect_finish(d, &why) < 0 && !why)
 		why = "detector failed";
 	if (rc == 0 && !why)
 		kernel_tally_finish(kt, &a->kernel_sites, &why);
 	if (rc == 0)
 		event_stream_damaged(s, &a->damaged_ops, &a->damaged_kernels);
+	/* Every row was read when the stream ended (whatever the analysis made of them). */
+	timeline_span_recorded(&a->span, rc == 0);
 	detect_free(d);
 	kernel_tally_free(kt);
 	event_stream_close(s);
@@ -77,12 +159,13 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 	return 0;
 }
 
-int analysis_run(struct db *db, struct analysis *a, char **err)
+static int run(struct db *db, struct analysis *a, int with_timeline, char **err)
 {
 	struct findings_context ctx;
 	int rc;
 
 	memset(a, 0, sizeof(*a));
+	a->with_timeline = with_timeline;
 	totals_init(&a->totals);
 	findings_init(&a->findings);
 	a->findings.buffer_ops = tempfile_buffer_records(0);
@@ -115,6 +198,16 @@ int analysis_run(struct db *db, struct analysis *a, char **err)
 	return 0;
 }
 
+int analysis_run(struct db *db, struct analysis *a, char **err)
+{
+	return run(db, a, 0, err);
+}
+
+int analysis_run_page(struct db *db, struct analysis *a, char **err)
+{
+	return run(db, a, 1, err);
+}
+
 void analysis_release(struct analysis *a)
 {
 	if (!a)
@@ -131,6 +224,7 @@ void analysis_release(struct analysis *a)
 	results_release(&a->results);
 	cost_release(&a->cost);
 	kernel_sites_release(&a->kernel_sites);
+	timeline_span_release(&a->span);
 }
 
 int run_incomplete(const struct run_info *run)

@@ -57,6 +57,7 @@ struct analysis {
 	/* The sites the pass gathered (report/findings/kernels.h), for 'kernels' to point at. */
 	struct kernel_sites kernel_sites;
 	struct timeline_span span;  /* the page timeline's span, from the same pass */
+	int with_timeline;          /* the span records the timeline's intervals too (analysis_run_page()) */
 };
 
 /*
@@ -64,6 +65,12 @@ struct analysis {
  * with analysis_release() whatever the result).  0, or -1 with *err set.
  */
 int analysis_run(struct db *db, struct analysis *a, char **err);
+/*
+ * The same, for an HTML page: the pass also records the timeline's
+ * intervals in a.span (db/timeline.h), so that the page reads no table
+ * again.
+ */
+int analysis_run_page(struct db *db, struct analysis *a, char **err);
 void analysis_release(struct analysis *a);
 
 /* True when the run's status is not 'complete' (the outputs say so). */

@@ -139,8 +139,22 @@ struct data_out {
 static int data_chunk(const char *buf, size_t n, void *arg)
 {
 	struct data_out *o = arg;
+	size_t run = 0;   /* bytes from buf + run_start written as they are, pending */
+	size_t run_start = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)buf[i];
+		if (!o->pend && c != '<' && c != '>' && c != '&' && c != 0xe2) {
+			/* Most bytes: written in runs, not one putc each. */
+			if (!run)
+				run_start = i;
+			run++;
+			continue;
+		}
+		if (run) {
+			fwrite(buf + run_start, 1, run, o->f);
+			run = 0;
+		}
 		if (o->pend == 1 && c == 0x80) {
 			o->pend = 2;
 			continue;
@@ -161,6 +175,8 @@ static int data_chunk(const char *buf, size_t n, void *arg)
 		default: putc(c, o->f);
 		}
 	}
+	if (run)
+		fwrite(buf + run_start, 1, run, o->f);
 	return 0;
 }
 
