@@ -152,15 +152,6 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool
 		free(d);
 		return NULL;
 	}
-#ifdef MADV_POPULATE_WRITE
-	/*
-	 * The ring's pages allocated and mapped now, in one call, not by a
-	 * fault each as the drain first reads them (a fault is a trip to the
-	 * hypervisor in a VM); at most 16 MiB (a large ring a slow program
-	 * never goes round stays lazy).  EINVAL before Linux 5.14: as before.
-	 */
-	madvise(d->ring, d->ring_size < (16u << 20) ? d->ring_size : (16u << 20), MADV_POPULATE_WRITE);
-#endif
 	memcpy(d->ring->magic, RING_MAGIC, sizeof(d->ring->magic));
 	d->ring->nchunks = nchunks;
 	d->ring->chunk_size = sizeof(struct ring_chunk);

@@ -402,15 +402,6 @@ static int open_from_record(int spool_fd, int ring_fd)
 		return quiet ? -2 : -1;
 	}
 	r->owner_start = ring_proc_start((long)me);
-#ifdef MADV_POPULATE_WRITE
-	/*
-	 * Its pages mapped now, in one call, rather than by a fault each as the
-	 * ring is first gone round (1,536 for the default 6 MiB; a fault is a
-	 * trip to the hypervisor in a VM).  Contents unchanged; at most 16 MiB;
-	 * an older kernel says EINVAL and the faults come as before.
-	 */
-	madvise(r, (size_t)st.st_size < (16u << 20) ? (size_t)st.st_size : (16u << 20), MADV_POPULATE_WRITE);
-#endif
 	/* Ours now: the ring is mapped (no descriptor needed), the spool moves out of the program's way. */
 	close(ring_fd);
 	own_fd_take(&out, spool_fd);
