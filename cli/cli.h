@@ -79,9 +79,9 @@ int help_out(const char *text);
  * of thousands of ranks is more than one command line holds (mpirun passes
  * its command to each rank in one string of at most 128 KiB).  *out (an
  * array of malloc'ed paths, freed by db_args_free()) and *nout; 0, or an
- * exit status (said why).
+ * exit status (said why, unless 'quiet').
  */
-int db_args_expand(char *const *args, int n, char ***out, int *nout);
+int db_args_expand(char *const *args, int n, char ***out, int *nout, int quiet);
 void db_args_free(char **dbs, int n);
 
 #endif

@@ -160,8 +160,8 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return status < 0 ? 0 : status;
 	}
-	/* A directory: its *.db files (every rank reads the same list, in the same order). */
-	status = db_args_expand(argv + first, argc - first, &dbs, &n);
+	/* A directory: its *.db files (every rank reads the same list, in the same order; rank 0 says what is wrong). */
+	status = db_args_expand(argv + first, argc - first, &dbs, &n, rank != 0);
 	MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (status) {
 		db_args_free(dbs, n);

@@ -234,7 +234,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("report", "no database given");
-	if ((status = db_args_expand(argv + optind, argc - optind, &dbs, &n)))
+	if ((status = db_args_expand(argv + optind, argc - optind, &dbs, &n, 0)))
 		return status;
 	if (n > 1 && rc.baseline)
 		status = usage_error("report", "--baseline takes one database to compare with");

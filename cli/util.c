@@ -208,44 +208,44 @@ static int is_db_name(const struct dirent *e)
 }
 
 /* Append path (taken) to dbs: 0, or an exit status (path freed). */
-static int add_db(char *path, char ***dbs, size_t *n, size_t *cap)
+static int add_db(char *path, char ***dbs, size_t *n, size_t *cap, int quiet)
 {
 	if (!path || grow_one((void **)dbs, cap, *n, sizeof(**dbs)) < 0) {
 		free(path);
-		return error("out of memory");
+		return quiet ? EXIT_ERROR : error("out of memory");
 	}
 	(*dbs)[(*n)++] = path;
 	return 0;
 }
 
 /* Append dir/NAME for each *.db regular file of dir, in version order.  0, or an exit status. */
-static int add_dir(const char *dir, char ***dbs, size_t *n, size_t *cap)
+static int add_dir(const char *dir, char ***dbs, size_t *n, size_t *cap, int quiet)
 {
 	struct dirent **names = NULL;
 	int k = scandir(dir, &names, is_db_name, versionsort), status = 0;
 	size_t before = *n;
 
 	if (k < 0)
-		return error("cannot read directory '%s': %s", dir, strerror(errno));
+		return quiet ? EXIT_ERROR : error("cannot read directory '%s': %s", dir, strerror(errno));
 	for (int i = 0; i < k; i++) {
 		struct stat st;
 		char *path = NULL;
 		if (!status && asprintf(&path, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
 					names[i]->d_name) < 0)
-			status = error("out of memory");
+			status = quiet ? EXIT_ERROR : error("out of memory");
 		else if (!status && stat(path, &st) == 0 && S_ISREG(st.st_mode))
-			status = add_db(path, dbs, n, cap);
+			status = add_db(path, dbs, n, cap, quiet);
 		else
 			free(path);
 		free(names[i]);
 	}
 	free(names);
 	if (!status && *n == before)
-		status = error("directory '%s' holds no database (no regular file named *.db)", dir);
+		status = quiet ? EXIT_ERROR : error("directory '%s' holds no database (no regular file named *.db)", dir);
 	return status;
 }
 
-int db_args_expand(char *const *args, int n, char ***out, int *nout)
+int db_args_expand(char *const *args, int n, char ***out, int *nout, int quiet)
 {
 	char **dbs = NULL;
 	size_t m = 0, cap = 0;
@@ -254,12 +254,12 @@ int db_args_expand(char *const *args, int n, char ***out, int *nout)
 	for (int i = 0; i < n && !status; i++) {
 		struct stat st;
 		if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode))
-			status = add_dir(args[i], &dbs, &m, &cap);
+			status = add_dir(args[i], &dbs, &m, &cap, quiet);
 		else
-			status = add_db(strdup(args[i]), &dbs, &m, &cap);
+			status = add_db(strdup(args[i]), &dbs, &m, &cap, quiet);
 	}
 	if (!status && m > INT_MAX)
-		status = error("too many databases (%zu)", m);
+		status = quiet ? EXIT_ERROR : error("too many databases (%zu)", m);
 	if (status) {
 		db_args_free(dbs, (int)(m > INT_MAX ? INT_MAX : m));
 		return status;

@@ -90,7 +90,7 @@ mkdir nodb
 rc=0
 timeout 120 "${mpirun[@]}" -n 2 "$mpi" report nodb >/dev/null 2>nodb.err || rc=$?
 assert_eq "$rc" 3 "mapprof-mpi over a directory without databases: exit status"
-grep -q "directory 'nodb' holds no database" nodb.err || fail "no message for nodb/: $(cat nodb.err)"
+assert_eq "$(grep -c "directory 'nodb' holds no database" nodb.err)" 1 "messages for nodb/ (rank 0 says it once)"
 echo "ok a directory of databases: the same merged report, serially and over 2 ranks"
 
 # A database that cannot be reported: 3 and no report, as serially.
