@@ -172,18 +172,9 @@ static const unsigned char *reader_get(struct spool_reader *r, size_t off, size_
 	}
 	r->base = off;
 	r->have = 0;
-	while (r->have < len) {
-		ssize_t k = pread(r->fd, r->buf + r->have, len - r->have, (off_t)(off + r->have));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (!k)
-				errno = EIO;   /* shorter than its size said */
-			r->have = 0;
-			return NULL;
-		}
-		r->have += (size_t)k;
-	}
+	if (tempfile_io(r->fd, r->buf, len, (off_t)off, 0) < 0)
+		return NULL;   /* EIO: shorter than its size said */
+	r->have = len;
 	return r->buf;
 }
 
@@ -453,11 +444,6 @@ static int lock_reserved(int fd)
 	return fcntl(fd, F_SETLK, &l);
 }
 
-static int read_all(int fd, void *p, size_t n, off_t off)
-{
-	return tempfile_io(fd, p, n, off, 0);
-}
-
 /* The table's root page, when its columns are those given (in order) and it has no index or trigger. */
 static uint32_t table_root(struct db *db, const char *name, const char *columns)
 {
@@ -525,7 +511,7 @@ static struct page_sink *page_sink_new(struct db *db, int reserved)
 	/* The connection holds no lock now: SQLite's own, taken here, keep other processes out. */
 	ps->fd = open(file, O_RDWR | O_CLOEXEC);
 	if (ps->fd < 0 || (reserved ? lock_reserved(ps->fd) : lock_bytes(ps->fd, F_WRLCK)) < 0 || fstat(ps->fd, &st) < 0 ||
-	    read_all(ps->fd, ps->hdr, sizeof(ps->hdr), 0) < 0 || pw_check_header(ps->hdr, &ps->h, &why) < 0 ||
+	    tempfile_io(ps->fd, ps->hdr, sizeof(ps->hdr), 0, 0) < 0 || pw_check_header(ps->hdr, &ps->h, &why) < 0 ||
 	    st.st_size < (off_t)ps->h.pages * ps->h.page_size)
 		goto no;
 	/*
@@ -544,7 +530,7 @@ static struct page_sink *page_sink_new(struct db *db, int reserved)
 		unsigned char *r = ps->roots + (size_t)t * ps->h.page_size;
 		/* An empty table's root: a leaf (13) of no cell. */
 		if (ps->root[t] > ps->h.pages ||
-		    read_all(ps->fd, r, ps->h.page_size, (off_t)(ps->root[t] - 1) * ps->h.page_size) < 0 ||
+		    tempfile_io(ps->fd, r, ps->h.page_size, (off_t)(ps->root[t] - 1) * ps->h.page_size, 0) < 0 ||
 		    r[0] != 13 || r[3] || r[4] ||
 		    !(ps->t[t] = pw_table_new(ps->pw, ps->root[t], t < DBW_TABLES ? dbw_table_ncols(t) : 2, 0)))
 			goto no;

@@ -190,24 +190,13 @@ int pw_check_header(const unsigned char hdr[100], struct pw_header *h, const cha
 	return 0;
 }
 
-/* All n bytes at off (lib/tempfile.h's loop); a write of nothing is a full disk. */
-static int write_all(int fd, const unsigned char *p, size_t n, off_t off)
-{
-	errno = 0;
-	if (tempfile_io(fd, (void *)p, n, off, 1) == 0)
-		return 0;
-	if (!errno)
-		errno = ENOSPC;
-	return -1;
-}
-
 static int flush(struct pagewriter *w)
 {
 	int rc = 0;
 
 	if (w->nbuf)
-		rc = write_all(w->fd, w->buf, (size_t)w->nbuf * w->h.page_size,
-			       (off_t)(w->buf_first - 1) * w->h.page_size);
+		rc = tempfile_io(w->fd, w->buf, (size_t)w->nbuf * w->h.page_size,
+			       (off_t)(w->buf_first - 1) * w->h.page_size, 1);
 	w->nbuf = 0;
 	return rc;
 }
@@ -514,17 +503,14 @@ static int set_page_count(int fd, uint32_t pages)
 	unsigned char h[100];
 	uint32_t counter;
 
-	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
-		if (!errno)
-			errno = EIO;
+	if (tempfile_io(fd, h, sizeof(h), 0, 0) < 0)
 		return -1;
-	}
 	counter = get32(h + 24) + 1;
 	put32(h + 24, counter);
 	put32(h + 28, pages);
 	put32(h + 92, counter);
 	put32(h + 96, (uint32_t)sqlite3_libversion_number());
-	return write_all(fd, h, sizeof(h), 0);
+	return tempfile_io(fd, h, sizeof(h), 0, 1);
 }
 
 void pw_table_times(struct pw_table *t, int col)
@@ -622,7 +608,7 @@ static int times_pass(struct pagewriter *w)
 				if (i < w->owner_cap && w->owner[i])
 					times_leaf(w, w->by_idx[w->owner[i] - 1], w->buf + (size_t)k * ps);
 			}
-			if (write_all(w->fd, w->buf, (size_t)n * ps, (off_t)(pg - 1) * ps) < 0)
+			if (tempfile_io(w->fd, w->buf, (size_t)n * ps, (off_t)(pg - 1) * ps, 1) < 0)
 				return -1;
 		}
 		pg += n;
@@ -652,7 +638,7 @@ int pw_finish(struct pagewriter *w, uint32_t *pages)
 	if (set_page_count(w->fd, *pages) < 0)
 		return -1;
 	for (struct pw_table *t = w->tables; t; t = t->next)
-		if (write_all(w->fd, t->root_img, w->h.page_size, (off_t)(t->root - 1) * w->h.page_size) < 0)
+		if (tempfile_io(w->fd, t->root_img, w->h.page_size, (off_t)(t->root - 1) * w->h.page_size, 1) < 0)
 			return -1;
 	return 0;
 }

@@ -35,8 +35,11 @@ int tempfile_io(int fd, void *p, size_t len, off_t off, int writing)
 		ssize_t k = writing ? pwrite(fd, c, len, off) : pread(fd, c, len, off);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0)
+		if (k <= 0) {
+			if (!k)   /* nothing written: the disk is full; nothing read: shorter than said */
+				errno = writing ? ENOSPC : EIO;
 			return -1;
+		}
 		c += k;
 		len -= (size_t)k;
 		off += k;

@@ -17,7 +17,8 @@ int tempfile_open(const char *tag);
 
 /*
  * All 'len' bytes at 'off', written (writing) or read, through short counts
- * and EINTR.  0, or -1 on an error or end of file.
+ * and EINTR.  0, or -1 with errno set: the call's own, or ENOSPC when a
+ * write wrote nothing, EIO when a read met the end of the file.
  */
 int tempfile_io(int fd, void *p, size_t len, off_t off, int writing);
 
