@@ -457,26 +457,22 @@ static int read_ivs(void *arg, struct batchq *q)
  * the pairing of deletes) while this one bins them, in the same order.
  * What timeline_rows_each(db, bin_row, t, err) returns.
  */
+static int bin_queued(void *arg, const void *rec)
+{
+	return bin_row(arg, rec);
+}
+
 static int bin_rows(struct build *t, char **err)
 {
 	struct batchq *q = batchq_wanted() ? batchq_new(sizeof(struct iv), 1024, 8) : NULL;
 	struct reader r = { t->db, NULL };
-	const void *recs;
-	size_t n;
-	int rc, stopped = 0;
+	int rc, stopped;
 
 	if (!q || batchq_start(q, read_ivs, &r) < 0) {
 		batchq_free(q);
 		return timeline_rows_each(t->db, bin_row, t, err);
 	}
-	while (!stopped && (n = batchq_take(q, &recs)) > 0) {
-		const struct iv *x = recs;
-		for (size_t i = 0; i < n; i++)
-			if ((stopped = bin_row(t, &x[i])) != 0) {
-				batchq_cancel(q);
-				break;
-			}
-	}
+	stopped = batchq_consume(q, bin_queued, t);
 	rc = batchq_finish(q);
 	batchq_free(q);
 	if (stopped) {

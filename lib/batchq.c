@@ -145,6 +145,23 @@ void batchq_cancel(struct batchq *q)
 	pthread_mutex_unlock(&q->lock);
 }
 
+int batchq_consume(struct batchq *q, int (*each)(void *arg, const void *rec), void *arg)
+{
+	const void *recs;
+	size_t n;
+
+	while ((n = batchq_take(q, &recs)) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			int stop = each(arg, (const char *)recs + i * q->rec_size);
+			if (stop) {
+				batchq_cancel(q);
+				return stop;
+			}
+		}
+	}
+	return 0;
+}
+
 int batchq_finish(struct batchq *q)
 {
 	pthread_join(q->thread, NULL);

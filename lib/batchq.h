@@ -54,6 +54,13 @@ size_t batchq_take(struct batchq *q, const void **recs);
 /* Consumer: take no more (the producer's next batchq_slot() is NULL). */
 void batchq_cancel(struct batchq *q);
 
+/*
+ * Consumer: every record, in order, through each(arg, rec) until it returns
+ * non-zero (then batchq_cancel(), and that value) or the producer is done
+ * and all is taken (0).  Then batchq_finish() as ever.
+ */
+int batchq_consume(struct batchq *q, int (*each)(void *arg, const void *rec), void *arg);
+
 /* Wait for the producer's end: its status.  Call once, after batchq_start() succeeded. */
 int batchq_finish(struct batchq *q);
 

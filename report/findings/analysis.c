@@ -71,28 +71,32 @@ static int read_events(void *arg, struct batchq *q)
  * the pass) while this one analyses them, in the same order.  rc as
  * event_stream_next's last; 1 when the analysis stopped (*why); NO_THREAD.
  */
+struct feeder {
+	struct analysis *a;
+	struct detect *d;
+	struct kernel_tally *kt;
+	const char **why;
+};
+
+static int feed_queued(void *arg, const void *rec)
+{
+	struct feeder *f = arg;
+	return feed_one(f->a, f->d, f->kt, rec, f->why) < 0;
+}
+
 static int feed_threaded(struct analysis *a, struct event_stream *s, struct detect *d,
 			 struct kernel_tally *kt, const char **why, char **err)
 {
 	struct batchq *q = batchq_new(sizeof(struct event), 512, 8);
 	struct reader r = { s, NULL };
-	const void *recs;
-	size_t n;
-	int rc, stopped = 0;
+	struct feeder f = { a, d, kt, why };
+	int rc, stopped;
 
 	if (!q || batchq_start(q, read_events, &r) < 0) {
 		batchq_free(q);
 		return NO_THREAD;
 	}
-	while (!stopped && (n = batchq_take(q, &recs)) > 0) {
-		const struct event *ev = recs;
-		for (size_t i = 0; i < n; i++)
-			if (feed_one(a, d, kt, &ev[i], why) < 0) {
-				batchq_cancel(q);
-				stopped = 1;
-				break;
-			}
-	}
+	stopped = batchq_consume(q, feed_queued, &f);
 	rc = batchq_finish(q);
 	batchq_free(q);
 	if (stopped) {
