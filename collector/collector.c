@@ -77,10 +77,17 @@ static int is_transfer_from(int kind)
  * while no kernel runs, leaves its team waiting for the next parallel
  * region (hash.h: their cores may hash).  0 when not known.
  */
+static _Thread_local signed char on_initial_thread = -1;  /* -1: not asked yet; reset at fork */
+
 static int threads_waiting(uint64_t bytes)
 {
 	if (bytes < HASH_HELPER_MIN_BYTES || atomic_load_explicit(&kernels_running, memory_order_relaxed) ||
-	    !omp_in_parallel_fn || !omp_max_threads_fn || gettid() != getpid() || omp_in_parallel_fn())
+	    !omp_in_parallel_fn || !omp_max_threads_fn)
+		return 0;
+	/* Asked once a thread: gettid() and getpid() are two system calls (VM exits here). */
+	if (on_initial_thread < 0)
+		on_initial_thread = gettid() == getpid();
+	if (!on_initial_thread || omp_in_parallel_fn())
 		return 0;
 	return omp_max_threads_fn() - 1;
 }
@@ -264,6 +271,7 @@ static void held_fork_child(void)
 {
 	pthread_mutex_init(&held_mu, NULL);
 	atomic_store(&nheld, 0);
+	on_initial_thread = -1;  /* the thread that forked is the child's only, initial thread */
 }
 
 static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
