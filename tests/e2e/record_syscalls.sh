@@ -17,6 +17,11 @@
 #     most once every 4 ms of the program's run, plus a few (34db1d3: once a
 #     chunk).  A bound from the run's own length, not a speed.
 # The events recorded are all there, the same counts as without strace.
+# Then a quiet program (tests/e2e/timed_loop.c: one region every 100 ms for
+# a second, nothing for the live expansion to do): its thread looks at the
+# spool (one fstat a look) at most once every 16 ms of the run, plus a few:
+# the nap doubles from 2 ms to 32 ms while nothing comes (50429b2 looked
+# every 2 ms: ~450 times, each a wake-up on a core the program may use).
 . "$(dirname "$0")/lib.sh"
 mapprof=$MAPPROF_BUILD/mapprof
 command -v strace >/dev/null 2>&1 || skip "strace is missing (apt-get install strace; make test-deps installs it)"
@@ -59,3 +64,23 @@ polls=$(grep -cE '^[0-9]+ +[0-9.]+ poll\(\[\{fd=[0-9]+<pipe:' st)
 [ "$polls" -le $((ms / 4 + 8)) ] ||
 	fail "the collector polled record's pipe $polls times in a ${ms} ms run (at most $((ms / 4 + 8)): once every 4 ms)"
 echo "ok: $chunks chunks: $reads spool reads, $writes spool writes; $polls polls in ${ms} ms"
+
+# The quiet program.
+ompcc -O1 -DBATCH=1 -DPAUSE_US=100000 "$MAPPROF_SRC/tests/e2e/timed_loop.c" -o quiet ||
+	fail "cannot build timed_loop.c"
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 MAPPROF_LIVE_EXPAND=eager \
+	strace -f -qq -ttt -y -e trace=fstat,newfstatat,execve,exit_group -o stq \
+	"$mapprof" record -o quiet.db -- ./quiet 1 >out 2>err || fail "record of the quiet program: $(cat err)"
+n=$(sed -n 's/^done //p' out)
+[ -n "$n" ] || fail "the quiet program printed no count: $(cat out)"
+assert_eq "$(sqlite3 quiet.db "SELECT count(*) FROM kernel_raw")" "$n" "kernels of the quiet program"
+prog=$(awk '/execve\("\.\/quiet"/ {print $1; exit}' stq)
+t0=$(awk -v p="$prog" '$1 == p && /execve\(/ {print $2; exit}' stq)
+t1=$(awk -v p="$prog" '$1 == p && /exit_group\(/ {print $2}' stq | tail -1)
+[ -n "$t0" ] && [ -n "$t1" ] || fail "no execve or exit_group of the quiet program in the trace"
+ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%d", (b - a) * 1000 + 1}')
+looks=$(grep -cE 'fstat(at)?\([0-9]+<[^>]*-spool>' stq)
+[ "$looks" -ge 1 ] || fail "the live expansion never looked at the spool (no fstat on it in the trace)"
+[ "$looks" -le $((ms / 16 + 10)) ] ||
+	fail "the live expansion looked at the spool $looks times in a ${ms} ms quiet run (at most $((ms / 16 + 10)))"
+echo "ok: quiet program: $n regions in ${ms} ms, the spool looked at $looks times"
