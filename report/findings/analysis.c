@@ -87,7 +87,15 @@ static int feed_queued(void *arg, const void *rec)
 static int feed_threaded(struct analysis *a, struct event_stream *s, struct detect *d,
 			 struct kernel_tally *kt, const char **why, char **err)
 {
-	struct batchq *q = batchq_new(sizeof(struct event), 512, 8);
+	/*
+	 * A deep queue: 256 Ki events (~31 MiB), about 0.2 s of either side's
+	 * work.  Each side works in bursts (the findings' sort spills a million
+	 * records at once; the reader writes the timeline's intervals out), and
+	 * with 4 Ki events queued each waited for the other's: on 2 cores the
+	 * reader was busy 74 % of the pass, the analysis 60 % (3 M events:
+	 * 3.07 s for 2.26 s of reading); with 256 Ki, 2.55 s.
+	 */
+	struct batchq *q = batchq_new(sizeof(struct event), 4096, 64);
 	struct reader r = { s, NULL };
 	struct feeder f = { a, d, kt, why };
 	int rc, stopped;
