@@ -18,6 +18,8 @@
  * (lib/sat.h), and the number of bins is capped whatever the span.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,9 +170,15 @@ struct build {
 	const int64_t *marks;
 	size_t n_marks;
 	json_t *jmarks;               /* kernels' and operations' marks, in stream order */
+	struct mark_key *jkeys;       /* each jmarks entry's seq and seq2 (timeline_job_finish()) */
+	size_t njkeys, jkeys_cap;
 	json_t *lifemarks;            /* lifetimes' marks: [seq, seq2, mark] sorted after */
 	struct extsort *ends;
 	const char *why;
+};
+
+struct mark_key {
+	int64_t seq, seq2;
 };
 
 static struct dev *dev_of(struct build *t, int device, int create)
@@ -421,10 +429,16 @@ static int bin_row(void *arg, const struct iv *in)
 			track_keep(k, json_pack("[IIIIs]", (json_int_t)x.begin_ns, (json_int_t)x.end_ns,
 						(json_int_t)x.bytes, (json_int_t)x.seq, lane_names[x.lane]));
 	}
-	if (has_mark(t, &x))
+	if (has_mark(t, &x)) {
+		if (grow_one((void **)&t->jkeys, &t->jkeys_cap, t->njkeys, sizeof(*t->jkeys)) < 0) {
+			t->why = "out of memory";
+			return 1;
+		}
+		t->jkeys[t->njkeys++] = (struct mark_key){ x.seq, x.seq2 };
 		json_array_append_new(t->jmarks, json_pack("[IisIIIi]", (json_int_t)x.seq, x.device,
 							   lane_names[x.lane], (json_int_t)x.begin_ns,
 							   (json_int_t)x.end_ns, (json_int_t)x.bytes, x.thread));
+	}
 	return 0;
 }
 
@@ -572,75 +586,145 @@ static void track_json(json_t *o, struct track *k, enum lane lane, int64_t w, in
 	}
 }
 
-json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, char **err)
+/*
+ * A build in three stages: what needs the database (the threads, the device
+ * types, and the span when not given) on the caller's thread; the binning
+ * from the recorded intervals, which needs none, on a thread of its own
+ * while the caller goes on (timeline_job_start()); and the marks, once the
+ * caller knows which events they are (timeline_job_finish()).
+ */
+struct timeline_job {
+	struct build t;
+	struct db *db;
+	const struct timeline_span *span;
+	struct thread_rows threads;
+	json_t *types;
+	int64_t *marks;               /* the marks binned with, sorted */
+	json_t *root;                 /* the binning's: all but "marks" */
+	char *err;                    /* the binning's failure */
+	pthread_t th;
+	int threaded;
+};
+
+static void job_free(struct timeline_job *j)
 {
-	return timeline_build_span(db, mark_seqs, n_marks, NULL, err);
+	struct build *t = &j->t;
+
+	thread_rows_release(&j->threads);
+	json_decref(j->types);
+	json_decref(j->root);
+	for (size_t i = 0; i < t->ndev; i++) {
+		for (int l = 0; l < LANE_COUNT; l++)
+			track_free(&t->devs[i].lanes[l]);
+		for (size_t k = 0; t->devs[i].th && k < t->devs[i].nthreads; k++)
+			track_free(&t->devs[i].th[k]);
+		free(t->devs[i].th);
+		free(t->devs[i].threads);
+	}
+	free(t->devs);
+	free(t->jkeys);
+	json_decref(t->jmarks);
+	json_decref(t->lifemarks);
+	extsort_free(t->ends);
+	free(j->marks);
+	free(j->err);
+	free(j);
 }
 
-json_t *timeline_build_span(struct db *db, const int64_t *mark_seqs, size_t n_marks,
-			    const struct timeline_span *span, char **err)
+/* The caller's stage: NULL with *err set, or a job ready to bin. */
+static struct timeline_job *job_prepare(struct db *db, const int64_t *mark_seqs, size_t n_marks,
+					const struct timeline_span *span, char **err)
 {
-	struct build t = { .db = db, .t0 = INT64_MAX, .t1 = INT64_MIN };
-	int64_t *marks = NULL, span_bins;
-	json_t *root = NULL, *jdevs, *types = NULL, *lanes;
-	struct thread_rows threads = { 0 };
+	struct timeline_job *j = calloc(1, sizeof(*j));
+	struct build *t;
+	int64_t span_bins;
 	int rc;
 
-	t.jmarks = json_array();
-	t.lifemarks = json_array();
-	/* The mapped lane's endpoints held in memory (2^20, 24 MiB) before a temporary file. */
-	t.ends = extsort_new(sizeof(struct endpoint), cmp_endpoint, tempfile_buffer_records((size_t)1 << 20));
-	if (!t.jmarks || !t.lifemarks || !t.ends)
-		goto oom;
-	if (thread_rows_read(db, &threads, err) < 0)
-		goto out;
-	if (span) {
-		t.t0 = span->t0;
-		t.t1 = span->t1;
-		t.nrows = span->intervals;
-	} else {
-		rc = timeline_rows_each(db, span_row, &t, err);
-		if (rc > 0)
-			goto failed;
-		if (rc < 0)
-			goto out;
+	if (!j) {
+		db_fail(err, "out of memory building the timeline of '%s'", db_path(db));
+		return NULL;
 	}
-	if (!t.nrows)
-		t.t0 = t.t1 = 0;
-	if (t.t1 <= t.t0)
-		t.t1 = t.t0 + 1;
+	t = &j->t;
+	*t = (struct build){ .db = db, .t0 = INT64_MAX, .t1 = INT64_MIN };
+	j->db = db;
+	j->span = span;
+	t->jmarks = json_array();
+	t->lifemarks = json_array();
+	/* The mapped lane's endpoints held in memory (2^20, 24 MiB) before a temporary file. */
+	t->ends = extsort_new(sizeof(struct endpoint), cmp_endpoint, tempfile_buffer_records((size_t)1 << 20));
+	if (!t->jmarks || !t->lifemarks || !t->ends)
+		goto oom;
+	if (thread_rows_read(db, &j->threads, err) < 0)
+		goto fail;
+	if (span) {
+		t->t0 = span->t0;
+		t->t1 = span->t1;
+		t->nrows = span->intervals;
+	} else {
+		rc = timeline_rows_each(db, span_row, t, err);
+		if (rc > 0) {
+			if (t->why)
+				db_fail(err, "cannot build the timeline of '%s': %s", db_path(db), t->why);
+			goto fail;
+		}
+		if (rc < 0)
+			goto fail;
+	}
+	if (!t->nrows)
+		t->t0 = t->t1 = 0;
+	if (t->t1 <= t->t0)
+		t->t1 = t->t0 + 1;
 	/* t0 >= 0 and t1 <= DB_VALUE_MAX + 1 (sound rows): no overflow below. */
-	t.w = (t.t1 - t.t0 + TIMELINE_MAX_BINS - 1) / TIMELINE_MAX_BINS;
-	if (t.w < 1)
-		t.w = 1;
-	span_bins = (t.t1 - t.t0 + t.w - 1) / t.w;
-	t.nbins = span_bins > TIMELINE_MAX_BINS ? TIMELINE_MAX_BINS : (int)span_bins;
+	t->w = (t->t1 - t->t0 + TIMELINE_MAX_BINS - 1) / TIMELINE_MAX_BINS;
+	if (t->w < 1)
+		t->w = 1;
+	span_bins = (t->t1 - t->t0 + t->w - 1) / t->w;
+	t->nbins = span_bins > TIMELINE_MAX_BINS ? TIMELINE_MAX_BINS : (int)span_bins;
 
 	if (n_marks) {
-		marks = malloc(n_marks * sizeof(*marks));
-		if (!marks)
+		j->marks = malloc(n_marks * sizeof(*j->marks));
+		if (!j->marks)
 			goto oom;
-		memcpy(marks, mark_seqs, n_marks * sizeof(*marks));
-		sort_array(marks, n_marks, sizeof(*marks), cmp_i64);
+		memcpy(j->marks, mark_seqs, n_marks * sizeof(*j->marks));
+		sort_array(j->marks, n_marks, sizeof(*j->marks), cmp_i64);
 	}
-	t.marks = marks;
-	t.n_marks = n_marks;
-	rc = span && span->rec ? timeline_rec_each(span->rec, bin_row, &t, err) : bin_rows(&t, err);
+	t->marks = j->marks;
+	t->n_marks = n_marks;
+	j->types = device_types(db);
+	return j;
+oom:
+	db_fail(err, "out of memory building the timeline of '%s'", db_path(db));
+fail:
+	job_free(j);
+	return NULL;
+}
+
+/*
+ * The binning, and the document but its marks, into j->root (j->err when
+ * it fails).  Reads the database only when the intervals were not recorded
+ * (bin_rows()): never on a thread of its own (timeline_job_start()).
+ */
+static void job_bin(struct timeline_job *j)
+{
+	struct build *t = &j->t;
+	json_t *root, *jdevs, *lanes;
+	int rc;
+
+	rc = j->span && j->span->rec ? timeline_rec_each(j->span->rec, bin_row, t, &j->err) : bin_rows(t, &j->err);
 	if (rc > 0)
 		goto failed;
 	if (rc < 0)
-		goto out;
-	if (mapped_peaks(&t) < 0) {
-		t.why = "cannot read the sorted allocations back";
+		return;
+	if (mapped_peaks(t) < 0) {
+		t->why = "cannot read the sorted allocations back";
 		goto failed;
 	}
 
 	root = json_object();
-	types = device_types(db);
-	json_object_set_new(root, "start_ns", json_integer(t.t0));
-	json_object_set_new(root, "end_ns", json_integer(t.t1));
-	json_object_set_new(root, "bin_ns", json_integer(t.w));
-	json_object_set_new(root, "bins", json_integer(t.nbins));
+	json_object_set_new(root, "start_ns", json_integer(t->t0));
+	json_object_set_new(root, "end_ns", json_integer(t->t1));
+	json_object_set_new(root, "bin_ns", json_integer(t->w));
+	json_object_set_new(root, "bins", json_integer(t->nbins));
 	lanes = json_array();
 	for (int l = 0; l < LANE_COUNT; l++)
 		json_array_append_new(lanes, json_string(lane_names[l]));
@@ -648,12 +732,12 @@ json_t *timeline_build_span(struct db *db, const int64_t *mark_seqs, size_t n_ma
 	jdevs = json_array();
 	json_object_set_new(root, "devices", jdevs);
 
-	for (size_t di = 0; di < t.ndev; di++) {
-		struct dev *d = &t.devs[di];
+	for (size_t di = 0; di < t->ndev; di++) {
+		struct dev *d = &t->devs[di];
 		json_t *jd = json_object(), *jl = json_object(), *type, *jt = json_array();
 		char key[32];
 		snprintf(key, sizeof(key), "%d", d->device);
-		type = json_object_get(types, key);
+		type = json_object_get(j->types, key);
 		json_object_set_new(jd, "device", json_integer(d->device));
 		json_object_set(jd, "type", type ? type : json_null());
 		json_object_set_new(jd, "lanes", jl);
@@ -663,52 +747,157 @@ json_t *timeline_build_span(struct db *db, const int64_t *mark_seqs, size_t n_ma
 			if (!d->lanes[l].b.total_count)
 				continue;
 			o = json_object();
-			track_json(o, &d->lanes[l], l, t.w, t.nbins);
+			track_json(o, &d->lanes[l], l, t->w, t->nbins);
 			json_object_set_new(jl, lane_names[l], o);
 		}
-		for (size_t j = 0; j < d->nthreads; j++) {
-			const struct thread_row *r = thread_rows_find(&threads, d->threads[j]);
+		for (size_t k = 0; k < d->nthreads; k++) {
+			const struct thread_row *r = thread_rows_find(&j->threads, d->threads[k]);
 			json_t *o = json_object();
-			json_object_set_new(o, "thread", json_integer(d->threads[j]));
+			json_object_set_new(o, "thread", json_integer(d->threads[k]));
 			json_object_set_new(o, "tid", r && r->tid > 0 ? json_integer(r->tid) : json_null());
 			json_object_set_new(o, "role", json_string(thread_role(r)));
-			track_json(o, &d->th[j], LANE_COUNT, t.w, t.nbins);
+			track_json(o, &d->th[k], LANE_COUNT, t->w, t->nbins);
 			json_array_append_new(jt, o);
 		}
 		json_object_set_new(jd, "threads", jt);
 	}
-	{
-		json_t *lives = sorted_lives(t.lifemarks), *x;
-		size_t i;
-		json_array_foreach(lives, i, x)
-			json_array_append(t.jmarks, json_array_get(x, 2));
-		json_decref(lives);
-	}
-	json_object_set(root, "marks", t.jmarks);
-	goto out;
+	j->root = root;
+	return;
 failed:
-	if (t.why)
-		db_fail(err, "cannot build the timeline of '%s': %s", db_path(db), t.why);
-	goto out;
-oom:
-	db_fail(err, "out of memory building the timeline of '%s'", db_path(db));
-	json_decref(root);
-	root = NULL;
-out:
-	thread_rows_release(&threads);
-	json_decref(types);
-	for (size_t i = 0; i < t.ndev; i++) {
-		for (int l = 0; l < LANE_COUNT; l++)
-			track_free(&t.devs[i].lanes[l]);
-		for (size_t j = 0; t.devs[i].th && j < t.devs[i].nthreads; j++)
-			track_free(&t.devs[i].th[j]);
-		free(t.devs[i].th);
-		free(t.devs[i].threads);
+	if (t->why)
+		db_fail(&j->err, "cannot build the timeline of '%s': %s", db_path(j->db), t->why);
+	else if (!j->err)
+		j->err = strdup("cannot build the timeline");
+}
+
+static void *job_main(void *arg)
+{
+	job_bin(arg);
+	return NULL;
+}
+
+struct timeline_job *timeline_job_start(struct db *db, const int64_t *mark_seqs, size_t n_marks,
+					const struct timeline_span *span, char **err)
+{
+	struct timeline_job *j;
+
+	if (!span || !span->rec) {
+		db_fail(err, "the timeline's intervals were not recorded");
+		return NULL;
 	}
-	free(t.devs);
-	json_decref(t.jmarks);
-	json_decref(t.lifemarks);
-	extsort_free(t.ends);
-	free(marks);
+	j = job_prepare(db, mark_seqs, n_marks, span, err);
+	if (j && pthread_create(&j->th, NULL, job_main, j) == 0)
+		j->threaded = 1;
+	else if (j)
+		job_bin(j);  /* no thread: binned now */
+	return j;
+}
+
+void timeline_job_free(struct timeline_job *j)
+{
+	if (!j)
+		return;
+	if (j->threaded)
+		pthread_join(j->th, NULL);
+	j->threaded = 0;
+	job_free(j);
+}
+
+static int in_marks(const int64_t *sorted, size_t n, int64_t a, int64_t b)
+{
+	return has_seq(sorted, n, a) || has_seq(sorted, n, b);
+}
+
+/*
+ * The marks into the root: the events binned as marks that are among
+ * 'final' (NULL: all of them), the lifetimes after, in their order.
+ */
+static json_t *job_marks(struct timeline_job *j, const int64_t *final, size_t nfinal)
+{
+	struct build *t = &j->t;
+	json_t *marks = json_array(), *lives, *x;
+	size_t i;
+
+	for (i = 0; i < json_array_size(t->jmarks); i++)
+		if (!final || in_marks(final, nfinal, t->jkeys[i].seq, t->jkeys[i].seq2))
+			json_array_append(marks, json_array_get(t->jmarks, i));
+	lives = sorted_lives(t->lifemarks);
+	json_array_foreach(lives, i, x)
+		if (!final || in_marks(final, nfinal, json_integer_value(json_array_get(x, 0)),
+				       json_integer_value(json_array_get(x, 1))))
+			json_array_append(marks, json_array_get(x, 2));
+	json_decref(lives);
+	return marks;
+}
+
+json_t *timeline_job_finish(struct timeline_job *j, const int64_t *mark_seqs, size_t n_marks, char **err)
+{
+	int64_t *final = NULL;
+	json_t *root;
+
+	if (j->threaded)
+		pthread_join(j->th, NULL);
+	j->threaded = 0;
+	if (!j->root) {
+		if (err) {
+			*err = j->err;
+			j->err = NULL;
+		}
+		job_free(j);
+		return NULL;
+	}
+	if (n_marks) {
+		if (!(final = malloc(n_marks * sizeof(*final)))) {
+			db_fail(err, "out of memory building the timeline of '%s'", db_path(j->db));
+			job_free(j);
+			return NULL;
+		}
+		memcpy(final, mark_seqs, n_marks * sizeof(*final));
+		sort_array(final, n_marks, sizeof(*final), cmp_i64);
+		/* A mark the binning was not given: binned again, with these. */
+		for (size_t i = 0; i < n_marks; i++) {
+			if (!has_seq(j->marks, j->t.n_marks, final[i])) {
+				struct db *db = j->db;
+				const struct timeline_span *span = j->span;
+				free(final);
+				job_free(j);
+				return timeline_build_span(db, mark_seqs, n_marks, span, err);
+			}
+		}
+	}
+	root = j->root;
+	j->root = NULL;
+	json_object_set_new(root, "marks", job_marks(j, final, n_marks));
+	free(final);
+	job_free(j);
+	return root;
+}
+
+json_t *timeline_build(struct db *db, const int64_t *mark_seqs, size_t n_marks, char **err)
+{
+	return timeline_build_span(db, mark_seqs, n_marks, NULL, err);
+}
+
+json_t *timeline_build_span(struct db *db, const int64_t *mark_seqs, size_t n_marks,
+			    const struct timeline_span *span, char **err)
+{
+	struct timeline_job *j = job_prepare(db, mark_seqs, n_marks, span, err);
+	json_t *root;
+
+	if (!j)
+		return NULL;
+	job_bin(j);
+	if (!j->root) {
+		if (err) {
+			*err = j->err;
+			j->err = NULL;
+		}
+		job_free(j);
+		return NULL;
+	}
+	root = j->root;
+	j->root = NULL;
+	json_object_set_new(root, "marks", job_marks(j, NULL, 0));
+	job_free(j);
 	return root;
 }

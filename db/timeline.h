@@ -98,4 +98,22 @@ void timeline_span_release(struct timeline_span *s);
 json_t *timeline_build_span(struct db *db, const int64_t *mark_seqs, size_t n_marks,
 			    const struct timeline_span *span, char **err);
 
+/*
+ * timeline_build_span() on a thread of its own, begun before the caller
+ * knows its marks exactly: the database is read here (the threads, the
+ * device types), then the recorded intervals (span->rec, required) are
+ * binned while the caller goes on with the same connection.  'mark_seqs'
+ * are the candidates; timeline_job_finish() gives the timeline with the
+ * marks among 'mark_seqs' it is given there (binned again, on the caller's
+ * thread, if one of them was no candidate), the same JSON as
+ * timeline_build_span() with those.  Both free the job, and so does
+ * timeline_job_free() (a job not finished: it waits for the thread).
+ * NULL with *err set when the job cannot start.
+ */
+struct timeline_job;
+struct timeline_job *timeline_job_start(struct db *db, const int64_t *mark_seqs, size_t n_marks,
+					const struct timeline_span *span, char **err);
+json_t *timeline_job_finish(struct timeline_job *j, const int64_t *mark_seqs, size_t n_marks, char **err);
+void timeline_job_free(struct timeline_job *j);
+
 #endif

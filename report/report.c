@@ -11,6 +11,7 @@
 #include "db/attribution.h"
 #include "db/db.h"
 #include "db/finish.h"
+#include "db/timeline.h"
 #include "lib/batchq.h"
 #include "lib/outfile.h"
 #include "lib/termesc.h"
@@ -110,6 +111,32 @@ void report_result_release(struct report_result *res)
 	}
 }
 
+/*
+ * The page's timeline binned on a thread of its own while the findings are
+ * stored and the document is made (db/timeline.h), with every event the
+ * findings kept as candidate marks (the page marks those its findings
+ * list).  NULL: the page builds it when written.
+ */
+static struct timeline_job *start_timeline(struct db *db, const struct analysis *a)
+{
+	struct timeline_job *j;
+	size_t n = 0, k = 0;
+	int64_t *seqs;
+
+	if (!a->span.rec || !batchq_wanted())
+		return NULL;
+	for (size_t i = 0; i < a->findings.n; i++)
+		n += a->findings.v[i].nkept;
+	if (!(seqs = malloc((n ? n : 1) * sizeof(*seqs))))
+		return NULL;
+	for (size_t i = 0; i < a->findings.n; i++)
+		for (size_t e = 0; e < a->findings.v[i].nkept; e++)
+			seqs[k++] = a->findings.v[i].events[e];
+	j = timeline_job_start(db, seqs, k, &a->span, NULL);
+	free(seqs);
+	return j;
+}
+
 int report_run(const struct report_options *opt, struct report_result *res, char **err)
 {
 	struct analysis a;
@@ -117,6 +144,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	struct db *db;
 	json_t *doc = NULL;
 	char *why = NULL;
+	struct timeline_job *timeline = NULL;
 	int rc = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -143,6 +171,8 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 			*err = strdup("out of memory");
 		goto release;
 	}
+	if (opt->html_path)
+		timeline = start_timeline(db, &a);
 
 	/* Source lines, variables and snippets, stored for the outputs to read. */
 	{
@@ -231,9 +261,11 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 		res->wrote[REPORT_OUT_JSON] = report_json_write(doc, opt->json_path, opt->json_oflags,
 								&res->out_err[REPORT_OUT_JSON]) == 0;
 	/* HTML: report/output/html.h, from the same document. */
-	if (opt->html_path)
-		res->wrote[REPORT_OUT_HTML] = html_write_span(opt->html_path, opt->html_oflags, doc, db, &a.span,
-							 &res->out_err[REPORT_OUT_HTML]) == 0;
+	if (opt->html_path) {
+		res->wrote[REPORT_OUT_HTML] = html_write_job(opt->html_path, opt->html_oflags, doc, db, &a.span,
+							    timeline, &res->out_err[REPORT_OUT_HTML]) == 0;
+		timeline = NULL;
+	}
 	if (opt->sarif_out)
 		*opt->sarif_out = report_sarif(doc, db, opt->source_root, &res->out_err[REPORT_OUT_SARIF]);
 	if (opt->sarif_path) {
@@ -249,6 +281,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 			     opt->db_path, db_errmsg(db));
 	rc = 0;
 release:
+	timeline_job_free(timeline);  /* before the analysis' recorded intervals go */
 	json_decref(doc);
 	plans_release(&plans);
 	analysis_release(&a);

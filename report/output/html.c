@@ -228,7 +228,8 @@ static void expand_events(json_t *data, struct db *db)
 }
 
 /* The report plus what the page adds; a new object sharing report's members. */
-static json_t *page_data(json_t *report, struct db *db, const struct timeline_span *span, char **err)
+static json_t *page_data(json_t *report, struct db *db, const struct timeline_span *span,
+			 struct timeline_job *job, char **err)
 {
 	json_t *data = json_object(), *timeline = json_null();
 
@@ -239,16 +240,19 @@ static json_t *page_data(json_t *report, struct db *db, const struct timeline_sp
 		expand_events(data, db);
 		seqs = finding_seqs(data, &n);
 		if (!seqs) {
+			timeline_job_free(job);
 			json_decref(data);
 			fail(err, "out of memory");
 			return NULL;
 		}
-		timeline = timeline_build_span(db, seqs, n, span, err);
+		timeline = job ? timeline_job_finish(job, seqs, n, err) : timeline_build_span(db, seqs, n, span, err);
 		free(seqs);
 		if (!timeline) {
 			json_decref(data);
 			return NULL;
 		}
+	} else {
+		timeline_job_free(job);
 	}
 	json_object_set_new(data, "timeline", timeline);
 	json_object_set_new(data, "generator", json_pack("{ssss}", "name", "mapprof",
@@ -324,13 +328,21 @@ int html_write(const char *path, unsigned oflags, json_t *report, struct db *db,
 int html_write_span(const char *path, unsigned oflags, json_t *report, struct db *db,
 		    const struct timeline_span *span, char **err)
 {
+	return html_write_job(path, oflags, report, db, span, NULL, err);
+}
+
+int html_write_job(const char *path, unsigned oflags, json_t *report, struct db *db,
+		   const struct timeline_span *span, struct timeline_job *job, char **err)
+{
 	struct outfile o;
 	json_t *data;
 	int rc;
 
-	if (!json_is_object(report))
+	if (!json_is_object(report)) {
+		timeline_job_free(job);
 		return fail(err, "cannot write '%s': the report is not a JSON object", path);
-	data = page_data(report, db, span, err);
+	}
+	data = page_data(report, db, span, job, err);
 	if (!data)
 		return -1;
 	if (outfile_open(&o, path, oflags) < 0) {

@@ -39,4 +39,13 @@ struct timeline_span;
 int html_write_span(const char *path, unsigned oflags, json_t *report, struct db *db,
 		    const struct timeline_span *span, char **err);
 
+/*
+ * html_write_span() with the timeline begun already (timeline_job_start(),
+ * NULL: built here): the job is finished with the findings' events as its
+ * marks, and freed, whatever becomes of the page.
+ */
+struct timeline_job;
+int html_write_job(const char *path, unsigned oflags, json_t *report, struct db *db,
+		   const struct timeline_span *span, struct timeline_job *job, char **err);
+
 #endif
