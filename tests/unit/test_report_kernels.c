@@ -3,7 +3,8 @@
  * outputs equals what the queries it replaced gave: the kernels by launching
  * place (report/findings/kernels.h against db/kernel_sites.h's query) and the
  * page timeline's span (timeline_build_span() against timeline_build()'s own
- * first pass), on a hand-made run with the odd cases and on a long loop whose
+ * first pass, and timeline_job_start()/finish() on a thread with other
+ * candidate marks than the final ones), on a hand-made run with the odd cases and on a long loop whose
  * constructs evict one another from the kernels' cache; with the default
  * buffers and with MAPPROF_REPORT_BUFFER=1 (every record through the file).
  */
@@ -112,8 +113,29 @@ static void check_same(const char *sql)
 		two_pass = timeline_build(db, marks, 5, &err);
 		one_pass = timeline_build_span(db, marks, 5, &a.span, &err);
 		CHECK(two_pass && one_pass && json_equal(two_pass, one_pass));
-		json_decref(two_pass);
 		json_decref(one_pass);
+		/*
+		 * The timeline binned on a thread of its own from the page's pass:
+		 * more candidates than marks (those left out are not marked), fewer
+		 * (binned again with the marks), and a job never finished.
+		 */
+		struct analysis b;
+		int64_t more[] = { 34, 2, 1, 3, 13, 6, 4, 5 }, fewer[] = { 4, 1 };
+		CHECK_INT(analysis_run_page(db, &b, &err), 0);
+		CHECK(b.span.rec != NULL);
+		struct timeline_job *j = timeline_job_start(db, more, 8, &b.span, &err);
+		CHECK(j != NULL);
+		one_pass = j ? timeline_job_finish(j, marks, 5, &err) : NULL;
+		CHECK(two_pass && one_pass && json_equal(two_pass, one_pass));
+		json_decref(one_pass);
+		j = timeline_job_start(db, fewer, 2, &b.span, &err);
+		CHECK(j != NULL);
+		one_pass = j ? timeline_job_finish(j, marks, 5, &err) : NULL;
+		CHECK(two_pass && one_pass && json_equal(two_pass, one_pass));
+		json_decref(one_pass);
+		timeline_job_free(timeline_job_start(db, more, 8, &b.span, &err));
+		analysis_release(&b);
+		json_decref(two_pass);
 	}
 	free(err);
 	kernel_sites_release(&want);
