@@ -631,6 +631,18 @@ static void job_free(struct timeline_job *j)
 	free(j);
 }
 
+/* seqs[0..n) sorted, in memory of the caller's (NULL when out of memory; n > 0). */
+static int64_t *sorted_seqs(const int64_t *seqs, size_t n)
+{
+	int64_t *v = malloc(n * sizeof(*v));
+
+	if (v) {
+		memcpy(v, seqs, n * sizeof(*v));
+		sort_array(v, n, sizeof(*v), cmp_i64);
+	}
+	return v;
+}
+
 /* The caller's stage: NULL with *err set, or a job ready to bin. */
 static struct timeline_job *job_prepare(struct db *db, const int64_t *mark_seqs, size_t n_marks,
 					const struct timeline_span *span, char **err)
@@ -681,13 +693,8 @@ static struct timeline_job *job_prepare(struct db *db, const int64_t *mark_seqs,
 	span_bins = (t->t1 - t->t0 + t->w - 1) / t->w;
 	t->nbins = span_bins > TIMELINE_MAX_BINS ? TIMELINE_MAX_BINS : (int)span_bins;
 
-	if (n_marks) {
-		j->marks = malloc(n_marks * sizeof(*j->marks));
-		if (!j->marks)
-			goto oom;
-		memcpy(j->marks, mark_seqs, n_marks * sizeof(*j->marks));
-		sort_array(j->marks, n_marks, sizeof(*j->marks), cmp_i64);
-	}
+	if (n_marks && !(j->marks = sorted_seqs(mark_seqs, n_marks)))
+		goto oom;
 	t->marks = j->marks;
 	t->n_marks = n_marks;
 	j->types = device_types(db);
@@ -793,13 +800,18 @@ struct timeline_job *timeline_job_start(struct db *db, const int64_t *mark_seqs,
 	return j;
 }
 
+static void job_join(struct timeline_job *j)
+{
+	if (j->threaded)
+		pthread_join(j->th, NULL);
+	j->threaded = 0;
+}
+
 void timeline_job_free(struct timeline_job *j)
 {
 	if (!j)
 		return;
-	if (j->threaded)
-		pthread_join(j->th, NULL);
-	j->threaded = 0;
+	job_join(j);
 	job_free(j);
 }
 
@@ -809,36 +821,19 @@ static int in_marks(const int64_t *sorted, size_t n, int64_t a, int64_t b)
 }
 
 /*
- * The marks into the root: the events binned as marks that are among
- * 'final' (NULL: all of them), the lifetimes after, in their order.
+ * The binned job's root with its marks, the job freed (NULL and *err when
+ * the binning failed): the events binned as marks (when 'filter', only
+ * those among final[0..nfinal), sorted: none when nfinal is 0), then the
+ * lifetimes, in their order.
  */
-static json_t *job_marks(struct timeline_job *j, const int64_t *final, size_t nfinal)
+static json_t *job_take(struct timeline_job *j, int filter, const int64_t *final, size_t nfinal,
+			char **err)
 {
 	struct build *t = &j->t;
-	json_t *marks = json_array(), *lives, *x;
+	json_t *root = j->root, *marks, *lives, *x;
 	size_t i;
 
-	for (i = 0; i < json_array_size(t->jmarks); i++)
-		if (!final || in_marks(final, nfinal, t->jkeys[i].seq, t->jkeys[i].seq2))
-			json_array_append(marks, json_array_get(t->jmarks, i));
-	lives = sorted_lives(t->lifemarks);
-	json_array_foreach(lives, i, x)
-		if (!final || in_marks(final, nfinal, json_integer_value(json_array_get(x, 0)),
-				       json_integer_value(json_array_get(x, 1))))
-			json_array_append(marks, json_array_get(x, 2));
-	json_decref(lives);
-	return marks;
-}
-
-json_t *timeline_job_finish(struct timeline_job *j, const int64_t *mark_seqs, size_t n_marks, char **err)
-{
-	int64_t *final = NULL;
-	json_t *root;
-
-	if (j->threaded)
-		pthread_join(j->th, NULL);
-	j->threaded = 0;
-	if (!j->root) {
+	if (!root) {
 		if (err) {
 			*err = j->err;
 			j->err = NULL;
@@ -846,14 +841,34 @@ json_t *timeline_job_finish(struct timeline_job *j, const int64_t *mark_seqs, si
 		job_free(j);
 		return NULL;
 	}
-	if (n_marks) {
-		if (!(final = malloc(n_marks * sizeof(*final)))) {
+	j->root = NULL;
+	marks = json_array();
+	for (i = 0; i < json_array_size(t->jmarks); i++)
+		if (!filter || in_marks(final, nfinal, t->jkeys[i].seq, t->jkeys[i].seq2))
+			json_array_append(marks, json_array_get(t->jmarks, i));
+	lives = sorted_lives(t->lifemarks);
+	json_array_foreach(lives, i, x)
+		if (!filter || in_marks(final, nfinal, json_integer_value(json_array_get(x, 0)),
+				       json_integer_value(json_array_get(x, 1))))
+			json_array_append(marks, json_array_get(x, 2));
+	json_decref(lives);
+	json_object_set_new(root, "marks", marks);
+	job_free(j);
+	return root;
+}
+
+json_t *timeline_job_finish(struct timeline_job *j, const int64_t *mark_seqs, size_t n_marks, char **err)
+{
+	int64_t *final = NULL;
+	json_t *root;
+
+	job_join(j);
+	if (j->root && n_marks) {
+		if (!(final = sorted_seqs(mark_seqs, n_marks))) {
 			db_fail(err, "out of memory building the timeline of '%s'", db_path(j->db));
 			job_free(j);
 			return NULL;
 		}
-		memcpy(final, mark_seqs, n_marks * sizeof(*final));
-		sort_array(final, n_marks, sizeof(*final), cmp_i64);
 		/* A mark the binning was not given: binned again, with these. */
 		for (size_t i = 0; i < n_marks; i++) {
 			if (!has_seq(j->marks, j->t.n_marks, final[i])) {
@@ -865,11 +880,8 @@ json_t *timeline_job_finish(struct timeline_job *j, const int64_t *mark_seqs, si
 			}
 		}
 	}
-	root = j->root;
-	j->root = NULL;
-	json_object_set_new(root, "marks", job_marks(j, final, n_marks));
+	root = job_take(j, 1, final, n_marks, err);
 	free(final);
-	job_free(j);
 	return root;
 }
 
@@ -882,22 +894,9 @@ json_t *timeline_build_span(struct db *db, const int64_t *mark_seqs, size_t n_ma
 			    const struct timeline_span *span, char **err)
 {
 	struct timeline_job *j = job_prepare(db, mark_seqs, n_marks, span, err);
-	json_t *root;
 
 	if (!j)
 		return NULL;
 	job_bin(j);
-	if (!j->root) {
-		if (err) {
-			*err = j->err;
-			j->err = NULL;
-		}
-		job_free(j);
-		return NULL;
-	}
-	root = j->root;
-	j->root = NULL;
-	json_object_set_new(root, "marks", job_marks(j, NULL, 0));
-	job_free(j);
-	return root;
+	return job_take(j, 0, NULL, 0, err);
 }

@@ -4,7 +4,7 @@
  * place (report/findings/kernels.h against db/kernel_sites.h's query) and the
  * page timeline's span (timeline_build_span() against timeline_build()'s own
  * first pass, and timeline_job_start()/finish() on a thread with other
- * candidate marks than the final ones), on a hand-made run with the odd cases and on a long loop whose
+ * candidate marks than the final ones, or none), on a hand-made run with the odd cases and on a long loop whose
  * constructs evict one another from the kernels' cache; with the default
  * buffers and with MAPPROF_REPORT_BUFFER=1 (every record through the file).
  */
@@ -133,6 +133,14 @@ static void check_same(const char *sql)
 		one_pass = j ? timeline_job_finish(j, marks, 5, &err) : NULL;
 		CHECK(two_pass && one_pass && json_equal(two_pass, one_pass));
 		json_decref(one_pass);
+		/* No marks at all (a page whose findings list no events): none kept. */
+		json_t *unmarked = timeline_build(db, NULL, 0, &err);
+		j = timeline_job_start(db, more, 8, &b.span, &err);
+		CHECK(j != NULL);
+		one_pass = j ? timeline_job_finish(j, NULL, 0, &err) : NULL;
+		CHECK(unmarked && one_pass && json_equal(unmarked, one_pass));
+		json_decref(one_pass);
+		json_decref(unmarked);
 		timeline_job_free(timeline_job_start(db, more, 8, &b.span, &err));
 		analysis_release(&b);
 		json_decref(two_pass);
