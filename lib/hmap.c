@@ -65,6 +65,12 @@ static size_t find(const struct hmap *m, const uint64_t *key, uint64_t h, int *f
 	}
 }
 
+void hmap_prefetch(const struct hmap *m, const uint64_t *key)
+{
+	if (m->cap)
+		__builtin_prefetch(slot_at(m, hash_key(key, m->key_words) & (m->cap - 1)));
+}
+
 void *hmap_get(const struct hmap *m, const uint64_t *key)
 {
 	int found;
@@ -171,6 +177,43 @@ int hmap_del(struct hmap *m, const uint64_t *key)
 	slot_at(m, i)[0] = 0;
 	m->count--;
 	return 1;
+}
+
+/*
+ * One pass over the slots from an empty one: no probe run crosses it, so
+ * every kept entry's run from its home slot lies before it in the pass,
+ * already settled.  A kept entry moves to the first empty slot of that run
+ * (where a put would place it now), which is what the deletes one by one
+ * would leave, in one sequential sweep instead of a random probe each.
+ */
+size_t hmap_sweep(struct hmap *m, int (*drop)(const uint64_t *key, void *val, void *arg), void *arg)
+{
+	size_t mask, start, n = 0;
+
+	if (!m->count)
+		return 0;
+	mask = m->cap - 1;
+	for (start = 0; slot_at(m, start)[0]; start++)
+		;   /* the load stays under 3/4: there is one */
+	for (size_t k = 1; k < m->cap; k++) {
+		size_t j = (start + k) & mask, i;
+		uint64_t *s = slot_at(m, j);
+		if (!s[0])
+			continue;
+		if (drop(s + 1, s + 1 + m->key_words, arg)) {
+			s[0] = 0;
+			n++;
+			continue;
+		}
+		for (i = s[0] & mask; i != j && slot_at(m, i)[0]; i = (i + 1) & mask)
+			;
+		if (i != j) {
+			memcpy(slot_at(m, i), s, m->slot_size);
+			s[0] = 0;
+		}
+	}
+	m->count -= n;
+	return n;
 }
 
 int hmap_next(const struct hmap *m, size_t *pos, const uint64_t **key, void **val)

@@ -41,6 +41,13 @@ void hmap_release(struct hmap *m);
 void *hmap_get(const struct hmap *m, const uint64_t *key);
 
 /*
+ * Start loading the slot where 'key' would be, for a lookup a little later:
+ * a big map is probed at random and each probe otherwise waits for memory.
+ * A hint only; nothing changes.
+ */
+void hmap_prefetch(const struct hmap *m, const uint64_t *key);
+
+/*
  * The value under 'key', created (zeroed) when absent; *created (if not NULL)
  * says which.  NULL when out of memory.
  */
@@ -48,6 +55,14 @@ void *hmap_put(struct hmap *m, const uint64_t *key, int *created);
 
 /* Remove 'key'; returns 1 if it was there. */
 int hmap_del(struct hmap *m, const uint64_t *key);
+
+/*
+ * Remove every entry for which drop(key, val, arg) returns non-zero (it
+ * may copy the entry out first), in one pass; the number removed.  The
+ * map is then as hmap_del() of each would leave it, but for the order of
+ * hmap_next().
+ */
+size_t hmap_sweep(struct hmap *m, int (*drop)(const uint64_t *key, void *val, void *arg), void *arg);
 
 /*
  * Iterate: start with *pos = 0; returns 1 and sets *key and *val (borrowed) for

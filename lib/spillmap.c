@@ -45,6 +45,12 @@ void spillmap_release(struct spillmap *m)
 	free(m->runs);
 	if (m->bloom)
 		munmap(m->bloom, BLOOM_BITS / 8);
+	free(m->evict_buf[0]);
+	free(m->evict_buf[1]);
+	free(m->evict_count);
+	m->evict_buf[0] = m->evict_buf[1] = NULL;
+	m->evict_count = NULL;
+	m->evict_cap = 0;
 	if (m->fd >= 0)
 		close(m->fd);
 	m->runs = NULL;
@@ -122,6 +128,20 @@ static int bloom_has(const struct spillmap *m, const uint64_t *key)
 	return 1;
 }
 
+
+/* bloom_add() of n records, each block asked for a few records ahead (each is a miss). */
+static void bloom_add_all(struct spillmap *m, const char *recs, size_t n)
+{
+	enum { AHEAD = 8 };
+	for (size_t i = 0; i < n; i++) {
+		if (i + AHEAD < n) {
+			uint64_t h1, h2;
+			bloom_hashes(m, (const uint64_t *)(recs + (i + AHEAD) * m->rec_size), &h1, &h2);
+			__builtin_prefetch(m->bloom + (h1 & (NBLOCKS - 1)) * BLOCK_WORDS, 1);
+		}
+		bloom_add(m, (const uint64_t *)(recs + i * m->rec_size));
+	}
+}
 
 /* The index of a run whose records are at r->off (bytes) on file; reads them. */
 static int build_index(struct spillmap *m, struct spillmap_run *r)
@@ -241,58 +261,140 @@ out:
 	return rc;
 }
 
+/* evict()'s sweep: the entries not used since 'old' copied out and dropped. */
+struct evicting {
+	const struct spillmap *m;
+	uint64_t old;
+	char *recs;
+	size_t n;
+};
+
+static int evict_one(const uint64_t *key, void *val, void *arg)
+{
+	struct evicting *e = arg;
+	const struct spillmap *m = e->m;
+	char *rec = e->recs + e->n * m->rec_size;
+	uint64_t stamp;
+
+	memcpy(&stamp, val, 8);
+	if (stamp >= e->old)
+		return 0;
+	memcpy(rec, key, 8 * m->key_words);
+	memcpy(rec + 8 * m->key_words, (char *)val + 8, m->val_size);
+	e->n++;
+	return 1;
+}
+
+/*
+ * Sort n records of recs by key into out: counted into buckets by the top
+ * SORT_BITS of the first key word's range (content hashes: even buckets of
+ * a few records), each bucket then by insertion, or qsort() when one is
+ * large (a skewed range).  Linear where qsort() was n log n with a call a
+ * compare and a fresh scratch (page faults) each time.
+ */
+#define SORT_BITS 16
+#define SORT_SMALL 24
+
+static void sort_recs(const struct spillmap *m, const char *recs, char *out, size_t n)
+{
+	uint32_t *start = m->evict_count;
+	size_t rs = m->rec_size, kw = m->key_words;
+	char tmp[8 * HMAP_MAX_KEY_WORDS + 256];
+	uint64_t lo_key = UINT64_MAX, hi_key = 0;
+	int shift = 0;
+
+	if (rs > sizeof(tmp)) {
+		memcpy(out, recs, n * rs);
+		key_words_for_sort = kw;
+		qsort(out, n, rs, rec_cmp);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = ((const uint64_t *)(recs + i * rs))[0];
+		lo_key = k < lo_key ? k : lo_key;
+		hi_key = k > hi_key ? k : hi_key;
+	}
+	while (shift < 64 && (hi_key - lo_key) >> shift >> SORT_BITS)
+		shift++;
+#define BUCKET(r) ((((const uint64_t *)(r))[0] - lo_key) >> shift)
+	memset(start, 0, ((1u << SORT_BITS) + 1) * sizeof(*start));
+	for (size_t i = 0; i < n; i++)
+		start[BUCKET(recs + i * rs) + 1]++;
+	for (size_t b = 1; b <= 1u << SORT_BITS; b++)
+		start[b] += start[b - 1];
+	for (size_t i = 0; i < n; i++) {
+		const char *r = recs + i * rs;
+		memcpy(out + (size_t)start[BUCKET(r)]++ * rs, r, rs);
+	}
+#undef BUCKET
+	/* start[b] is now bucket b's end, the next one's beginning. */
+	for (size_t b = 0, lo = 0; b < 1u << SORT_BITS; lo = start[b++]) {
+		size_t hi = start[b];
+		if (hi - lo > SORT_SMALL) {
+			key_words_for_sort = kw;
+			qsort(out + lo * rs, hi - lo, rs, rec_cmp);
+			continue;
+		}
+		for (size_t i = lo + 1; i < hi; i++) {
+			size_t j = i;
+			if (key_cmp((const uint64_t *)(out + (j - 1) * rs), (const uint64_t *)(out + i * rs), kw) <= 0)
+				continue;
+			memcpy(tmp, out + i * rs, rs);
+			while (j > lo && key_cmp((const uint64_t *)(out + (j - 1) * rs), (const uint64_t *)tmp, kw) > 0) {
+				memcpy(out + j * rs, out + (j - 1) * rs, rs);
+				j--;
+			}
+			memcpy(out + j * rs, tmp, rs);
+		}
+	}
+}
+
 /* Write out the entries not used in the last max_entries / 2 puts. */
 static int evict(struct spillmap *m, const char **why)
 {
-	uint64_t old = m->clock > m->max_entries / 2 ? m->clock - m->max_entries / 2 : 0;
-	size_t n = 0, pos = 0, kw = m->key_words;
-	const uint64_t *key;
-	void *val;
-	char *recs = malloc((m->mem.count ? m->mem.count : 1) * m->rec_size);
+	struct evicting e = { m, m->clock > m->max_entries / 2 ? m->clock - m->max_entries / 2 : 0, NULL, 0 };
+	size_t n, want = m->mem.count ? m->mem.count : 1;
+	char *recs;
 	struct spillmap_run *runs;
 
 	*why = "out of memory";
-	if (!recs)
-		return -1;
-	while (hmap_next(&m->mem, &pos, &key, &val)) {
-		uint64_t stamp;
-		memcpy(&stamp, val, 8);
-		if (stamp >= old)
-			continue;
-		memcpy(recs + n * m->rec_size, key, 8 * kw);
-		memcpy(recs + n * m->rec_size + 8 * kw, (char *)val + 8, m->val_size);
-		n++;
+	if (m->evict_cap < want) {
+		free(m->evict_buf[0]);
+		free(m->evict_buf[1]);
+		m->evict_buf[0] = malloc(want * m->rec_size);
+		m->evict_buf[1] = malloc(want * m->rec_size);
+		if (!m->evict_count)
+			m->evict_count = malloc(((1u << SORT_BITS) + 1) * sizeof(*m->evict_count));
+		m->evict_cap = m->evict_buf[0] && m->evict_buf[1] && m->evict_count ? want : 0;
+		if (!m->evict_cap)
+			return -1;
 	}
-	if (!n) {
-		free(recs);
+	e.recs = m->evict_buf[1];
+	hmap_sweep(&m->mem, evict_one, &e);
+	if (!(n = e.n))
 		return 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		hmap_del(&m->mem, (const uint64_t *)(recs + i * m->rec_size));
-	key_words_for_sort = kw;
-	qsort(recs, n, m->rec_size, rec_cmp);
+	recs = m->evict_buf[0];
+	sort_recs(m, e.recs, recs, n);
 	if (!m->bloom) {
 		/* Zeroed pages, touched as used, page aligned: a block is one cache line. */
 		void *p = mmap(NULL, BLOOM_BITS / 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
-			goto fail;
+			return -1;
 		m->bloom = p;
 	}
-	for (size_t i = 0; i < n; i++)
-		bloom_add(m, (const uint64_t *)(recs + i * m->rec_size));
+	bloom_add_all(m, recs, n);
 	*why = "cannot write to a temporary file";
 	if (m->fd < 0 && (m->fd = tempfile_open("seen")) < 0)
-		goto fail;
+		return -1;
 	if (tempfile_io(m->fd, recs, n * m->rec_size, m->end, 1) < 0)
-		goto fail;
+		return -1;
 	*why = "out of memory";
 	if (!(runs = realloc(m->runs, (m->nruns + 1) * sizeof(*runs))))
-		goto fail;
+		return -1;
 	m->runs = runs;
 	m->runs[m->nruns++] = (struct spillmap_run){ m->end, n, NULL };
 	m->end += (off_t)(n * m->rec_size);
 	m->spilled += n;
-	free(recs);
 	*why = "cannot read back a temporary file";
 	if (build_index(m, &m->runs[m->nruns - 1]) < 0)
 		return -1;
@@ -301,9 +403,6 @@ static int evict(struct spillmap *m, const char **why)
 		if (merge_last(m) < 0)
 			return -1;
 	return 0;
-fail:
-	free(recs);
-	return -1;
 }
 
 /* Look 'key' up in the runs, newest first: 1 with its value in 'val', 0 absent, -1 error. */
@@ -352,6 +451,16 @@ static int find_on_file(struct spillmap *m, const uint64_t *key, void *val)
 	}
 	free(block);
 	return rc;
+}
+
+void spillmap_prefetch(const struct spillmap *m, const uint64_t *key)
+{
+	hmap_prefetch(&m->mem, key);
+	if (m->bloom) {
+		uint64_t h1, h2;
+		bloom_hashes(m, key, &h1, &h2);
+		__builtin_prefetch(m->bloom + (h1 & (NBLOCKS - 1)) * BLOCK_WORDS);
+	}
 }
 
 void *spillmap_put(struct spillmap *m, const uint64_t *key, int *created, const char **why)

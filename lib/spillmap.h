@@ -37,6 +37,9 @@ struct spillmap {
 	size_t nruns;
 	uint64_t *bloom;          /* NULL until the first run */
 	uint64_t spilled, reloaded;  /* entries written out, read back (for the bench) */
+	char *evict_buf[2];       /* evict()'s records and its sort's, kept between evictions */
+	size_t evict_cap;         /* records each holds */
+	uint32_t *evict_count;    /* its sort's buckets */
 };
 
 /* Set up; max_entries 0: 2^18 + 2^17 (the hmap stays at 2^19 slots).  No allocation yet. */
@@ -49,5 +52,11 @@ void spillmap_release(struct spillmap *m);
  * of memory or the file failed.
  */
 void *spillmap_put(struct spillmap *m, const uint64_t *key, int *created, const char **why);
+
+/*
+ * Start loading what a put of 'key' will look at (its slot; its filter
+ * block once something went out): the caller knows its next keys early.
+ */
+void spillmap_prefetch(const struct spillmap *m, const uint64_t *key);
 
 #endif

@@ -49,6 +49,12 @@ struct detect *detect_new(const struct detect_config *cfg, occurrence_fn fn, voi
 	return d;
 }
 
+void detect_prefetch(const struct detect *d, const struct event *ev)
+{
+	if (enabled(d, FINDING_DUPLICATE_TRANSFER))
+		dup_prefetch(&d->dup, ev);
+}
+
 int detect_feed(struct detect *d, const struct event *ev, const char **why)
 {
 	struct detect_ctx *ctx = &d->ctx;

@@ -52,6 +52,13 @@ struct detect *detect_new(const struct detect_config *cfg, occurrence_fn fn, voi
  */
 int detect_feed(struct detect *d, const struct event *ev, const char **why);
 
+/*
+ * A hint that 'ev' comes a few events from now: the detectors start
+ * loading the state it will touch (the duplicate detector's map is probed
+ * at random and is the pass's largest wait for memory).  Changes nothing.
+ */
+void detect_prefetch(const struct detect *d, const struct event *ev);
+
 /* End of the stream: settle what waited for it.  Returns 0 or -1 (as above). */
 int detect_finish(struct detect *d, const char **why);
 

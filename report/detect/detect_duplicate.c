@@ -66,6 +66,16 @@ static int add_source(struct dup_detector *d, const uint64_t ckey[2], uint64_t a
 	return 0;
 }
 
+void dup_prefetch(const struct dup_detector *d, const struct event *ev)
+{
+	uint64_t key[2];
+
+	if (!ev_is_transfer(ev) || !ev->has_hash || !ev->bytes)
+		return;
+	content_key(ev, key);
+	spillmap_prefetch(&d->seen, key);
+}
+
 int dup_feed(struct dup_detector *d, struct detect_ctx *ctx, const struct event *ev)
 {
 	uint64_t key[2], addr;

@@ -18,6 +18,8 @@ struct dup_detector {
 };
 void dup_init(struct dup_detector *d);
 int dup_feed(struct dup_detector *d, struct detect_ctx *ctx, const struct event *ev);
+/* A hint: 'ev' will be fed soon (spillmap_prefetch()). */
+void dup_prefetch(const struct dup_detector *d, const struct event *ev);
 void dup_release(struct dup_detector *d);
 
 #endif

@@ -78,10 +78,31 @@ struct feeder {
 	const char **why;
 };
 
-static int feed_queued(void *arg, const void *rec)
+/*
+ * The queue's batches through feed_one(), each event's detector state
+ * asked for PREFETCH_AHEAD events before it is fed: 1 when the analysis
+ * stopped, else 0.
+ */
+#define PREFETCH_AHEAD 16
+
+static int consume(struct batchq *q, struct feeder *f)
 {
-	struct feeder *f = arg;
-	return feed_one(f->a, f->d, f->kt, rec, f->why) < 0;
+	const struct event *evs;
+	size_t n;
+
+	while ((n = batchq_take(q, (const void **)&evs)) > 0) {
+		for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
+			detect_prefetch(f->d, &evs[i]);
+		for (size_t i = 0; i < n; i++) {
+			if (i + PREFETCH_AHEAD < n)
+				detect_prefetch(f->d, &evs[i + PREFETCH_AHEAD]);
+			if (feed_one(f->a, f->d, f->kt, &evs[i], f->why) < 0) {
+				batchq_cancel(q);
+				return 1;
+			}
+		}
+	}
+	return 0;
 }
 
 static int feed_threaded(struct analysis *a, struct event_stream *s, struct detect *d,
@@ -104,7 +125,7 @@ static int feed_threaded(struct analysis *a, struct event_stream *s, struct dete
 		batchq_free(q);
 		return NO_THREAD;
 	}
-	stopped = batchq_consume(q, feed_queued, &f);
+	stopped = consume(q, &f);
 	rc = batchq_finish(q);
 	batchq_free(q);
 	if (stopped) {

@@ -77,8 +77,23 @@ out:
 	free(want);
 }
 
+/*
+ * Key i of the spillmap tests, three ways: content-hash-like first words
+ * (spread: the eviction's buckets hold a few each); half of them small
+ * integers (skewed: they share the eviction's first bucket, whose sort
+ * falls back to qsort()); first words shared by four keys (ties the second
+ * word decides).
+ */
+static void spill_key(int shape, uint64_t i, uint64_t key[2])
+{
+	uint64_t spread = (shape == 2 ? i / 4 : i) * 0x9e3779b97f4a7c15ULL;
+
+	key[0] = shape == 1 && i % 2 ? i : spread;
+	key[1] = shape == 2 ? i % 4 : i % 7;
+}
+
 /* 50,000 keys in a map of 1,000 entries: each found again, with its value, wherever it went. */
-static void test_spillmap(void)
+static void spillmap_shape(int shape)
 {
 	enum { N = 50000 };
 	struct spillmap m;
@@ -87,7 +102,9 @@ static void test_spillmap(void)
 
 	spillmap_init(&m, 2, sizeof(uint64_t) * 3, 1000);
 	for (uint64_t i = 0; i < N; i++) {
-		uint64_t key[2] = { i * 0x9e3779b97f4a7c15ULL, i % 7 }, *v = spillmap_put(&m, key, &created, &why);
+		uint64_t key[2], *v;
+		spill_key(shape, i, key);
+		v = spillmap_put(&m, key, &created, &why);
 		if (!v) {
 			CHECK(v != NULL);
 			break;
@@ -97,8 +114,9 @@ static void test_spillmap(void)
 		v[2] = ~i;
 		/* Now and then an old one, which may be in the file. */
 		if (i % 97 == 0 && i > 5000) {
-			uint64_t j = (i * 31) % (i - 1000), oldkey[2] = { j * 0x9e3779b97f4a7c15ULL, j % 7 };
-			uint64_t *o = spillmap_put(&m, oldkey, &created, &why);
+			uint64_t j = (i * 31) % (i - 1000), oldkey[2], *o;
+			spill_key(shape, j, oldkey);
+			o = spillmap_put(&m, oldkey, &created, &why);
 			bad_old += !o || created || o[0] != j || o[2] != ~j;
 			if (o)
 				o[1]++;   /* changed while in memory: kept when it goes out again */
@@ -109,7 +127,9 @@ static void test_spillmap(void)
 	CHECK(m.spilled > 0);
 	CHECK(m.reloaded > 0);
 	for (uint64_t i = 0; i < N; i++) {
-		uint64_t key[2] = { i * 0x9e3779b97f4a7c15ULL, i % 7 }, *v = spillmap_put(&m, key, &created, &why);
+		uint64_t key[2], *v;
+		spill_key(shape, i, key);
+		v = spillmap_put(&m, key, &created, &why);
 		bad_val += !v || created || v[0] != i || v[2] != ~i;
 	}
 	CHECK_INT(bad_val, 0);
@@ -119,6 +139,102 @@ static void test_spillmap(void)
 	}
 	CHECK(m.mem.count <= 1001);
 	spillmap_release(&m);
+}
+
+static void test_spillmap(void)
+{
+	for (int shape = 0; shape < 3; shape++)
+		spillmap_shape(shape);
+}
+
+static int drop_marked(const uint64_t *key, void *val, void *arg)
+{
+	const unsigned char *gone = arg;
+	(void)val;
+	return gone[key[1]];
+}
+
+/*
+ * hmap_sweep() on 3,000 small maps (64 slots, up to 48 entries: long probe
+ * runs, many wrapping the table's end), random entries swept out: the rest
+ * found with their values, the swept ones absent.
+ */
+static void sweep_small(void)
+{
+	size_t bad = 0;
+
+	for (int trial = 0; trial < 3000; trial++) {
+		struct hmap m;
+		unsigned char gone[48] = { 0 };
+		size_t n = 1 + next() % 48, want = 0, got;
+		hmap_init(&m, 2, sizeof(uint64_t));
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t key[2] = { next(), i }, *v = hmap_put(&m, key, NULL);
+			if (v)
+				*v = key[0];
+			gone[i] = next() % 3 == 0;
+			want += gone[i];
+		}
+		got = hmap_sweep(&m, drop_marked, gone);
+		bad += got != want || m.count != n - want || m.cap != 64;
+		for (size_t pos = 0, i = 0; i < n; i++) {
+			const uint64_t *key;
+			void *val;
+			bad += gone[i] ? 0 : !hmap_next(&m, &pos, &key, &val) || *(uint64_t *)val != key[0] ||
+					     hmap_get(&m, key) != val || gone[key[1]];
+		}
+		hmap_release(&m);
+	}
+	CHECK_INT(bad, 0);
+}
+
+/*
+ * hmap_sweep(): 20,000 keys, a third of them (then a random half of the
+ * rest, then all) swept out; every kept key found with its value, every
+ * swept one absent, and puts and deletes as before afterwards.
+ */
+static void test_hmap_sweep(void)
+{
+	enum { N = 20000 };
+	struct hmap m;
+	unsigned char *gone = calloc(N, 1);
+	int created;
+
+	sweep_small();
+	CHECK(gone != NULL);
+	if (!gone)
+		return;
+	hmap_init(&m, 2, sizeof(uint64_t));
+	for (uint64_t i = 0; i < N; i++) {
+		uint64_t key[2] = { i % 61, i }, *v = hmap_put(&m, key, &created);
+		CHECK(v && created);
+		if (v)
+			*v = ~i;
+	}
+	for (int round = 0; round < 3; round++) {
+		size_t want = 0, bad = 0, count = 0;
+		for (uint64_t i = 0; i < N; i++) {
+			if (!gone[i] && (round == 2 || (round == 0 ? i % 3 == 0 : next() % 2))) {
+				gone[i] = 1;
+				want++;
+			}
+		}
+		CHECK_INT(hmap_sweep(&m, drop_marked, gone), want);
+		for (uint64_t i = 0; i < N; i++) {
+			uint64_t key[2] = { i % 61, i }, *v = hmap_get(&m, key);
+			bad += gone[i] ? v != NULL : !v || *v != ~i;
+			count += !gone[i];
+		}
+		CHECK_INT(bad, 0);
+		CHECK_INT(m.count, count);
+	}
+	{
+		uint64_t key[2] = { 5, 5 }, *v = hmap_put(&m, key, &created);
+		CHECK(v && created && *v == 0);
+		CHECK(hmap_del(&m, key) == 1 && m.count == 0 && !hmap_get(&m, key));
+	}
+	hmap_release(&m);
+	free(gone);
 }
 
 /* Many samples, few values: the trimmed mean of the counted values is that of the samples. */
@@ -157,6 +273,7 @@ int main(void)
 {
 	RUN(test_extsort);
 	RUN(test_spillmap);
+	RUN(test_hmap_sweep);
 	RUN(test_cost_counts);
 	return check_done();
 }
