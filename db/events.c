@@ -53,12 +53,12 @@ struct event_stream {
  */
 enum {
 	OP_SEQ, OP_KIND, OP_THREAD, OP_SRC_DEV, OP_DST_DEV, OP_SRC_ADDR, OP_DST_ADDR, OP_BYTES,
-	OP_BEGIN, OP_END, OP_HASH, OP_CODEPTR, OP_TARGET, OP_DUR, OP_MAP_INDEX, OP_NCOLS,
+	OP_BEGIN, OP_HASH, OP_CODEPTR, OP_TARGET, OP_DUR, OP_MAP_INDEX, OP_NCOLS,
 	OP_ALLOC_SEQ = OP_NCOLS
 };
 #define OP_COLUMNS \
 	"d.seq, d.kind, d.thread, d.src_dev, d.dst_dev, d.src_addr, d.dst_addr, d.bytes," \
-	" d.begin_ns, d.begin_ns + d.dur_ns, d.hash, d.codeptr, d.target_id, d.dur_ns, d.map_index"
+	" d.begin_ns, d.hash, d.codeptr, d.target_id, d.dur_ns, d.map_index"
 
 static const char ops_by_seq_sql[] =
 	"SELECT " OP_COLUMNS " FROM data_op_raw d ORDER BY d.seq";
@@ -66,12 +66,16 @@ static const char ops_sorted_sql[] =
 	"SELECT " OP_COLUMNS ","
 	" (SELECT p.alloc_seq FROM delete_pair_raw p WHERE d.kind IN (4, 20) AND p.delete_seq = d.seq)"
 	" FROM data_op_raw d ORDER BY d.begin_ns, d.seq";
-/* The columns of KERNEL_SELECT, in order: dur_ns is for the rules. */
+/*
+ * The columns of KERNEL_SELECT, in order.  An event's end is begin_ns +
+ * dur_ns, summed here: a row is used only once sound (db/sound.h), when
+ * both are integers whose sum is in range, as SQLite would sum them.
+ */
 enum {
-	K_SEQ, K_THREAD, K_DEVICE, K_BEGIN, K_END, K_CODEPTR, K_TARGET, K_DUR
+	K_SEQ, K_THREAD, K_DEVICE, K_BEGIN, K_CODEPTR, K_TARGET, K_DUR
 };
 #define KERNEL_SELECT \
-	"SELECT k.seq, k.thread, k.device, k.begin_ns, k.begin_ns + k.dur_ns," \
+	"SELECT k.seq, k.thread, k.device, k.begin_ns," \
 	" t.codeptr, k.target_id, k.dur_ns FROM kernel_raw k LEFT JOIN target_raw t ON t.id = k.target_id"
 static const char kernels_by_seq_sql[] = KERNEL_SELECT " ORDER BY k.seq";
 static const char kernels_sorted_sql[] = KERNEL_SELECT " ORDER BY k.begin_ns, k.seq";
@@ -239,7 +243,7 @@ static int read_op(struct event_stream *s, char **err)
 			sqlite3_value *tl[TLO_NCOLS] = {
 				[TLO_SEQ] = c[OP_SEQ], [TLO_KIND] = c[OP_KIND], [TLO_SRC_DEV] = c[OP_SRC_DEV],
 				[TLO_DST_DEV] = c[OP_DST_DEV], [TLO_BYTES] = c[OP_BYTES], [TLO_BEGIN] = c[OP_BEGIN],
-				[TLO_END] = c[OP_END], [TLO_DUR] = c[OP_DUR], [TLO_THREAD] = c[OP_THREAD],
+				[TLO_DUR] = c[OP_DUR], [TLO_THREAD] = c[OP_THREAD],
 			};
 			timeline_rec_op(s->rec, tl);
 		}
@@ -261,7 +265,7 @@ static int read_op(struct event_stream *s, char **err)
 		e->dest_addr = (uint64_t)i64(c[OP_DST_ADDR]);
 		e->bytes = (uint64_t)i64(c[OP_BYTES]);
 		e->begin_ns = i64(c[OP_BEGIN]);
-		e->end_ns = i64(c[OP_END]);
+		e->end_ns = e->begin_ns + i64(c[OP_DUR]);
 		e->has_hash = sqlite3_value_type(c[OP_HASH]) != SQLITE_NULL;
 		e->hash = (uint64_t)i64(c[OP_HASH]);
 		e->codeptr = (uint64_t)i64(c[OP_CODEPTR]);
@@ -302,7 +306,6 @@ static int read_kernel(struct event_stream *s, char **err)
 				[TLK_SEQ] = sqlite3_column_value(st, K_SEQ),
 				[TLK_DEVICE] = sqlite3_column_value(st, K_DEVICE),
 				[TLK_BEGIN] = sqlite3_column_value(st, K_BEGIN),
-				[TLK_END] = sqlite3_column_value(st, K_END),
 				[TLK_DUR] = sqlite3_column_value(st, K_DUR),
 				[TLK_THREAD] = sqlite3_column_value(st, K_THREAD),
 			};
@@ -317,7 +320,7 @@ static int read_kernel(struct event_stream *s, char **err)
 	e->thread = sqlite3_column_int(st, K_THREAD);
 	e->src_device = e->dest_device = sqlite3_column_int(st, K_DEVICE);
 	e->begin_ns = sqlite3_column_int64(st, K_BEGIN);
-	e->end_ns = sqlite3_column_int64(st, K_END);
+	e->end_ns = e->begin_ns + sqlite3_column_int64(st, K_DUR);
 	e->codeptr = col_u64(st, K_CODEPTR);
 	e->target_id = sqlite3_column_int64(st, K_TARGET);
 	e->has_target_id = sqlite3_column_type(st, K_TARGET) != SQLITE_NULL;

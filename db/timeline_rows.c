@@ -26,16 +26,16 @@
 #include "lib/sort.h"
 
 static const char kernels_sql[] =
-	"SELECT k.seq, k.device, k.begin_ns, k.begin_ns + k.dur_ns, k.dur_ns, k.thread"
+	"SELECT k.seq, k.device, k.begin_ns, k.dur_ns, k.thread"
 	" FROM kernel_raw k ORDER BY k.seq";
-enum { K_SEQ = TLK_SEQ, K_DEVICE = TLK_DEVICE, K_BEGIN = TLK_BEGIN, K_END = TLK_END, K_DUR = TLK_DUR,
+enum { K_SEQ = TLK_SEQ, K_DEVICE = TLK_DEVICE, K_BEGIN = TLK_BEGIN, K_DUR = TLK_DUR,
        K_THREAD = TLK_THREAD, K_NCOLS = TLK_NCOLS };
 
 static const char ops_sql[] =
-	"SELECT d.seq, d.kind, d.src_dev, d.dst_dev, d.bytes, d.begin_ns, d.begin_ns + d.dur_ns,"
-	" d.dur_ns, d.thread FROM data_op_raw d ORDER BY d.seq";
+	"SELECT d.seq, d.kind, d.src_dev, d.dst_dev, d.bytes, d.begin_ns, d.dur_ns, d.thread"
+	" FROM data_op_raw d ORDER BY d.seq";
 enum { OP_SEQ = TLO_SEQ, OP_KIND = TLO_KIND, OP_SRC_DEV = TLO_SRC_DEV, OP_DST_DEV = TLO_DST_DEV,
-       OP_BYTES = TLO_BYTES, OP_BEGIN = TLO_BEGIN, OP_END = TLO_END, OP_DUR = TLO_DUR,
+       OP_BYTES = TLO_BYTES, OP_BEGIN = TLO_BEGIN, OP_DUR = TLO_DUR,
        OP_THREAD = TLO_THREAD, OP_NCOLS = TLO_NCOLS };
 
 /* The pairs by their key, walked beside the operations (a merge, not a lookup per row). */
@@ -149,7 +149,7 @@ static int kernel_values(struct pass *r, sqlite3_value *const *c)
 		.seq = k.seq,
 		.seq2 = -1,
 		.begin_ns = sqlite3_value_int64(k.begin_ns),
-		.end_ns = sqlite3_value_int64(c[K_END]),
+		.end_ns = sqlite3_value_int64(k.begin_ns) + sqlite3_value_int64(k.dur_ns),
 		.device = sqlite3_value_int(k.device),
 		.thread = thread_of(c[K_THREAD]),
 		.lane = LANE_KERNELS,
@@ -278,7 +278,7 @@ static int op_values(struct pass *r, sqlite3_value *const *c)
 		.seq = o.seq,
 		.seq2 = -1,
 		.begin_ns = sqlite3_value_int64(c[OP_BEGIN]),
-		.end_ns = sqlite3_value_int64(c[OP_END]),
+		.end_ns = sqlite3_value_int64(c[OP_BEGIN]) + sqlite3_value_int64(c[OP_DUR]),
 		.bytes = sqlite3_value_int64(c[OP_BYTES]),
 		.device = sqlite3_value_int(c[OP_SRC_DEV]),
 		.thread = thread_of(c[OP_THREAD]),

@@ -54,10 +54,9 @@ int timeline_rows_each(struct db *db, int (*fn)(void *arg, const struct iv *x), 
  * a file) is given up quietly: timeline_rec_finish() says so, and the
  * timeline then reads the tables itself.
  */
-enum { TLK_SEQ, TLK_DEVICE, TLK_BEGIN, TLK_END, TLK_DUR, TLK_THREAD, TLK_NCOLS };
-enum { TLO_SEQ, TLO_KIND, TLO_SRC_DEV, TLO_DST_DEV, TLO_BYTES, TLO_BEGIN, TLO_END, TLO_DUR, TLO_THREAD,
-       TLO_NCOLS };
-/* END is begin_ns + dur_ns as SQLite sums it. */
+enum { TLK_SEQ, TLK_DEVICE, TLK_BEGIN, TLK_DUR, TLK_THREAD, TLK_NCOLS };
+enum { TLO_SEQ, TLO_KIND, TLO_SRC_DEV, TLO_DST_DEV, TLO_BYTES, TLO_BEGIN, TLO_DUR, TLO_THREAD, TLO_NCOLS };
+/* An interval's end is begin_ns + dur_ns of a sound row (db/sound.h): two integers, their sum in range. */
 
 struct sqlite3_value;
 struct timeline_rec;
