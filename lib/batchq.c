@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/batchq.h"
+#include "lib/huge.h"
 
 struct batchq {
 	size_t rec_size, per_batch, nbatches;
@@ -46,6 +47,7 @@ struct batchq *batchq_new(size_t rec_size, size_t per_batch, size_t nbatches)
 	q->per_batch = per_batch;
 	q->nbatches = nbatches;
 	q->buf = malloc(nbatches * per_batch * rec_size);
+	huge_advise(q->buf, nbatches * per_batch * rec_size);
 	q->count = calloc(nbatches, sizeof(*q->count));
 	if (!q->buf || !q->count) {
 		free(q->buf);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/extsort.h"
+#include "lib/huge.h"
 #include "lib/tempfile.h"
 
 struct run {
@@ -132,6 +133,7 @@ static void sort_buffer(struct extsort *s)
 		free(s->tmp);
 		free(s->bounds);
 		s->tmp = malloc(n * size + size);
+		huge_advise(s->tmp, n * size + size);
 		s->bounds = malloc((n / MIN_RUN + 2) * sizeof(*s->bounds));
 		s->tmp_n = s->tmp && s->bounds ? n : 0;
 		if (!s->tmp_n) {
@@ -235,6 +237,7 @@ int extsort_add(struct extsort *s, const void *rec, const char **why)
 		}
 		s->buf = v;
 		s->alloc = ncap;
+		huge_advise(v, ncap * s->size);
 	}
 	memcpy(s->buf + s->nbuf++ * s->size, rec, s->size);
 	s->count++;

@@ -5,9 +5,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "lib/hmap.h"
+#include "lib/huge.h"
 
 /* The hash word of a slot; 0 marks an empty slot, so hashes are never 0. */
 static uint64_t hash_key(const uint64_t *key, size_t words)
@@ -85,24 +85,8 @@ void *hmap_get(const struct hmap *m, const uint64_t *key)
 /*
  * A map of millions of entries (the duplicate detector's, on a long run) is
  * probed at random: with 4 KiB pages nearly every probe also misses the TLB,
- * and every page is faulted in one by one as the map grows.  Ask for huge
- * pages on the 2 MiB-aligned part of a big slot array (Linux; a hint only).
+ * and every page is faulted in one by one as the map grows (lib/huge.h).
  */
-static void advise_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	uintptr_t b = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-	uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
-
-	if (bytes >= 4 * huge && e > b)
-		madvise((void *)b, e - b, MADV_HUGEPAGE);
-#else
-	(void)p;
-	(void)bytes;
-#endif
-}
-
 static int grow(struct hmap *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 64;
@@ -114,7 +98,7 @@ static int grow(struct hmap *m)
 		m->slots = old;
 		return -1;
 	}
-	advise_huge(m->slots, ncap * m->slot_size);
+	huge_advise(m->slots, ncap * m->slot_size);
 	m->cap = ncap;
 	for (size_t i = 0; i < ocap; i++) {
 		uint64_t *s = (uint64_t *)(old + i * m->slot_size);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/spillmap.h"
+#include "lib/huge.h"
 #include "lib/tempfile.h"
 
 #define BLOCK 128                           /* records per index entry */
@@ -363,6 +364,8 @@ static int evict(struct spillmap *m, const char **why)
 		free(m->evict_buf[1]);
 		m->evict_buf[0] = malloc(want * m->rec_size);
 		m->evict_buf[1] = malloc(want * m->rec_size);
+		huge_advise(m->evict_buf[0], want * m->rec_size);
+		huge_advise(m->evict_buf[1], want * m->rec_size);
 		if (!m->evict_count)
 			m->evict_count = malloc(((1u << SORT_BITS) + 1) * sizeof(*m->evict_count));
 		m->evict_cap = m->evict_buf[0] && m->evict_buf[1] && m->evict_count ? want : 0;
@@ -380,6 +383,7 @@ static int evict(struct spillmap *m, const char **why)
 		void *p = mmap(NULL, BLOOM_BITS / 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
 			return -1;
+		huge_advise(p, BLOOM_BITS / 8);
 		m->bloom = p;
 	}
 	bloom_add_all(m, recs, n);
