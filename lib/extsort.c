@@ -225,10 +225,15 @@ int extsort_add(struct extsort *s, const void *rec, const char **why)
 	if (s->nbuf == s->cap && spill(s, why) < 0)
 		return -1;
 	if (s->nbuf == s->alloc) {
-		/* Grown to the cap, not allocated whole: most runs are small. */
+		/*
+		 * Most runs are small: doubled from 64 records, but once past
+		 * 1 MiB straight to the cap.  Each doubling copied the buffer
+		 * into fresh pages (faults: trips to the hypervisor here); the
+		 * cap's pages are only touched as they fill, huge (lib/huge.h).
+		 */
 		size_t ncap = s->alloc ? 2 * s->alloc : 64;
 		char *v;
-		if (ncap > s->cap)
+		if (ncap > s->cap || ncap * s->size > ((size_t)1 << 20))
 			ncap = s->cap;
 		v = realloc(s->buf, ncap * s->size);
 		if (!v) {
