@@ -70,7 +70,13 @@ sqlite3 odd.db "
 	UPDATE data_op_raw SET thread = 2.5 WHERE seq % 11 = 3;
 	-- allocations never freed
 	DELETE FROM delete_pair_raw WHERE delete_seq % 50 = 8;
-	DELETE FROM data_op_raw WHERE kind = 4 AND seq % 30 = 17;"
+	DELETE FROM data_op_raw WHERE kind = 4 AND seq % 30 = 17;
+	-- the extremes the rules let through (the recorded intervals are written as
+	-- differences: large jumps either way, the largest sizes, threads, devices)
+	UPDATE data_op_raw SET bytes = 2305843009213693951 WHERE kind = 2 AND seq % 101 = 7;
+	UPDATE data_op_raw SET thread = 2147483647 WHERE seq % 103 = 1;
+	UPDATE kernel_raw SET begin_ns = 2305843009213693000, dur_ns = 951 WHERE seq % 107 = 3;
+	UPDATE data_op_raw SET dst_dev = 65535 WHERE kind = 1 AND seq % 109 = 1;"
 both_ways odd odd.db
 both_ways odd-small odd.db MAPPROF_REPORT_BUFFER=300
 
