@@ -48,7 +48,7 @@ int timeline_rows_each(struct db *db, int (*fn)(void *arg, const struct iv *x), 
  * That pass hands over every row of kernel_raw and of data_op_raw, damaged
  * ones too, each table in seq order, as the columns below (sqlite3_value
  * pointers, valid during the call); the intervals go to two unlinked
- * temporary files (the kernels', the rest), about 56 bytes each, so that
+ * temporary files (the kernels', the rest), about 10 bytes each, so that
  * memory stays bounded.  Then timeline_rec_each() calls fn on them in
  * timeline_rows_each()'s order.  A recording that failed (out of memory,
  * a file) is given up quietly: timeline_rec_finish() says so, and the
