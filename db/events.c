@@ -68,8 +68,8 @@ static const char ops_sorted_sql[] =
 	" FROM data_op_raw d ORDER BY d.begin_ns, d.seq";
 /*
  * The columns of KERNEL_SELECT, in order.  An event's end is begin_ns +
- * dur_ns, summed here: a row is used only once sound (db/sound.h), when
- * both are integers whose sum is in range, as SQLite would sum them.
+ * dur_ns, summed by sound_end_ns() (as SQLite sums them) once the row is
+ * sound, rather than by a computed column on every row.
  */
 enum {
 	K_SEQ, K_THREAD, K_DEVICE, K_BEGIN, K_CODEPTR, K_TARGET, K_DUR
@@ -265,7 +265,8 @@ static int read_op(struct event_stream *s, char **err)
 		e->dest_addr = (uint64_t)i64(c[OP_DST_ADDR]);
 		e->bytes = (uint64_t)i64(c[OP_BYTES]);
 		e->begin_ns = i64(c[OP_BEGIN]);
-		e->end_ns = e->begin_ns + i64(c[OP_DUR]);
+		if (sound_end_ns(&s->judge, c[OP_BEGIN], c[OP_DUR], &e->end_ns, err) < 0)
+			return -1;
 		e->has_hash = sqlite3_value_type(c[OP_HASH]) != SQLITE_NULL;
 		e->hash = (uint64_t)i64(c[OP_HASH]);
 		e->codeptr = (uint64_t)i64(c[OP_CODEPTR]);
@@ -315,12 +316,14 @@ static int read_kernel(struct event_stream *s, char **err)
 	if (rc < 0)
 		return -1;
 	memset(e, 0, sizeof(*e));
+	if (sound_end_ns(&s->judge, sqlite3_column_value(st, K_BEGIN), sqlite3_column_value(st, K_DUR),
+			 &e->end_ns, err) < 0)
+		return -1;
 	e->kind = EV_KERNEL;
 	e->seq = sqlite3_column_int64(st, K_SEQ);
 	e->thread = sqlite3_column_int(st, K_THREAD);
 	e->src_device = e->dest_device = sqlite3_column_int(st, K_DEVICE);
 	e->begin_ns = sqlite3_column_int64(st, K_BEGIN);
-	e->end_ns = e->begin_ns + sqlite3_column_int64(st, K_DUR);
 	e->codeptr = col_u64(st, K_CODEPTR);
 	e->target_id = sqlite3_column_int64(st, K_TARGET);
 	e->has_target_id = sqlite3_column_type(st, K_TARGET) != SQLITE_NULL;

@@ -85,14 +85,36 @@ static int ask(struct sound_judge *j, sqlite3_stmt **st, const char *sql, int64_
 void sound_judge_init(struct sound_judge *j, struct db *db)
 {
 	j->db = db;
-	j->op = j->kernel = NULL;
+	j->op = j->kernel = j->sum = NULL;
 }
 
 void sound_judge_release(struct sound_judge *j)
 {
 	sqlite3_finalize(j->op);
 	sqlite3_finalize(j->kernel);
-	j->op = j->kernel = NULL;
+	sqlite3_finalize(j->sum);
+	j->op = j->kernel = j->sum = NULL;
+}
+
+int sound_end_ns(struct sound_judge *j, sqlite3_value *begin_ns, sqlite3_value *dur_ns, int64_t *end,
+		 char **err)
+{
+	int rc;
+
+	if (is_int(begin_ns) && is_int(dur_ns)) {
+		*end = sqlite3_value_int64(begin_ns) + sqlite3_value_int64(dur_ns);
+		return 0;
+	}
+	if (!j->sum && !(j->sum = db_prepare(j->db, "SELECT ?1 + ?2", err)))
+		return -1;
+	sqlite3_bind_value(j->sum, 1, begin_ns);
+	sqlite3_bind_value(j->sum, 2, dur_ns);
+	rc = sqlite3_step(j->sum);
+	*end = sqlite3_column_int64(j->sum, 0);
+	sqlite3_reset(j->sum);
+	if (rc != SQLITE_ROW)
+		return db_fail(err, "cannot read events from '%s': %s", j->db->path, sqlite3_errmsg(j->db->sql));
+	return 0;
 }
 
 int sound_op(struct sound_judge *j, const struct sound_op_row *r, unsigned *why, char **err)

@@ -81,13 +81,23 @@
  */
 struct sound_judge {
 	struct db *db;
-	sqlite3_stmt *op, *kernel;
+	sqlite3_stmt *op, *kernel, *sum;
 };
 
 void sound_judge_init(struct sound_judge *j, struct db *db);
 
 /* Accepts a judge that was never used. */
 void sound_judge_release(struct sound_judge *j);
+
+/*
+ * The end of a sound row: begin_ns + dur_ns as SQLite sums them (and
+ * sqlite3_value_int64() reads the sum).  Two integers (every recorded row)
+ * in C: sound, their sum is in range.  A real among them (a sound row of an
+ * edited database can hold one: 1.5 + 1.5 is 3, not 1 + 1) is summed by
+ * SQLite itself.  0 and *end, or -1 with *err.
+ */
+int sound_end_ns(struct sound_judge *j, sqlite3_value *begin_ns, sqlite3_value *dur_ns, int64_t *end,
+		 char **err);
 
 /*
  * The columns the rules read, of one row of data_op_raw or kernel_raw, as

@@ -12,8 +12,9 @@
  * in bounded memory at any length of run.
  *
  * Values are read as the views read them: sqlite3_value_int64() of what the
- * column holds, and begin_ns + dur_ns summed by SQLite, so that a sound row
- * holding a real (only an edited database has one) reads the same.
+ * column holds, and begin_ns + dur_ns as SQLite sums them (sound_end_ns():
+ * in C for integers, by SQLite for a sound row holding a real, which only
+ * an edited database has).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -150,15 +151,18 @@ static int kernel_values(struct pass *r, sqlite3_value *const *c)
 		.dur_ns = c[K_DUR],
 	};
 	struct iv x;
+	int64_t end_ns;
 	int rc = sound_kernel(&r->judge, &k, NULL, r->err);
 
 	if (rc <= 0)
 		return rc;
+	if (sound_end_ns(&r->judge, k.begin_ns, k.dur_ns, &end_ns, r->err) < 0)
+		return -1;
 	x = (struct iv){
 		.seq = k.seq,
 		.seq2 = -1,
 		.begin_ns = sqlite3_value_int64(k.begin_ns),
-		.end_ns = sqlite3_value_int64(k.begin_ns) + sqlite3_value_int64(k.dur_ns),
+		.end_ns = end_ns,
 		.device = sqlite3_value_int(k.device),
 		.thread = thread_of(c[K_THREAD]),
 		.lane = LANE_KERNELS,
@@ -279,17 +283,18 @@ static int op_values(struct pass *r, sqlite3_value *const *c)
 			goto early;
 		return 0;
 	}
+	if (sound_end_ns(&r->judge, c[OP_BEGIN], c[OP_DUR], &end_ns, r->err) < 0)
+		return -1;
 	x = (struct iv){
 		.seq = o.seq,
 		.seq2 = -1,
 		.begin_ns = sqlite3_value_int64(c[OP_BEGIN]),
-		.end_ns = sqlite3_value_int64(c[OP_BEGIN]) + sqlite3_value_int64(c[OP_DUR]),
+		.end_ns = end_ns,
 		.bytes = sqlite3_value_int64(c[OP_BYTES]),
 		.device = sqlite3_value_int(c[OP_SRC_DEV]),
 		.thread = thread_of(c[OP_THREAD]),
 		.lane = LANE_ALLOC_OPS,
 	};
-	end_ns = x.end_ns;
 	kind = sqlite3_value_int(c[OP_KIND]);
 	switch (kind) {
 	case 1: case 17: case 2: case 18:

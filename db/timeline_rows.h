@@ -56,7 +56,7 @@ int timeline_rows_each(struct db *db, int (*fn)(void *arg, const struct iv *x), 
  */
 enum { TLK_SEQ, TLK_DEVICE, TLK_BEGIN, TLK_DUR, TLK_THREAD, TLK_NCOLS };
 enum { TLO_SEQ, TLO_KIND, TLO_SRC_DEV, TLO_DST_DEV, TLO_BYTES, TLO_BEGIN, TLO_DUR, TLO_THREAD, TLO_NCOLS };
-/* An interval's end is begin_ns + dur_ns of a sound row (db/sound.h): two integers, their sum in range. */
+/* An interval's end: begin_ns + dur_ns of a sound row, as SQLite sums them (sound_end_ns(), db/sound.h). */
 
 struct sqlite3_value;
 struct timeline_rec;

@@ -227,13 +227,16 @@ int extsort_add(struct extsort *s, const void *rec, const char **why)
 	if (s->nbuf == s->alloc) {
 		/*
 		 * Most runs are small: doubled from 64 records, but once past
-		 * 1 MiB straight to the cap.  Each doubling copied the buffer
-		 * into fresh pages (faults: trips to the hypervisor here); the
-		 * cap's pages are only touched as they fill, huge (lib/huge.h).
+		 * 1 MiB straight to a cap of up to 64 MiB (a larger one, asked
+		 * for with MAPPROF_REPORT_BUFFER, is still doubled towards).
+		 * Each doubling copied the buffer into fresh pages (faults:
+		 * trips to the hypervisor here); the cap's pages are only
+		 * touched as they fill, huge (lib/huge.h).
 		 */
 		size_t ncap = s->alloc ? 2 * s->alloc : 64;
 		char *v;
-		if (ncap > s->cap || ncap * s->size > ((size_t)1 << 20))
+		if (ncap > s->cap ||
+		    (ncap * s->size > ((size_t)1 << 20) && s->cap <= ((size_t)64 << 20) / s->size))
 			ncap = s->cap;
 		v = realloc(s->buf, ncap * s->size);
 		if (!v) {

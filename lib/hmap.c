@@ -167,8 +167,9 @@ int hmap_del(struct hmap *m, const uint64_t *key)
  * One pass over the slots from an empty one: no probe run crosses it, so
  * every kept entry's run from its home slot lies before it in the pass,
  * already settled.  A kept entry moves to the first empty slot of that run
- * (where a put would place it now), which is what the deletes one by one
- * would leave, in one sequential sweep instead of a random probe each.
+ * (where a put would place it now): every entry is then found from its
+ * home slot as after deletes one by one (the slots' order may differ), in
+ * one sequential sweep instead of a random probe each.
  */
 size_t hmap_sweep(struct hmap *m, int (*drop)(const uint64_t *key, void *val, void *arg), void *arg)
 {

@@ -59,8 +59,8 @@ int hmap_del(struct hmap *m, const uint64_t *key);
 /*
  * Remove every entry for which drop(key, val, arg) returns non-zero (it
  * may copy the entry out first), in one pass; the number removed.  The
- * map is then as hmap_del() of each would leave it, but for the order of
- * hmap_next().
+ * map then holds what hmap_del() of each would leave, each entry found as
+ * by hmap_get(); the order of hmap_next() may differ.
  */
 size_t hmap_sweep(struct hmap *m, int (*drop)(const uint64_t *key, void *val, void *arg), void *arg);
 

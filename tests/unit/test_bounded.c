@@ -156,8 +156,9 @@ static int drop_marked(const uint64_t *key, void *val, void *arg)
 
 /*
  * hmap_sweep() on 3,000 small maps (64 slots, up to 48 entries: long probe
- * runs, many wrapping the table's end), random entries swept out: the rest
- * found with their values, the swept ones absent.
+ * runs, many wrapping the table's end), random entries swept out: the count
+ * right, and every entry left (hmap_next()) a kept one, found by
+ * hmap_get() where it is, with its value.
  */
 static void sweep_small(void)
 {

@@ -4,6 +4,7 @@
  * threads reorder more than the window), findings stored idempotently, and
  * the JSON document's shape; nested transactions and db_open refusing an unfinished run.
  */
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include "tests/unit/check_db.h"
 #include "db/db.h"
 #include "db/events.h"
+#include "db/timeline_rows.h"
 #include "report/findings/findings_store.h"
 #include "report/output/json.h"
 #include "report/report.h"
@@ -247,6 +249,74 @@ static void test_nested_transactions(void)
 	unlink(path);
 }
 
+/* The end of the interval of 'want_seq' (a kernel or a data operation), from timeline_rows_each(). */
+struct end_of {
+	int64_t seq, end_ns;
+	enum lane lane;
+};
+
+static int keep_end(void *arg, const struct iv *x)
+{
+	struct end_of *e = arg;
+	if (x->seq == e->seq && x->lane == e->lane)
+		e->end_ns = x->end_ns;
+	return 0;
+}
+
+/* What SQLite answers 'sql' (one integer) on the test's database, through a connection of its own. */
+static int64_t view_end(const char *sql)
+{
+	sqlite3 *c = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+
+	if (sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(c, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+	return v;
+}
+
+/*
+ * Sound rows holding reals (an edited database): the event's end and the
+ * timeline interval's are begin_ns + dur_ns as SQLite sums them, the views'
+ * end_ns (20.5 + 10.5 is 31, where the integers read would give 30).
+ */
+static void test_real_times(void)
+{
+	struct db *db = fresh();
+	struct event_stream *s;
+	struct event ev;
+	char *err = NULL;
+	int64_t op_end = -1, kernel_end = -1;
+	struct end_of op = { 3, -1, LANE_TO }, kernel = { 4, -1, LANE_KERNELS };
+
+	check_exec(db, run_sql);
+	check_exec(db, "UPDATE data_op_raw SET begin_ns = 20.5, dur_ns = 10.5 WHERE seq = 3;"
+		       "UPDATE kernel_raw SET begin_ns = 100.5, dur_ns = 50.5 WHERE seq = 4;");
+	CHECK_INT(view_end("SELECT end_ns FROM data_ops WHERE seq = 3"), 31);
+	CHECK_INT(view_end("SELECT end_ns FROM kernels WHERE seq = 4"), 151);
+	s = event_stream_open(db, EVENTS_BY_SEQ, NULL, &err);
+	CHECK(s != NULL);
+	while (s && event_stream_next(s, &ev, &err) == 1) {
+		if (ev.seq == 3)
+			op_end = ev.end_ns;
+		if (ev.seq == 4)
+			kernel_end = ev.end_ns;
+	}
+	event_stream_close(s);
+	CHECK_INT(op_end, 31);
+	CHECK_INT(kernel_end, 151);
+	CHECK(timeline_rows_each(db, keep_end, &op, &err) == 0);
+	CHECK(timeline_rows_each(db, keep_end, &kernel, &err) == 0);
+	CHECK_INT(op.end_ns, 31);
+	CHECK_INT(kernel.end_ns, 151);
+	free(err);
+	db_close(db);
+	unlink(path);
+}
+
 int main(void)
 {
 	RUN(test_stream_order_and_pairs);
@@ -254,5 +324,6 @@ int main(void)
 	RUN(test_fallback_to_sorted);
 	RUN(test_empty_run);
 	RUN(test_nested_transactions);
+	RUN(test_real_times);
 	return check_done();
 }
