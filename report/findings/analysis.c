@@ -87,10 +87,11 @@ struct feeder {
 
 static int consume(struct batchq *q, struct feeder *f)
 {
-	const struct event *evs;
+	const void *recs;
 	size_t n;
 
-	while ((n = batchq_take(q, (const void **)&evs)) > 0) {
+	while ((n = batchq_take(q, &recs)) > 0) {
+		const struct event *evs = recs;
 		for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
 			detect_prefetch(f->d, &evs[i]);
 		for (size_t i = 0; i < n; i++) {
