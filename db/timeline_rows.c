@@ -27,6 +27,7 @@
 #include "lib/hmap.h"
 #include "lib/tempfile.h"
 #include "lib/sort.h"
+#include "lib/varint.h"
 
 static const char kernels_sql[] =
 	"SELECT k.seq, k.device, k.begin_ns, k.dur_ns, k.thread"
@@ -406,7 +407,6 @@ static int never_freed(struct pass *r)
 	return rc;
 }
 
-/* The pass's state and the statements walked beside the data operations. 0, or -1 with *err. */
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x, y;
@@ -444,6 +444,7 @@ static int sort_by_alloc(struct pass *r)
 					     db_path(r->db)) : 0;
 }
 
+/* The pass's state and the statements walked beside the data operations. 0, or -1 with *err. */
 static int pass_begin(struct pass *r, struct db *db, int (*fn)(void *arg, const struct iv *x), void *arg,
 		      char **err)
 {
@@ -502,7 +503,7 @@ out:
  * are taken modulo 2^64, so any values come back exactly.
  */
 #define REC_BYTES ((size_t)256 << 10)   /* bytes buffered per file */
-#define REC_MAX 80                      /* an interval's most: 1 + 7 varints of <= 10 */
+#define REC_MAX 80                      /* an interval's most: 1 + 7 * VARINT_MAX */
 
 struct rec_file {
 	int fd;
@@ -521,41 +522,15 @@ struct timeline_rec {
 
 enum { REC_HAS_SEQ2 = 0x10, REC_HAS_END = 0x20, REC_LANE = 0x0f };
 
-static unsigned char *put_var(unsigned char *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (unsigned char)v;
-	return p;
-}
-
-/* v as a zigzag varint: small magnitudes of either sign are short. */
+/* v as a zigzag varint (lib/varint.h): small magnitudes of either sign are short. */
 static unsigned char *put_zz(unsigned char *p, uint64_t v)
 {
-	return put_var(p, v << 1 ^ (uint64_t)-(int64_t)(v >> 63));
-}
-
-/* The varint at *p (at most 10 bytes, all there): its value; *p moves past it. */
-static uint64_t get_var(const unsigned char **p)
-{
-	uint64_t v = 0;
-	int shift = 0;
-	unsigned char b;
-
-	do {
-		b = *(*p)++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	return v;
+	return varint_put(p, v << 1 ^ (uint64_t)-(int64_t)(v >> 63));
 }
 
 static uint64_t get_zz(const unsigned char **p)
 {
-	uint64_t v = get_var(p);
+	uint64_t v = varint_get(p);
 	return v >> 1 ^ (uint64_t)-(int64_t)(v & 1);
 }
 

@@ -102,11 +102,17 @@ static void bloom_hashes(const struct spillmap *m, const uint64_t *key, uint64_t
 #define BLOCK_WORDS 8
 #define NBLOCKS (BLOOM_BITS / (64 * BLOCK_WORDS))
 
+/* The block of 'key' (its first hash picks it); its second hash, for the bits, in *h2. */
+static uint64_t *bloom_block(const struct spillmap *m, const uint64_t *key, uint64_t *h2)
+{
+	uint64_t h1;
+	bloom_hashes(m, key, &h1, h2);
+	return m->bloom + (h1 & (NBLOCKS - 1)) * BLOCK_WORDS;
+}
+
 static void bloom_add(struct spillmap *m, const uint64_t *key)
 {
-	uint64_t h1, h2, *b;
-	bloom_hashes(m, key, &h1, &h2);
-	b = m->bloom + (h1 & (NBLOCKS - 1)) * BLOCK_WORDS;
+	uint64_t h2, *b = bloom_block(m, key, &h2);
 	for (int i = 0; i < BLOOM_K; i++) {
 		unsigned bit = (unsigned)(h2 >> (9 * i)) & 511;
 		b[bit >> 6] |= (uint64_t)1 << (bit & 63);
@@ -115,12 +121,11 @@ static void bloom_add(struct spillmap *m, const uint64_t *key)
 
 static int bloom_has(const struct spillmap *m, const uint64_t *key)
 {
-	uint64_t h1, h2;
+	uint64_t h2;
 	const uint64_t *b;
 	if (!m->bloom)
 		return 0;
-	bloom_hashes(m, key, &h1, &h2);
-	b = m->bloom + (h1 & (NBLOCKS - 1)) * BLOCK_WORDS;
+	b = bloom_block(m, key, &h2);
 	for (int i = 0; i < BLOOM_K; i++) {
 		unsigned bit = (unsigned)(h2 >> (9 * i)) & 511;
 		if (!(b[bit >> 6] & (uint64_t)1 << (bit & 63)))
@@ -136,9 +141,8 @@ static void bloom_add_all(struct spillmap *m, const char *recs, size_t n)
 	enum { AHEAD = 8 };
 	for (size_t i = 0; i < n; i++) {
 		if (i + AHEAD < n) {
-			uint64_t h1, h2;
-			bloom_hashes(m, (const uint64_t *)(recs + (i + AHEAD) * m->rec_size), &h1, &h2);
-			__builtin_prefetch(m->bloom + (h1 & (NBLOCKS - 1)) * BLOCK_WORDS, 1);
+			uint64_t h2;
+			__builtin_prefetch(bloom_block(m, (const uint64_t *)(recs + (i + AHEAD) * m->rec_size), &h2), 1);
 		}
 		bloom_add(m, (const uint64_t *)(recs + i * m->rec_size));
 	}
@@ -461,9 +465,8 @@ void spillmap_prefetch(const struct spillmap *m, const uint64_t *key)
 {
 	hmap_prefetch(&m->mem, key);
 	if (m->bloom) {
-		uint64_t h1, h2;
-		bloom_hashes(m, key, &h1, &h2);
-		__builtin_prefetch(m->bloom + (h1 & (NBLOCKS - 1)) * BLOCK_WORDS);
+		uint64_t h2;
+		__builtin_prefetch(bloom_block(m, key, &h2));
 	}
 }
 

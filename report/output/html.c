@@ -322,13 +322,7 @@ static int write_page(FILE *f, json_t *data, char **err)
 
 int html_write(const char *path, unsigned oflags, json_t *report, struct db *db, char **err)
 {
-	return html_write_span(path, oflags, report, db, NULL, err);
-}
-
-int html_write_span(const char *path, unsigned oflags, json_t *report, struct db *db,
-		    const struct timeline_span *span, char **err)
-{
-	return html_write_job(path, oflags, report, db, span, NULL, err);
+	return html_write_job(path, oflags, report, db, NULL, NULL, err);
 }
 
 int html_write_job(const char *path, unsigned oflags, json_t *report, struct db *db,

@@ -35,12 +35,9 @@ int html_write(const char *path, unsigned oflags, json_t *report, struct db *db,
 
 struct timeline_span;
 
-/* html_write() with the timeline's span known (db/timeline.h; NULL: the timeline reads it). */
-int html_write_span(const char *path, unsigned oflags, json_t *report, struct db *db,
-		    const struct timeline_span *span, char **err);
-
 /*
- * html_write_span() with the timeline begun already (timeline_job_start(),
+ * html_write() with the timeline's span known (db/timeline.h; NULL: the
+ * timeline reads it) and the timeline begun already (timeline_job_start();
  * NULL: built here): the job is finished with the findings' events as its
  * marks, and freed, whatever becomes of the page.
  */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/hmap.h"
+#include "lib/varint.h"
 #include "report/output/pftrace.h"
 
 /* XXH3-64 from libxxhash's header, compiled in (as report/attribute/snippet.c does). */
@@ -142,20 +143,12 @@ static void pb_raw(struct pb *b, const void *data, size_t n)
 	b->len += n;
 }
 
-/* Written in place: a varint is at most ten bytes. */
+/* Written in place (lib/varint.h). */
 static inline void pb_varint(struct pb *b, uint64_t v)
 {
-	unsigned char *q;
-
-	if (pb_room(b, 10) < 0)
+	if (pb_room(b, VARINT_MAX) < 0)
 		return;
-	q = b->p + b->len;
-	while (v > 0x7f) {
-		*q++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*q++ = (unsigned char)v;
-	b->len = (size_t)(q - b->p);
+	b->len = (size_t)(varint_put(b->p + b->len, v) - b->p);
 }
 
 static void pb_tag(struct pb *b, unsigned field, unsigned wire)

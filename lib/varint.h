@@ -1,0 +1,42 @@
+/*
+ * varint.h - unsigned LEB128 varints: 7 bits a byte, low bits first, the
+ * high bit set on every byte but the last (protobuf's varint; not SQLite's,
+ * db/pagewrite.c).  At most 10 bytes for a 64-bit value.  The .pftrace
+ * writer (report/output/pftrace.c) and the page timeline's temporary files
+ * (db/timeline_rows.c) use them.
+ */
+#ifndef MAPPROF_LIB_VARINT_H
+#define MAPPROF_LIB_VARINT_H
+
+#include <stdint.h>
+
+#define VARINT_MAX 10
+
+/* v at p (room for VARINT_MAX bytes); returns the byte after it. */
+static inline unsigned char *varint_put(unsigned char *p, uint64_t v)
+{
+	while (v > 0x7f) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+/* The varint at *p (all its bytes there); *p moves past it.  Bits past 64 are dropped. */
+static inline uint64_t varint_get(const unsigned char **p)
+{
+	uint64_t v = 0;
+	int shift = 0;
+	unsigned char b;
+
+	do {
+		b = *(*p)++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	return v;
+}
+
+#endif
