@@ -43,15 +43,9 @@ struct bins {
 	int64_t total_count, total_busy, total_bytes, peak;
 };
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 static int has_seq(const int64_t *sorted, size_t n, int64_t seq)
 {
-	return seq >= 0 && n && bsearch(&seq, sorted, n, sizeof(*sorted), cmp_i64);
+	return seq >= 0 && n && bsearch(&seq, sorted, n, sizeof(*sorted), sort_cmp_i64);
 }
 
 /* An allocation endpoint for the mapped-bytes sweep: delta > 0 maps, < 0 frees. */
@@ -638,7 +632,7 @@ static int64_t *sorted_seqs(const int64_t *seqs, size_t n)
 
 	if (v) {
 		memcpy(v, seqs, n * sizeof(*v));
-		sort_array(v, n, sizeof(*v), cmp_i64);
+		sort_array(v, n, sizeof(*v), sort_cmp_i64);
 	}
 	return v;
 }

@@ -407,15 +407,6 @@ static int never_freed(struct pass *r)
 	return rc;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x, y;
-
-	memcpy(&x, a, sizeof(x));
-	memcpy(&y, b, sizeof(y));
-	return (x > y) - (x < y);
-}
-
 /* r->by_alloc filled from by_alloc_sql and opened for reading at its first value. */
 static int sort_by_alloc(struct pass *r)
 {
@@ -425,7 +416,7 @@ static int sort_by_alloc(struct pass *r)
 
 	if (!st)
 		return -1;
-	r->by_alloc = extsort_new(sizeof(int64_t), cmp_i64, tempfile_buffer_records((size_t)1 << 20));
+	r->by_alloc = extsort_new(sizeof(int64_t), sort_cmp_i64, tempfile_buffer_records((size_t)1 << 20));
 	while (r->by_alloc && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t key;
 		if (join_key(st, 0, &key) && extsort_add(r->by_alloc, &key, &why) < 0)

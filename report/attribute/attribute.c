@@ -265,12 +265,6 @@ static int cmp_i64_pair(const void *a, const void *b)
 	return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	const int64_t *x = a, *y = b;
-	return (*x > *y) - (*x < *y);
-}
-
 static int cmp_codeptr(const void *key, const void *row)
 {
 	uint64_t k = *(const uint64_t *)key, c = ((const struct codeptr_row *)row)->codeptr;
@@ -632,7 +626,7 @@ static int store_variables(struct update *u, const struct op_key_row *keys, size
 		if (keys[i].host_addr && !hmap_get(&named, key))
 			hosts[nh++] = keys[i].host_addr;
 	}
-	sort_array(hosts, nh, sizeof(*hosts), cmp_i64);
+	sort_array(hosts, nh, sizeof(*hosts), sort_cmp_i64);
 	for (size_t i = 0; i < nh; i++) {
 		struct variable v;
 		int r;
