@@ -228,6 +228,7 @@ REPORT_OBJS := \
 	$(B)/db/open.o \
 	$(B)/db/sound.o \
 	$(B)/db/events.o \
+	$(B)/db/pageread.o \
 	$(B)/db/findings.o \
 	$(B)/db/locations.o \
 	$(B)/db/attribution.o \

@@ -222,3 +222,13 @@ void db_bind_opt_int64(sqlite3_stmt *st, int idx, int present, int64_t v)
 	else
 		sqlite3_bind_null(st, idx);
 }
+
+void db_fetch_values(sqlite3_stmt *st, struct dbval *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		sqlite3_value *c = sqlite3_column_value(st, i);
+		v[i].type = sqlite3_value_type(c);
+		v[i].i = sqlite3_value_int64(c);
+		v[i].r = v[i].type == SQLITE_FLOAT ? sqlite3_value_double(c) : 0;
+	}
+}

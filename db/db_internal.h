@@ -21,6 +21,21 @@ sqlite3_stmt *db_prepare(struct db *db, const char *sql, char **err);
 /* Bind an int64 or NULL (when !present). */
 void db_bind_opt_int64(sqlite3_stmt *st, int idx, int present, int64_t v);
 
+/*
+ * A column's value as the event readers use it (db/sound.h, db/events.c,
+ * db/timeline_rows.c): what sqlite3_value_int64() reads from it, its type
+ * (SQLITE_INTEGER, SQLITE_NULL, ...) and, for a real, the real.  Filled from
+ * a statement's row by db_fetch_values(), or from a page (db/pageread.h).
+ */
+struct dbval {
+	int64_t i;
+	double r;
+	int type;
+};
+
+/* Columns 0 .. n - 1 of st's current row into v. */
+void db_fetch_values(sqlite3_stmt *st, struct dbval *v, int n);
+
 /* A struct db around an open connection (busy timeout, synchronous=OFF); NULL when out of memory. */
 struct db *db_wrap(sqlite3 *sql, const char *path);
 

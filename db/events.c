@@ -18,12 +18,14 @@
  * stream, and counting the damaged ones a second pass.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db/db_internal.h"
 #include "db/events.h"
 #include "db/locations.h"
+#include "db/pageread.h"
 #include "db/sound.h"
 #include "db/timeline_rows.h"
 #include "lib/hmap.h"
@@ -32,6 +34,15 @@ struct event_stream {
 	struct db *db;
 	enum events_mode mode;
 	sqlite3_stmt *ops, *kernels, *pairs;
+	/*
+	 * Seq mode: data_op_raw read from its pages (db/pageread.h) while 'hold'
+	 * keeps the read transaction open; 'one' reads a row it cannot.  NULL:
+	 * the statement 'ops' reads them.
+	 */
+	struct pageread *pr;
+	sqlite3_stmt *hold, *one;
+	int64_t pr_last;
+	int pr_any;
 	struct event op, kernel;
 	int have_op, have_kernel, have_pair;
 	int64_t pair_delete, pair_alloc;
@@ -48,20 +59,31 @@ struct event_stream {
 };
 
 /*
- * The columns of OP_COLUMNS, in order: dur_ns is for the rules, map_index
- * for the attribution keys; the sorted statement adds the alloc_seq.
+ * The columns of OP_COLUMNS, in order: the table's own order (so that a row
+ * read from its pages, db/pageread.h, needs no reordering); dur_ns is for
+ * the rules, map_index for the attribution keys; the sorted statement adds
+ * the alloc_seq.
  */
 enum {
-	OP_SEQ, OP_KIND, OP_THREAD, OP_SRC_DEV, OP_DST_DEV, OP_SRC_ADDR, OP_DST_ADDR, OP_BYTES,
-	OP_BEGIN, OP_HASH, OP_CODEPTR, OP_TARGET, OP_DUR, OP_MAP_INDEX, OP_NCOLS,
+	OP_SEQ, OP_THREAD, OP_KIND, OP_SRC_DEV, OP_DST_DEV, OP_SRC_ADDR, OP_DST_ADDR, OP_BYTES,
+	OP_BEGIN, OP_DUR, OP_HASH, OP_CODEPTR, OP_TARGET, OP_MAP_INDEX, OP_NCOLS,
 	OP_ALLOC_SEQ = OP_NCOLS
 };
 #define OP_COLUMNS \
-	"d.seq, d.kind, d.thread, d.src_dev, d.dst_dev, d.src_addr, d.dst_addr, d.bytes," \
-	" d.begin_ns, d.hash, d.codeptr, d.target_id, d.dur_ns, d.map_index"
+	"d.seq, d.thread, d.kind, d.src_dev, d.dst_dev, d.src_addr, d.dst_addr, d.bytes," \
+	" d.begin_ns, d.dur_ns, d.hash, d.codeptr, d.target_id, d.map_index"
+/* data_op_raw's columns, as db/schema.sql creates them (OP_* order). */
+static const char *const op_table_cols[OP_NCOLS] = {
+	"seq", "thread", "kind", "src_dev", "dst_dev", "src_addr", "dst_addr", "bytes",
+	"begin_ns", "dur_ns", "hash", "codeptr", "target_id", "map_index",
+};
 
 static const char ops_by_seq_sql[] =
 	"SELECT " OP_COLUMNS " FROM data_op_raw d ORDER BY d.seq";
+/* After the page reader gave up at a row, and for a row it cannot read. */
+static const char ops_after_sql[] =
+	"SELECT " OP_COLUMNS " FROM data_op_raw d WHERE d.seq > ?1 ORDER BY d.seq";
+static const char op_one_sql[] = "SELECT " OP_COLUMNS " FROM data_op_raw d WHERE d.seq = ?1";
 static const char ops_sorted_sql[] =
 	"SELECT " OP_COLUMNS ","
 	" (SELECT p.alloc_seq FROM delete_pair_raw p WHERE d.kind IN (4, 20) AND p.delete_seq = d.seq)"
@@ -72,7 +94,7 @@ static const char ops_sorted_sql[] =
  * sound, rather than by a computed column on every row.
  */
 enum {
-	K_SEQ, K_THREAD, K_DEVICE, K_BEGIN, K_CODEPTR, K_TARGET, K_DUR
+	K_SEQ, K_THREAD, K_DEVICE, K_BEGIN, K_CODEPTR, K_TARGET, K_DUR, K_NCOLS
 };
 #define KERNEL_SELECT \
 	"SELECT k.seq, k.thread, k.device, k.begin_ns," \
@@ -109,11 +131,6 @@ static uint64_t col_u64(sqlite3_stmt *st, int i)
 	return (uint64_t)sqlite3_column_int64(st, i);
 }
 
-static int64_t i64(sqlite3_value *v)
-{
-	return sqlite3_value_int64(v);
-}
-
 /* Count a damaged row (sound_op(), sound_kernel()): once, and once per reason. */
 static int count_damaged(struct damaged *d, unsigned why)
 {
@@ -126,17 +143,17 @@ static int count_damaged(struct damaged *d, unsigned why)
 	return 0;
 }
 
-/* The data operation in c (s->ops' columns): 1 sound, 0 damaged (counted), -1 on error. */
-static int op_sound(struct event_stream *s, sqlite3_value **c, char **err)
+/* The data operation in c (OP_* columns): 1 sound, 0 damaged (counted), -1 on error. */
+static int op_sound(struct event_stream *s, const struct dbval *c, char **err)
 {
 	struct sound_op_row r = {
-		.seq = i64(c[OP_SEQ]),
-		.kind = c[OP_KIND],
-		.src_dev = c[OP_SRC_DEV],
-		.dst_dev = c[OP_DST_DEV],
-		.bytes = c[OP_BYTES],
-		.begin_ns = c[OP_BEGIN],
-		.dur_ns = c[OP_DUR],
+		.seq = c[OP_SEQ].i,
+		.kind = &c[OP_KIND],
+		.src_dev = &c[OP_SRC_DEV],
+		.dst_dev = &c[OP_DST_DEV],
+		.bytes = &c[OP_BYTES],
+		.begin_ns = &c[OP_BEGIN],
+		.dur_ns = &c[OP_DUR],
 	};
 	unsigned why;
 	int rc = sound_op(&s->judge, &r, &why, err);
@@ -144,15 +161,14 @@ static int op_sound(struct event_stream *s, sqlite3_value **c, char **err)
 	return rc ? rc : count_damaged(&s->damaged_ops, why);
 }
 
-/* The kernel in s->kernels: 1 sound, 0 damaged (counted), -1 on error. */
-static int kernel_sound(struct event_stream *s, char **err)
+/* The kernel in c (K_* columns): 1 sound, 0 damaged (counted), -1 on error. */
+static int kernel_sound(struct event_stream *s, const struct dbval *c, char **err)
 {
-	sqlite3_stmt *st = s->kernels;
 	struct sound_kernel_row r = {
-		.seq = sqlite3_column_int64(st, K_SEQ),
-		.device = sqlite3_column_value(st, K_DEVICE),
-		.begin_ns = sqlite3_column_value(st, K_BEGIN),
-		.dur_ns = sqlite3_column_value(st, K_DUR),
+		.seq = c[K_SEQ].i,
+		.device = &c[K_DEVICE],
+		.begin_ns = &c[K_BEGIN],
+		.dur_ns = &c[K_DUR],
 	};
 	unsigned why;
 	int rc = sound_kernel(&s->judge, &r, &why, err);
@@ -202,48 +218,117 @@ static int pair_delete(struct event_stream *s, struct event *e, char **err)
 }
 
 /* The attribution keys of the row in c, damaged or not (db/locations.h). */
-static int add_keys(struct event_stream *s, sqlite3_value **c, char **err)
+static int add_keys(struct event_stream *s, const struct dbval *c, char **err)
 {
 	struct op_key_cols r = {
-		.seq = i64(c[OP_SEQ]),
-		.kind = sqlite3_value_int(c[OP_KIND]),
-		.codeptr = i64(c[OP_CODEPTR]),
-		.has_codeptr = sqlite3_value_type(c[OP_CODEPTR]) != SQLITE_NULL,
-		.map_index = i64(c[OP_MAP_INDEX]),
-		.has_map_index = sqlite3_value_type(c[OP_MAP_INDEX]) != SQLITE_NULL,
-		.src_addr = i64(c[OP_SRC_ADDR]),
-		.dst_addr = i64(c[OP_DST_ADDR]),
+		.seq = c[OP_SEQ].i,
+		.kind = (int)c[OP_KIND].i,
+		.codeptr = c[OP_CODEPTR].i,
+		.has_codeptr = c[OP_CODEPTR].type != SQLITE_NULL,
+		.map_index = c[OP_MAP_INDEX].i,
+		.has_map_index = c[OP_MAP_INDEX].type != SQLITE_NULL,
+		.src_addr = c[OP_SRC_ADDR].i,
+		.dst_addr = c[OP_DST_ADDR].i,
 	};
 	return op_keys_add(s->keys, &r, err);
 }
 
+static void pages_tell(const struct event_stream *s, const char *what, const char *why);
+
 /*
- * Read the next data operation the detectors understand into s->op.  Each
- * column is fetched once (sqlite3_column_value) and read as the
- * sqlite3_column_* calls would: a row is read for its keys, its soundness
- * and its event.
+ * The page reader gave up (the file is not as it expects, 'why'): the rest
+ * of the rows from SQLite, after the last one it gave.  0, or -1 with *err.
+ */
+static int pages_give_up(struct event_stream *s, const char *why, char **err)
+{
+	pages_tell(s, "read by SQLite from here", why);
+	pr_close(s->pr);
+	s->pr = NULL;
+	sqlite3_finalize(s->ops);
+	s->ops = db_prepare(s->db, s->pr_any ? ops_after_sql : ops_by_seq_sql, err);
+	if (!s->ops)
+		return -1;
+	if (s->pr_any)
+		sqlite3_bind_int64(s->ops, 1, s->pr_last);
+	return 0;
+}
+
+/* Row 'seq' of data_op_raw, read by SQLite, into c: 0, or -1 with *err. */
+static int read_one_op(struct event_stream *s, int64_t seq, struct dbval *c, char **err)
+{
+	int rc;
+
+	if (!s->one && !(s->one = db_prepare(s->db, op_one_sql, err)))
+		return -1;
+	sqlite3_bind_int64(s->one, 1, seq);
+	if ((rc = sqlite3_step(s->one)) == SQLITE_ROW)
+		db_fetch_values(s->one, c, OP_NCOLS);
+	sqlite3_reset(s->one);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? db_fail(err, "cannot read events from '%s': row %lld vanished", s->db->path,
+					   (long long)seq)
+				 : step_error(s, err);
+}
+
+/* The next row of data_op_raw into c, from its pages or its statement: 1, 0 at the end, -1. */
+static int fetch_op(struct event_stream *s, struct dbval *c, char **err)
+{
+	int rc;
+
+	while (s->pr) {
+		int64_t v[OP_NCOLS], seq;
+		uint32_t nulls;
+		const char *why;
+		rc = pr_next(s->pr, &seq, v, &nulls, &why);
+		if (rc == 1) {
+			for (int i = 0; i < OP_NCOLS; i++) {
+				c[i].i = v[i];
+				c[i].r = 0;
+				c[i].type = nulls >> i & 1 ? SQLITE_NULL : SQLITE_INTEGER;
+			}
+		} else if (rc == PR_ODD) {
+			if (read_one_op(s, seq, c, err) < 0)
+				return -1;
+		} else if (rc == 0) {
+			return 0;
+		} else {
+			if (pages_give_up(s, why, err) < 0)
+				return -1;
+			break;
+		}
+		s->pr_last = seq;
+		s->pr_any = 1;
+		return 1;
+	}
+	rc = sqlite3_step(s->ops);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return step_error(s, err);
+	db_fetch_values(s->ops, c, OP_NCOLS);
+	return 1;
+}
+
+/*
+ * Read the next data operation the detectors understand into s->op.  A row
+ * is read for its keys, the timeline, its soundness and its event.
  */
 static int read_op(struct event_stream *s, char **err)
 {
-	sqlite3_stmt *st = s->ops;
-
 	for (;;) {
-		sqlite3_value *c[OP_NCOLS];
-		int rc = sqlite3_step(st);
+		struct dbval c[OP_NCOLS];
 		struct event *e = &s->op;
-		if (rc == SQLITE_DONE) {
+		int rc = fetch_op(s, c, err);
+		if (rc <= 0) {
 			s->have_op = 0;
-			return 0;
+			return rc;
 		}
-		if (rc != SQLITE_ROW)
-			return step_error(s, err);
-		for (int i = 0; i < OP_NCOLS; i++)
-			c[i] = sqlite3_column_value(st, i);
 		if (s->rec) {
-			sqlite3_value *tl[TLO_NCOLS] = {
-				[TLO_SEQ] = c[OP_SEQ], [TLO_KIND] = c[OP_KIND], [TLO_SRC_DEV] = c[OP_SRC_DEV],
-				[TLO_DST_DEV] = c[OP_DST_DEV], [TLO_BYTES] = c[OP_BYTES], [TLO_BEGIN] = c[OP_BEGIN],
-				[TLO_DUR] = c[OP_DUR], [TLO_THREAD] = c[OP_THREAD],
+			const struct dbval *tl[TLO_NCOLS] = {
+				[TLO_SEQ] = &c[OP_SEQ], [TLO_KIND] = &c[OP_KIND], [TLO_SRC_DEV] = &c[OP_SRC_DEV],
+				[TLO_DST_DEV] = &c[OP_DST_DEV], [TLO_BYTES] = &c[OP_BYTES], [TLO_BEGIN] = &c[OP_BEGIN],
+				[TLO_DUR] = &c[OP_DUR], [TLO_THREAD] = &c[OP_THREAD],
 			};
 			timeline_rec_op(s->rec, tl);
 		}
@@ -255,23 +340,23 @@ static int read_op(struct event_stream *s, char **err)
 			continue;
 		}
 		memset(e, 0, sizeof(*e));
-		if (op_kind(sqlite3_value_int(c[OP_KIND]), &e->kind) < 0)
+		if (op_kind((int)c[OP_KIND].i, &e->kind) < 0)
 			continue;
-		e->seq = i64(c[OP_SEQ]);
-		e->thread = sqlite3_value_int(c[OP_THREAD]);
-		e->src_device = sqlite3_value_int(c[OP_SRC_DEV]);
-		e->dest_device = sqlite3_value_int(c[OP_DST_DEV]);
-		e->src_addr = (uint64_t)i64(c[OP_SRC_ADDR]);
-		e->dest_addr = (uint64_t)i64(c[OP_DST_ADDR]);
-		e->bytes = (uint64_t)i64(c[OP_BYTES]);
-		e->begin_ns = i64(c[OP_BEGIN]);
-		if (sound_end_ns(&s->judge, c[OP_BEGIN], c[OP_DUR], &e->end_ns, err) < 0)
+		e->seq = c[OP_SEQ].i;
+		e->thread = (int)c[OP_THREAD].i;
+		e->src_device = (int)c[OP_SRC_DEV].i;
+		e->dest_device = (int)c[OP_DST_DEV].i;
+		e->src_addr = (uint64_t)c[OP_SRC_ADDR].i;
+		e->dest_addr = (uint64_t)c[OP_DST_ADDR].i;
+		e->bytes = (uint64_t)c[OP_BYTES].i;
+		e->begin_ns = c[OP_BEGIN].i;
+		if (sound_end_ns(&s->judge, &c[OP_BEGIN], &c[OP_DUR], &e->end_ns, err) < 0)
 			return -1;
-		e->has_hash = sqlite3_value_type(c[OP_HASH]) != SQLITE_NULL;
-		e->hash = (uint64_t)i64(c[OP_HASH]);
-		e->codeptr = (uint64_t)i64(c[OP_CODEPTR]);
-		e->target_id = i64(c[OP_TARGET]);
-		e->has_target_id = sqlite3_value_type(c[OP_TARGET]) != SQLITE_NULL;
+		e->has_hash = c[OP_HASH].type != SQLITE_NULL;
+		e->hash = (uint64_t)c[OP_HASH].i;
+		e->codeptr = (uint64_t)c[OP_CODEPTR].i;
+		e->target_id = c[OP_TARGET].i;
+		e->has_target_id = c[OP_TARGET].type != SQLITE_NULL;
 		if (e->kind == EV_ALLOC) {
 			uint64_t key = (uint64_t)e->seq;
 			struct live_alloc *a = hmap_put(&s->live, &key, NULL);
@@ -292,6 +377,7 @@ static int read_kernel(struct event_stream *s, char **err)
 {
 	sqlite3_stmt *st = s->kernels;
 	struct event *e = &s->kernel;
+	struct dbval c[K_NCOLS];
 	int rc;
 
 	do {
@@ -302,33 +388,69 @@ static int read_kernel(struct event_stream *s, char **err)
 		}
 		if (rc != SQLITE_ROW)
 			return step_error(s, err);
+		db_fetch_values(st, c, K_NCOLS);
 		if (s->rec) {
-			sqlite3_value *tl[TLK_NCOLS] = {
-				[TLK_SEQ] = sqlite3_column_value(st, K_SEQ),
-				[TLK_DEVICE] = sqlite3_column_value(st, K_DEVICE),
-				[TLK_BEGIN] = sqlite3_column_value(st, K_BEGIN),
-				[TLK_DUR] = sqlite3_column_value(st, K_DUR),
-				[TLK_THREAD] = sqlite3_column_value(st, K_THREAD),
+			const struct dbval *tl[TLK_NCOLS] = {
+				[TLK_SEQ] = &c[K_SEQ], [TLK_DEVICE] = &c[K_DEVICE], [TLK_BEGIN] = &c[K_BEGIN],
+				[TLK_DUR] = &c[K_DUR], [TLK_THREAD] = &c[K_THREAD],
 			};
 			timeline_rec_kernel(s->rec, tl);
 		}
-	} while ((rc = kernel_sound(s, err)) == 0);
+	} while ((rc = kernel_sound(s, c, err)) == 0);
 	if (rc < 0)
 		return -1;
 	memset(e, 0, sizeof(*e));
-	if (sound_end_ns(&s->judge, sqlite3_column_value(st, K_BEGIN), sqlite3_column_value(st, K_DUR),
-			 &e->end_ns, err) < 0)
+	if (sound_end_ns(&s->judge, &c[K_BEGIN], &c[K_DUR], &e->end_ns, err) < 0)
 		return -1;
 	e->kind = EV_KERNEL;
-	e->seq = sqlite3_column_int64(st, K_SEQ);
-	e->thread = sqlite3_column_int(st, K_THREAD);
-	e->src_device = e->dest_device = sqlite3_column_int(st, K_DEVICE);
-	e->begin_ns = sqlite3_column_int64(st, K_BEGIN);
-	e->codeptr = col_u64(st, K_CODEPTR);
-	e->target_id = sqlite3_column_int64(st, K_TARGET);
-	e->has_target_id = sqlite3_column_type(st, K_TARGET) != SQLITE_NULL;
+	e->seq = c[K_SEQ].i;
+	e->thread = (int)c[K_THREAD].i;
+	e->src_device = e->dest_device = (int)c[K_DEVICE].i;
+	e->begin_ns = c[K_BEGIN].i;
+	e->codeptr = (uint64_t)c[K_CODEPTR].i;
+	e->target_id = c[K_TARGET].i;
+	e->has_target_id = c[K_TARGET].type != SQLITE_NULL;
 	s->have_kernel = 1;
 	return 0;
+}
+
+/*
+ * MAPPROF_PAGEREAD=0: data_op_raw is read by SQLite only (tests compare the
+ * two ways); =tell: say on stderr when the pages are not read, and why.
+ */
+static int pages_wanted(void)
+{
+	const char *v = getenv("MAPPROF_PAGEREAD");
+
+	return !v || strcmp(v, "0");
+}
+
+static void pages_tell(const struct event_stream *s, const char *what, const char *why)
+{
+	const char *v = getenv("MAPPROF_PAGEREAD");
+
+	if (v && !strcmp(v, "tell"))
+		fprintf(stderr, "mapprof: data_op_raw of '%s' %s: %s\n", s->db->path, what, why);
+}
+
+/*
+ * Seq mode: read data_op_raw from its pages (db/pageread.h) where the file
+ * allows it, under a read transaction that 'hold' keeps open (a statement
+ * stepped once, finalized at the stream's end).  Where it does not, s->ops
+ * reads the rows as ever.
+ */
+static void pages_open(struct event_stream *s)
+{
+	const char *why = "cannot open a read transaction";
+
+	if (sqlite3_prepare_v2(s->db->sql, "SELECT 1 FROM sqlite_master", -1, &s->hold, NULL) == SQLITE_OK &&
+	    sqlite3_step(s->hold) == SQLITE_ROW)
+		s->pr = pr_open(s->db->sql, "data_op_raw", op_table_cols, OP_NCOLS, OP_SEQ, &why);
+	if (!s->pr) {
+		pages_tell(s, "not read from its pages", why);
+		sqlite3_finalize(s->hold);
+		s->hold = NULL;
+	}
 }
 
 struct event_stream *event_stream_open(struct db *db, enum events_mode mode, struct op_keys *keys,
@@ -361,6 +483,8 @@ struct event_stream *event_stream_open_rec(struct db *db, enum events_mode mode,
 	if (!by_seq)
 		sqlite3_exec(db->sql, "PRAGMA cache_size = -65536; PRAGMA threads = 4", NULL, NULL, NULL);
 	s->ops = db_prepare(db, by_seq ? ops_by_seq_sql : ops_sorted_sql, err);
+	if (s->ops && by_seq && pages_wanted())
+		pages_open(s);
 	s->kernels = s->ops ? db_prepare(db, by_seq ? kernels_by_seq_sql : kernels_sorted_sql, err) : NULL;
 	if (s->kernels && by_seq) {
 		s->pairs = db_prepare(db, pairs_sql, err);
@@ -449,6 +573,9 @@ void event_stream_close(struct event_stream *s)
 {
 	if (!s)
 		return;
+	pr_close(s->pr);
+	sqlite3_finalize(s->hold);
+	sqlite3_finalize(s->one);
 	sqlite3_finalize(s->ops);
 	sqlite3_finalize(s->kernels);
 	sqlite3_finalize(s->pairs);

@@ -39,9 +39,20 @@ static int times_ok(int64_t begin_ns, int64_t dur_ns)
 	return value_ok(begin_ns) && dur_ns >= 0 && dur_ns <= DB_VALUE_MAX - begin_ns;
 }
 
-static int is_int(sqlite3_value *v)
+static int is_int(const struct dbval *v)
 {
-	return sqlite3_value_type(v) == SQLITE_INTEGER;
+	return v->type == SQLITE_INTEGER;
+}
+
+/* Bind a value as fetched: a real or an integer (a sound row's times are one of the two). */
+static void bind_value(sqlite3_stmt *st, int i, const struct dbval *v)
+{
+	if (v->type == SQLITE_FLOAT)
+		sqlite3_bind_double(st, i, v->r);
+	else if (v->type == SQLITE_NULL)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v->i);
 }
 
 static int reject(unsigned *why, unsigned reasons)
@@ -96,19 +107,19 @@ void sound_judge_release(struct sound_judge *j)
 	j->op = j->kernel = j->sum = NULL;
 }
 
-int sound_end_ns(struct sound_judge *j, sqlite3_value *begin_ns, sqlite3_value *dur_ns, int64_t *end,
-		 char **err)
+int sound_end_ns(struct sound_judge *j, const struct dbval *begin_ns, const struct dbval *dur_ns,
+		 int64_t *end, char **err)
 {
 	int rc;
 
 	if (is_int(begin_ns) && is_int(dur_ns)) {
-		*end = sqlite3_value_int64(begin_ns) + sqlite3_value_int64(dur_ns);
+		*end = begin_ns->i + dur_ns->i;
 		return 0;
 	}
 	if (!j->sum && !(j->sum = db_prepare(j->db, "SELECT ?1 + ?2", err)))
 		return -1;
-	sqlite3_bind_value(j->sum, 1, begin_ns);
-	sqlite3_bind_value(j->sum, 2, dur_ns);
+	bind_value(j->sum, 1, begin_ns);
+	bind_value(j->sum, 2, dur_ns);
 	rc = sqlite3_step(j->sum);
 	*end = sqlite3_column_int64(j->sum, 0);
 	sqlite3_reset(j->sum);
@@ -124,13 +135,13 @@ int sound_op(struct sound_judge *j, const struct sound_op_row *r, unsigned *why,
 	if (!is_int(r->kind) || !is_int(r->src_dev) || !is_int(r->dst_dev) ||
 	    !is_int(r->bytes) || !is_int(r->begin_ns) || !is_int(r->dur_ns))
 		return ask(j, &j->op, judge_op_sql, r->seq, why, err);
-	if (!kind_ok(sqlite3_value_int64(r->kind)))
+	if (!kind_ok(r->kind->i))
 		reasons |= SOUND_BAD_KIND;
-	if (!device_ok(sqlite3_value_int64(r->src_dev)) || !device_ok(sqlite3_value_int64(r->dst_dev)))
+	if (!device_ok(r->src_dev->i) || !device_ok(r->dst_dev->i))
 		reasons |= SOUND_BAD_DEVICE;
-	if (!value_ok(sqlite3_value_int64(r->bytes)))
+	if (!value_ok(r->bytes->i))
 		reasons |= SOUND_BAD_BYTES;
-	if (!times_ok(sqlite3_value_int64(r->begin_ns), sqlite3_value_int64(r->dur_ns)))
+	if (!times_ok(r->begin_ns->i, r->dur_ns->i))
 		reasons |= SOUND_BAD_TIME;
 	return reasons ? reject(why, reasons) : 1;
 }
@@ -142,9 +153,9 @@ int sound_kernel(struct sound_judge *j, const struct sound_kernel_row *r, unsign
 
 	if (!is_int(r->device) || !is_int(r->begin_ns) || !is_int(r->dur_ns))
 		return ask(j, &j->kernel, judge_kernel_sql, r->seq, why, err);
-	if (!device_ok(sqlite3_value_int64(r->device)))
+	if (!device_ok(r->device->i))
 		reasons |= SOUND_BAD_DEVICE;
-	if (!times_ok(sqlite3_value_int64(r->begin_ns), sqlite3_value_int64(r->dur_ns)))
+	if (!times_ok(r->begin_ns->i, r->dur_ns->i))
 		reasons |= SOUND_BAD_TIME;
 	return reasons ? reject(why, reasons) : 1;
 }

@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-#include "db/db.h"
+#include "db/db_internal.h"
 
 #define DB_VALUE_MAX 2305843009213693951LL   /* INT64_MAX / 4 */
 #define DB_VALUE_MAX_SQL "2305843009213693951"
@@ -96,21 +96,18 @@ void sound_judge_release(struct sound_judge *j);
  * edited database can hold one: 1.5 + 1.5 is 3, not 1 + 1) is summed by
  * SQLite itself.  0 and *end, or -1 with *err.
  */
-int sound_end_ns(struct sound_judge *j, sqlite3_value *begin_ns, sqlite3_value *dur_ns, int64_t *end,
-		 char **err);
+int sound_end_ns(struct sound_judge *j, const struct dbval *begin_ns, const struct dbval *dur_ns,
+		 int64_t *end, char **err);
 
-/*
- * The columns the rules read, of one row of data_op_raw or kernel_raw, as
- * fetched (sqlite3_column_value(): valid until the statement's next step).
- */
+/* The columns the rules read, of one row of data_op_raw or kernel_raw, as fetched. */
 struct sound_op_row {
 	int64_t seq;
-	sqlite3_value *kind, *src_dev, *dst_dev, *bytes, *begin_ns, *dur_ns;
+	const struct dbval *kind, *src_dev, *dst_dev, *bytes, *begin_ns, *dur_ns;
 };
 
 struct sound_kernel_row {
 	int64_t seq;
-	sqlite3_value *device, *begin_ns, *dur_ns;
+	const struct dbval *device, *begin_ns, *dur_ns;
 };
 
 /* Why a row is damaged, one bit a reason (those of struct damaged, db/events.h). */

@@ -57,13 +57,13 @@ static const char by_alloc_sql[] = "SELECT alloc_seq FROM delete_pair_raw";
 
 
 /* A thread column: the collector's number, -1 when it is not an integer in range (not a rule of db/sound.h). */
-static int thread_of(sqlite3_value *v)
+static int thread_of(const struct dbval *v)
 {
-	sqlite3_int64 t;
+	int64_t t;
 
-	if (sqlite3_value_type(v) != SQLITE_INTEGER)
+	if (v->type != SQLITE_INTEGER)
 		return -1;
-	t = sqlite3_value_int64(v);
+	t = v->i;
 	return t >= 0 && t <= INT32_MAX ? (int)t : -1;
 }
 
@@ -143,10 +143,10 @@ static int each_row(struct db *db, sqlite3_stmt *st, int (*row)(void *ctx, sqlit
 }
 
 /* A kernel_raw row, its columns in kernels_sql's order (K_*). */
-static int kernel_values(struct pass *r, sqlite3_value *const *c)
+static int kernel_values(struct pass *r, const struct dbval *const *c)
 {
 	struct sound_kernel_row k = {
-		.seq = sqlite3_value_int64(c[K_SEQ]),
+		.seq = c[K_SEQ]->i,
 		.device = c[K_DEVICE],
 		.begin_ns = c[K_BEGIN],
 		.dur_ns = c[K_DUR],
@@ -162,9 +162,9 @@ static int kernel_values(struct pass *r, sqlite3_value *const *c)
 	x = (struct iv){
 		.seq = k.seq,
 		.seq2 = -1,
-		.begin_ns = sqlite3_value_int64(k.begin_ns),
+		.begin_ns = k.begin_ns->i,
 		.end_ns = end_ns,
-		.device = sqlite3_value_int(k.device),
+		.device = (int)k.device->i,
 		.thread = thread_of(c[K_THREAD]),
 		.lane = LANE_KERNELS,
 	};
@@ -174,10 +174,12 @@ static int kernel_values(struct pass *r, sqlite3_value *const *c)
 
 static int kernel_row(void *ctx, sqlite3_stmt *st)
 {
-	sqlite3_value *c[K_NCOLS];
+	struct dbval v[K_NCOLS];
+	const struct dbval *c[K_NCOLS];
 
+	db_fetch_values(st, v, K_NCOLS);
 	for (int i = 0; i < K_NCOLS; i++)
-		c[i] = sqlite3_column_value(st, i);
+		c[i] = &v[i];
 	return kernel_values(ctx, c);
 }
 
@@ -238,7 +240,7 @@ static int64_t pairs_of(struct pass *r, int64_t seq)
 }
 
 /* A data_op_raw row, its columns in ops_sql's order (OP_*). */
-static int op_values(struct pass *r, sqlite3_value *const *c)
+static int op_values(struct pass *r, const struct dbval *const *c)
 {
 	struct sound_op_row o;
 	struct live_alloc *freed = NULL;
@@ -248,7 +250,7 @@ static int op_values(struct pass *r, sqlite3_value *const *c)
 	struct iv x;
 
 	o = (struct sound_op_row){
-		.seq = sqlite3_value_int64(c[OP_SEQ]),
+		.seq = c[OP_SEQ]->i,
 		.kind = c[OP_KIND],
 		.src_dev = c[OP_SRC_DEV],
 		.dst_dev = c[OP_DST_DEV],
@@ -289,17 +291,17 @@ static int op_values(struct pass *r, sqlite3_value *const *c)
 	x = (struct iv){
 		.seq = o.seq,
 		.seq2 = -1,
-		.begin_ns = sqlite3_value_int64(c[OP_BEGIN]),
+		.begin_ns = c[OP_BEGIN]->i,
 		.end_ns = end_ns,
-		.bytes = sqlite3_value_int64(c[OP_BYTES]),
-		.device = sqlite3_value_int(c[OP_SRC_DEV]),
+		.bytes = c[OP_BYTES]->i,
+		.device = (int)c[OP_SRC_DEV]->i,
 		.thread = thread_of(c[OP_THREAD]),
 		.lane = LANE_ALLOC_OPS,
 	};
-	kind = sqlite3_value_int(c[OP_KIND]);
+	kind = (int)c[OP_KIND]->i;
 	switch (kind) {
 	case 1: case 17: case 2: case 18:
-		x.device = sqlite3_value_int(c[OP_DST_DEV]);
+		x.device = (int)c[OP_DST_DEV]->i;
 		x.lane = kind == 2 || kind == 18 ? LANE_TO : LANE_ALLOC_OPS;
 		break;
 	case 3: case 19:
@@ -366,10 +368,12 @@ early:
 
 static int op_row(void *ctx, sqlite3_stmt *st)
 {
-	sqlite3_value *c[OP_NCOLS];
+	struct dbval v[OP_NCOLS];
+	const struct dbval *c[OP_NCOLS];
 
+	db_fetch_values(st, v, OP_NCOLS);
 	for (int i = 0; i < OP_NCOLS; i++)
-		c[i] = sqlite3_column_value(st, i);
+		c[i] = &v[i];
 	return op_values(ctx, c);
 }
 
@@ -612,13 +616,13 @@ static void rec_give_up(struct timeline_rec *t)
 	pass_end(&t->r);
 }
 
-void timeline_rec_kernel(struct timeline_rec *t, struct sqlite3_value *const *c)
+void timeline_rec_kernel(struct timeline_rec *t, const struct dbval *const *c)
 {
 	if (t && !t->broken && kernel_values(&t->r, c) < 0)
 		rec_give_up(t);
 }
 
-void timeline_rec_op(struct timeline_rec *t, struct sqlite3_value *const *c)
+void timeline_rec_op(struct timeline_rec *t, const struct dbval *const *c)
 {
 	if (t && !t->broken && op_values(&t->r, c) < 0)
 		rec_give_up(t);

@@ -46,8 +46,8 @@ int timeline_rows_each(struct db *db, int (*fn)(void *arg, const struct iv *x), 
  * The same intervals recorded while another pass reads the rows (the
  * analysis' event stream, db/events.c: the tables are then read once).
  * That pass hands over every row of kernel_raw and of data_op_raw, damaged
- * ones too, each table in seq order, as the columns below (sqlite3_value
- * pointers, valid during the call); the intervals go to two unlinked
+ * ones too, each table in seq order, as the columns below (pointers to
+ * struct dbval, db/db_internal.h, valid during the call); the intervals go to two unlinked
  * temporary files (the kernels', the rest), about 10 bytes each, so that
  * memory stays bounded.  Then timeline_rec_each() calls fn on them in
  * timeline_rows_each()'s order.  A recording that failed (out of memory,
@@ -58,13 +58,13 @@ enum { TLK_SEQ, TLK_DEVICE, TLK_BEGIN, TLK_DUR, TLK_THREAD, TLK_NCOLS };
 enum { TLO_SEQ, TLO_KIND, TLO_SRC_DEV, TLO_DST_DEV, TLO_BYTES, TLO_BEGIN, TLO_DUR, TLO_THREAD, TLO_NCOLS };
 /* An interval's end: begin_ns + dur_ns of a sound row, as SQLite sums them (sound_end_ns(), db/sound.h). */
 
-struct sqlite3_value;
+struct dbval;
 struct timeline_rec;
 
 /* A recorder reading delete_pair_raw beside the rows (its statements on db).  NULL on failure. */
 struct timeline_rec *timeline_rec_new(struct db *db);
-void timeline_rec_kernel(struct timeline_rec *t, struct sqlite3_value *const *c);
-void timeline_rec_op(struct timeline_rec *t, struct sqlite3_value *const *c);
+void timeline_rec_kernel(struct timeline_rec *t, const struct dbval *const *c);
+void timeline_rec_op(struct timeline_rec *t, const struct dbval *const *c);
 /* Every row was handed over: 0, or -1 when the recording cannot be used. */
 int timeline_rec_finish(struct timeline_rec *t);
 /* After timeline_rec_finish() returned 0: as timeline_rows_each(). */
