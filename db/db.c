@@ -232,3 +232,18 @@ void db_fetch_values(sqlite3_stmt *st, struct dbval *v, int n)
 		v[i].r = v[i].type == SQLITE_FLOAT ? sqlite3_value_double(c) : 0;
 	}
 }
+
+static void on_update(void *arg, int op, const char *schema, const char *table, sqlite3_int64 rowid)
+{
+	struct db *db = arg;
+
+	(void)op;
+	(void)rowid;
+	if (!db->ops_changed && !strcmp(table, "data_op_raw") && !strcmp(schema, "main"))
+		db->ops_changed = 1;
+}
+
+void db_watch_ops(struct db *db)
+{
+	sqlite3_update_hook(db->sql, on_update, db);
+}

@@ -443,7 +443,9 @@ static void pages_open(struct event_stream *s)
 {
 	const char *why = "cannot open a read transaction";
 
-	if (sqlite3_prepare_v2(s->db->sql, "SELECT 1 FROM sqlite_master", -1, &s->hold, NULL) == SQLITE_OK &&
+	if (s->db->ops_changed)
+		why = "changed through this connection: its changes may not be in the file yet";
+	else if (sqlite3_prepare_v2(s->db->sql, "SELECT 1 FROM sqlite_master", -1, &s->hold, NULL) == SQLITE_OK &&
 	    sqlite3_step(s->hold) == SQLITE_ROW)
 		s->pr = pr_open(s->db->sql, "data_op_raw", op_table_cols, OP_NCOLS, OP_SEQ, &why);
 	if (!s->pr) {

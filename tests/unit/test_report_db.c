@@ -317,6 +317,46 @@ static void test_real_times(void)
 	unlink(path);
 }
 
+/*
+ * The stream reads data_op_raw from the file's pages (db/pageread.h) only
+ * where the file holds what SQLite would give: a row changed in the report's
+ * open write transaction (in SQLite's cache, not yet in the file) reads as
+ * changed, and every value as SQLite gives it, the pages used or not.
+ */
+static void test_pages_see_changes(void)
+{
+	struct db *db = fresh();
+	struct event_stream *s;
+	struct event ev;
+	enum db_problem problem;
+	char *err = NULL;
+	int64_t hash_pages = -1, hash_sql = -1;
+
+	check_exec(db, run_sql);
+	db_close(db);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			setenv("MAPPROF_PAGEREAD", "0", 1);
+		db = db_open(path, DB_OPEN_WRITE, &problem, &err);
+		CHECK(db != NULL);
+		if (!db)
+			break;
+		check_exec(db, "UPDATE data_op_raw SET hash = 99 WHERE seq = 3");
+		s = event_stream_open(db, EVENTS_BY_SEQ, NULL, &err);
+		CHECK(s != NULL);
+		while (s && event_stream_next(s, &ev, &err) == 1)
+			if (ev.seq == 3)
+				*(pass ? &hash_sql : &hash_pages) = (int64_t)ev.hash;
+		event_stream_close(s);
+		db_rollback(db);
+		db_close(db);
+	}
+	unsetenv("MAPPROF_PAGEREAD");
+	CHECK_INT(hash_pages, 99);
+	CHECK_INT(hash_sql, 99);
+	unlink(path);
+}
+
 int main(void)
 {
 	RUN(test_stream_order_and_pairs);
@@ -325,5 +365,6 @@ int main(void)
 	RUN(test_empty_run);
 	RUN(test_nested_transactions);
 	RUN(test_real_times);
+	RUN(test_pages_see_changes);
 	return check_done();
 }
