@@ -41,8 +41,9 @@ struct event_stream {
 	 */
 	struct pageread *pr;
 	sqlite3_stmt *hold, *one;
-	int64_t pr_last;
-	int pr_any;
+	uint64_t pr_rows;   /* rows it gave */
+	int64_t pr_last;    /* the last one's seq */
+	uint64_t pr_stop;   /* MAPPROF_PAGEREAD=stop:N: give up after N rows (tests); 0: never */
 	struct event op, kernel;
 	int have_op, have_kernel, have_pair;
 	int64_t pair_delete, pair_alloc;
@@ -80,9 +81,7 @@ static const char *const op_table_cols[OP_NCOLS] = {
 
 static const char ops_by_seq_sql[] =
 	"SELECT " OP_COLUMNS " FROM data_op_raw d ORDER BY d.seq";
-/* After the page reader gave up at a row, and for a row it cannot read. */
-static const char ops_after_sql[] =
-	"SELECT " OP_COLUMNS " FROM data_op_raw d WHERE d.seq > ?1 ORDER BY d.seq";
+/* A row the page reader cannot read. */
 static const char op_one_sql[] = "SELECT " OP_COLUMNS " FROM data_op_raw d WHERE d.seq = ?1";
 static const char ops_sorted_sql[] =
 	"SELECT " OP_COLUMNS ","
@@ -237,23 +236,33 @@ static void pages_tell(const struct event_stream *s, const char *what, const cha
 
 /*
  * The page reader gave up (the file is not as it expects, 'why'): the rest
- * of the rows from SQLite, after the last one it gave.  0, or -1 with *err.
+ * of the rows from SQLite's own scan, which visits the pages in the same
+ * order, past the rows the reader gave (a seek to the last one's seq would
+ * land elsewhere in a damaged tree).  0, or -1 with *err.
  */
 static int pages_give_up(struct event_stream *s, const char *why, char **err)
 {
+	int rc = SQLITE_ROW;
+
 	pages_tell(s, "read by SQLite from here", why);
 	pr_close(s->pr);
 	s->pr = NULL;
-	sqlite3_finalize(s->ops);
-	s->ops = db_prepare(s->db, s->pr_any ? ops_after_sql : ops_by_seq_sql, err);
-	if (!s->ops)
-		return -1;
-	if (s->pr_any)
-		sqlite3_bind_int64(s->ops, 1, s->pr_last);
+	for (uint64_t i = 0; i < s->pr_rows && (rc = sqlite3_step(s->ops)) == SQLITE_ROW; i++)
+		;
+	if (s->pr_rows && rc == SQLITE_ROW && sqlite3_column_int64(s->ops, OP_SEQ) != s->pr_last)
+		return db_fail(err, "cannot read events from '%s': its rows read differently from its pages"
+			       " (a damaged file?)", s->db->path);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? db_fail(err, "cannot read events from '%s': rows vanished", s->db->path)
+					 : step_error(s, err);
 	return 0;
 }
 
-/* Row 'seq' of data_op_raw, read by SQLite, into c: 0, or -1 with *err. */
+/*
+ * Row 'seq' of data_op_raw, read by SQLite, into c: 1; 0 when SQLite's seek
+ * does not find it (a damaged tree: the caller gives the pages up); -1
+ * with *err.
+ */
 static int read_one_op(struct event_stream *s, int64_t seq, struct dbval *c, char **err)
 {
 	int rc;
@@ -264,11 +273,9 @@ static int read_one_op(struct event_stream *s, int64_t seq, struct dbval *c, cha
 	if ((rc = sqlite3_step(s->one)) == SQLITE_ROW)
 		db_fetch_values(s->one, c, OP_NCOLS);
 	sqlite3_reset(s->one);
-	if (rc == SQLITE_ROW)
-		return 0;
-	return rc == SQLITE_DONE ? db_fail(err, "cannot read events from '%s': row %lld vanished", s->db->path,
-					   (long long)seq)
-				 : step_error(s, err);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return rc == SQLITE_ROW;
+	return step_error(s, err);
 }
 
 /* The next row of data_op_raw into c, from its pages or its statement: 1, 0 at the end, -1. */
@@ -280,6 +287,11 @@ static int fetch_op(struct event_stream *s, struct dbval *c, char **err)
 		int64_t v[OP_NCOLS], seq;
 		uint32_t nulls;
 		const char *why;
+		if (s->pr_stop && s->pr_rows == s->pr_stop) {
+			if (pages_give_up(s, "stopped by MAPPROF_PAGEREAD", err) < 0)
+				return -1;
+			break;
+		}
 		rc = pr_next(s->pr, &seq, v, &nulls, &why);
 		if (rc == 1) {
 			for (int i = 0; i < OP_NCOLS; i++) {
@@ -288,8 +300,13 @@ static int fetch_op(struct event_stream *s, struct dbval *c, char **err)
 				c[i].type = nulls >> i & 1 ? SQLITE_NULL : SQLITE_INTEGER;
 			}
 		} else if (rc == PR_ODD) {
-			if (read_one_op(s, seq, c, err) < 0)
+			if ((rc = read_one_op(s, seq, c, err)) < 0)
 				return -1;
+			if (!rc) {
+				if (pages_give_up(s, "a row SQLite does not find by its seq", err) < 0)
+					return -1;
+				break;
+			}
 		} else if (rc == 0) {
 			return 0;
 		} else {
@@ -298,7 +315,7 @@ static int fetch_op(struct event_stream *s, struct dbval *c, char **err)
 			break;
 		}
 		s->pr_last = seq;
-		s->pr_any = 1;
+		s->pr_rows++;
 		return 1;
 	}
 	rc = sqlite3_step(s->ops);
@@ -350,7 +367,7 @@ static int read_op(struct event_stream *s, char **err)
 		e->dest_addr = (uint64_t)c[OP_DST_ADDR].i;
 		e->bytes = (uint64_t)c[OP_BYTES].i;
 		e->begin_ns = c[OP_BEGIN].i;
-		if (sound_end_ns(&s->judge, &c[OP_BEGIN], &c[OP_DUR], &e->end_ns, err) < 0)
+		if (sound_end_ns(&s->judge, 0, c[OP_SEQ].i, &c[OP_BEGIN], &c[OP_DUR], &e->end_ns, err) < 0)
 			return -1;
 		e->has_hash = c[OP_HASH].type != SQLITE_NULL;
 		e->hash = (uint64_t)c[OP_HASH].i;
@@ -400,7 +417,7 @@ static int read_kernel(struct event_stream *s, char **err)
 	if (rc < 0)
 		return -1;
 	memset(e, 0, sizeof(*e));
-	if (sound_end_ns(&s->judge, &c[K_BEGIN], &c[K_DUR], &e->end_ns, err) < 0)
+	if (sound_end_ns(&s->judge, 1, c[K_SEQ].i, &c[K_BEGIN], &c[K_DUR], &e->end_ns, err) < 0)
 		return -1;
 	e->kind = EV_KERNEL;
 	e->seq = c[K_SEQ].i;
@@ -416,7 +433,8 @@ static int read_kernel(struct event_stream *s, char **err)
 
 /*
  * MAPPROF_PAGEREAD=0: data_op_raw is read by SQLite only (tests compare the
- * two ways); =tell: say on stderr when the pages are not read, and why.
+ * two ways); =tell: say on stderr when the pages are not read, and why;
+ * =stop:N: give the pages up after N rows, as on a damaged page (tests).
  */
 static int pages_wanted(void)
 {
@@ -448,6 +466,8 @@ static void pages_open(struct event_stream *s)
 	else if (sqlite3_prepare_v2(s->db->sql, "SELECT 1 FROM sqlite_master", -1, &s->hold, NULL) == SQLITE_OK &&
 	    sqlite3_step(s->hold) == SQLITE_ROW)
 		s->pr = pr_open(s->db->sql, "data_op_raw", op_table_cols, OP_NCOLS, OP_SEQ, &why);
+	if (s->pr && getenv("MAPPROF_PAGEREAD") && !strncmp(getenv("MAPPROF_PAGEREAD"), "stop:", 5))
+		s->pr_stop = strtoull(getenv("MAPPROF_PAGEREAD") + 5, NULL, 10);
 	if (!s->pr) {
 		pages_tell(s, "not read from its pages", why);
 		sqlite3_finalize(s->hold);

@@ -16,8 +16,10 @@
 #include "db/pageread.h"
 #include "db/pagewrite.h"
 
-/* Levels of interior pages: SQLite's own cursors stop at 20. */
+/* Pages from the root to a leaf: SQLite's own cursors stop at 20 (19 interior levels). */
 #define MAX_DEPTH 20
+/* SQLite's lock bytes start at 1 GiB: the page holding them is never part of a tree. */
+#define LOCK_BYTE 0x40000000u
 /* The longest run of pages read at once (256 KiB of 4 KiB pages). */
 #define RUN_MAX 64u
 
@@ -149,9 +151,16 @@ static int descend(struct pageread *r, uint32_t pgno, const char **why)
 		uint32_t hdr = pgno == 1 ? 100 : 0, ncells;
 		if (pgno < 1 || pgno > r->pages)
 			return fail(r, why, "a page number past the file's end");
+		if (pgno == LOCK_BYTE / r->page_size + 1)
+			return fail(r, why, "the lock-byte page in the tree");
 		if (!(p = get_page(r, pgno)))
 			return fail(r, why, "a read error");
 		ncells = get16(p + hdr + 3);
+		/* SQLite's own limits: a page other than the root is never empty. */
+		if (ncells > (r->page_size - 8) / 6)
+			return fail(r, why, "a page with more cells than fit");
+		if (!ncells && (pgno != r->root || p[hdr] != 13))
+			return fail(r, why, "an empty page inside the tree");
 		if (p[hdr] == 13) {
 			if (hdr + 8 + 2 * ncells > r->usable)
 				return fail(r, why, "a leaf with more cells than fit");
@@ -165,7 +174,7 @@ static int descend(struct pageread *r, uint32_t pgno, const char **why)
 			return fail(r, why, "a page of another type in the table's tree");
 		if (hdr + 12 + 2 * ncells > r->usable)
 			return fail(r, why, "an interior page with more cells than fit");
-		if (r->depth == MAX_DEPTH)
+		if (r->depth == MAX_DEPTH - 1)
 			return fail(r, why, "a tree deeper than SQLite's");
 		l = &r->lv[r->depth++];
 		memcpy(l->page, p, r->page_size);
@@ -197,9 +206,19 @@ static int next_leaf(struct pageread *r, const char **why)
 struct pageread *pr_open(sqlite3 *sql, const char *table, const char *const *cols, int ncols, int ipk,
 			 const char **why)
 {
+	/*
+	 * Every column declared INTEGER (another affinity reads an integer back
+	 * as something else), without a default, not hidden or generated; the
+	 * primary key a rowid alias (no index made for it: not DESC, not WITHOUT
+	 * ROWID).
+	 */
 	static const char info_sql[] =
-		"SELECT name, pk, dflt_value IS NULL, hidden, upper(type) FROM pragma_table_xinfo(?1) ORDER BY cid";
-	static const char root_sql[] = "SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?1";
+		"SELECT name, pk, dflt_value IS NULL, hidden, upper(type) = 'INTEGER'"
+		" FROM pragma_table_xinfo(?1, 'main') ORDER BY cid";
+	static const char root_sql[] =
+		"SELECT rootpage, (SELECT COUNT(*) FROM pragma_index_list(?1, 'main') WHERE origin = 'pk'),"
+		" (SELECT journal_mode FROM pragma_journal_mode)"
+		" FROM main.sqlite_master WHERE type = 'table' AND name = ?1";
 	unsigned char hdr[100];
 	struct pw_header h;
 	struct pageread *r;
@@ -230,10 +249,9 @@ struct pageread *pr_open(sqlite3 *sql, const char *table, const char *const *col
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ok) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
-		const char *type = (const char *)sqlite3_column_text(st, 4);
 		ok = n < ncols && name && !strcmp(name, cols[n]) && sqlite3_column_int(st, 2) &&
 		     !sqlite3_column_int(st, 3) && (sqlite3_column_int(st, 1) != 0) == (n == ipk) &&
-		     (n != ipk || (type && !strcmp(type, "INTEGER")));
+		     sqlite3_column_int(st, 4);
 		n++;
 	}
 	sqlite3_finalize(st);
@@ -244,10 +262,19 @@ struct pageread *pr_open(sqlite3 *sql, const char *table, const char *const *col
 	st = NULL;
 	if (sqlite3_prepare_v2(sql, root_sql, -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			const char *mode = (const char *)sqlite3_column_text(st, 2);
 			root = sqlite3_column_int64(st, 0);
+			if (sqlite3_column_int(st, 1))
+				*why = "its primary key is not the rowid";
+			/* A WAL file beside the database is read whatever its header says. */
+			else if (!mode || !strcmp(mode, "wal"))
+				*why = "in WAL mode";
+		}
 	}
 	sqlite3_finalize(st);
+	if (*why)
+		return NULL;
 	if (root < 2 || root > UINT32_MAX) {
 		*why = "no root page for the table";
 		return NULL;
@@ -337,6 +364,9 @@ static int decode(const struct pageread *r, const unsigned char *p, uint64_t n, 
 			return PR_ODD;
 		}
 	}
+	/* The values fill the payload exactly, or SQLite calls the record corrupt. */
+	if (body != end)
+		return PR_ODD;
 	/* Columns the record does not hold (added later) are NULL: none has a default. */
 	for (; i < r->ncols; i++) {
 		nul |= 1u << i;
@@ -380,8 +410,11 @@ int pr_next(struct pageread *r, int64_t *rowid, int64_t *v, uint32_t *nulls, con
 		r->last = (int64_t)id;
 		*rowid = (int64_t)id;
 		p += k1 + k2;
-		/* A payload larger than a page holds locally goes on overflow pages. */
-		if (n > r->usable - 35)
+		/*
+		 * A payload larger than a page holds locally goes on overflow pages;
+		 * SQLite reads a size of more than 4 bytes its own way (32 bits).
+		 */
+		if (k1 > 4 || n > r->usable - 35)
 			return PR_ODD;
 		if (n > (uint64_t)(end - p))
 			return fail(r, why, "a cell past its page's end");

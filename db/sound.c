@@ -44,13 +44,16 @@ static int is_int(const struct dbval *v)
 	return v->type == SQLITE_INTEGER;
 }
 
-/* Bind a value as fetched: a real or an integer (a sound row's times are one of the two). */
-static void bind_value(sqlite3_stmt *st, int i, const struct dbval *v)
+static int is_number(const struct dbval *v)
+{
+	return v->type == SQLITE_INTEGER || v->type == SQLITE_FLOAT;
+}
+
+/* Bind a number as fetched. */
+static void bind_number(sqlite3_stmt *st, int i, const struct dbval *v)
 {
 	if (v->type == SQLITE_FLOAT)
 		sqlite3_bind_double(st, i, v->r);
-	else if (v->type == SQLITE_NULL)
-		sqlite3_bind_null(st, i);
 	else
 		sqlite3_bind_int64(st, i, v->i);
 }
@@ -96,7 +99,7 @@ static int ask(struct sound_judge *j, sqlite3_stmt **st, const char *sql, int64_
 void sound_judge_init(struct sound_judge *j, struct db *db)
 {
 	j->db = db;
-	j->op = j->kernel = j->sum = NULL;
+	j->op = j->kernel = j->sum = j->sum_row[0] = j->sum_row[1] = NULL;
 }
 
 void sound_judge_release(struct sound_judge *j)
@@ -104,27 +107,43 @@ void sound_judge_release(struct sound_judge *j)
 	sqlite3_finalize(j->op);
 	sqlite3_finalize(j->kernel);
 	sqlite3_finalize(j->sum);
-	j->op = j->kernel = j->sum = NULL;
+	sqlite3_finalize(j->sum_row[0]);
+	sqlite3_finalize(j->sum_row[1]);
+	j->op = j->kernel = j->sum = j->sum_row[0] = j->sum_row[1] = NULL;
 }
 
-int sound_end_ns(struct sound_judge *j, const struct dbval *begin_ns, const struct dbval *dur_ns,
-		 int64_t *end, char **err)
+int sound_end_ns(struct sound_judge *j, int kernel, int64_t seq, const struct dbval *begin_ns,
+		 const struct dbval *dur_ns, int64_t *end, char **err)
 {
+	static const char *const row_sql[2] = {
+		"SELECT begin_ns + dur_ns FROM data_op_raw WHERE seq = ?1",
+		"SELECT begin_ns + dur_ns FROM kernel_raw WHERE seq = ?1",
+	};
+	sqlite3_stmt **st;
 	int rc;
 
 	if (is_int(begin_ns) && is_int(dur_ns)) {
 		*end = begin_ns->i + dur_ns->i;
 		return 0;
 	}
-	if (!j->sum && !(j->sum = db_prepare(j->db, "SELECT ?1 + ?2", err)))
-		return -1;
-	bind_value(j->sum, 1, begin_ns);
-	bind_value(j->sum, 2, dur_ns);
-	rc = sqlite3_step(j->sum);
-	*end = sqlite3_column_int64(j->sum, 0);
-	sqlite3_reset(j->sum);
+	if (is_number(begin_ns) && is_number(dur_ns)) {
+		st = &j->sum;
+		if (!*st && !(*st = db_prepare(j->db, "SELECT ?1 + ?2", err)))
+			return -1;
+		bind_number(*st, 1, begin_ns);
+		bind_number(*st, 2, dur_ns);
+	} else {
+		st = &j->sum_row[!!kernel];
+		if (!*st && !(*st = db_prepare(j->db, row_sql[!!kernel], err)))
+			return -1;
+		sqlite3_bind_int64(*st, 1, seq);
+	}
+	rc = sqlite3_step(*st);
+	*end = sqlite3_column_int64(*st, 0);
+	sqlite3_reset(*st);
 	if (rc != SQLITE_ROW)
-		return db_fail(err, "cannot read events from '%s': %s", j->db->path, sqlite3_errmsg(j->db->sql));
+		return db_fail(err, "cannot read events from '%s': %s", j->db->path,
+			       rc == SQLITE_DONE ? "a row vanished" : sqlite3_errmsg(j->db->sql));
 	return 0;
 }
 

@@ -81,7 +81,7 @@
  */
 struct sound_judge {
 	struct db *db;
-	sqlite3_stmt *op, *kernel, *sum;
+	sqlite3_stmt *op, *kernel, *sum, *sum_row[2];
 };
 
 void sound_judge_init(struct sound_judge *j, struct db *db);
@@ -90,14 +90,16 @@ void sound_judge_init(struct sound_judge *j, struct db *db);
 void sound_judge_release(struct sound_judge *j);
 
 /*
- * The end of a sound row: begin_ns + dur_ns as SQLite sums them (and
+ * The end of a sound row (row 'seq' of kernel_raw when 'kernel', else of
+ * data_op_raw): begin_ns + dur_ns as SQLite sums them (and
  * sqlite3_value_int64() reads the sum).  Two integers (every recorded row)
  * in C: sound, their sum is in range.  A real among them (a sound row of an
  * edited database can hold one: 1.5 + 1.5 is 3, not 1 + 1) is summed by
- * SQLite itself.  0 and *end, or -1 with *err.
+ * SQLite itself, and text or a blob (a column whose affinity was edited)
+ * by SQLite from the row.  0 and *end, or -1 with *err.
  */
-int sound_end_ns(struct sound_judge *j, const struct dbval *begin_ns, const struct dbval *dur_ns,
-		 int64_t *end, char **err);
+int sound_end_ns(struct sound_judge *j, int kernel, int64_t seq, const struct dbval *begin_ns,
+		 const struct dbval *dur_ns, int64_t *end, char **err);
 
 /* The columns the rules read, of one row of data_op_raw or kernel_raw, as fetched. */
 struct sound_op_row {

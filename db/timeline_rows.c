@@ -157,7 +157,7 @@ static int kernel_values(struct pass *r, const struct dbval *const *c)
 
 	if (rc <= 0)
 		return rc;
-	if (sound_end_ns(&r->judge, k.begin_ns, k.dur_ns, &end_ns, r->err) < 0)
+	if (sound_end_ns(&r->judge, 1, k.seq, k.begin_ns, k.dur_ns, &end_ns, r->err) < 0)
 		return -1;
 	x = (struct iv){
 		.seq = k.seq,
@@ -286,7 +286,7 @@ static int op_values(struct pass *r, const struct dbval *const *c)
 			goto early;
 		return 0;
 	}
-	if (sound_end_ns(&r->judge, c[OP_BEGIN], c[OP_DUR], &end_ns, r->err) < 0)
+	if (sound_end_ns(&r->judge, 0, o.seq, c[OP_BEGIN], c[OP_DUR], &end_ns, r->err) < 0)
 		return -1;
 	x = (struct iv){
 		.seq = o.seq,

@@ -77,11 +77,24 @@ done
 
 cp gen.db wal.db
 sqlite3 wal.db "PRAGMA journal_mode = WAL" >/dev/null
-both wal wal.db "not read from its pages: not in rollback-journal mode"
+both wal wal.db "not read from its pages: in WAL mode"
 
 cp gen.db added.db
 sqlite3 added.db "ALTER TABLE data_op_raw ADD COLUMN note TEXT"
 both added added.db "not read from its pages: the table's columns"
+
+# The pages given up part way (as on a page the reader does not accept):
+# SQLite's scan goes on after the rows given, in the same order.
+for n in 1 777 20000; do
+	cp edited.db "stop$n.db"
+	MAPPROF_PAGEREAD=stop:$n MAPPROF_REPORT_SERIAL=1 "$mapprof" report -q --json "stop$n.json" \
+		--html "stop$n.html" "stop$n.db" 2>"stop$n.err" || fail "report stopping at $n: $(cat "stop$n.err")"
+	MAPPROF_PAGEREAD=0 MAPPROF_REPORT_SERIAL=1 "$mapprof" report -q --json "stop$n.s.json" \
+		--html "stop$n.s.html" "edited.s.db" 2>"stop$n.s.err" || fail "report by SQLite: $(cat "stop$n.s.err")"
+	cmp -s "stop$n.json" "stop$n.s.json" || fail "pages given up after $n rows: report.json differs"
+	cmp -s "stop$n.html" "stop$n.s.html" || fail "pages given up after $n rows: the page differs"
+	echo "ok: pages given up after $n rows"
+done
 
 # A leaf of data_op_raw damaged: its cell pointers overwritten.  Whatever
 # SQLite makes of the file, the pages way ends as SQLite's does.
