@@ -229,6 +229,7 @@ REPORT_OBJS := \
 	$(B)/db/sound.o \
 	$(B)/db/events.o \
 	$(B)/db/pageread.o \
+	$(B)/db/rowsrc.o \
 	$(B)/db/findings.o \
 	$(B)/db/locations.o \
 	$(B)/db/attribution.o \

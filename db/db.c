@@ -233,17 +233,31 @@ void db_fetch_values(sqlite3_stmt *st, struct dbval *v, int n)
 	}
 }
 
+/* The tables db_watch_tables() watches: bit i of db->changed. */
+static const char *const watched[] = { "data_op_raw", "delete_pair_raw" };
+
 static void on_update(void *arg, int op, const char *schema, const char *table, sqlite3_int64 rowid)
 {
 	struct db *db = arg;
 
 	(void)op;
 	(void)rowid;
-	if (!db->ops_changed && !strcmp(table, "data_op_raw") && !strcmp(schema, "main"))
-		db->ops_changed = 1;
+	if (strcmp(schema, "main"))
+		return;
+	for (unsigned i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
+		if (!strcmp(table, watched[i]))
+			db->changed |= 1u << i;
 }
 
-void db_watch_ops(struct db *db)
+void db_watch_tables(struct db *db)
 {
 	sqlite3_update_hook(db->sql, on_update, db);
+}
+
+int db_table_changed(const struct db *db, const char *table)
+{
+	for (unsigned i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
+		if (!strcmp(table, watched[i]))
+			return !!(db->changed & 1u << i);
+	return 1;   /* not watched: perhaps changed */
 }

@@ -13,16 +13,19 @@ struct db {
 	char *path;
 	int depth;          /* open db_begin()s: 1 = a transaction, more = savepoints */
 	const char *copy;   /* why this is a temporary copy (db_copied()), or NULL */
-	int ops_changed;    /* data_op_raw written through this connection (db_watch_ops()) */
+	unsigned changed;   /* event tables written through this connection (db_watch_tables()) */
 };
 
 /*
- * Note in db->ops_changed any row of data_op_raw this connection inserts,
+ * Note any row of data_op_raw or delete_pair_raw this connection inserts,
  * updates or deletes (SQLite's update hook: not a DELETE without WHERE, which
  * nothing here runs): its changes may then be in its cache only, and the
- * table is not read from the file's pages (db/pageread.h).
+ * table is not read from the file's pages (db/rowsrc.h).
  */
-void db_watch_ops(struct db *db);
+void db_watch_tables(struct db *db);
+
+/* Whether 'table' was written through db since db_watch_tables(). */
+int db_table_changed(const struct db *db, const char *table);
 
 /* Prepare or set *err ("cannot prepare ...: <sqlite message>"); NULL on error. */
 sqlite3_stmt *db_prepare(struct db *db, const char *sql, char **err);

@@ -25,7 +25,7 @@
 #include "db/db_internal.h"
 #include "db/events.h"
 #include "db/locations.h"
-#include "db/pageread.h"
+#include "db/rowsrc.h"
 #include "db/sound.h"
 #include "db/timeline_rows.h"
 #include "lib/hmap.h"
@@ -33,17 +33,8 @@
 struct event_stream {
 	struct db *db;
 	enum events_mode mode;
-	sqlite3_stmt *ops, *kernels, *pairs;
-	/*
-	 * Seq mode: data_op_raw read from its pages (db/pageread.h) while 'hold'
-	 * keeps the read transaction open; 'one' reads a row it cannot.  NULL:
-	 * the statement 'ops' reads them.
-	 */
-	struct pageread *pr;
-	sqlite3_stmt *hold, *one;
-	uint64_t pr_rows;   /* rows it gave */
-	int64_t pr_last;    /* the last one's seq */
-	uint64_t pr_stop;   /* MAPPROF_PAGEREAD=stop:N: give up after N rows (tests); 0: never */
+	sqlite3_stmt *ops, *kernels;              /* ops: sorted mode */
+	struct rowsrc *op_rows, *pair_rows;       /* seq mode: data_op_raw, delete_pair_raw (db/rowsrc.h) */
 	struct event op, kernel;
 	int have_op, have_kernel, have_pair;
 	int64_t pair_delete, pair_alloc;
@@ -79,10 +70,6 @@ static const char *const op_table_cols[OP_NCOLS] = {
 	"begin_ns", "dur_ns", "hash", "codeptr", "target_id", "map_index",
 };
 
-static const char ops_by_seq_sql[] =
-	"SELECT " OP_COLUMNS " FROM data_op_raw d ORDER BY d.seq";
-/* A row the page reader cannot read. */
-static const char op_one_sql[] = "SELECT " OP_COLUMNS " FROM data_op_raw d WHERE d.seq = ?1";
 static const char ops_sorted_sql[] =
 	"SELECT " OP_COLUMNS ","
 	" (SELECT p.alloc_seq FROM delete_pair_raw p WHERE d.kind IN (4, 20) AND p.delete_seq = d.seq)"
@@ -100,8 +87,7 @@ enum {
 	" t.codeptr, k.target_id, k.dur_ns FROM kernel_raw k LEFT JOIN target_raw t ON t.id = k.target_id"
 static const char kernels_by_seq_sql[] = KERNEL_SELECT " ORDER BY k.seq";
 static const char kernels_sorted_sql[] = KERNEL_SELECT " ORDER BY k.begin_ns, k.seq";
-static const char pairs_sql[] =
-	"SELECT delete_seq, alloc_seq FROM delete_pair_raw ORDER BY delete_seq";
+static const char *const pair_table_cols[2] = { "delete_seq", "alloc_seq" };
 
 struct live_alloc {
 	uint64_t bytes, host_addr;
@@ -177,17 +163,14 @@ static int kernel_sound(struct event_stream *s, const struct dbval *c, char **er
 
 static int read_pair(struct event_stream *s, char **err)
 {
-	int rc = sqlite3_step(s->pairs);
+	struct dbval c[2];
+	int rc = rowsrc_next(s->pair_rows, c, err);
 
-	if (rc == SQLITE_DONE) {
-		s->have_pair = 0;
-		return 0;
-	}
-	if (rc != SQLITE_ROW)
-		return step_error(s, err);
-	s->have_pair = 1;
-	s->pair_delete = sqlite3_column_int64(s->pairs, 0);
-	s->pair_alloc = sqlite3_column_int64(s->pairs, 1);
+	if (rc < 0)
+		return -1;
+	s->have_pair = rc;
+	s->pair_delete = c[0].i;
+	s->pair_alloc = c[1].i;
 	return 0;
 }
 
@@ -232,92 +215,13 @@ static int add_keys(struct event_stream *s, const struct dbval *c, char **err)
 	return op_keys_add(s->keys, &r, err);
 }
 
-static void pages_tell(const struct event_stream *s, const char *what, const char *why);
-
-/*
- * The page reader gave up (the file is not as it expects, 'why'): the rest
- * of the rows from SQLite's own scan, which visits the pages in the same
- * order, past the rows the reader gave (a seek to the last one's seq would
- * land elsewhere in a damaged tree).  0, or -1 with *err.
- */
-static int pages_give_up(struct event_stream *s, const char *why, char **err)
-{
-	int rc = SQLITE_ROW;
-
-	pages_tell(s, "read by SQLite from here", why);
-	pr_close(s->pr);
-	s->pr = NULL;
-	for (uint64_t i = 0; i < s->pr_rows && (rc = sqlite3_step(s->ops)) == SQLITE_ROW; i++)
-		;
-	if (s->pr_rows && rc == SQLITE_ROW && sqlite3_column_int64(s->ops, OP_SEQ) != s->pr_last)
-		return db_fail(err, "cannot read events from '%s': its rows read differently from its pages"
-			       " (a damaged file?)", s->db->path);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? db_fail(err, "cannot read events from '%s': rows vanished", s->db->path)
-					 : step_error(s, err);
-	return 0;
-}
-
-/*
- * Row 'seq' of data_op_raw, read by SQLite, into c: 1; 0 when SQLite's seek
- * does not find it (a damaged tree: the caller gives the pages up); -1
- * with *err.
- */
-static int read_one_op(struct event_stream *s, int64_t seq, struct dbval *c, char **err)
-{
-	int rc;
-
-	if (!s->one && !(s->one = db_prepare(s->db, op_one_sql, err)))
-		return -1;
-	sqlite3_bind_int64(s->one, 1, seq);
-	if ((rc = sqlite3_step(s->one)) == SQLITE_ROW)
-		db_fetch_values(s->one, c, OP_NCOLS);
-	sqlite3_reset(s->one);
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		return rc == SQLITE_ROW;
-	return step_error(s, err);
-}
-
-/* The next row of data_op_raw into c, from its pages or its statement: 1, 0 at the end, -1. */
+/* The next row of data_op_raw into c: 1, 0 at the end, -1. */
 static int fetch_op(struct event_stream *s, struct dbval *c, char **err)
 {
 	int rc;
 
-	while (s->pr) {
-		int64_t v[OP_NCOLS], seq;
-		uint32_t nulls;
-		const char *why;
-		if (s->pr_stop && s->pr_rows == s->pr_stop) {
-			if (pages_give_up(s, "stopped by MAPPROF_PAGEREAD", err) < 0)
-				return -1;
-			break;
-		}
-		rc = pr_next(s->pr, &seq, v, &nulls, &why);
-		if (rc == 1) {
-			for (int i = 0; i < OP_NCOLS; i++) {
-				c[i].i = v[i];
-				c[i].r = 0;
-				c[i].type = nulls >> i & 1 ? SQLITE_NULL : SQLITE_INTEGER;
-			}
-		} else if (rc == PR_ODD) {
-			if ((rc = read_one_op(s, seq, c, err)) < 0)
-				return -1;
-			if (!rc) {
-				if (pages_give_up(s, "a row SQLite does not find by its seq", err) < 0)
-					return -1;
-				break;
-			}
-		} else if (rc == 0) {
-			return 0;
-		} else {
-			if (pages_give_up(s, why, err) < 0)
-				return -1;
-			break;
-		}
-		s->pr_last = seq;
-		s->pr_rows++;
-		return 1;
-	}
+	if (s->op_rows)
+		return rowsrc_next(s->op_rows, c, err);
 	rc = sqlite3_step(s->ops);
 	if (rc == SQLITE_DONE)
 		return 0;
@@ -431,50 +335,6 @@ static int read_kernel(struct event_stream *s, char **err)
 	return 0;
 }
 
-/*
- * MAPPROF_PAGEREAD=0: data_op_raw is read by SQLite only (tests compare the
- * two ways); =tell: say on stderr when the pages are not read, and why;
- * =stop:N: give the pages up after N rows, as on a damaged page (tests).
- */
-static int pages_wanted(void)
-{
-	const char *v = getenv("MAPPROF_PAGEREAD");
-
-	return !v || strcmp(v, "0");
-}
-
-static void pages_tell(const struct event_stream *s, const char *what, const char *why)
-{
-	const char *v = getenv("MAPPROF_PAGEREAD");
-
-	if (v && !strcmp(v, "tell"))
-		fprintf(stderr, "mapprof: data_op_raw of '%s' %s: %s\n", s->db->path, what, why);
-}
-
-/*
- * Seq mode: read data_op_raw from its pages (db/pageread.h) where the file
- * allows it, under a read transaction that 'hold' keeps open (a statement
- * stepped once, finalized at the stream's end).  Where it does not, s->ops
- * reads the rows as ever.
- */
-static void pages_open(struct event_stream *s)
-{
-	const char *why = "cannot open a read transaction";
-
-	if (s->db->ops_changed)
-		why = "changed through this connection: its changes may not be in the file yet";
-	else if (sqlite3_prepare_v2(s->db->sql, "SELECT 1 FROM sqlite_master", -1, &s->hold, NULL) == SQLITE_OK &&
-	    sqlite3_step(s->hold) == SQLITE_ROW)
-		s->pr = pr_open(s->db->sql, "data_op_raw", op_table_cols, OP_NCOLS, OP_SEQ, &why);
-	if (s->pr && getenv("MAPPROF_PAGEREAD") && !strncmp(getenv("MAPPROF_PAGEREAD"), "stop:", 5))
-		s->pr_stop = strtoull(getenv("MAPPROF_PAGEREAD") + 5, NULL, 10);
-	if (!s->pr) {
-		pages_tell(s, "not read from its pages", why);
-		sqlite3_finalize(s->hold);
-		s->hold = NULL;
-	}
-}
-
 struct event_stream *event_stream_open(struct db *db, enum events_mode mode, struct op_keys *keys,
 				       char **err)
 {
@@ -504,17 +364,19 @@ struct event_stream *event_stream_open_rec(struct db *db, enum events_mode mode,
 	 */
 	if (!by_seq)
 		sqlite3_exec(db->sql, "PRAGMA cache_size = -65536; PRAGMA threads = 4", NULL, NULL, NULL);
-	s->ops = db_prepare(db, by_seq ? ops_by_seq_sql : ops_sorted_sql, err);
-	if (s->ops && by_seq && pages_wanted())
-		pages_open(s);
-	s->kernels = s->ops ? db_prepare(db, by_seq ? kernels_by_seq_sql : kernels_sorted_sql, err) : NULL;
+	if (by_seq)
+		s->op_rows = rowsrc_open(db, "data_op_raw", op_table_cols, OP_NCOLS, OP_SEQ, err);
+	else
+		s->ops = db_prepare(db, ops_sorted_sql, err);
+	s->kernels = s->ops || s->op_rows ? db_prepare(db, by_seq ? kernels_by_seq_sql : kernels_sorted_sql, err)
+					  : NULL;
 	if (s->kernels && by_seq) {
-		s->pairs = db_prepare(db, pairs_sql, err);
+		s->pair_rows = rowsrc_open(db, "delete_pair_raw", pair_table_cols, 2, 0, err);
 		s->win = malloc(2 * EVENTS_WINDOW * sizeof(*s->win));
-		if (s->pairs && !s->win)
+		if (s->pair_rows && !s->win)
 			db_fail(err, "out of memory");
 	}
-	if (!s->kernels || (by_seq && (!s->pairs || !s->win || read_pair(s, err) < 0)) ||
+	if (!s->kernels || (by_seq && (!s->pair_rows || !s->win || read_pair(s, err) < 0)) ||
 	    read_op(s, err) < 0 || read_kernel(s, err) < 0) {
 		event_stream_close(s);
 		return NULL;
@@ -595,12 +457,10 @@ void event_stream_close(struct event_stream *s)
 {
 	if (!s)
 		return;
-	pr_close(s->pr);
-	sqlite3_finalize(s->hold);
-	sqlite3_finalize(s->one);
+	rowsrc_close(s->op_rows);
+	rowsrc_close(s->pair_rows);
 	sqlite3_finalize(s->ops);
 	sqlite3_finalize(s->kernels);
-	sqlite3_finalize(s->pairs);
 	sound_judge_release(&s->judge);
 	hmap_release(&s->live);
 	free(s->win);

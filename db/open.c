@@ -642,7 +642,7 @@ struct db *db_open(const char *path, int flags, enum db_problem *problem, char *
 		db_fail(err, "out of memory");
 		return NULL;
 	}
-	db_watch_ops(db);
+	db_watch_tables(db);
 	if (!(flags & DB_OPEN_WRITE))
 		return db;
 	rc = can_write ? begin_write(db) : SQLITE_READONLY;
