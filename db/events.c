@@ -33,8 +33,8 @@
 struct event_stream {
 	struct db *db;
 	enum events_mode mode;
-	sqlite3_stmt *ops, *kernels;              /* ops: sorted mode */
-	struct rowsrc *op_rows, *pair_rows;       /* seq mode: data_op_raw, delete_pair_raw (db/rowsrc.h) */
+	sqlite3_stmt *ops, *kernels, *pairs;      /* ops: sorted mode */
+	struct rowsrc *op_rows;                   /* seq mode: data_op_raw (db/rowsrc.h) */
 	struct event op, kernel;
 	int have_op, have_kernel, have_pair;
 	int64_t pair_delete, pair_alloc;
@@ -87,7 +87,8 @@ enum {
 	" t.codeptr, k.target_id, k.dur_ns FROM kernel_raw k LEFT JOIN target_raw t ON t.id = k.target_id"
 static const char kernels_by_seq_sql[] = KERNEL_SELECT " ORDER BY k.seq";
 static const char kernels_sorted_sql[] = KERNEL_SELECT " ORDER BY k.begin_ns, k.seq";
-static const char *const pair_table_cols[2] = { "delete_seq", "alloc_seq" };
+static const char pairs_sql[] =
+	"SELECT delete_seq, alloc_seq FROM delete_pair_raw ORDER BY delete_seq";
 
 struct live_alloc {
 	uint64_t bytes, host_addr;
@@ -163,14 +164,17 @@ static int kernel_sound(struct event_stream *s, const struct dbval *c, char **er
 
 static int read_pair(struct event_stream *s, char **err)
 {
-	struct dbval c[2];
-	int rc = rowsrc_next(s->pair_rows, c, err);
+	int rc = sqlite3_step(s->pairs);
 
-	if (rc < 0)
-		return -1;
-	s->have_pair = rc;
-	s->pair_delete = c[0].i;
-	s->pair_alloc = c[1].i;
+	if (rc == SQLITE_DONE) {
+		s->have_pair = 0;
+		return 0;
+	}
+	if (rc != SQLITE_ROW)
+		return step_error(s, err);
+	s->have_pair = 1;
+	s->pair_delete = sqlite3_column_int64(s->pairs, 0);
+	s->pair_alloc = sqlite3_column_int64(s->pairs, 1);
 	return 0;
 }
 
@@ -371,12 +375,12 @@ struct event_stream *event_stream_open_rec(struct db *db, enum events_mode mode,
 	s->kernels = s->ops || s->op_rows ? db_prepare(db, by_seq ? kernels_by_seq_sql : kernels_sorted_sql, err)
 					  : NULL;
 	if (s->kernels && by_seq) {
-		s->pair_rows = rowsrc_open(db, "delete_pair_raw", pair_table_cols, 2, 0, err);
+		s->pairs = db_prepare(db, pairs_sql, err);
 		s->win = malloc(2 * EVENTS_WINDOW * sizeof(*s->win));
-		if (s->pair_rows && !s->win)
+		if (s->pairs && !s->win)
 			db_fail(err, "out of memory");
 	}
-	if (!s->kernels || (by_seq && (!s->pair_rows || !s->win || read_pair(s, err) < 0)) ||
+	if (!s->kernels || (by_seq && (!s->pairs || !s->win || read_pair(s, err) < 0)) ||
 	    read_op(s, err) < 0 || read_kernel(s, err) < 0) {
 		event_stream_close(s);
 		return NULL;
@@ -458,9 +462,9 @@ void event_stream_close(struct event_stream *s)
 	if (!s)
 		return;
 	rowsrc_close(s->op_rows);
-	rowsrc_close(s->pair_rows);
 	sqlite3_finalize(s->ops);
 	sqlite3_finalize(s->kernels);
+	sqlite3_finalize(s->pairs);
 	sound_judge_release(&s->judge);
 	hmap_release(&s->live);
 	free(s->win);

@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "db/db_internal.h"
-#include "db/rowsrc.h"
 #include "db/sound.h"
 #include "db/timeline_rows.h"
 #include "lib/extsort.h"
@@ -43,19 +42,18 @@ enum { OP_SEQ = TLO_SEQ, OP_KIND = TLO_KIND, OP_SRC_DEV = TLO_SRC_DEV, OP_DST_DE
        OP_BYTES = TLO_BYTES, OP_BEGIN = TLO_BEGIN, OP_DUR = TLO_DUR,
        OP_THREAD = TLO_THREAD, OP_NCOLS = TLO_NCOLS };
 
-/*
- * The pairs by their key, walked beside the operations (a merge, not a
- * lookup per row): delete_pair_raw's rows in its order (db/rowsrc.h).
- */
-static const char *const pair_cols[2] = { "delete_seq", "alloc_seq" };
+/* The pairs by their key, walked beside the operations (a merge, not a lookup per row). */
+static const char pairs_sql[] =
+	"SELECT delete_seq, alloc_seq FROM delete_pair_raw ORDER BY delete_seq";
 
 /*
  * How many deletes free each allocation: the pairs' alloc_seq values that
- * can equal a seq (join_key()), read in the table's order (db/rowsrc.h) and sorted here
+ * can equal a seq (join_key()), read in the table's order and sorted here
  * (lib/extsort: nearly sorted already, a linear merge; SQLite's ORDER BY
  * sorted them in a temporary b-tree before the pass could start, ~0.5 s at
  * ten million events), then walked beside the operations.
  */
+static const char by_alloc_sql[] = "SELECT alloc_seq FROM delete_pair_raw";
 
 
 /* A thread column: the collector's number, -1 when it is not an integer in range (not a rule of db/sound.h). */
@@ -107,9 +105,8 @@ struct pass {
 	struct extsort_reader *by_alloc_r; /* at by_alloc_next: the first >= the last asked */
 	int64_t by_alloc_next;
 	int by_alloc_rc;         /* extsort_next()'s last */
-	struct rowsrc *pairs;    /* at the first delete_seq >= the last row's seq, in pair[] */
-	struct dbval pair[2];
-	int pairs_rc;            /* rowsrc_next()'s last */
+	sqlite3_stmt *pairs;     /* pairs_sql, at the first delete_seq >= the last row's seq */
+	int pairs_rc;
 	struct early_delete *early;
 	size_t nearly, early_cap;
 	int (*fn)(void *arg, const struct iv *x);
@@ -191,16 +188,19 @@ static int kernel_row(void *ctx, sqlite3_stmt *st)
  * is one (a column without the schema's affinity can hold 5.0, which SQLite
  * compares equal to 5).  NULL, text, blobs and other reals equal no seq.
  */
-static int join_key(const struct dbval *v, int64_t *key)
+static int join_key(sqlite3_stmt *st, int i, int64_t *key)
 {
-	switch (v->type) {
+	double d;
+
+	switch (sqlite3_column_type(st, i)) {
 	case SQLITE_INTEGER:
-		*key = v->i;
+		*key = sqlite3_column_int64(st, i);
 		return 1;
 	case SQLITE_FLOAT:
-		if (!(v->r >= -9223372036854775808.0 && v->r < 9223372036854775808.0) || v->r != (double)(int64_t)v->r)
+		d = sqlite3_column_double(st, i);
+		if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != (double)(int64_t)d)
 			return 0;
-		*key = (int64_t)v->r;
+		*key = (int64_t)d;
 		return 1;
 	default:
 		return 0;
@@ -259,11 +259,12 @@ static int op_values(struct pass *r, const struct dbval *const *c)
 		.dur_ns = c[OP_DUR],
 	};
 	/* The pair this row is the delete of (one: delete_seq is the key). */
-	while (r->pairs_rc == 1 && r->pair[0].i < o.seq)
-		r->pairs_rc = rowsrc_next(r->pairs, r->pair, r->err);
-	if (r->pairs_rc < 0)
-		return -1;
-	if (r->pairs_rc == 1 && r->pair[0].i == o.seq && join_key(&r->pair[1], &alloc_seq)) {
+	while (r->pairs_rc == SQLITE_ROW && sqlite3_column_int64(r->pairs, 0) < o.seq)
+		r->pairs_rc = sqlite3_step(r->pairs);
+	if (r->pairs_rc != SQLITE_ROW && r->pairs_rc != SQLITE_DONE)
+		return read_error(r->db, r->err);
+	if (r->pairs_rc == SQLITE_ROW && sqlite3_column_int64(r->pairs, 0) == o.seq &&
+	    join_key(r->pairs, 1, &alloc_seq)) {
 		key = (uint64_t)alloc_seq;
 		freed = hmap_get(&r->live, &key);
 		paired = 1;
@@ -410,27 +411,26 @@ static int never_freed(struct pass *r)
 	return rc;
 }
 
-/* r->by_alloc filled from delete_pair_raw's alloc_seq and opened for reading at its first value. */
+/* r->by_alloc filled from by_alloc_sql and opened for reading at its first value. */
 static int sort_by_alloc(struct pass *r)
 {
-	struct rowsrc *rows = rowsrc_open(r->db, "delete_pair_raw", pair_cols, 2, 0, r->err);
+	sqlite3_stmt *st = db_prepare(r->db, by_alloc_sql, r->err);
 	const char *why = "out of memory";
-	struct dbval c[2];
-	int rc = 0;
+	int rc = SQLITE_DONE;
 
-	if (!rows)
+	if (!st)
 		return -1;
 	r->by_alloc = extsort_new(sizeof(int64_t), sort_cmp_i64, tempfile_buffer_records((size_t)1 << 20));
-	while (r->by_alloc && (rc = rowsrc_next(rows, c, r->err)) == 1) {
+	while (r->by_alloc && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t key;
-		if (join_key(&c[1], &key) && extsort_add(r->by_alloc, &key, &why) < 0)
+		if (join_key(st, 0, &key) && extsort_add(r->by_alloc, &key, &why) < 0)
 			break;
 	}
-	rowsrc_close(rows);
-	if (rc < 0)
-		return -1;
-	if (!r->by_alloc || rc == 1)
+	sqlite3_finalize(st);
+	if (!r->by_alloc || rc == SQLITE_ROW)
 		return db_fail(r->err, "cannot sort the pairs for the timeline of '%s': %s", db_path(r->db), why);
+	if (rc != SQLITE_DONE)
+		return read_error(r->db, r->err);
 	if (!(r->by_alloc_r = extsort_read(r->by_alloc)))
 		return db_fail(r->err, "cannot sort the pairs for the timeline of '%s': %s", db_path(r->db),
 			       "cannot read back a temporary file");
@@ -448,17 +448,17 @@ static int pass_begin(struct pass *r, struct db *db, int (*fn)(void *arg, const 
 	hmap_init(&r->live, 1, sizeof(struct live_alloc));
 	if (sort_by_alloc(r) < 0)
 		return -1;
-	if (!(r->pairs = rowsrc_open(db, "delete_pair_raw", pair_cols, 2, 0, err)))
+	if (!(r->pairs = db_prepare(db, pairs_sql, err)))
 		return -1;
-	r->pairs_rc = rowsrc_next(r->pairs, r->pair, err);
-	return r->pairs_rc < 0 ? -1 : 0;
+	r->pairs_rc = sqlite3_step(r->pairs);
+	return 0;
 }
 
 static void pass_end(struct pass *r)
 {
 	extsort_reader_free(r->by_alloc_r);
 	extsort_free(r->by_alloc);
-	rowsrc_close(r->pairs);
+	sqlite3_finalize(r->pairs);
 	r->by_alloc_r = NULL;
 	r->by_alloc = NULL;
 	r->pairs = NULL;
