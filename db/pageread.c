@@ -216,7 +216,8 @@ struct pageread *pr_open(sqlite3 *sql, const char *table, const char *const *col
 		"SELECT name, pk, dflt_value IS NULL, hidden, upper(type) = 'INTEGER'"
 		" FROM pragma_table_xinfo(?1, 'main') ORDER BY cid";
 	static const char root_sql[] =
-		"SELECT rootpage, (SELECT COUNT(*) FROM pragma_index_list(?1, 'main') WHERE origin = 'pk'),"
+		"SELECT rootpage, (SELECT COUNT(*) FROM pragma_index_list(?1, 'main') WHERE origin = 'pk')"
+		" + (SELECT COUNT(*) FROM temp.sqlite_master WHERE name = ?1),"
 		" (SELECT journal_mode FROM pragma_journal_mode)"
 		" FROM main.sqlite_master WHERE type = 'table' AND name = ?1";
 	unsigned char hdr[100];
@@ -265,8 +266,9 @@ struct pageread *pr_open(sqlite3 *sql, const char *table, const char *const *col
 		if (sqlite3_step(st) == SQLITE_ROW) {
 			const char *mode = (const char *)sqlite3_column_text(st, 2);
 			root = sqlite3_column_int64(st, 0);
+			/* (A temporary table of that name is what SQL without a schema reads.) */
 			if (sqlite3_column_int(st, 1))
-				*why = "its primary key is not the rowid";
+				*why = "its primary key is not the rowid, or a temporary table hides it";
 			/* A WAL file beside the database is read whatever its header says. */
 			else if (!mode || !strcmp(mode, "wal"))
 				*why = "in WAL mode";

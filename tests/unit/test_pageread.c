@@ -231,6 +231,16 @@ static void test_refuses(void)
 	CHECK(try_open(db, "pkdesc", two, 2, &why) == NULL);
 	CHECK(try_open(db, "real", two, 2, &why) == NULL);
 	CHECK(try_open(db, "wr", two, 2, &why) == NULL);
+	/* A temporary table of the same name: what SQL without a schema reads. */
+	exec(db, "CREATE TEMP TABLE small2 (k INTEGER PRIMARY KEY, v INTEGER)");
+	exec(db, "CREATE TABLE small2 (k INTEGER PRIMARY KEY, v INTEGER)");
+	CHECK(try_open(db, "small2", two, 2, &why) == NULL);
+	exec(db, "DROP TABLE temp.small2");
+	{
+		struct pageread *r = try_open(db, "small2", two, 2, &why);
+		CHECK(r != NULL);
+		pr_close(r);
+	}
 	/* A WAL database: its newest pages may be in the WAL. */
 	exec(db, "PRAGMA journal_mode = WAL");
 	CHECK(try_open(db, "t", cols, NCOLS, &why) == NULL);
