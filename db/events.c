@@ -2,8 +2,10 @@
  * events.c - stream a run's events in detector order; read the run's facts;
  * name the event kinds.
  *
- * Up to three statements: data operations, kernels (with their construct's
- * code pointer) and, in seq mode, delete/alloc pairs, merged row by row.  The
+ * Three sources: data operations, kernels (with their construct's code
+ * pointer) and, in seq mode, delete/alloc pairs, merged row by row.  In seq
+ * mode the data operations come from db/rowsrc.h (the file's pages where it
+ * allows, else SQLite; the same rows), the rest from statements.  The
  * raw tables are read directly rather than through the views: the views
  * format hashes as text and look delete sizes up with a subquery, which costs
  * seconds at ten million events.  The values are the same as the views'.
@@ -18,7 +20,6 @@
  * stream, and counting the damaged ones a second pass.
  */
 #define _GNU_SOURCE
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
