@@ -84,8 +84,8 @@ struct rowsrc *rowsrc_open(struct db *db, const char *table, const char *const *
 	char *sql = NULL;
 
 	if (!r || ncols < 1 || ncols > PR_MAX_COLS || ipk < 0 || ipk >= ncols) {
+		db_fail(err, "cannot read %s: %s", table, r ? "columns out of range" : "out of memory");
 		free(r);
-		db_fail(err, "cannot read %s: %s", table, r ? "too many columns" : "out of memory");
 		return NULL;
 	}
 	r->db = db;
