@@ -13,13 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/pageformat.h"
 #include "db/pageread.h"
 #include "db/pagewrite.h"
 
 /* Pages from the root to a leaf: SQLite's own cursors stop at 20 (19 interior levels). */
 #define MAX_DEPTH 20
-/* SQLite's lock bytes start at 1 GiB: the page holding them is never part of a tree. */
-#define LOCK_BYTE 0x40000000u
 /* The longest run of pages read at once (256 KiB of 4 KiB pages). */
 #define RUN_MAX 64u
 
@@ -45,16 +44,6 @@ struct pageread {
 	int64_t last;       /* the last rowid given */
 	int any, failed;
 };
-
-static uint32_t get16(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 8 | p[1];
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /*
  * A varint at p, not reading at or past end: its length (1-9), 0 when it
@@ -151,7 +140,7 @@ static int descend(struct pageread *r, uint32_t pgno, const char **why)
 		uint32_t hdr = pgno == 1 ? 100 : 0, ncells;
 		if (pgno < 1 || pgno > r->pages)
 			return fail(r, why, "a page number past the file's end");
-		if (pgno == LOCK_BYTE / r->page_size + 1)
+		if (pgno == PENDING_BYTE / r->page_size + 1)
 			return fail(r, why, "the lock-byte page in the tree");
 		if (!(p = get_page(r, pgno)))
 			return fail(r, why, "a read error");

@@ -22,6 +22,7 @@
 
 #include <sqlite3.h>
 
+#include "db/pageformat.h"
 #include "db/pagewrite.h"
 #include "lib/tempfile.h"
 
@@ -29,8 +30,6 @@
 #define OUT_PAGES 256u
 /* Tree levels above the leaves: a fan-out of 16 at least makes 8 enough for 2^32 pages. */
 #define MAX_LEVELS 8
-/* SQLite's lock bytes start at 1 GiB: the page holding them is never used. */
-#define PENDING_BYTE 0x40000000u
 #define MAX_COLS 32
 /* Tables of one writer, at most (a page's owner is a byte). */
 #define MAX_TABLES 16
@@ -77,11 +76,6 @@ struct pagewriter {
 	void (*times)(void *ctx, int64_t *a, int64_t *b);
 	void *times_ctx;
 };
-
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 static void put16(unsigned char *p, uint32_t v)
 {
@@ -523,11 +517,6 @@ void pw_set_times(struct pagewriter *w, void (*fn)(void *ctx, int64_t *a, int64_
 {
 	w->times = fn;
 	w->times_ctx = ctx;
-}
-
-static uint32_t get16(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 8 | p[1];
 }
 
 static int64_t get64(const unsigned char *p)
