@@ -38,10 +38,10 @@ static void tell(const struct rowsrc *r, const char *what, const char *why)
 		fprintf(stderr, "mapprof: %s of '%s' %s: %s\n", r->table, r->db->path, what, why);
 }
 
-/* "SELECT c0, c1, ... FROM table" and what follows: malloc'ed, or NULL. */
-static char *select_sql(const char *const *cols, int ncols, const char *table, const char *tail)
+/* "SELECT c0, c1, ... FROM table": malloc'ed, or NULL. */
+static char *select_sql(const char *const *cols, int ncols, const char *table)
 {
-	size_t n = strlen(table) + strlen(tail) + 32;
+	size_t n = strlen(table) + 16;
 	char *sql, *p;
 
 	for (int i = 0; i < ncols; i++)
@@ -51,7 +51,7 @@ static char *select_sql(const char *const *cols, int ncols, const char *table, c
 	p = sql + sprintf(sql, "SELECT ");
 	for (int i = 0; i < ncols; i++)
 		p += sprintf(p, "%s%s", i ? ", " : "", cols[i]);
-	sprintf(p, " FROM %s %s", table, tail);
+	sprintf(p, " FROM %s", table);
 	return sql;
 }
 
@@ -81,7 +81,7 @@ struct rowsrc *rowsrc_open(struct db *db, const char *table, const char *const *
 			   char **err)
 {
 	struct rowsrc *r = calloc(1, sizeof(*r));
-	char *sql = NULL;
+	char *sql, *scan_sql = NULL;
 
 	if (!r || ncols < 1 || ncols > PR_MAX_COLS || ipk < 0 || ipk >= ncols) {
 		db_fail(err, "cannot read %s: %s", table, r ? "columns out of range" : "out of memory");
@@ -92,25 +92,18 @@ struct rowsrc *rowsrc_open(struct db *db, const char *table, const char *const *
 	r->table = table;
 	r->ncols = ncols;
 	r->ipk = ipk;
-	if (asprintf(&sql, "ORDER BY %s", cols[ipk]) < 0)
-		sql = NULL;
-	{
-		char *where = NULL;
-		if (asprintf(&where, "WHERE %s = ?1", cols[ipk]) >= 0) {
-			r->one_sql = select_sql(cols, ncols, table, where);
-			free(where);
-		}
-	}
-	if (sql && r->one_sql) {
-		char *scan_sql = select_sql(cols, ncols, table, sql);
-		r->scan = scan_sql ? db_prepare(db, scan_sql, err) : NULL;
-		if (!scan_sql)
-			db_fail(err, "out of memory");
-		free(scan_sql);
-	} else {
+	/* (asprintf() leaves its pointer undefined when it fails.) */
+	sql = select_sql(cols, ncols, table);
+	if (sql && asprintf(&scan_sql, "%s ORDER BY %s", sql, cols[ipk]) < 0)
+		scan_sql = NULL;
+	if (scan_sql && asprintf(&r->one_sql, "%s WHERE %s = ?1", sql, cols[ipk]) < 0)
+		r->one_sql = NULL;
+	if (r->one_sql)
+		r->scan = db_prepare(db, scan_sql, err);
+	else
 		db_fail(err, "out of memory");
-	}
 	free(sql);
+	free(scan_sql);
 	if (!r->scan) {
 		rowsrc_close(r);
 		return NULL;
