@@ -17,14 +17,14 @@ struct db {
 };
 
 /*
- * Note any row of data_op_raw or delete_pair_raw this connection inserts,
- * updates or deletes (SQLite's update hook: not a DELETE without WHERE, which
- * nothing here runs): its changes may then be in its cache only, and the
- * table is not read from the file's pages (db/rowsrc.h).
+ * Note any row of data_op_raw (the one table read from the file's pages,
+ * db/rowsrc.h) this connection inserts, updates or deletes (SQLite's update
+ * hook: not a DELETE without WHERE, which nothing here runs): its changes
+ * may then be in its cache only, and the table is read by SQLite instead.
  */
 void db_watch_tables(struct db *db);
 
-/* Whether 'table' was written through db since db_watch_tables(). */
+/* Whether 'table' was written through db since db_watch_tables() (1 for a table not watched). */
 int db_table_changed(const struct db *db, const char *table);
 
 /* Prepare or set *err ("cannot prepare ...: <sqlite message>"); NULL on error. */
