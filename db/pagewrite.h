@@ -69,6 +69,13 @@ void pw_table_times(struct pw_table *t, int col);
  */
 void pw_set_times(struct pagewriter *w, void (*fn)(void *ctx, int64_t *a, int64_t *b), void *ctx);
 
+/*
+ * The threads pw_finish() converts the times on (each a share of the
+ * pages, fn called on all of them at once): n, at most 4, or 0 (the
+ * default) for one per core up to 4 when there are thousands of pages.
+ */
+void pw_set_threads(struct pagewriter *w, int n);
+
 /* Rows appended to the table so far. */
 uint64_t pw_rows(const struct pw_table *t);
 

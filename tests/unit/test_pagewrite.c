@@ -215,12 +215,12 @@ static void times_fn(void *ctx, int64_t *a, int64_t *b)
 {
 	int64_t x = *a, y = *b;
 
-	(*(int *)ctx)++;
+	__atomic_fetch_add((int *)ctx, 1, __ATOMIC_RELAXED);   /* pw_set_threads(): from several threads */
 	*a = x * 3 + 1;
 	*b = (int64_t)((uint64_t)y - (uint64_t)x);
 }
 
-static void times_rows(int page_size, uint64_t n)
+static void times_rows(int page_size, uint64_t n, int threads)
 {
 	const char *out = "pw_times.db";
 	sqlite3 *b = open_db(out, page_size);
@@ -245,6 +245,7 @@ static void times_rows(int page_size, uint64_t n)
 	CHECK(t && u);
 	pw_table_times(t, 2);
 	pw_set_times(w, times_fn, &calls);
+	pw_set_threads(w, threads);
 	for (uint64_t i = 0; i < n; i++) {
 		/* b and c of every width (small values too: the 8-byte fields hold them). */
 		int64_t v[NCOLS] = { 0, (int64_t)i, (int64_t)(i * 7) - 50, (int64_t)(i * 7 + (i % 5) * 1000003) - 50,
@@ -279,8 +280,10 @@ static void times_rows(int page_size, uint64_t n)
 	unlink(out);
 }
 
-static void test_times_one_leaf(void) { times_rows(4096, 20); }
-static void test_times_many_leaves(void) { times_rows(1024, 20000); }
+static void test_times_one_leaf(void) { times_rows(4096, 20, 0); }
+static void test_times_many_leaves(void) { times_rows(1024, 20000, 0); }
+/* Shares of ~3,700 pages on 3 threads (not a multiple of 3); 4 on one leaf, its root: one does it all. */
+static void test_times_threads(void) { times_rows(512, 100000, 3); times_rows(4096, 20, 4); }
 
 static void test_header_refused(void)
 {
@@ -311,6 +314,7 @@ int main(void)
 	RUN(test_deep_tree);
 	RUN(test_times_one_leaf);
 	RUN(test_times_many_leaves);
+	RUN(test_times_threads);
 	RUN(test_header_refused);
 	if (chdir("/") == 0)
 		rmdir(dir);
