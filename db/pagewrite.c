@@ -593,12 +593,8 @@ static int times_range(const struct pagewriter *w, uint32_t lo, uint32_t hi, uns
 		for (uint32_t k = 0; k < n && !any; k++)
 			any = pg + k - first < w->owner_cap && w->owner[pg + k - first];
 		if (any) {
-			ssize_t got = pread(w->fd, buf, (size_t)n * ps, (off_t)(pg - 1) * ps);
-			if (got != (ssize_t)((size_t)n * ps)) {
-				if (got >= 0)
-					errno = EIO;
+			if (tempfile_io(w->fd, buf, (size_t)n * ps, (off_t)(pg - 1) * ps, 0) < 0)
 				return -1;
-			}
 			for (uint32_t k = 0; k < n; k++) {
 				size_t i = pg + k - first;
 				if (i < w->owner_cap && w->owner[i])
