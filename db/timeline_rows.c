@@ -517,16 +517,9 @@ struct timeline_rec {
 
 enum { REC_HAS_SEQ2 = 0x10, REC_HAS_END = 0x20, REC_LANE = 0x0f };
 
-/* v as a zigzag varint (lib/varint.h): small magnitudes of either sign are short. */
-static unsigned char *put_zz(unsigned char *p, uint64_t v)
-{
-	return varint_put(p, v << 1 ^ (uint64_t)-(int64_t)(v >> 63));
-}
-
 static uint64_t get_zz(const unsigned char **p)
 {
-	uint64_t v = varint_get(p);
-	return v >> 1 ^ (uint64_t)-(int64_t)(v & 1);
+	return zigzag_value(varint_get(p));
 }
 
 static unsigned char *rec_encode(struct rec_file *f, unsigned char *p, const struct iv *x)
@@ -536,15 +529,15 @@ static unsigned char *rec_encode(struct rec_file *f, unsigned char *p, const str
 	flags |= x->seq2 != -1 ? REC_HAS_SEQ2 : 0;
 	flags |= x->end_ns != -1 ? REC_HAS_END : 0;
 	*p++ = (unsigned char)flags;
-	p = put_zz(p, (uint64_t)x->seq - f->seq);
+	p = zigzag_put(p, (uint64_t)x->seq - f->seq);
 	if (flags & REC_HAS_SEQ2)
-		p = put_zz(p, (uint64_t)x->seq2 - (uint64_t)x->seq);
-	p = put_zz(p, (uint64_t)x->begin_ns - f->begin);
+		p = zigzag_put(p, (uint64_t)x->seq2 - (uint64_t)x->seq);
+	p = zigzag_put(p, (uint64_t)x->begin_ns - f->begin);
 	if (flags & REC_HAS_END)
-		p = put_zz(p, (uint64_t)x->end_ns - (uint64_t)x->begin_ns);
-	p = put_zz(p, (uint64_t)x->bytes);
-	p = put_zz(p, (uint64_t)(int64_t)x->device);
-	p = put_zz(p, (uint64_t)(int64_t)x->thread);
+		p = zigzag_put(p, (uint64_t)x->end_ns - (uint64_t)x->begin_ns);
+	p = zigzag_put(p, (uint64_t)x->bytes);
+	p = zigzag_put(p, (uint64_t)(int64_t)x->device);
+	p = zigzag_put(p, (uint64_t)(int64_t)x->thread);
 	f->seq = (uint64_t)x->seq;
 	f->begin = (uint64_t)x->begin_ns;
 	return p;

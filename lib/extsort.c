@@ -12,9 +12,15 @@
 #include "lib/huge.h"
 #include "lib/tempfile.h"
 
+/*
+ * Coded runs are written ENC_BYTES at a time, read back CODED_CHUNK bytes
+ * at a time per run; one record's code is at most CODED_MAX bytes.
+ */
+enum { ENC_BYTES = 256 << 10, CODED_CHUNK = 64 << 10, CODED_MAX = 256 };
+
 struct run {
-	off_t off;          /* in records */
-	size_t n;
+	off_t pos, len;     /* in bytes */
+	size_t n;           /* records */
 };
 
 struct extsort {
@@ -27,6 +33,11 @@ struct extsort {
 	struct run *runs;
 	size_t nruns, runs_cap;
 	uint64_t count;
+	off_t fend;         /* the file's bytes so far */
+	/* extsort_set_codec(): runs written through encode, read through decode. */
+	size_t (*encode)(const void *prev, const void *rec, unsigned char *out);
+	size_t (*decode)(void *rec, const unsigned char *in, size_t avail);
+	size_t max_len;
 	/* sort_buffer()'s scratch, kept from one run to the next (see there). */
 	char *tmp;
 	size_t *bounds;
@@ -44,6 +55,16 @@ struct extsort *extsort_new(size_t size, int (*cmp)(const void *, const void *),
 	s->cap = buffer ? buffer : (size_t)1 << 20;
 	s->fd = -1;
 	return s;
+}
+
+void extsort_set_codec(struct extsort *s, size_t (*encode)(const void *prev, const void *rec, unsigned char *out),
+		       size_t (*decode)(void *rec, const unsigned char *in, size_t avail), size_t max_len)
+{
+	if (s->count || !encode || !decode || !max_len || max_len > CODED_MAX)
+		return;   /* too late, or not a codec: runs stay whole records */
+	s->encode = encode;
+	s->decode = decode;
+	s->max_len = max_len;
 }
 
 void extsort_free(struct extsort *s)
@@ -187,10 +208,43 @@ static void sort_buffer(struct extsort *s)
 		memcpy(s->buf, src, n * size);
 }
 
+/* The sorted buffer through the codec at the file's end: its bytes, or -1. */
+static off_t write_coded(struct extsort *s)
+{
+	unsigned char *out = malloc(ENC_BYTES + s->max_len), *p = out;
+	char *zero = calloc(1, s->size);
+	const char *prev = zero;
+	off_t at = s->fend;
+
+	if (!out || !zero) {
+		free(out);
+		free(zero);
+		return -1;
+	}
+	for (size_t i = 0; i < s->nbuf; i++) {
+		const char *rec = s->buf + i * s->size;
+		p += s->encode(prev, rec, p);
+		prev = rec;
+		if ((size_t)(p - out) >= ENC_BYTES) {
+			if (tempfile_io(s->fd, out, (size_t)(p - out), at, 1) < 0)
+				break;
+			at += p - out;
+			p = out;
+		}
+	}
+	if (p > out && tempfile_io(s->fd, out, (size_t)(p - out), at, 1) == 0) {
+		at += p - out;
+		p = out;
+	}
+	free(zero);
+	free(out);
+	return p == out ? at - s->fend : -1;
+}
+
 /* The full buffer, sorted, as a run at the end of the file. */
 static int spill(struct extsort *s, const char **why)
 {
-	off_t off = s->nruns ? s->runs[s->nruns - 1].off + (off_t)s->runs[s->nruns - 1].n : 0;
+	off_t len;
 
 	if (s->fd < 0 && (s->fd = tempfile_open("sort")) < 0) {
 		*why = "cannot create a temporary file to sort in";
@@ -207,11 +261,19 @@ static int spill(struct extsort *s, const char **why)
 		s->runs_cap = ncap;
 	}
 	sort_buffer(s);
-	if (tempfile_io(s->fd, s->buf, s->nbuf * s->size, off * (off_t)s->size, 1) < 0) {
+	if (s->encode) {
+		len = write_coded(s);
+	} else {
+		len = (off_t)(s->nbuf * s->size);
+		if (tempfile_io(s->fd, s->buf, (size_t)len, s->fend, 1) < 0)
+			len = -1;
+	}
+	if (len < 0) {
 		*why = "cannot write to a temporary file to sort in";
 		return -1;
 	}
-	s->runs[s->nruns++] = (struct run){ off, s->nbuf };
+	s->runs[s->nruns++] = (struct run){ s->fend, len, s->nbuf };
+	s->fend += len;
 	s->nbuf = 0;
 	return 0;
 }
@@ -256,11 +318,19 @@ int extsort_add(struct extsort *s, const void *rec, const char **why)
 
 #define READ_CHUNK 2048
 
+/*
+ * A run read back: whole records, cur..end in chunk; or coded ones, the
+ * current record decoded into rec (cur points there), its code's bytes
+ * bp..bend in chunk, 'left' records still to decode.
+ */
 struct source {
 	const char *cur, *end;              /* what is buffered */
 	char *chunk;                        /* NULL for the memory buffer */
-	off_t next;                         /* next record of the run to read */
-	off_t stop;
+	off_t next;                         /* the next byte of the run to read */
+	off_t stop;                         /* the run's end */
+	char *rec;                          /* coded: the record decoded last */
+	const unsigned char *bp, *bend;
+	size_t left;
 };
 
 struct extsort_reader {
@@ -271,27 +341,67 @@ struct extsort_reader {
 	size_t nchunks;
 };
 
+/* len bytes of the file at off into p: 0, or -1. */
+static int read_at(int fd, char *p, size_t len, off_t off)
+{
+	return tempfile_io(fd, p, len, off, 0);
+}
+
+/* Whole records: the next chunk of the run.  1, 0 at its end, -1 when the file fails. */
 static int fill(struct extsort_reader *r, struct source *x)
 {
-	size_t want, len = 0;
-	size_t size = r->s->size;
+	size_t size = r->s->size, want;
 
 	if (!x->chunk || x->next >= x->stop)
 		return 0;
-	want = (size_t)(x->stop - x->next) < READ_CHUNK ? (size_t)(x->stop - x->next) : READ_CHUNK;
-	while (len < want * size) {
-		ssize_t got = pread(r->s->fd, x->chunk + len, want * size - len,
-				    x->next * (off_t)size + (off_t)len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return -1;
-		len += (size_t)got;
-	}
+	want = (size_t)(x->stop - x->next) < READ_CHUNK * size ? (size_t)(x->stop - x->next) : READ_CHUNK * size;
+	if (read_at(r->s->fd, x->chunk, want, x->next) < 0)
+		return -1;
 	x->next += (off_t)want;
 	x->cur = x->chunk;
-	x->end = x->chunk + want * size;
+	x->end = x->chunk + want;
 	return 1;
+}
+
+/*
+ * Coded records: the next one decoded into x->rec (the chunk topped up
+ * first when less than one code's most is left of it).  1, 0 at the run's
+ * end, -1 when the file fails or its bytes make no record.
+ */
+static int decode_next(struct extsort_reader *r, struct source *x)
+{
+	const struct extsort *s = r->s;
+	size_t have, took;
+
+	if (!x->left)
+		return 0;
+	have = (size_t)(x->bend - x->bp);
+	if (have < s->max_len && x->next < x->stop) {
+		size_t room = CODED_CHUNK - have;
+		size_t want = (size_t)(x->stop - x->next) < room ? (size_t)(x->stop - x->next) : room;
+		memmove(x->chunk, x->bp, have);
+		if (read_at(s->fd, x->chunk + have, want, x->next) < 0)
+			return -1;
+		x->next += (off_t)want;
+		x->bp = (const unsigned char *)x->chunk;
+		x->bend = x->bp + have + want;
+		have += want;
+	}
+	took = have ? s->decode(x->rec, x->bp, have) : 0;
+	if (!took || took > have)
+		return -1;
+	x->bp += took;
+	x->left--;
+	return 1;
+}
+
+/* The source's next record made current: 1, 0 when it has none, -1 when the file fails. */
+static int advance(struct extsort_reader *r, struct source *x)
+{
+	if (x->rec)
+		return decode_next(r, x);
+	x->cur += r->s->size;
+	return x->cur < x->end ? 1 : fill(r, x);
 }
 
 static void sift(struct extsort_reader *r, size_t i)
@@ -341,18 +451,31 @@ struct extsort_reader *extsort_read(struct extsort *s)
 	}
 	for (size_t i = 0; i < s->nruns; i++) {
 		struct source *x = &r->src[r->n];
-		x->chunk = r->chunks[r->nchunks++] = malloc(READ_CHUNK * s->size);
+		size_t bytes = s->decode ? CODED_CHUNK + s->size : READ_CHUNK * s->size;
+		int rc;
+		memset(x, 0, sizeof(*x));
+		x->chunk = r->chunks[r->nchunks++] = calloc(1, bytes);
 		if (!x->chunk) {
 			extsort_reader_free(r);
 			return NULL;
 		}
-		x->next = s->runs[i].off;
-		x->stop = s->runs[i].off + (off_t)s->runs[i].n;
-		if (fill(r, x) < 0) {
+		x->next = s->runs[i].pos;
+		x->stop = s->runs[i].pos + s->runs[i].len;
+		if (s->decode) {
+			/* The record slot after the chunk: the heap moves sources, not it. */
+			x->rec = x->chunk + CODED_CHUNK;
+			x->cur = x->rec;
+			x->bp = x->bend = (const unsigned char *)x->chunk;
+			x->left = s->runs[i].n;
+			rc = decode_next(r, x);
+		} else {
+			rc = fill(r, x);
+		}
+		if (rc < 0) {
 			extsort_reader_free(r);
 			return NULL;
 		}
-		if (x->cur < x->end)
+		if (rc > 0)
 			r->n++;
 	}
 	if (s->nbuf) {
@@ -369,19 +492,17 @@ struct extsort_reader *extsort_read(struct extsort *s)
 int extsort_next(struct extsort_reader *r, void *rec)
 {
 	struct source *top;
+	int rc;
 
 	if (!r->n)
 		return 0;
 	top = &r->src[0];
 	memcpy(rec, top->cur, r->s->size);
-	top->cur += r->s->size;
-	if (top->cur == top->end) {
-		int rc = fill(r, top);
-		if (rc < 0)
-			return -1;
-		if (!rc)
-			*top = r->src[--r->n];
-	}
+	rc = advance(r, top);
+	if (rc < 0)
+		return -1;
+	if (!rc)
+		*top = r->src[--r->n];
 	sift(r, 0);
 	return 1;
 }

@@ -26,6 +26,22 @@ struct extsort_reader;
 struct extsort *extsort_new(size_t size, int (*cmp)(const void *, const void *), size_t buffer);
 void extsort_free(struct extsort *s);
 
+/*
+ * Runs written compactly (before the first add; otherwise, or with a
+ * max_len over 256, the runs stay whole records).  encode writes rec, the
+ * record after prev in its sorted run (all zero bytes before the first),
+ * into out, at most max_len bytes, and returns how many; decode reads one
+ * code from in (avail bytes there, at least max_len but at a run's end)
+ * into rec, which holds the run's record before it on entry, and returns
+ * the bytes it took, or 0 when they make no record.  Every byte of a
+ * record must come back as it was added.  For records that sort by
+ * numbers close to one another: differences as varints are a third of
+ * the bytes through the file, and a record's copies through the page
+ * cache were most of a sort's cost.
+ */
+void extsort_set_codec(struct extsort *s, size_t (*encode)(const void *prev, const void *rec, unsigned char *out),
+		       size_t (*decode)(void *rec, const unsigned char *in, size_t avail), size_t max_len);
+
 /* Add one; 0, or -1 with *why (static) when out of memory or the file failed. */
 int extsort_add(struct extsort *s, const void *rec, const char **why);
 

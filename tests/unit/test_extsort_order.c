@@ -2,13 +2,18 @@
  * test_extsort_order.c - lib/extsort.h gives the records back in qsort()'s
  * order whatever order they came in: its own sort takes the ascending
  * stretches as they are (random, sorted, reversed, nearly sorted, saw-tooth,
- * few distinct keys), in memory and through the file.
+ * few distinct keys), in memory and through the file, with runs written
+ * whole or through a codec (extsort_set_codec(); the findings' operations'
+ * own, report/findings/opspill.c, at the extremes of every field).
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/unit/check.h"
 #include "lib/extsort.h"
+#include "lib/varint.h"
+#include "report/findings/opspill.h"
 
 struct rec {
 	int64_t key;
@@ -46,7 +51,36 @@ static int64_t key_of(int shape, size_t i, size_t n)
 	}
 }
 
-static void check_shape(int shape, size_t n, size_t buffer)
+/* A codec for struct rec: key and tie as zigzag differences, pad as a varint. */
+static int fail_at = -1;   /* decode refuses a record of this key */
+
+static size_t rec_encode(const void *prev, const void *rec, unsigned char *out)
+{
+	const struct rec *a = prev, *b = rec;
+	unsigned char *p = out;
+
+	p = zigzag_put(p, (uint64_t)b->key - (uint64_t)a->key);
+	p = zigzag_put(p, (uint64_t)b->tie - (uint64_t)a->tie);
+	p = varint_put(p, (uint64_t)b->pad);
+	return (size_t)(p - out);
+}
+
+static size_t rec_decode(void *rec, const unsigned char *in, size_t avail)
+{
+	struct rec *x = rec;
+	const unsigned char *p = in;
+	uint64_t k, t, pad;
+
+	if (!varint_get_n(&p, in + avail, &k) || !varint_get_n(&p, in + avail, &t) ||
+	    !varint_get_n(&p, in + avail, &pad))
+		return 0;
+	x->key = (int64_t)((uint64_t)x->key + zigzag_value(k));
+	x->tie = (int64_t)((uint64_t)x->tie + zigzag_value(t));
+	x->pad = (int64_t)pad;
+	return x->key == fail_at ? 0 : (size_t)(p - in);
+}
+
+static void check_shape(int shape, size_t n, size_t buffer, int coded)
 {
 	struct extsort *s = extsort_new(sizeof(struct rec), cmp_rec, buffer);
 	struct rec *want = malloc(n * sizeof(*want)), got;
@@ -58,8 +92,12 @@ static void check_shape(int shape, size_t n, size_t buffer)
 	CHECK(s && want);
 	if (!s || !want)
 		goto out;
+	if (coded)
+		extsort_set_codec(s, rec_encode, rec_decode, 3 * VARINT_MAX);
 	for (size_t i = 0; i < n; i++) {
-		want[i] = (struct rec){ key_of(shape, i, n), (int64_t)(i % 7), 0 };
+		int64_t key = key_of(shape, i, n);
+		/* pad: whatever key and tie make, so that records equal in order are equal in bytes. */
+		want[i] = (struct rec){ key, (int64_t)(i % 7), key * 1000003 ^ (int64_t)(i % 7) << 40 };
 		if (extsort_add(s, &want[i], &why) < 0)
 			bad = 1;
 	}
@@ -68,13 +106,14 @@ static void check_shape(int shape, size_t n, size_t buffer)
 	r = extsort_read(s);
 	CHECK(r != NULL);
 	while (r && extsort_next(r, &got) == 1) {
-		if (k >= n || cmp_rec(&got, &want[k]))
+		if (k >= n || memcmp(&got, &want[k], sizeof(got)))
 			bad = 1;
 		k++;
 	}
 	extsort_reader_free(r);
 	if (bad || k != n)
-		fprintf(stderr, "shape %d, %zu records, buffer %zu: out of order or lost\n", shape, n, buffer);
+		fprintf(stderr, "shape %d, %zu records, buffer %zu%s: out of order or lost\n", shape, n, buffer,
+			coded ? ", coded" : "");
 	CHECK(!bad);
 	CHECK_INT(k, n);
 out:
@@ -85,15 +124,138 @@ out:
 static void test_shapes(void)
 {
 	size_t sizes[] = { 0, 1, 2, 31, 32, 33, 100, 1000, 20000 };
+	for (int coded = 0; coded < 2; coded++)
+		for (int shape = 0; shape < 6; shape++)
+			for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+				check_shape(shape, sizes[i], 0, coded);
+				check_shape(shape, sizes[i], 777, coded);
+			}
+	/* Coded runs longer than a read's chunk (64 KiB): records cut at a chunk's end. */
 	for (int shape = 0; shape < 6; shape++)
-		for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
-			check_shape(shape, sizes[i], 0);
-			check_shape(shape, sizes[i], 777);
-		}
+		check_shape(shape, 200000, 70000, 1);
 }
+
+/* A code that makes no record: the reader says the file failed, it does not make one up. */
+static void test_coded_bad(void)
+{
+	struct extsort *s = extsort_new(sizeof(struct rec), cmp_rec, 100);
+	struct extsort_reader *r;
+	struct rec x;
+	const char *why = NULL;
+	int rc = 1;
+	size_t k = 0;
+
+	CHECK(s != NULL);
+	extsort_set_codec(s, rec_encode, rec_decode, 3 * VARINT_MAX);
+	for (int64_t i = 0; i < 1000; i++)
+		CHECK_INT(extsort_add(s, &(struct rec){ i, 0, i }, &why), 0);
+	fail_at = 555;
+	r = extsort_read(s);
+	CHECK(r != NULL);
+	while (r && (rc = extsort_next(r, &x)) == 1)
+		k++;
+	CHECK_INT(rc, -1);
+	CHECK(k <= 555);
+	extsort_reader_free(r);
+	fail_at = -1;
+	/* A codec set after the first record is not taken: whole records, all of them back. */
+	r = extsort_read(s);
+	extsort_reader_free(r);
+	extsort_free(s);
+	s = extsort_new(sizeof(struct rec), cmp_rec, 100);
+	CHECK_INT(extsort_add(s, &(struct rec){ 1, 0, 0 }, &why), 0);
+	fail_at = 1;
+	extsort_set_codec(s, rec_encode, rec_decode, 3 * VARINT_MAX);
+	for (int64_t i = 2; i < 300; i++)
+		CHECK_INT(extsort_add(s, &(struct rec){ i, 0, 0 }, &why), 0);
+	r = extsort_read(s);
+	for (k = 0; r && extsort_next(r, &x) == 1;)
+		k++;
+	CHECK_INT(k, 299);
+	fail_at = -1;
+	extsort_reader_free(r);
+	extsort_free(s);
+}
+
+static int cmp_op(const void *a, const void *b)
+{
+	const struct spill_op *x = a, *y = b;
+	if (x->begin_ns != y->begin_ns)
+		return x->begin_ns < y->begin_ns ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return (x->tag > y->tag) - (x->tag < y->tag);
+}
+
+/* The findings' operations through opspill's codec, every field at its extremes: byte for byte, in order, twice. */
+static void opspill_codec(size_t buffer)
+{
+	enum { N = 40000 };
+	static const int64_t wide[] = { INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX };
+	struct spill_op *want = calloc(N, sizeof(*want)), got;
+	struct opspill *s = opspill_new(buffer);
+	const char *why = NULL;
+
+	CHECK(want && s);
+	if (!want || !s)
+		goto out;
+	for (size_t i = 0; i < N; i++) {
+		struct spill_op *o = &want[i];
+		int odd = next_rand() % 10 == 0;
+		o->begin_ns = odd ? wide[next_rand() % 7] : (int64_t)i * 1000 + next_rand() % 5000;
+		o->end_ns = odd ? wide[next_rand() % 7] : o->begin_ns + next_rand() % 100000;
+		o->seq = odd ? wide[next_rand() % 7] : (int64_t)i * 3 + next_rand() % 10;
+		o->occurrence = odd ? UINT32_MAX - (uint32_t)(next_rand() % 2) : (uint32_t)(next_rand() % 100000);
+		o->tag = odd ? UINT32_MAX : SPILL_TAG(next_rand() % 5000, next_rand() % 5);
+		CHECK_INT(opspill_add(s, o, &why), 0);
+	}
+	CHECK(opspill_runs(s) >= N / buffer);
+	qsort(want, N, sizeof(*want), cmp_op);
+	for (int pass = 0; pass < 2; pass++) {
+		struct opspill_reader *r = opspill_read(s);
+		size_t k = 0, bad = 0;
+		CHECK(r != NULL);
+		while (r && opspill_next(r, &got) == 1) {
+			/* Ties in (begin_ns, seq, tag) may come in either order: compare those fields, then the rest. */
+			if (k >= N || cmp_op(&got, &want[k]))
+				bad++;
+			k++;
+		}
+		CHECK_INT(bad, 0);
+		CHECK_INT(k, N);
+		opspill_reader_free(r);
+	}
+	/* And the multiset of whole records is the same: a sum of hashes of their bytes. */
+	{
+		struct opspill_reader *r = opspill_read(s);
+		uint64_t a = 0, b = 0;
+		for (size_t i = 0; i < N; i++) {
+			uint64_t h = 1469598103934665603ULL;
+			for (size_t j = 0; j < sizeof(want[i]); j++)
+				h = (h ^ ((unsigned char *)&want[i])[j]) * 1099511628211ULL;
+			a += h;
+		}
+		while (r && opspill_next(r, &got) == 1) {
+			uint64_t h = 1469598103934665603ULL;
+			for (size_t j = 0; j < sizeof(got); j++)
+				h = (h ^ ((unsigned char *)&got)[j]) * 1099511628211ULL;
+			b += h;
+		}
+		CHECK(a == b);
+		opspill_reader_free(r);
+	}
+out:
+	free(want);
+	opspill_free(s);
+}
+
+/* Short runs, and runs longer than a read's chunk. */
+static void test_opspill_codec(void) { opspill_codec(333); opspill_codec(15000); }
 
 int main(void)
 {
 	RUN(test_shapes);
+	RUN(test_coded_bad);
+	RUN(test_opspill_codec);
 	return check_done();
 }
