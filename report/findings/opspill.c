@@ -49,9 +49,15 @@ static size_t op_decode(void *rec, const unsigned char *in, size_t avail)
 	uint64_t v[5];
 	struct spill_op x;
 
-	for (int i = 0; i < 5; i++)
-		if (!varint_get_n(&p, end, &v[i]))
-			return 0;
+	if (avail >= OP_CODE_MAX) {
+		/* A whole code's most is there: no end to check (every read pass decodes each operation). */
+		for (int i = 0; i < 5; i++)
+			v[i] = varint_get(&p);
+	} else {
+		for (int i = 0; i < 5; i++)
+			if (!varint_get_n(&p, end, &v[i]))
+				return 0;
+	}
 	if (v[3] > UINT32_MAX || v[4] > UINT32_MAX)
 		return 0;
 	memcpy(&x, rec, sizeof(x));
