@@ -208,18 +208,20 @@ static void sort_buffer(struct extsort *s)
 		memcpy(s->buf, src, n * size);
 }
 
-/* The sorted buffer through the codec at the file's end: its bytes, or -1. */
+/*
+ * The sorted buffer through the codec at the file's end: its bytes; -1 when
+ * a write failed (the run is not whole: never taken as one), -2 out of memory.
+ */
 static off_t write_coded(struct extsort *s)
 {
 	unsigned char *out = malloc(ENC_BYTES + s->max_len), *p = out;
 	char *zero = calloc(1, s->size);
 	const char *prev = zero;
-	off_t at = s->fend;
+	off_t at = s->fend, rc = -1;
 
 	if (!out || !zero) {
-		free(out);
-		free(zero);
-		return -1;
+		rc = -2;
+		goto out;
 	}
 	for (size_t i = 0; i < s->nbuf; i++) {
 		const char *rec = s->buf + i * s->size;
@@ -227,18 +229,19 @@ static off_t write_coded(struct extsort *s)
 		prev = rec;
 		if ((size_t)(p - out) >= ENC_BYTES) {
 			if (tempfile_io(s->fd, out, (size_t)(p - out), at, 1) < 0)
-				break;
+				goto out;
 			at += p - out;
 			p = out;
 		}
 	}
-	if (p > out && tempfile_io(s->fd, out, (size_t)(p - out), at, 1) == 0) {
-		at += p - out;
-		p = out;
-	}
+	if (p > out && tempfile_io(s->fd, out, (size_t)(p - out), at, 1) < 0)
+		goto out;
+	at += p - out;
+	rc = at - s->fend;
+out:
 	free(zero);
 	free(out);
-	return p == out ? at - s->fend : -1;
+	return rc;
 }
 
 /* The full buffer, sorted, as a run at the end of the file. */
@@ -269,7 +272,7 @@ static int spill(struct extsort *s, const char **why)
 			len = -1;
 	}
 	if (len < 0) {
-		*why = "cannot write to a temporary file to sort in";
+		*why = len == -2 ? "out of memory" : "cannot write to a temporary file to sort in";
 		return -1;
 	}
 	s->runs[s->nruns++] = (struct run){ s->fend, len, s->nbuf };

@@ -45,19 +45,14 @@ static size_t op_encode(const void *prev, const void *rec, unsigned char *out)
 
 static size_t op_decode(void *rec, const unsigned char *in, size_t avail)
 {
-	const unsigned char *p = in, *end = in + avail;
+	/* No code is longer than OP_CODE_MAX: bytes past it (a damaged file) make no record. */
+	const unsigned char *p = in, *end = in + (avail < OP_CODE_MAX ? avail : OP_CODE_MAX);
 	uint64_t v[5];
 	struct spill_op x;
 
-	if (avail >= OP_CODE_MAX) {
-		/* A whole code's most is there: no end to check (every read pass decodes each operation). */
-		for (int i = 0; i < 5; i++)
-			v[i] = varint_get(&p);
-	} else {
-		for (int i = 0; i < 5; i++)
-			if (!varint_get_n(&p, end, &v[i]))
-				return 0;
-	}
+	for (int i = 0; i < 5; i++)
+		if (!varint_get_n(&p, end, &v[i]))
+			return 0;
 	if (v[3] > UINT32_MAX || v[4] > UINT32_MAX)
 		return 0;
 	memcpy(&x, rec, sizeof(x));

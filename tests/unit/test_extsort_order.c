@@ -4,11 +4,17 @@
  * stretches as they are (random, sorted, reversed, nearly sorted, saw-tooth,
  * few distinct keys), in memory and through the file, with runs written
  * whole or through a codec (extsort_set_codec(); the findings' operations'
- * own, report/findings/opspill.c, at the extremes of every field).
+ * own, report/findings/opspill.c, at the extremes of every field); a
+ * failed write of a coded run fails the add, and a damaged code makes no
+ * record (pwrite() below stands in for libc's to fail or damage one).
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/unit/check.h"
 #include "lib/extsort.h"
@@ -177,6 +183,72 @@ static void test_coded_bad(void)
 	extsort_free(s);
 }
 
+/* Armed: the next pwrite() fails (EIO), or writes 41 bytes 0xff and five 0x01 first. */
+static int pwrite_fail, pwrite_damage;
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	static ssize_t (*real)(int, const void *, size_t, off_t);
+
+	if (!real)
+		real = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
+	if (pwrite_fail) {
+		pwrite_fail = 0;
+		errno = EIO;
+		return -1;
+	}
+	if (pwrite_damage && n >= 46) {
+		unsigned char *bad = malloc(n);
+		ssize_t k;
+		pwrite_damage = 0;
+		if (!bad)
+			return -1;
+		memcpy(bad, buf, n);
+		memset(bad, 0xff, 41);
+		memset(bad + 41, 0x01, 5);
+		k = real(fd, bad, n, off);
+		free(bad);
+		return k;
+	}
+	return real(fd, buf, n, off);
+}
+
+/* A coded run's write that fails (its first part, the rest written after it) fails the add. */
+static void test_coded_write_fails(void)
+{
+	struct extsort *s = extsort_new(sizeof(struct rec), cmp_rec, 70000);
+	const char *why = NULL;
+	int rc = 0;
+
+	CHECK(s != NULL);
+	extsort_set_codec(s, rec_encode, rec_decode, 3 * VARINT_MAX);
+	for (int64_t i = 0; i < 70000; i++)
+		CHECK_INT(extsort_add(s, &(struct rec){ i * 3, 0, i }, &why), 0);
+	pwrite_fail = 1;   /* the run's ~350 KB go out 256 KiB at a time: the first write fails */
+	rc = extsort_add(s, &(struct rec){ 0, 0, 0 }, &why);
+	pwrite_fail = 0;
+	CHECK_INT(rc, -1);
+	CHECK_STR(why, "cannot write to a temporary file to sort in");
+	extsort_free(s);
+}
+
+/* A code longer than any opspill writes (a damaged file) is refused, not read on past. */
+static void test_opspill_damaged(void)
+{
+	struct opspill *s = opspill_new(1000);
+	const char *why = NULL;
+
+	CHECK(s != NULL);
+	for (int64_t i = 0; i < 1000; i++)
+		CHECK_INT(opspill_add(s, &(struct spill_op){ i, i * 10, i * 10 + 5, 0, 8 }, &why), 0);
+	pwrite_damage = 1;
+	CHECK_INT(opspill_add(s, &(struct spill_op){ 1000, 10000, 10005, 0, 8 }, &why), 0);
+	pwrite_damage = 0;
+	CHECK_INT(opspill_runs(s), 1);
+	CHECK(opspill_read(s) == NULL);   /* its first code makes no record */
+	opspill_free(s);
+}
+
 static int cmp_op(const void *a, const void *b)
 {
 	const struct spill_op *x = a, *y = b;
@@ -257,5 +329,7 @@ int main(void)
 	RUN(test_shapes);
 	RUN(test_coded_bad);
 	RUN(test_opspill_codec);
+	RUN(test_coded_write_fails);
+	RUN(test_opspill_damaged);
 	return check_done();
 }
