@@ -8,7 +8,7 @@
 #include "lib/varint.h"
 #include "report/findings/opspill.h"
 
-static int op_cmp(const void *a, const void *b)
+int opspill_cmp(const void *a, const void *b)
 {
 	const struct spill_op *x = a, *y = b;
 	if (x->begin_ns != y->begin_ns)
@@ -67,7 +67,7 @@ static size_t op_decode(void *rec, const unsigned char *in, size_t avail)
 
 struct opspill *opspill_new(size_t buffer_ops)
 {
-	struct extsort *s = extsort_new(sizeof(struct spill_op), op_cmp,
+	struct extsort *s = extsort_new(sizeof(struct spill_op), opspill_cmp,
 					buffer_ops ? buffer_ops : SPILL_DEFAULT_OPS);
 
 	if (s)

@@ -36,6 +36,9 @@ struct opspill;
 struct opspill *opspill_new(size_t buffer_ops);
 void opspill_free(struct opspill *s);
 
+/* The order operations come back in: begin_ns, then seq, then tag (a qsort() comparator). */
+int opspill_cmp(const void *a, const void *b);
+
 /* Add one; 0, or -1 with *why (static) when out of memory or the file failed. */
 int opspill_add(struct opspill *s, const struct spill_op *op, const char **why);
 

@@ -249,16 +249,6 @@ static void test_opspill_damaged(void)
 	opspill_free(s);
 }
 
-static int cmp_op(const void *a, const void *b)
-{
-	const struct spill_op *x = a, *y = b;
-	if (x->begin_ns != y->begin_ns)
-		return x->begin_ns < y->begin_ns ? -1 : 1;
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
-	return (x->tag > y->tag) - (x->tag < y->tag);
-}
-
 /* The findings' operations through opspill's codec, every field at its extremes: byte for byte, in order, twice. */
 static void opspill_codec(size_t buffer)
 {
@@ -282,14 +272,14 @@ static void opspill_codec(size_t buffer)
 		CHECK_INT(opspill_add(s, o, &why), 0);
 	}
 	CHECK(opspill_runs(s) >= N / buffer);
-	qsort(want, N, sizeof(*want), cmp_op);
+	qsort(want, N, sizeof(*want), opspill_cmp);
 	for (int pass = 0; pass < 2; pass++) {
 		struct opspill_reader *r = opspill_read(s);
 		size_t k = 0, bad = 0;
 		CHECK(r != NULL);
 		while (r && opspill_next(r, &got) == 1) {
 			/* Ties in (begin_ns, seq, tag) may come in either order: compare those fields, then the rest. */
-			if (k >= N || cmp_op(&got, &want[k]))
+			if (k >= N || opspill_cmp(&got, &want[k]))
 				bad++;
 			k++;
 		}
