@@ -344,12 +344,6 @@ struct extsort_reader {
 	size_t nchunks;
 };
 
-/* len bytes of the file at off into p: 0, or -1. */
-static int read_at(int fd, char *p, size_t len, off_t off)
-{
-	return tempfile_io(fd, p, len, off, 0);
-}
-
 /* Whole records: the next chunk of the run.  1, 0 at its end, -1 when the file fails. */
 static int fill(struct extsort_reader *r, struct source *x)
 {
@@ -358,7 +352,7 @@ static int fill(struct extsort_reader *r, struct source *x)
 	if (!x->chunk || x->next >= x->stop)
 		return 0;
 	want = (size_t)(x->stop - x->next) < READ_CHUNK * size ? (size_t)(x->stop - x->next) : READ_CHUNK * size;
-	if (read_at(r->s->fd, x->chunk, want, x->next) < 0)
+	if (tempfile_io(r->s->fd, x->chunk, want, x->next, 0) < 0)
 		return -1;
 	x->next += (off_t)want;
 	x->cur = x->chunk;
@@ -383,7 +377,7 @@ static int decode_next(struct extsort_reader *r, struct source *x)
 		size_t room = CODED_CHUNK - have;
 		size_t want = (size_t)(x->stop - x->next) < room ? (size_t)(x->stop - x->next) : room;
 		memmove(x->chunk, x->bp, have);
-		if (read_at(s->fd, x->chunk + have, want, x->next) < 0)
+		if (tempfile_io(s->fd, x->chunk + have, want, x->next, 0) < 0)
 			return -1;
 		x->next += (off_t)want;
 		x->bp = (const unsigned char *)x->chunk;

@@ -35,9 +35,8 @@ void extsort_free(struct extsort *s);
  * into rec, which holds the run's record before it on entry, and returns
  * the bytes it took, or 0 when they make no record.  Every byte of a
  * record must come back as it was added.  For records that sort by
- * numbers close to one another: differences as varints are a third of
- * the bytes through the file, and a record's copies through the page
- * cache were most of a sort's cost.
+ * numbers close to one another, differences as varints take a third of
+ * the bytes or less: a smaller temporary file, decoded on every read pass.
  */
 void extsort_set_codec(struct extsort *s, size_t (*encode)(const void *prev, const void *rec, unsigned char *out),
 		       size_t (*decode)(void *rec, const unsigned char *in, size_t avail), size_t max_len);
