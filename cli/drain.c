@@ -25,7 +25,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +64,14 @@ struct drain {
 	size_t ring_size;
 	int live[2];                 /* the program reads live[0]; record holds live[1] */
 	uint64_t chunks;             /* chunks written by us */
+	/*
+	 * The passes over the ring: record's main thread drains while the
+	 * program runs, and drain_final() may run on another thread as soon as
+	 * the program's collector finished (drain_wait_finished()).
+	 */
+	pthread_mutex_t pass_mu;
+	int finaled;                 /* drain_final() ran: no pass after it */
+	atomic_int unblocked;        /* drain_unblock(): drain_wait_finished() returns 0 */
 	char live_env[64];           /* MAPPROF_LIVE_FD */
 	char recorder_env[160];       /* MAPPROF_RECORDER */
 };
@@ -88,6 +99,8 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool
 		return NULL;
 	}
 	d->ring_fd = -1;
+	pthread_mutex_init(&d->pass_mu, NULL);
+	atomic_init(&d->unblocked, 0);
 	d->order = calloc(nchunks ? nchunks : 1, sizeof(*d->order));
 	if (!d->order) {
 		*err = strdup("out of memory");
@@ -368,7 +381,7 @@ static int by_first_seq(const void *a, const void *b)
  * them, and the expansion pairs deletes as it reads them (db/finish.c)
  * instead of sorting the whole table.
  */
-static unsigned drain_pass(struct drain *d, int final)
+static unsigned drain_pass_locked(struct drain *d, int final)
 {
 	unsigned n = 0;
 
@@ -391,6 +404,38 @@ static unsigned drain_pass(struct drain *d, int final)
 	return n;
 }
 
+/* A pass while the program runs; none once drain_final() ran. */
+static unsigned drain_pass(struct drain *d)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&d->pass_mu);
+	if (!d->finaled)
+		n = drain_pass_locked(d, 0);
+	pthread_mutex_unlock(&d->pass_mu);
+	return n;
+}
+
+int drain_wait_finished(struct drain *d)
+{
+	for (;;) {
+		/* Read before the checks: a change after them makes the wait return at once. */
+		uint32_t w = atomic_load(&d->ring->wake);
+		if (atomic_load(&d->ring->ended) == RING_ENDED_FINISHED)
+			return 1;
+		if (atomic_load(&d->unblocked))
+			return 0;
+		syscall(SYS_futex, &d->ring->wake, FUTEX_WAIT, w, NULL, NULL, 0);
+	}
+}
+
+void drain_unblock(struct drain *d)
+{
+	atomic_store(&d->unblocked, 1);
+	atomic_fetch_add(&d->ring->wake, 1);
+	syscall(SYS_futex, &d->ring->wake, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
 int drain_wait(struct drain *d, pid_t pid, int *wstatus, struct rusage *ru)
 {
 	int pidfd = d->ring->nchunks ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
@@ -410,7 +455,7 @@ int drain_wait(struct drain *d, pid_t pid, int *wstatus, struct rusage *ru)
 			 * that found only a few, later (up to POLL_BUSY_MS): ~1/8
 			 * of the ring a pass, not one chunk a wake-up.
 			 */
-			unsigned n = drain_pass(d, 0), nchunks = d->ring->nchunks;
+			unsigned n = drain_pass(d), nchunks = d->ring->nchunks;
 			if (n && 4 * n >= nchunks)
 				timeout = POLL_MIN_MS;
 			else if (n && 16 * n >= nchunks)
@@ -465,7 +510,13 @@ static void tell_why(struct drain *d)
 
 void drain_final(struct drain *d, int clock_frame)
 {
-	drain_pass(d, 1);
+	pthread_mutex_lock(&d->pass_mu);
+	if (d->finaled) {
+		pthread_mutex_unlock(&d->pass_mu);
+		return;
+	}
+	d->finaled = 1;
+	drain_pass_locked(d, 1);
 	/*
 	 * A last CLOCK frame: the collector writes one when it starts and one
 	 * when it finishes, but a killed program never finishes.
@@ -481,6 +532,7 @@ void drain_final(struct drain *d, int clock_frame)
 	}
 	if (atomic_load(&d->ring->stop))
 		tell_why(d);
+	pthread_mutex_unlock(&d->pass_mu);
 }
 
 int drain_stop_said(const struct drain *d)
@@ -510,6 +562,7 @@ void drain_close(struct drain *d)
 	close(d->ring_fd);
 	close(d->spool_fd);
 	free(d->order);
+	pthread_mutex_destroy(&d->pass_mu);
 	free(d);
 }
 

@@ -33,10 +33,20 @@ void drain_started(struct drain *d);
 /* wait4(pid) that writes full chunks to the spool meanwhile.  0, or -1 with errno. */
 int drain_wait(struct drain *d, pid_t pid, int *wstatus, struct rusage *ru);
 /*
- * After the program has ended: write what is left in the ring, and with
- * clock_frame (event times are timestamp counter ticks) a CLOCK frame.  A
- * spool that stopped early is cut back to its last whole frame and ends
- * with a STATUS frame saying why.
+ * From another thread than drain_wait()'s: wait until the program's first
+ * process says its collector finished (RING_ENDED_FINISHED: it writes
+ * nothing more to the spool, though the process may still be ending), 1;
+ * or until drain_unblock(), 0.  Killed, _exit() or no collector: no such word.
+ */
+int drain_wait_finished(struct drain *d);
+/* drain_wait_finished() returns 0 now, or at once from now on. */
+void drain_unblock(struct drain *d);
+/*
+ * Once the program has ended, or its collector finished: write what is
+ * left in the ring, and with clock_frame (event times are timestamp counter
+ * ticks) a CLOCK frame.  A spool that stopped early is cut back to its last
+ * whole frame and ends with a STATUS frame saying why.  Once only (a second
+ * call does nothing); drain_wait() writes no more chunks after it.
  */
 void drain_final(struct drain *d, int clock_frame);
 /* Why the spool stopped early (its cap, a failed write), malloc'ed; NULL when it did not. */

@@ -349,6 +349,110 @@ static void forward_signal(int sig)
 }
 
 /*
+ * The spool's expansion into the database.  It starts as soon as the
+ * program's first process says its collector finished (exit(), the
+ * runtime's end): that process writes nothing more to the spool, but it may
+ * take milliseconds more to end (the exit handlers after ours, the kernel
+ * freeing its memory), and the events go into the database meanwhile, on
+ * another core.  Without that word (killed, _exit(), no collector) it runs
+ * after the program, as it always did.  Either way the same database.
+ */
+struct expansion {
+	struct db *db;
+	struct drain *drain;
+	const char *spool;
+	struct live_thread *live;
+	int tsc;
+	pthread_t th;
+	int running;             /* th started */
+	int done;                /* expanded */
+	int early;               /* ... before the program had ended */
+	char *stopped;           /* drain_stop_text() */
+	int said;                /* drain_stop_said() */
+	struct op_keys *keys;
+	struct ingest_result ing;
+	int ingested;            /* db_ingest_spool_live()'s result */
+	char *err;
+	int64_t ns, cpu_ns;      /* its wall and CPU time (ingested == 0) */
+	/* Early, also the source files' hashes (attribute_record_sources()): */
+	int sources_done;
+	int sources_rc;
+	char *sources_err;
+};
+
+static void expand(struct expansion *x)
+{
+	int64_t x0, c0;
+
+	drain_final(x->drain, x->tsc);
+	live_join(x->live);
+	x->stopped = drain_stop_text(x->drain);
+	x->said = drain_stop_said(x->drain);
+	x0 = mono_ns();
+	c0 = cpu_ns();
+	/* The source files' keys gathered as the events go in: data_op_raw is not read again. */
+	x->keys = op_keys_new(x->db, &x->err);
+	/* A spool that stopped early was cut back: the live expansion may have read what went. */
+	x->ingested = x->keys ? db_ingest_spool_live(x->db, x->spool, &x->ing, &x->keys, x->live->l,
+						      !x->stopped, &x->err)
+			      : -1;
+	if (!x->keys)
+		ingest_live_free(x->live->l);
+	x->live->l = NULL;
+	if (x->ingested == 0) {
+		x->ns = mono_ns() - x0;
+		x->cpu_ns = cpu_ns() - c0;
+	}
+	x->done = 1;
+}
+
+static void *expansion_main(void *arg)
+{
+	struct expansion *x = arg;
+
+	if (drain_wait_finished(x->drain) == 1) {
+		x->early = 1;
+		expand(x);
+		/*
+		 * The run is in the database: its source files too.  Should the
+		 * program turn out not to have offloaded itself (its processes
+		 * did), the database goes and this with it.
+		 */
+		if (x->ingested >= 0 && x->keys) {
+			x->sources_rc = attribute_record_sources(x->db, x->keys, &x->sources_err);
+			x->sources_done = 1;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The thread that waits for the collector's word, started with the
+ * program.  Record's signals stay with the main thread (its wait).
+ */
+static void expansion_start(struct expansion *x)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	x->running = pthread_create(&x->th, NULL, expansion_main, x) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The program has ended: the expansion, if the thread has not done it. */
+static void expansion_finish(struct expansion *x)
+{
+	if (x->running) {
+		drain_unblock(x->drain);
+		pthread_join(x->th, NULL);
+		x->running = 0;
+	}
+	if (!x->done)
+		expand(x);
+}
+
+/*
  * The spool (or the spool directory) is 'mapprof record's while it lives:
  * an exclusive flock() on a descriptor of our own (close-on-exec, so the
  * program does not hold it), released when record ends or dies.  'mapprof
@@ -436,6 +540,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	struct ingest_result ing = { 0 };
 	struct op_keys *keys = NULL;
 	struct live_thread live = { .l = NULL, .running = 0 };
+	struct expansion x = { 0 };
 	int64_t t0;
 	int rc_finish;
 	int spawn_errno, wstatus = 0;
@@ -588,6 +693,8 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	}
 	free_env(env);
 	drain_started(drain);
+	x = (struct expansion){ .db = db, .drain = drain, .spool = spool, .live = &live, .tsc = tsc };
+	expansion_start(&x);
 	/* Like system(): the terminal's ^C goes to the program; we wait for it to end. */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
@@ -596,10 +703,20 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	memset(&ru, 0, sizeof(ru));
 	drain_wait(drain, child_pid, &wstatus, &ru);
 	end.wall_ns = mono_ns() - t0;
-	drain_final(drain, tsc);
-	live_join(&live);
-	stopped = drain_stop_text(drain);
-	said = drain_stop_said(drain);
+	expansion_finish(&x);
+	stopped = x.stopped;
+	said = x.said;
+	keys = x.keys;
+	ing = x.ing;
+	ingested = x.ingested;
+	free(err);
+	err = x.err;
+	if (ingested == 0) {
+		/* What the events cost after the program ended, or while it ended (the stats table). */
+		end.expand_ns = x.ns;
+		end.expand_cpu_ns = x.cpu_ns;
+		end.expand_early = x.early;
+	}
 	main_end = drain_ended(drain, &main_end_status);
 	end.peak_rss_kb = ru.ru_maxrss;
 	end.user_ns = (int64_t)ru.ru_utime.tv_sec * 1000000000 + (int64_t)ru.ru_utime.tv_usec * 1000;
@@ -620,19 +737,6 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	char *no_start = WIFEXITED(wstatus) && end.exit_status == 127 ? loader_diagnosis(opt->argv[0]) : NULL;
 	end.no_collector_why = no_start;
 
-	int64_t x0 = mono_ns(), c0 = cpu_ns();
-	/* The source files' keys gathered as the events go in: data_op_raw is not read again. */
-	keys = op_keys_new(db, &err);
-	/* A spool that stopped early was cut back: the live expansion may have read what went. */
-	ingested = keys ? db_ingest_spool_live(db, spool, &ing, &keys, live.l, !stopped, &err) : -1;
-	if (!keys)
-		ingest_live_free(live.l);
-	live.l = NULL;
-	if (ingested == 0) {
-		/* What the events cost after the program ended (the stats table). */
-		end.expand_ns = mono_ns() - x0;
-		end.expand_cpu_ns = cpu_ns() - c0;
-	}
 	if (ingested >= 0) {
 		/*
 		 * Expanded, or nothing in it (no collector came): either way not
@@ -693,7 +797,13 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 			info("'%s' is left as it was", final);
 	} else {
 		/* The sources as they are now, for a report made after an edit (report/attribute/attribute.h). */
-		if (attribute_record_sources(db, keys, &err) < 0) {
+		int sources_rc = x.sources_done ? x.sources_rc : attribute_record_sources(db, keys, &err);
+		if (x.sources_done) {
+			free(err);
+			err = x.sources_err;
+			x.sources_err = NULL;
+		}
+		if (sources_rc < 0) {
 			info("warning: the source files were not hashed (a report will not see them change): %s",
 			     err ? err : "out of memory");
 			free(err);
@@ -738,6 +848,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		db_close(db);
 	}
 	free(stopped);
+	free(x.sources_err);   /* done early, for a database that went */
 	/* Could not start: what the loader said is the whole story ('run' makes no empty report). */
 	int could_not_start = no_start != NULL;
 	free(no_start);

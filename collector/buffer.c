@@ -471,6 +471,8 @@ void buffer_finish(void)
 	finish_locked(0);
 	pthread_mutex_unlock(&mu);
 	output_close();
+	/* Everything is in the spool: 'record' may expand it while the process still ends. */
+	output_ended(RING_ENDED_FINISHED, 0);
 }
 
 void buffer_exit(void)

@@ -46,7 +46,10 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <linux/futex.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -561,6 +564,9 @@ void output_ended(int how, int status)
 	if (r) {
 		atomic_store(&r->exit_status, status);
 		atomic_store(&r->ended, how);
+		/* 'record' may be waiting for it (RING_ENDED_FINISHED: it expands the spool at once). */
+		atomic_fetch_add(&r->wake, 1);
+		syscall(SYS_futex, &r->wake, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	}
 }
 

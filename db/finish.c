@@ -517,11 +517,13 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 	}
 	if (end->expand_ns > 0) {
 		st = db_prepare(db, "INSERT OR REPLACE INTO stats_raw (name, value)"
-				    " VALUES ('record_expand_ns', ?), ('record_expand_cpu_ns', ?)", err);
+				    " VALUES ('record_expand_ns', ?), ('record_expand_cpu_ns', ?),"
+				    " ('record_expand_early', ?)", err);
 		if (!st)
 			goto fail;
 		sqlite3_bind_int64(st, 1, end->expand_ns);
 		sqlite3_bind_int64(st, 2, end->expand_cpu_ns);
+		sqlite3_bind_int64(st, 3, end->expand_early);
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE) {

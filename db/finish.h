@@ -15,6 +15,7 @@ struct run_end {
 	int64_t peak_rss_kb;  /* ru_maxrss of the program */
 	int64_t user_ns, sys_ns;  /* the program's CPU time (ru_utime, ru_stime); 0: unknown */
 	int64_t expand_ns, expand_cpu_ns;  /* record's expansion of the spool: wall and CPU time; 0: none */
+	int expand_early;   /* ... done as the program ended, once its collector had finished */
 	const char *lost_why; /* the spool could not be expanded: why (or NULL) */
 	const char *unfinished_why; /* the run never finished (no end in the spool): why, or NULL
 				       for "the program ended before the collector could finish" */

@@ -75,7 +75,7 @@ enum ring_stop {
  */
 enum ring_end {
 	RING_RUNNING = 0,
-	RING_ENDED_FINISHED,     /* the collector finished (exit(), or the runtime's end) */
+	RING_ENDED_FINISHED,     /* the collector finished (exit(), or the runtime's end): it writes nothing more */
 	RING_ENDED_EXIT,         /* _exit() or _Exit(): exit_status holds its status */
 	RING_ENDED_EXEC,         /* it replaced its program (exec): the ring is left for good */
 };
@@ -106,7 +106,13 @@ struct ring_header {
 	 * disk; a thread takes no chunk past it.  0 for the memfd ring (memory).
 	 */
 	_Atomic uint32_t backed;
-	char pad[28];
+	/*
+	 * Bumped, then woken (a futex: the ring is shared memory), whenever
+	 * 'ended' changes, and by 'mapprof record' to stop waiting for it
+	 * (cli/drain.c drain_wait_finished()).
+	 */
+	_Atomic uint32_t wake;
+	char pad[24];
 };
 
 struct ring_chunk {
