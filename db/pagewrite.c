@@ -26,6 +26,7 @@
 
 #include "db/pageformat.h"
 #include "db/pagewrite.h"
+#include "lib/huge.h"
 #include "lib/tempfile.h"
 
 /* Pages gathered before one write: consecutive page numbers, 1 MiB at 4 KiB. */
@@ -230,7 +231,7 @@ struct pagewriter *pw_new(int fd, const struct pw_header *h)
 	w->lock_page = PENDING_BYTE / h->page_size + 1;
 	/* A cell at most: its pointer, a child page number and a 9-byte rowid. */
 	w->fanout = (h->usable - 12) / (2 + 4 + 9) + 1;
-	w->buf = malloc((size_t)OUT_PAGES * h->page_size);
+	w->buf = huge_malloc((size_t)OUT_PAGES * h->page_size);   /* filled page by page, over and over */
 	if (!w->buf) {
 		free(w);
 		return NULL;
@@ -670,7 +671,7 @@ static int times_pass(struct pagewriter *w)
 		job[i].w = w;
 		job[i].lo = first + (uint32_t)i * share;
 		job[i].hi = i == n - 1 ? last : job[i].lo + share - 1;
-		job[i].buf = i ? malloc((size_t)OUT_PAGES * w->h.page_size) : w->buf;
+		job[i].buf = i ? huge_malloc((size_t)OUT_PAGES * w->h.page_size) : w->buf;
 		if (i && job[i].buf && pthread_create(&job[i].th, NULL, times_job_run, &job[i]) == 0)
 			job[i].started = 1;
 	}

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
 /* madvise(MADV_HUGEPAGE) on the 2 MiB-aligned part of [p, p + bytes), when it is >= 8 MiB. */
@@ -29,6 +30,28 @@ static inline void huge_advise(void *p, size_t bytes)
 	(void)p;
 	(void)bytes;
 #endif
+}
+
+/*
+ * A buffer of 'bytes' that faults in 2 MiB at a time where the kernel gives
+ * huge pages: from 1 MiB up, rounded up to whole 2 MiB, aligned to them and
+ * advised (a smaller one is plain malloc()).  For buffers of a few MiB
+ * that huge_advise() leaves alone: filled once, each 4 KiB of them is a
+ * page fault.  Free it with free().  NULL when out of memory.
+ */
+static inline void *huge_malloc(size_t bytes)
+{
+	const size_t huge = (size_t)2 << 20;
+	void *p = NULL;
+
+	if (bytes < huge / 2)
+		return malloc(bytes);
+	if (posix_memalign(&p, huge, (bytes + huge - 1) & ~(huge - 1)))
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, (bytes + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
+#endif
+	return p;
 }
 
 #endif

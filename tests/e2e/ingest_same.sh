@@ -28,7 +28,7 @@ cat >gen.py <<'PY'
 import random, struct, sys
 
 mode, out = sys.argv[1], sys.argv[2]
-rng = random.Random({'inorder': 1, 'late': 2, 'shared': 3}[mode])
+rng = random.Random({'inorder': 1, 'late': 2, 'shared': 3, 'big': 4, 'bigshuffled': 4}[mode])
 REC = struct.Struct('<BBBbiiiI4xQQQQqqQQQ')  # struct rec
 assert REC.size == 96
 
@@ -54,7 +54,7 @@ frames = [frame(2, fields('ssississ', '["gen"]', '/', 42, 'host', '2026-01-01T00
           frame(11, fields('ii', T0, START_NS + 1000)),
           frame(6, fields('isii', 0, 'x86_64', 5, -1))]
 HOST, DEV = 1, 0
-nthreads, regions, chunk = 3, 1500, 50
+nthreads, regions, chunk = 3, 20000 if mode.startswith('big') else 1500, 50
 seq, tick = 0, T0 + 100
 pools = {t: [0x7f0000000000 + 0x1000 * (t * 8 + k) for k in range(3)] for t in range(nthreads)}
 shared = [0x7f0000100000 + 0x1000 * k for k in range(4)]
@@ -112,6 +112,10 @@ if mode == 'late':
     order.insert(0, order.pop())
 elif mode == 'shared':
     rng.shuffle(order)
+elif mode == 'bigshuffled':
+    # big's records, their chunks in any order: far more than the
+    # expansion's window of 65,536 records waits for
+    random.Random(5).shuffle(order)
 frames += [frame(1, p) for _, p in order]
 frames += [frame(11, fields('ii', tick + 1000, START_NS + 1000 + (tick + 1000 - T0) * 3 // 2)),
            frame(5, fields('ii', (tick - T0) * 3 // 2 + 2000, 0))]
@@ -165,6 +169,17 @@ for mode in inorder late shared; do
 	pairs_ok "$mode.db" "the $mode spool"
 	assert_eq "$(rows_hash "$mode.db")" "${want[$mode]}" "the rows of the $mode spool's database"
 done
+# The same ~150,000 records in the order their chunks filled and shuffled
+# (the window overflows, its slots are taken again): the same rows.
+for mode in big bigshuffled; do
+	"$PYTHON" gen.py "$mode" "$mode.spool" || fail "cannot generate the $mode spool"
+	"$mapprof" recover -o "$mode.db" "$mode.spool" >/dev/null 2>"$mode.err" ||
+		{ cat "$mode.err" >&2; fail "recover of the $mode spool failed"; }
+	pairs_ok "$mode.db" "the $mode spool"
+done
+[ "$(q big.db 'SELECT (SELECT COUNT(*) FROM data_op_raw) + (SELECT COUNT(*) FROM kernel_raw)
+                 + (SELECT COUNT(*) FROM target_raw)')" -gt 131072 ] || fail "the big spool is smaller than two windows"
+assert_eq "$(rows_hash bigshuffled.db)" "$(rows_hash big.db)" "the rows of the shuffled big spool's database"
 
 # Real recordings: four threads, each its own buffer, many tiny regions.
 ompcc -O1 "$MAPPROF_SRC/tests/e2e/threads_regions.c" -o threads || fail "cannot build threads_regions.c"
