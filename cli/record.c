@@ -366,7 +366,7 @@ struct expansion {
 	pthread_t th;
 	int running;             /* th started */
 	int done;                /* expanded */
-	int early;               /* ... before the program had ended */
+	int early;               /* ... on the collector's word (as the program ended) */
 	char *stopped;           /* drain_stop_text() */
 	int said;                /* drain_stop_said() */
 	struct op_keys *keys;
