@@ -64,6 +64,8 @@ struct recs_source {
 	int table;
 };
 
+#define EXEC_KEPT 24
+
 struct db_writer {
 	struct db *db;
 	sqlite3_stmt *st[ST_COUNT];
@@ -72,6 +74,17 @@ struct db_writer {
 	const struct rec *recs;    /* the records of the dbw_records() call running */
 	size_t nrecs;
 	char errmsg[256];  /* the first failed step's message (a reset clears SQLite's) */
+	/*
+	 * exec_params()'s statements, by the address of their SQL (a literal):
+	 * the run's environment, statistics, devices and sources are a row a
+	 * call, ~40 calls of a dozen statements for a small run, each prepared
+	 * anew before (~7 us a prepare here).
+	 */
+	struct kept_stmt {
+		const char *sql;
+		sqlite3_stmt *st;
+	} kept[EXEC_KEPT];
+	int nkept;
 };
 
 /* A record's duration; a damaged spool's times wrap instead of overflowing. */
@@ -369,6 +382,8 @@ void dbw_detach(struct db_writer *w)
 		return;
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(w->st[i]);
+	for (int i = 0; i < w->nkept; i++)
+		sqlite3_finalize(w->kept[i].st);
 	/* The modules point at w: gone with it (a NULL module drops the name). */
 	for (int t = 0; t < w->modules; t++)
 		sqlite3_create_module_v2(w->db->sql, tables[t].vtab, NULL, NULL, NULL);
@@ -393,12 +408,24 @@ static int step_reset(struct db_writer *w, sqlite3_stmt *st)
 /* Run one statement with text/int parameters given as a format: 't' text, 'i' int64. */
 static int exec_params(struct db_writer *w, const char *sql, const char *fmt, ...)
 {
-	sqlite3_stmt *st = db_prepare(w->db, sql, NULL);
+	sqlite3_stmt *st = NULL;
 	va_list ap;
-	int rc;
+	int rc, k;
 
-	if (!st)
-		return -1;
+	for (k = 0; k < w->nkept && w->kept[k].sql != sql; k++)
+		;
+	if (k < w->nkept) {
+		st = w->kept[k].st;
+		sqlite3_clear_bindings(st);   /* a NULL text is left unbound below */
+	} else {
+		st = db_prepare(w->db, sql, NULL);
+		if (!st)
+			return -1;
+		if (w->nkept < EXEC_KEPT)
+			w->kept[w->nkept++] = (struct kept_stmt){ sql, st };
+		else
+			k = -1;   /* not kept: finalized after */
+	}
 	va_start(ap, fmt);
 	for (int i = 0; fmt[i]; i++) {
 		if (fmt[i] == 't') {
@@ -410,9 +437,12 @@ static int exec_params(struct db_writer *w, const char *sql, const char *fmt, ..
 		}
 	}
 	va_end(ap);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
+	if (k < 0) {
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		return rc == SQLITE_DONE ? 0 : -1;
+	}
+	return step_reset(w, st);
 }
 
 /*
