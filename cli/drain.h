@@ -33,8 +33,9 @@ void drain_started(struct drain *d);
 /* wait4(pid) that writes full chunks to the spool meanwhile.  0, or -1 with errno. */
 int drain_wait(struct drain *d, pid_t pid, int *wstatus, struct rusage *ru);
 /*
- * From another thread than drain_wait()'s: wait until the program's first
- * process says its collector finished (RING_ENDED_FINISHED: it writes
+ * From another thread than drain_wait()'s: wait until the process that
+ * records into the ring (the program's first to start OpenMP, the ring's
+ * owner) says its collector finished (RING_ENDED_FINISHED: it writes
  * nothing more to the spool, though the process may still be ending), 1;
  * or until drain_unblock(), 0.  Killed, _exit() or no collector: no such word.
  */

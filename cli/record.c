@@ -326,6 +326,7 @@ oom:
 }
 
 static pid_t child_pid;
+static volatile sig_atomic_t child_reaped;   /* its pid may be another process's now */
 
 static int64_t mono_ns(void)
 {
@@ -344,14 +345,15 @@ static int64_t cpu_ns(void)
 
 static void forward_signal(int sig)
 {
-	if (child_pid > 0)
+	if (child_pid > 0 && !child_reaped)
 		kill(child_pid, sig);
 }
 
 /*
  * The spool's expansion into the database.  It starts as soon as the
- * program's first process says its collector finished (exit(), the
- * runtime's end): that process writes nothing more to the spool, but it may
+ * process that records into the ring (the program's first to start OpenMP)
+ * says its collector finished (exit(), the runtime's end): that process
+ * writes nothing more to the spool, but it may
  * take milliseconds more to end (the exit handlers after ours, the kernel
  * freeing its memory), and the events go into the database meanwhile, on
  * another core.  Without that word (killed, _exit(), no collector) it runs
@@ -703,6 +705,12 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	memset(&ru, 0, sizeof(ru));
 	drain_wait(drain, child_pid, &wstatus, &ru);
 	end.wall_ns = mono_ns() - t0;
+	child_reaped = 1;
+	/* Reaped: ^C and kill stop record again (the spool stays for 'mapprof recover'). */
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	expansion_finish(&x);
 	stopped = x.stopped;
 	said = x.said;
@@ -721,10 +729,6 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	end.peak_rss_kb = ru.ru_maxrss;
 	end.user_ns = (int64_t)ru.ru_utime.tv_sec * 1000000000 + (int64_t)ru.ru_utime.tv_usec * 1000;
 	end.sys_ns = (int64_t)ru.ru_stime.tv_sec * 1000000000 + (int64_t)ru.ru_stime.tv_usec * 1000;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
 
 	if (WIFEXITED(wstatus)) {
 		end.exit_status = WEXITSTATUS(wstatus);

@@ -154,7 +154,12 @@ static struct tslot *slot_new(void)
 	if (!b && !(b = buf_map()))
 		return NULL;
 	pthread_mutex_lock(&mu);
-	s = slot_alloc();
+	/*
+	 * Finished meanwhile: finish_locked() did not see this slot, so its
+	 * records would reach the spool only if 'record' drained the chunk
+	 * after the process, which it no longer waits for (RING_ENDED_FINISHED).
+	 */
+	s = atomic_load(&finished) ? NULL : slot_alloc();
 	if (!s) {
 		pthread_mutex_unlock(&mu);
 		buf_release(b);

@@ -561,6 +561,13 @@ void output_ended(int how, int status)
 	/* No lock: a signal handler may be here (procs.c), with out_mu held by the code it cut into. */
 	struct ring_header *r = ring;
 
+	/*
+	 * Finished is the owner's word only: a child forked without our atfork
+	 * handlers (_Fork(), a raw clone) still maps its parent's ring, and its
+	 * exit() must not tell 'record' that the parent wrote its last event.
+	 */
+	if (r && how == RING_ENDED_FINISHED && atomic_load(&r->owner) != (int64_t)getpid())
+		return;
 	if (r) {
 		atomic_store(&r->exit_status, status);
 		atomic_store(&r->ended, how);

@@ -671,6 +671,7 @@ static int times_pass(struct pagewriter *w)
 		job[i].w = w;
 		job[i].lo = first + (uint32_t)i * share;
 		job[i].hi = i == n - 1 ? last : job[i].lo + share - 1;
+		/* Thousands of pages each (below): its 1 MiB refilled over and over, in huge pages. */
 		job[i].buf = i ? huge_malloc((size_t)OUT_PAGES * w->h.page_size) : w->buf;
 		if (i && job[i].buf && pthread_create(&job[i].th, NULL, times_job_run, &job[i]) == 0)
 			job[i].started = 1;

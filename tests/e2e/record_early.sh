@@ -11,7 +11,14 @@
 #   - the same with a ring of 2 chunks and 2,000 regions (record's passes
 #     over the ring meet the expansion's last one);
 #   - killed (SIGKILL) and _exit(3): no such word, record_expand_early = 0,
-#     every event still there, the exit status the program's.
+#     every event still there, the exit status the program's;
+#   - SIGTERM to record once the program is gone, while it expands (1.8 M
+#     events through SQLite's inserts: seconds): record ends by it (143), as
+#     before the thread, not forwarding it to the reaped pid, and the spool
+#     it leaves gives every event to 'mapprof recover';
+#   - a child forked halfway without the atfork handlers (_Fork()) that
+#     calls exit(): its collector is a copy of its parent's, and its finish
+#     is not the parent's (every event of the parent's second half there).
 . "$(dirname "$0")/lib.sh"
 mapprof=$MAPPROF_BUILD/mapprof
 command -v sqlite3 >/dev/null || skip "sqlite3 is missing (apt-get install sqlite3)"
@@ -67,4 +74,25 @@ MAPPROF_RING_CHUNKS=2 run ring2 2000 slow 0 1
 run kill 20 kill 137 0
 assert_eq "$(q1 kill.db 'SELECT exit_signal FROM run')" 9 "kill: the signal"
 run exit 20 _exit 3 0
+run fork 20 fork 0 1
+
+# SIGTERM while record expands, the program gone.
+ompcc -O2 "$MAPPROF_SRC/bench/launch_heavy.c" -o heavy || fail "cannot build bench/launch_heavy.c"
+MAPPROF_PAGEWRITE=0 MAPPROF_LIVE_EXPAND=0 "$mapprof" record -o term.db -- ./heavy 300000 >/dev/null 2>term.err &
+rec=$!
+kid= i=0
+while [ -z "$kid" ] && [ $((i++)) -lt 3000 ]; do
+	read -r kid _ <"/proc/$rec/task/$rec/children" 2>/dev/null
+	[ -n "$kid" ] || sleep 0.01
+done
+[ -n "$kid" ] || { kill -KILL "$rec"; wait "$rec"; fail "term: the program never started"; }
+while [ -e "/proc/$kid" ]; do sleep 0.01; done   # gone, reaped: record expands now
+kill -TERM "$rec"
+wait "$rec"
+rc=$?
+[ "$rc" = 143 ] || { cat term.err >&2; fail "term: record went on after SIGTERM (exit $rc, not 143)"; }
+[ -s term.db-spool ] || fail "term: no spool left for 'mapprof recover'"
+"$mapprof" recover term.db-spool >/dev/null 2>term.err || { cat term.err >&2; fail "term: recover failed"; }
+assert_eq "$(q1 term.db 'SELECT COUNT(*) FROM data_op_raw')" 1200000 "term: data operations recovered"
+echo "ok term: record ended by SIGTERM while it expanded; recover found every event"
 echo "ok: the spool expanded while the program ended, once its collector had finished; killed and _exit as before"

@@ -9,12 +9,17 @@
  *          exit handlers, the collector's among them, so the process is
  *          still ending well after the collector finished;
  *   kill   SIGKILL: the collector never finishes;
- *   _exit  _exit(3): the collector's _exit() path, not its finish.
+ *   _exit  _exit(3): the collector's _exit() path, not its finish;
+ *   fork   as slow, but halfway a child forked without the atfork handlers
+ *          (_Fork()) calls exit(): the parent's collector state and ring
+ *          are in it, yet the parent goes on recording.
  */
+#define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int end_ms;
@@ -37,6 +42,13 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		a[i] = i;
 	for (int r = 0; r < regions; r++) {
+		if (r == regions / 2 && !strcmp(how, "fork")) {
+			pid_t child = _Fork();
+			if (child == 0)
+				exit(0);
+			if (child < 0 || waitpid(child, NULL, 0) != child)
+				return 2;
+		}
 #pragma omp target map(tofrom: a[0:n])
 		for (int i = 0; i < n; i++)
 			a[i] += 1;
