@@ -29,11 +29,6 @@ stat_of() {  # DB NAME
 	sqlite3 "$1" "SELECT value FROM stats WHERE name = '$2'"
 }
 
-# What only record knows: the run's end and the process's exit, the program's
-# and the expansion's times, the sources' hashes (attribution after the events).
-only_events() {
-	sqlite3 "$1" .dump | grep -v -E "^INSERT INTO (run_raw|process_raw|source_file_raw) |^INSERT INTO stats_raw VALUES\('(program_|record_expand_)"
-}
 
 # NAME LIVE_MIN CMD...: record (the spool kept), recover the same spool, compare.
 same() {
@@ -56,8 +51,8 @@ same() {
 		[ "$live" -ge "$min" ] || fail "$name: the live expansion wrote $live rows (at least $min expected)"
 	fi
 	[ -z "$(stat_of "$name-r.db" record_expand_live_rows)" ] || fail "$name: recover says it expanded live"
-	only_events "$name.db" >"$name.dump"
-	only_events "$name-r.db" >"$name-r.dump"
+	db_event_dump "$name.db" >"$name.dump"
+	db_event_dump "$name-r.db" >"$name-r.dump"
 	[ "$(grep -c 'INSERT INTO data_op_raw' "$name.dump")" -gt 10 ] || fail "$name: too few events to compare"
 	diff -q "$name-r.dump" "$name.dump" >/dev/null ||
 		{ diff "$name-r.dump" "$name.dump" | head -20 >&2; fail "$name: record's database is not recover's"; }

@@ -140,3 +140,11 @@ db_contents() {
 tracer_contents() {
 	awk -F'\t' '$5 != "-" { print $1 "|" $4 "|" $5 }' "$1" | sort
 }
+
+# db_event_dump DB: 'sqlite3 .dump' without what only 'mapprof record' knows
+# (the run's end, the process's exit, the program's and the expansion's
+# times, the sources' hashes), to compare record's database with the one
+# 'mapprof recover' makes of the same spool.
+db_event_dump() {
+	sqlite3 "$1" .dump | grep -v -E "^INSERT INTO (run_raw|process_raw|source_file_raw) |^INSERT INTO stats_raw VALUES\('(program_|record_expand_)"
+}

@@ -31,11 +31,6 @@ q1() {  # DB SQL
 	sqlite3 "$1" "$2"
 }
 
-# What only record knows (as in ingest_live.sh): the run's end, the process's
-# exit, the program's and the expansion's times, the sources' hashes.
-only_events() {
-	sqlite3 "$1" .dump | grep -v -E "^INSERT INTO (run_raw|process_raw|source_file_raw) |^INSERT INTO stats_raw VALUES\('(program_|record_expand_)"
-}
 
 # NAME REGIONS HOW STATUS EARLY: record (the spool kept), check, recover the same spool, compare.
 run() {
@@ -58,8 +53,8 @@ run() {
 		{ cat "$name.err" >&2; fail "$name: recover failed"; }
 	[ -z "$(q1 "$name-r.db" "SELECT value FROM stats WHERE name = 'record_expand_early'")" ] ||
 		fail "$name: recover says record expanded early"
-	only_events "$name.db" >"$name.dump"
-	only_events "$name-r.db" >"$name-r.dump"
+	db_event_dump "$name.db" >"$name.dump"
+	db_event_dump "$name-r.db" >"$name-r.dump"
 	diff -q "$name-r.dump" "$name.dump" >/dev/null ||
 		{ diff "$name-r.dump" "$name.dump" | head -20 >&2; fail "$name: record's database is not recover's"; }
 	echo "ok $name: $ops data operations, $kernels kernels, expanded early: $early"
