@@ -9,7 +9,8 @@
 #     makes of the very same spool, integrity_check ok, and the run's wall
 #     time still the program's whole run (>= the 300 ms of its end);
 #   - the same with a ring of 2 chunks and 2,000 regions (record's passes
-#     over the ring meet the expansion's last one);
+#     over the ring meet the expansion's last one), and with none (the
+#     collector writes every buffer itself; the ring's header still says);
 #   - killed (SIGKILL) and _exit(3): no such word, record_expand_early = 0,
 #     every event still there, the exit status the program's;
 #   - SIGTERM to record once the program is gone, while it expands (1.8 M
@@ -66,6 +67,7 @@ wall=$(q1 slow.db 'SELECT wall_ns FROM run')
 assert_eq "$(q1 slow.db 'SELECT status FROM run')" complete "slow: the run's status"
 assert_eq "$(q1 slow.db 'SELECT exit_status FROM run')" 0 "slow: the exit status"
 MAPPROF_RING_CHUNKS=2 run ring2 2000 slow 0 1
+MAPPROF_RING_CHUNKS=0 run ring0 20 slow 0 1   # no chunks: the collector writes its buffers itself
 run kill 20 kill 137 0
 assert_eq "$(q1 kill.db 'SELECT exit_signal FROM run')" 9 "kill: the signal"
 run exit 20 _exit 3 0
