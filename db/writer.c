@@ -437,12 +437,10 @@ static int exec_params(struct db_writer *w, const char *sql, const char *fmt, ..
 		}
 	}
 	va_end(ap);
-	if (k < 0) {
-		rc = sqlite3_step(st);
+	rc = step_reset(w, st);
+	if (k < 0)
 		sqlite3_finalize(st);
-		return rc == SQLITE_DONE ? 0 : -1;
-	}
-	return step_reset(w, st);
+	return rc;
 }
 
 /*

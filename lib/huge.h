@@ -41,15 +41,15 @@ static inline void huge_advise(void *p, size_t bytes)
  */
 static inline void *huge_malloc(size_t bytes)
 {
-	const size_t huge = (size_t)2 << 20;
+	const size_t huge = (size_t)2 << 20, whole = (bytes + huge - 1) & ~(huge - 1);
 	void *p = NULL;
 
 	if (bytes < huge / 2)
 		return malloc(bytes);
-	if (posix_memalign(&p, huge, (bytes + huge - 1) & ~(huge - 1)))
+	if (posix_memalign(&p, huge, whole))
 		return NULL;
 #ifdef MADV_HUGEPAGE
-	(void)madvise(p, (bytes + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
+	(void)madvise(p, whole, MADV_HUGEPAGE);
 #endif
 	return p;
 }
