@@ -750,8 +750,14 @@ $(B)/gpu/libjit-targets.so: scripts/gpu-jit-targets.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) -O2 -fPIC -shared $< -o $@ -L$(LLVM_DIR)/lib -lLLVM-19
-gpu-bundle: all gpu-builds $(B)/tests/libtracer.so $(B)/bench/libempty-tool.so $(if $(GPU_JIT),$(B)/gpu/libjit-targets.so)
-	$(Q)B='$(B)' GB='$(GB)' GPU_BUNDLE='$(GPU_BUNDLE)' GPU_TARGET='$(GPU_TARGET)' GPU_ARCH='$(GPU_ARCH)' LLVM_DIR='$(LLVM_DIR)' \
+# GPU_BUNDLE_HOST=1 adds the samples and the realistic suite built for host
+# offload (programs/host-samples, host-real): on the GPU machine, the same
+# measurements on its own idle cores.
+GPU_BUNDLE_HOST ?=
+GB_HOST    := $(B)/gpu/x86_64-pc-linux-gnu
+gpu-bundle: all gpu-builds $(B)/tests/libtracer.so $(B)/bench/libempty-tool.so $(B)/bench/libhash-floor.so $(if $(GPU_JIT),$(B)/gpu/libjit-targets.so)
+	$(Q)$(if $(filter 1,$(GPU_BUNDLE_HOST)),$(MAKE) --no-print-directory gpu-builds GPU_TARGET=x86_64-pc-linux-gnu GPU_JIT=0 &&) \
+	  B='$(B)' GB='$(GB)' HB='$(GB_HOST)' GPU_BUNDLE_HOST='$(GPU_BUNDLE_HOST)' GPU_BUNDLE='$(GPU_BUNDLE)' GPU_TARGET='$(GPU_TARGET)' GPU_ARCH='$(GPU_ARCH)' LLVM_DIR='$(LLVM_DIR)' \
 	  GPU_JIT='$(GPU_JIT)' \
 	  DEBCACHE='$(DEBCACHE)' GPU_BUNDLE_MAX_MIB='$(GPU_BUNDLE_MAX_MIB)' scripts/make-gpu-bundle.sh
 

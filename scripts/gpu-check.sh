@@ -2,8 +2,8 @@
 # gpu-check.sh - the whole GPU check in one command, run inside a GPU bundle
 # ('make gpu-bundle', docs/gpu.md; issue #28).
 #
-# usage: gpu-check.sh [--out DIR] [--rounds N] [--quick] [--budget SECONDS]
-#                     [--timeout SECONDS] [--check-mib N] [--bundle DIR]
+# usage: gpu-check.sh [--out DIR] [--rounds N] [--quick] [--small] [--budget SECONDS]
+#                     [--timeout SECONDS] [--check-mib N] [--bundle DIR] [--sides SIDES]
 #                     [--host-attribution FILE] [--only REGEX] [--keep-detail]
 #
 # Every step runs under 'timeout' and is logged; a step that fails is
@@ -13,9 +13,13 @@
 #   2. environment: nvidia-smi / rocm-smi, uname, CPUs, MANIFEST, the OpenMP
 #      device list (programs/check/devices with LIBOMPTARGET_INFO=1)
 #   3. every program of programs/check, programs/samples, programs/real (both
-#      variants) and programs/fixed: native, under the empty tool (the floor)
-#      and 'mapprof record', in alternation for --rounds rounds (median wall
-#      times); once under the independent tracer; the data op and kernel
+#      variants), programs/fixed, and programs/host-samples and host-real
+#      when the bundle carries host-offload builds (GPU_BUNDLE_HOST=1): native
+#      (n), under the empty tool (f, the floor), 'mapprof record' (r) and the
+#      hash-everything floor (h: lib/libhash-floor.so under 'mapprof record',
+#      issue #29), in rotating order for --rounds rounds (median wall times,
+#      and per round mapprof over the hash floor); once under the independent
+#      tracer; the data op and kernel
 #      counts of mapprof's database against the tracer's; 'mapprof report';
 #      the source attribution of findings, data ops and constructs
 #   4. the async-hash answer per case of programs/check/async_*: mapprof's
@@ -36,6 +40,9 @@
 # round, past 90 % a program's rounds stop after the current one, past 100 %
 # the programs left are skipped (each listed as such).
 # --quick: one round and the small inputs from the start.
+# --small: the realistic suite's small inputs from the start, all the rounds.
+# --sides SIDES: which runs each round makes, of n f r h (default nfrh; r is
+# always made: the counts, report and attribution need its database).
 # --check-mib: the large buffers of the async-hash cases (default 64 MiB).
 # --only REGEX: only the programs whose GROUP/NAME matches (grep -E), e.g. 'check/'.
 # --host-attribution FILE: attribution.tsv of a host-offload run of this
@@ -59,6 +66,8 @@ bundle=
 host_attrib=
 only=
 keep_detail=0
+small_all=0
+sides=nfrh
 
 usage() {
 	sed -n '5,7p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -66,13 +75,15 @@ usage() {
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--out | --rounds | --budget | --timeout | --check-mib | --bundle | --host-attribution | --only)
+	--out | --rounds | --budget | --timeout | --check-mib | --bundle | --host-attribution | --only | --sides)
 		[ $# -ge 2 ] || { echo "gpu-check: error: '$1' needs a value" >&2; usage; } ;;
 	esac
 	case $1 in
 	--out) out=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--quick) quick=1; shift ;;
+	--small) small_all=1; shift ;;
+	--sides) sides=$2; shift 2 ;;
 	--budget) budget=$2; shift 2 ;;
 	--timeout) run_timeout=$2; shift 2 ;;
 	--check-mib) check_mib=$2; shift 2 ;;
@@ -88,6 +99,12 @@ for v in "$rounds" "$budget" "$run_timeout" "$check_mib"; do
 	case $v in '' | *[!0-9]*) echo "gpu-check: error: '$v' is not a number" >&2; usage ;; esac
 done
 [ "$rounds" -ge 1 ] || rounds=1
+case $sides in
+'' | *[!nfrh]*) echo "gpu-check: error: --sides '$sides': letters of n f r h" >&2; usage ;;
+esac
+# Each side once, r always (the counts and the report read its database).
+sides=$(echo "$sides" | fold -w1 | awk '!s[$0]++' | tr -d '\n')
+case $sides in *r*) ;; *) sides=${sides}r ;; esac
 [ "$quick" = 1 ] && rounds=1
 
 # The bundle: --bundle, else this script's own directory when it holds a
@@ -143,7 +160,7 @@ step() {
 	return "$rc"
 }
 
-say "gpu-check: bundle $bundle, results in $out, rounds $rounds, budget ${budget}s, quick $quick"
+say "gpu-check: bundle $bundle, results in $out, rounds $rounds, sides $sides, budget ${budget}s, quick $quick, small $small_all"
 
 # --- 1. setup ----------------------------------------------------------------
 # env_ok: env.sh was written for this bundle where it is now (a bundle set up
@@ -241,9 +258,11 @@ PY
 mapprof=$bundle/bin/mapprof
 tracer=$bundle/lib/libtracer.so
 empty_tool=$bundle/lib/libempty-tool.so
+hash_floor=$bundle/lib/libhash-floor.so
 [ -x "$mapprof" ] || say "warning: no '$mapprof': nothing will be recorded"
 [ -f "$tracer" ] || say "warning: no '$tracer': nothing will be traced"
 [ -f "$empty_tool" ] || say "warning: no '$empty_tool': no floor"
+case $sides in *h*) [ -f "$hash_floor" ] || say "warning: no '$hash_floor': no hash floor" ;; esac
 py=
 # GPU_CHECK_NO_PYTHON=1: as on a machine without python3 (tests the fallbacks).
 if [ -z "${GPU_CHECK_NO_PYTHON:-}" ] && command -v python3 >/dev/null 2>&1 &&
@@ -416,6 +435,19 @@ count_diff() {
 median_of() { if [ -s "$1" ]; then median <"$1"; else echo n/a; fi; }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "n/a"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "n/a" || b == "n/a" || b + 0 == 0) print "n/a"; else printf "%.3f", a / b }'; }
+# pair_stat OP A B FMT: over the rounds in both files of "I NS" lines, the
+# per-round A/B (OP ratio) or (A - B) in ms (OP diffms): "MEDIAN MIN MAX N".
+pair_stat() {
+	{ [ -s "$2" ] && [ -s "$3" ]; } || { echo "n/a n/a n/a 0"; return; }
+	awk -v op="$1" 'NR == FNR { a[$1] = $2; next }
+		($1 in a) { if (op == "ratio") { if ($2 > 0) print a[$1] / $2 } else print (a[$1] - $2) / 1e6 }' "$2" "$3" |
+		sort -g | awk -v f="$4" '{ v[NR] = $1 }
+		END {
+			if (!NR) { print "n/a n/a n/a 0"; exit }
+			m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf f " " f " " f " %d\n", m, v[1], v[NR], NR
+		}'
+}
 
 # --- 2. environment ------------------------------------------------------------
 dev=$out/devices.txt
@@ -472,7 +504,7 @@ args_for() {
 	local group=$1 name=$2 small=$3
 	case $group/$name in
 	check/async_*) echo "$check_mib" ;;
-	real/*)
+	real/* | host-real/*)
 		if [ "$small" = 1 ]; then
 			case ${name%.*} in
 			lu) echo "512 64" ;;
@@ -487,9 +519,10 @@ args_for() {
 
 # The programs in the order of what matters most on a GPU.
 progs=()
-for group in check samples real fixed; do
+for group in check samples real fixed host-samples host-real; do
 	d=$bundle/programs/$group
-	[ -d "$d" ] || { say "no programs/$group in the bundle"; continue; }
+	# host-*: host-offload builds, carried only with GPU_BUNDLE_HOST=1.
+	[ -d "$d" ] || { case $group in host-*) ;; *) say "no programs/$group in the bundle" ;; esac; continue; }
 	# The async checks first, pinned first: the answers only a GPU gives.
 	list=$(cd "$d" && for f in *; do
 		[ -f "$f" ] && [ -x "$f" ] && case $f in *.so | *.so.*) ;; *) echo "$f" ;; esac
@@ -505,11 +538,15 @@ prog_tsv=$detail/programs.tsv
 : >"$prog_tsv"
 attrib=$out/attribution.tsv
 : >"$attrib"
-orders=(nfr rnf frn nrf fnr rfn)
+# order_of I: the sides of round I, rotated by I (each side in each place
+# once every ${#sides} rounds).
+order_of() { local k=$(($1 % ${#sides})); echo "${sides:k}${sides:0:k}"; }
 
 # run_one KIND DIR I PROG ARGS...: one timed run (KIND n: native, f: floor
-# under the empty tool, r: 'mapprof record' into DIR/rec-I.db); its wall time
-# in ns appended to DIR/KIND.ns, its status to DIR/KIND.rc.
+# under the empty tool, r: 'mapprof record' into DIR/rec-I.db, h: the hash
+# floor under 'mapprof record' into DIR/hf-I.db); its wall time in ns
+# appended to DIR/KIND.ns and, as "I NS", to DIR/KIND.ins; its status to
+# DIR/KIND.rc.
 run_one() {
 	local kind=$1 dir=$2 i=$3 t0 t1 rc limit
 	shift 3
@@ -521,11 +558,14 @@ run_one() {
 		timeout -k 5 "$limit" "$@" >"$dir/f-$i.out" 2>"$dir/f-$i.err" ;;
 	r) timeout -k 5 "$limit" "$mapprof" record -f -o "$dir/rec-$i.db" -- "$@" \
 		>"$dir/r-$i.out" 2>"$dir/r-$i.err" ;;
+	h) MAPPROF_COLLECTOR=$hash_floor timeout -k 5 "$limit" "$mapprof" record -f -o "$dir/hf-$i.db" -- "$@" \
+		>"$dir/h-$i.out" 2>"$dir/h-$i.err" ;;
 	esac
 	rc=$?
 	t1=$(now_ns)
 	echo "$rc" >>"$dir/$kind.rc"
 	[ "$rc" -eq 0 ] && echo $((t1 - t0)) >>"$dir/$kind.ns"
+	[ "$rc" -eq 0 ] && echo "$i $((t1 - t0))" >>"$dir/$kind.ins"
 	[ "$rc" -eq 0 ] || say "  $kind run $i exited with $rc"
 	return "$rc"
 }
@@ -550,12 +590,13 @@ for p in "${progs[@]}"; do
 		continue
 	fi
 	small=$quick
-	[ "$group" = real ] && [ $((e * 10)) -ge $((budget * 4)) ] && small=1
+	[ "$small_all" = 1 ] && small=1
+	case $group in real | host-real) [ $((e * 10)) -ge $((budget * 4)) ] && small=1 ;; esac
 	r=$rounds
 	[ $((e * 10)) -ge $((budget * 6)) ] && r=1
 	read -r -a args <<<"$(args_for "$group" "$name" "$small")"
 	notes=
-	[ "$group" = real ] && [ "$small" = 1 ] && notes="small input (${args[*]})"
+	case $group in real | host-real) [ "$small" = 1 ] && [ ${#args[@]} -gt 0 ] && notes="small input (${args[*]})" ;; esac
 	[ "$r" -lt "$rounds" ] && notes="${notes:+$notes; }1 round (budget)"
 	say "$p ${args[*]}: $r round(s)"
 	echo "$prog ${args[*]}" >"$dir/command.txt"
@@ -568,21 +609,31 @@ for p in "${progs[@]}"; do
 				echo "$i" >"$dir/cut"
 				break
 			fi
-			order=${orders[i % 6]}
-			for ((j = 0; j < 3; j++)); do
+			order=$(order_of "$i")
+			for ((j = 0; j < ${#order}; j++)); do
 				k=${order:j:1}
 				[ "$k" = f ] && [ ! -f "$empty_tool" ] && continue
 				[ "$k" = r ] && [ ! -x "$mapprof" ] && continue
+				[ "$k" = h ] && { [ ! -f "$hash_floor" ] || [ ! -x "$mapprof" ]; } && continue
 				run_one "$k" "$dir" "$i" "$prog" "${args[@]}"
 				# A run that hung (a GPU that does not answer) would hang
 				# again: no more rounds, no tracer.
 				case $? in 124 | 137) hung=1; echo "$k" >"$dir/hung"; break ;; esac
 			done
-			# Later rounds' databases: their wall time, then away.
-			if [ "$i" -gt 0 ] && [ -f "$dir/rec-$i.db" ]; then
+			# Every round's program wall times, paired by round (I NS);
+			# later rounds' databases then go.
+			if [ -f "$dir/rec-$i.db" ]; then
 				read -r w _ <<<"$(db_runinfo "$dir/rec-$i.db")"
-				[ -n "$w" ] && [ "$w" != n/a ] && echo "$w" >>"$dir/rwall.ns"
-				rm -f "$dir/rec-$i.db"
+				[ -n "$w" ] && [ "$w" != n/a ] && echo "$i $w" >>"$dir/rwall.ins"
+				if [ "$i" -gt 0 ]; then
+					[ -n "$w" ] && [ "$w" != n/a ] && echo "$w" >>"$dir/rwall.ns"
+					rm -f "$dir/rec-$i.db"
+				fi
+			fi
+			if [ -f "$dir/hf-$i.db" ]; then
+				read -r w _ <<<"$(db_runinfo "$dir/hf-$i.db")"
+				[ -n "$w" ] && [ "$w" != n/a ] && echo "$i $w" >>"$dir/hwall.ins"
+				rm -f "$dir/hf-$i.db"
 			fi
 		done
 		# The tracer, once.
@@ -618,13 +669,21 @@ for p in "${progs[@]}"; do
 	recc=$(median_of "$dir/r.ns")
 	[ -f "$dir/rwall.ns" ] || rec=$recc
 	[ -f "$dir/r.ns" ] || rec=n/a
+	# Against the hash floor, round by round: the program's wall times as
+	# 'mapprof record' measured them on both sides, and each command's time
+	# outside the program (creating the database, the expansion after it).
+	hflo=$(awk '{ print $2 }' "$dir/hwall.ins" 2>/dev/null | median)
+	read -r xh xhmin xhmax npairs < <(pair_stat ratio "$dir/rwall.ins" "$dir/hwall.ins" %.3f)
+	read -r rout _ < <(pair_stat diffms "$dir/r.ins" "$dir/rwall.ins" %.1f)
+	read -r hout _ < <(pair_stat diffms "$dir/h.ins" "$dir/hwall.ins" %.1f)
 	[ -f "$dir/cut" ] && notes="${notes:+$notes; }$(cat "$dir/cut") round(s) (budget)"
 	[ -f "$dir/hung" ] && notes="${notes:+$notes; }a run timed out ($(cat "$dir/hung")): rounds stopped, no tracer"
 	grep -qv '^0$' "$dir/n.rc" 2>/dev/null && notes="${notes:+$notes; }native failed (exit $(sort -u "$dir/n.rc" | paste -sd, -))"
 	grep -qv '^0$' "$dir/f.rc" 2>/dev/null && notes="${notes:+$notes; }floor failed (exit $(sort -u "$dir/f.rc" | paste -sd, -))"
 	grep -qv '^0$' "$dir/r.rc" 2>/dev/null && notes="${notes:+$notes; }record failed (exit $(sort -u "$dir/r.rc" | paste -sd, -))"
+	grep -qv '^0$' "$dir/h.rc" 2>/dev/null && notes="${notes:+$notes; }hash floor failed (exit $(sort -u "$dir/h.rc" | paste -sd, -))"
 	# The first line a failed run wrote to stderr: the table says why.
-	for k in n r f; do
+	for k in n r f h; do
 		grep -qv '^0$' "$dir/$k.rc" 2>/dev/null || continue
 		why=$(cat "$dir/$k"-*.err 2>/dev/null | grep -m1 -v '^[[:space:]]*$' | cut -c1-160 | tr '|\t' '/ ')
 		[ -n "$why" ] && notes="${notes:+$notes; }$k stderr: $why"
@@ -641,9 +700,10 @@ for p in "${progs[@]}"; do
 	fi
 	echo "mapprof: $dc" >"$dir/counts.txt"
 	echo "tracer:  $tc" >>"$dir/counts.txt"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$group" "$(secs "$nat")" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$group" "$(secs "$nat")" \
 		"$(secs "$flo")" "$(secs "$rec")" "$(ratio "$rec" "$nat")" "$(ratio "$rec" "$flo")" \
-		"$(secs "$recc")" "$match" "$differ" "$dc" "$notes" "${devtypes:-n/a}" >>"$prog_tsv"
+		"$(secs "$recc")" "$match" "$differ" "$dc" "$notes" "${devtypes:-n/a}" \
+		"$(secs "$hflo")" "$xh" "$xhmin" "$xhmax" "$npairs" "$rout" "$hout" >>"$prog_tsv"
 	say "$p: native $(secs "$nat") s, floor $(secs "$flo") s, recorded $(secs "$rec") s; counts match: $match $differ"
 done
 
@@ -748,6 +808,23 @@ tsv=$out/results.tsv
 	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $3, $4, $5, $6, $7, $8, $9, $10, $13, $12 }' "$prog_tsv"
 	echo
+	if awk -F'\t' '$18 > 0 { f = 1 } END { exit !f }' "$prog_tsv"; then
+		echo "## Against the hash-everything floor (issue #29)"
+		echo
+		echo "The hash floor is lib/libhash-floor.so (bench/hash_floor.c) under 'mapprof record': the same" \
+			"callbacks, an XXH3 hash of every transferred byte on the program's thread, events in memory." \
+			"Per round, mapprof's program wall time over the floor's (both as 'mapprof record' measured" \
+			"them): the median and range of those paired ratios.  Outside: the 'mapprof record' command's" \
+			"time beyond the program (the database's creation, and after the program what is left of the" \
+			"expansion), median over the rounds."
+		echo
+		echo "| program | hash floor s | recorded s | recorded / hash floor | min–max | pairs | outside ms, mapprof | outside ms, hash floor |"
+		echo "|---|---|---|---|---|---|---|---|"
+		awk -F'\t' '$18 > 0 { printf "| %s | %s | %s | %s | %s–%s | %s | %s | %s |\n", $1, $14, $5, $15, $16, $17, $18, $19, $20 }' "$prog_tsv"
+		awk -F'\t' '$18 > 0 && $15 > 0 { s += log($15); n++; if ($15 <= 1) le++ }
+			END { if (n) printf "\nGeometric mean of the medians: %.3f over %d programs; %d at or under 1.00.\n", exp(s / n), n, le }' "$prog_tsv"
+		echo
+	fi
 	echo "## Async hashing"
 	echo
 	echo "Per from-device transfer of programs/check/async_*: mapprof's hash and the tracer's (taken at" \
@@ -777,7 +854,7 @@ tsv=$out/results.tsv
 	awk -F'\t' '$2 != 0 { printf "- %s: exit %s after %s s\n", $1, $2, $3; n++ } END { if (!n) print "none" }' "$steps"
 } >"$md"
 {
-	printf 'section\tname\tgroup\tnative_s\tfloor_s\trecorded_s\tx_native\tx_floor\trecord_cmd_s\tcounts_match\tdiffering\tmapprof_counts\tnotes\tdevices\n'
+	printf 'section\tname\tgroup\tnative_s\tfloor_s\trecorded_s\tx_native\tx_floor\trecord_cmd_s\tcounts_match\tdiffering\tmapprof_counts\tnotes\tdevices\thfloor_s\tx_hfloor\tx_hfloor_min\tx_hfloor_max\thfloor_pairs\trec_outside_ms\thfloor_outside_ms\n'
 	sed 's/^/program\t/' "$prog_tsv"
 	printf 'section\tcase\tprogram\top\tmemory\tnowait\tbytes\tmapprof\ttracer_op_end\tcontent_ok\tmapprof_hash\ttracer_hash\tfresh\tstale\n'
 	awk -F'\t' 'NR > 1 { printf "async\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", $2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' "$async"

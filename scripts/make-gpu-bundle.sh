@@ -30,7 +30,7 @@ mkdir -p "$out/bin" "$out/lib" "$out/debs" "$out/programs"
 
 # mapprof finds its collector and ingest library beside itself.
 cp "$B/mapprof" "$B/libmapprof-collector.so" "$B/libmapprof-ingest.so" "$out/bin/"
-cp "$B/tests/libtracer.so" "$B/bench/libempty-tool.so" "$out/lib/"
+cp "$B/tests/libtracer.so" "$B/bench/libempty-tool.so" "$B/bench/libhash-floor.so" "$out/lib/"
 # GPU_JIT=1: the device code is LLVM IR that libomptarget's JIT compiles;
 # setup.sh preloads this to register the JIT's NVPTX target (Makefile, docs/gpu.md).
 if [ "${GPU_JIT:-}" = 1 ]; then
@@ -43,6 +43,16 @@ for d in samples fixed real check; do
 	find "$GB/$d" -maxdepth 1 -type f \( -perm -u+x -o -name '*.so' \) -exec cp {} "$out/programs/$d/" \;
 done
 [ -n "$(ls "$out/programs/samples" 2>/dev/null)" ] || die "no programs in '$GB/samples' (run 'make gpu-builds')"
+# GPU_BUNDLE_HOST=1: the samples and the realistic suite built for host
+# offload too (HB, the Makefile's host-offload gpu-builds), as programs/host-*:
+# the same runtime runs them on the GPU machine's own cores.
+if [ "${GPU_BUNDLE_HOST:-}" = 1 ] && [ "$HB" != "$GB" ]; then
+	for d in samples real; do
+		[ -d "$HB/$d" ] || die "no '$HB/$d' (GPU_BUNDLE_HOST=1 needs the host-offload gpu-builds)"
+		mkdir -p "$out/programs/host-$d"
+		find "$HB/$d" -maxdepth 1 -type f \( -perm -u+x -o -name '*.so' \) -exec cp {} "$out/programs/host-$d/" \;
+	done
+fi
 
 if [ -f "$src/scripts/gpu-check.sh" ]; then
 	cp "$src/scripts/gpu-check.sh" "$out/gpu-check.sh"

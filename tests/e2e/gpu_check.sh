@@ -95,6 +95,16 @@ awk -F'\t' -v floor="$floor" '$1 == "program" && ($4 == "n/a" || (floor && $5 ==
 	"$res/results.tsv" >"$dir/notimes"
 [ ! -s "$dir/notimes" ] || fail "programs without native, floor or recorded times: $(cat "$dir/notimes")"
 
+# The hash-everything floor (lib/libhash-floor.so under 'mapprof record',
+# issue #29): a paired round for every program, and its section.
+if [ "$floor" = 1 ]; then
+	awk -F'\t' '$1 == "program" && ($19 != 1 || $15 == "n/a" || $16 !~ /^[0-9.]+$/) { print $2 ": hfloor_s=" $15 " x_hfloor=" $16 " pairs=" $19 " notes=" $13 }' \
+		"$res/results.tsv" >"$dir/nohfloor"
+	[ ! -s "$dir/nohfloor" ] || fail "programs without a hash-floor pair: $(cat "$dir/nohfloor")"
+	grep -qx -- '## Against the hash-everything floor (issue #29)' "$res/results.md" ||
+		fail "results.md has no hash-floor section"
+fi
+
 # The async-hash answers: 12 cases per memory kind, each fresh for both.
 for m in pageable pinned; do
 	n=$(awk -F'\t' -v m="$m" '$1 == "async" && $5 == m' "$res/results.tsv" | wc -l)
@@ -116,9 +126,16 @@ cp "$res/attribution.tsv" "$hb/attribution.tsv"
 # A second run compared with the first: the same attribution.
 res2=$dir/results2
 rc=0
-"$bundle/gpu-check.sh" --quick --check-mib 1 --only '^samples/round_trip$|^check/devices$' \
+# Only mapprof and the hash floor, two rounds: two pairs, no native or floor times.
+"$bundle/gpu-check.sh" --small --rounds 2 --sides hr --check-mib 1 --only '^samples/round_trip$|^check/devices$' \
 	--host-attribution "$res/attribution.tsv" --out "$res2" >"$dir/run2.log" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || fail "gpu-check.sh (second run) exited with $rc: $(tail -n 5 "$dir/run2.log")"
+awk -F'\t' -v floor="$floor" '$1 == "program" && ($4 != "n/a" || $5 != "n/a" || $6 == "n/a" || (floor && $19 != 2)) { print $2 ": native=" $4 " floor=" $5 " recorded=" $6 " pairs=" $19 }' \
+	"$res2/results.tsv" >"$dir/sides"
+[ ! -s "$dir/sides" ] || fail "--sides hr --rounds 2: $(cat "$dir/sides")"
+rc=0
+"$bundle/gpu-check.sh" --sides nrx --out "$dir/results3" >"$dir/run3.log" 2>&1 || rc=$?
+assert_eq "$rc" 2 "gpu-check.sh --sides nrx (a usage error)"
 grep -q '^| samples-round_trip | same |$' "$res2/results.md" ||
 	fail "attribution of samples/round_trip not 'same' as in the first run: $(sed -n '/## Source attribution/,/## Steps/p' "$res2/results.md")"
 grep -q '^| check-devices | same |$' "$res2/results.md" ||
