@@ -731,7 +731,7 @@ static int expand_one(struct record_procs *rp, const struct spool_file *s, int n
 	struct process_end e;
 	struct run_end re;
 	struct record_counts counts;
-	struct ring_file_info ri;
+	struct ring_file_info ri = { 0 };
 	struct image_end ie = { 0 };
 	struct db *db = NULL;
 	int rc = -1;
@@ -781,6 +781,8 @@ static int expand_one(struct record_procs *rp, const struct spool_file *s, int n
 		goto out;
 	}
 	end_of(rp, &pr, &ie, &e, &re);
+	re.lost_late = ri.lost_late;
+	re.calls_late = ri.calls_late;
 	if (rp->recovered) {
 		/* record was killed: how the process ended, and when, is not known. */
 		re.exit_unknown = 1;

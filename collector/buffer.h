@@ -101,6 +101,9 @@ static inline struct thread_state *thread_state(void)
 /* 1 when no thread holds buffer.c's lock (a signal handler must not wait for it). */
 int buffer_lock_free(void);
 
+/* 1 once buffer_finish() or buffer_exit() wrote the spool's end: nothing more is recorded. */
+int buffer_finished(void);
+
 /* buffer_slot() when the thread has no buffer yet or its buffer is full. */
 struct rec *buffer_slot_slow(struct thread_state *t);
 

@@ -126,7 +126,13 @@ static void note_call(uint64_t codeptr, const char *entry, int nowait, const ide
 {
 	struct thread_state *t;
 
-	if (!buffer_recording() || !(t = thread_state()))
+	if (!buffer_recording()) {
+		/* Offloading on after the collector finished: 'record' says the recording misses it. */
+		if (buffer_finished())
+			output_call_late();
+		return;
+	}
+	if (!(t = thread_state()))
 		return;
 	t->call_codeptr = codeptr;
 	t->call_nowait = nowait;
