@@ -206,11 +206,6 @@ int drain_ended(const struct drain *d, int *status)
 	return atomic_load(&d->ring->ended);
 }
 
-int64_t drain_lost_late(const struct drain *d)
-{
-	return (int64_t)ring_lost_late(d->ring);
-}
-
 int64_t drain_calls_late(const struct drain *d)
 {
 	return atomic_load(&d->ring->calls_late);
@@ -608,7 +603,6 @@ int drain_ring_info(const char *ring_path, struct ring_file_info *out)
 		out->start = h.owner_start;
 		out->ended = atomic_load(&h.ended);
 		out->exit_status = atomic_load(&h.exit_status);
-		out->lost_late = (int64_t)ring_lost_late(&h);
 		out->calls_late = atomic_load(&h.calls_late);
 		out->dev = st.st_dev;
 		out->ino = st.st_ino;

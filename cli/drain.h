@@ -28,8 +28,6 @@ const char *drain_live_env(const struct drain *d);
 const char *drain_recorder_env(const struct drain *d);
 /* How the program's first process ended, as its collector said (enum ring_end); *status for RING_ENDED_EXIT. */
 int drain_ended(const struct drain *d, int *status);
-/* Events its collector lost after the spool's END frame (db/ring.h ring_lost_late()). */
-int64_t drain_lost_late(const struct drain *d);
 /* Offload calls the program made after its collector finished (db/ring.h calls_late). */
 int64_t drain_calls_late(const struct drain *d);
 /* The program started: record closes its copy of the pipe's read end. */
@@ -70,7 +68,6 @@ struct ring_file_info {
 	int64_t start;       /* its start time (ring_proc_start()) */
 	int ended;           /* enum ring_end */
 	int exit_status;     /* RING_ENDED_EXIT */
-	int64_t lost_late;   /* events lost after its END frame (ring_lost_late()) */
 	int64_t calls_late;  /* offload calls after its collector finished */
 	dev_t dev;           /* the ring file's, to find it among the process's mappings */
 	ino_t ino;

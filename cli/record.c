@@ -726,7 +726,6 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		end.expand_early = x.early;
 	}
 	main_end = drain_ended(drain, &main_end_status);
-	end.lost_late = drain_lost_late(drain);
 	end.calls_late = drain_calls_late(drain);
 	end.peak_rss_kb = ru.ru_maxrss;
 	end.user_ns = (int64_t)ru.ru_utime.tv_sec * 1000000000 + (int64_t)ru.ru_utime.tv_usec * 1000;

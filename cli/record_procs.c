@@ -781,7 +781,6 @@ static int expand_one(struct record_procs *rp, const struct spool_file *s, int n
 		goto out;
 	}
 	end_of(rp, &pr, &ie, &e, &re);
-	re.lost_late = ri.lost_late;
 	re.calls_late = ri.calls_late;
 	if (rp->recovered) {
 		/* record was killed: how the process ended, and when, is not known. */

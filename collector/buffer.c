@@ -64,21 +64,13 @@ static atomic_int started;
 static struct buffer_hooks hooks;  /* set once by buffer_start() */
 atomic_int buffer_running;
 static atomic_int finished;
-static _Atomic uint64_t events_lost;
 /*
- * Set just before the END frame takes its count of events_lost: an event
- * lost after that is told to 'record' through the ring (output_lost()), or
- * it would be lost without a word.
+ * The process is ending (exit() began, _exit(), the collector's unload):
+ * offload calls after the finish are then the end's races, not calls the
+ * recording missed (buffer_finished_early()).
  */
-static atomic_int end_counted;
-
-/* n events not recorded: counted, and told to 'record' when past the END frame's count. */
-static void lose(uint64_t n)
-{
-	uint64_t total = atomic_fetch_add(&events_lost, n) + n;
-	if (atomic_load(&end_counted))
-		output_lost(total, 0);
-}
+static atomic_int exiting;
+static _Atomic uint64_t events_lost;
 
 __thread struct thread_state *collector_thread __attribute__((tls_model("initial-exec")));
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
@@ -195,7 +187,7 @@ static void write_buf(struct buf *b)
 	if (!n)
 		return;
 	if (output_records(&b->frame, n, &b->write_from) < 0) {
-		lose(n);
+		atomic_fetch_add(&events_lost, n);
 		atomic_store(&buffer_running, 0);
 	}
 	/* n first: killed in between, the chunk is empty, or it says where it was written. */
@@ -282,9 +274,14 @@ struct thread_state *thread_state_new(void)
 	return t;
 }
 
-int buffer_finished(void)
+void buffer_exiting(void)
 {
-	return atomic_load(&finished);
+	atomic_store(&exiting, 1);
+}
+
+int buffer_finished_early(void)
+{
+	return atomic_load(&finished) && !atomic_load(&exiting);
 }
 
 int buffer_lock_free(void)
@@ -340,7 +337,7 @@ struct rec *buffer_slot_slow(struct thread_state *t)
 	t->chunk = b;
 	return &b->recs[n];
 lost:
-	lose(1);
+	atomic_fetch_add_explicit(&events_lost, 1, memory_order_relaxed);
 	return NULL;
 }
 
@@ -369,7 +366,6 @@ void buffer_at_fork(enum fork_moment when)
 	next_thread_id = 0;
 	ring = NULL;
 	atomic_store(&events_lost, 0);
-	atomic_store(&end_counted, 0);
 	if (t) {
 		t->slot = NULL;
 		t->chunk = NULL;
@@ -481,15 +477,7 @@ static void finish_locked(int ending)
 		output_frame(SPOOL_STATUS, "incomplete", why);
 	if (collector_tsc)
 		output_clock_frame();
-	/*
-	 * The flag first: an event lost after the count below sees it and is
-	 * told through the ring; one lost before is in the count (both sequentially
-	 * consistent, so no event falls between).
-	 */
-	atomic_store(&end_counted, 1);
-	uint64_t lost = atomic_load(&events_lost);
-	output_lost(lost, 1);
-	output_frame(SPOOL_END, now_ns() - collector_start_ns, (int64_t)lost);
+	output_frame(SPOOL_END, now_ns() - collector_start_ns, (int64_t)atomic_load(&events_lost));
 }
 
 void buffer_finish(void)
@@ -510,6 +498,7 @@ void buffer_finish(void)
 
 void buffer_exit(void)
 {
+	buffer_exiting();
 	if (hooks.held_flush && atomic_load(&buffer_running))
 		hooks.held_flush(NULL, 1);
 	if (lock_for_end() < 0)

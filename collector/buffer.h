@@ -101,8 +101,13 @@ static inline struct thread_state *thread_state(void)
 /* 1 when no thread holds buffer.c's lock (a signal handler must not wait for it). */
 int buffer_lock_free(void);
 
-/* 1 once buffer_finish() or buffer_exit() wrote the spool's end: nothing more is recorded. */
-int buffer_finished(void);
+/* The process is ending: at exit(), _exit() or the collector's unload (before finishing). */
+void buffer_exiting(void);
+/*
+ * 1 when the collector finished (nothing more is recorded) while the process
+ * was not ending: the runtime finalized the tool, as a hard pause does.
+ */
+int buffer_finished_early(void);
 
 /* buffer_slot() when the thread has no buffer yet or its buffer is full. */
 struct rec *buffer_slot_slow(struct thread_state *t);

@@ -702,11 +702,13 @@ static void tool_finalize(ompt_data_t *tool_data)
 /* Also at exit() and at unload, in case the runtime's finalize never comes. */
 static void at_exit(void)
 {
+	buffer_exiting();
 	buffer_finish();
 }
 
 __attribute__((destructor)) static void collector_unload(void)
 {
+	buffer_exiting();
 	buffer_finish();
 }
 

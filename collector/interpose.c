@@ -121,14 +121,33 @@ static void note_site(struct thread_state *t, uint64_t codeptr, const char *entr
 	}
 }
 
+/* exit() began: what follows is the process's end (buffer_finished_early()). */
+static void exit_begins(void)
+{
+	buffer_exiting();
+}
+
 static void note_call(uint64_t codeptr, const char *entry, int nowait, const ident_t *loc, int n,
 		      void **ptrs, const int64_t *sizes, void **names)
 {
+	static atomic_int exit_hooked;
 	struct thread_state *t;
 
+	/*
+	 * Registered at the first offload call, after the runtime's own exit
+	 * handlers: run before them, it marks the process as ending before the
+	 * runtime finalizes the collector at exit(), so that another thread's
+	 * calls then are not taken for calls after a pause.
+	 */
+	if (!atomic_load_explicit(&exit_hooked, memory_order_relaxed) && !atomic_exchange(&exit_hooked, 1))
+		atexit(exit_begins);
+
 	if (!buffer_recording()) {
-		/* Offloading on after the collector finished: 'record' says the recording misses it. */
-		if (buffer_finished())
+		/*
+		 * Offloading on after the runtime finalized the collector (not the
+		 * process's end): 'record' says the recording misses it.
+		 */
+		if (buffer_finished_early())
 			output_call_late();
 		return;
 	}

@@ -577,21 +577,6 @@ void output_ended(int how, int status)
 	}
 }
 
-void output_lost(uint64_t total, int at_end)
-{
-	struct ring_header *r = ring;
-	uint64_t cur;
-
-	/* A child forked without our atfork handlers still maps its parent's ring: not its to tell. */
-	if (!r || atomic_load(&r->owner) != (int64_t)getpid())
-		return;
-	if (at_end)
-		atomic_store(&r->lost_at_end, total);
-	cur = atomic_load(&r->lost_total);
-	while (cur < total && !atomic_compare_exchange_weak(&r->lost_total, &cur, total))
-		;
-}
-
 void output_call_late(void)
 {
 	struct ring_header *r = ring;

@@ -41,13 +41,6 @@ long output_recorder(void);
  * its ring.  Takes no lock: async-signal-safe.
  */
 void output_ended(int how, int status);
-/*
- * The collector's count of lost events, told to 'record' through its ring
- * (db/ring.h lost_at_end, lost_total): 'at_end' when the spool's END frame
- * says it, else a later count (an event lost after that frame).  Takes no
- * lock: async-signal-safe.
- */
-void output_lost(uint64_t total, int at_end);
 /* One more offload call after the collector finished (db/ring.h calls_late). */
 void output_call_late(void);
 /*

@@ -532,57 +532,32 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 		}
 	}
 	/*
-	 * Events lost after the spool's END frame gave its count (offloads in a
-	 * destructor, or another thread, after the collector finished at
-	 * exit()): added to events_lost once (the stats row says how many).
+	 * The program offloaded on after the runtime finalized the tool (a hard
+	 * pause): those events reached no tool, so the recording misses them.
 	 */
-	if (end->lost_late > 0) {
+	if (end->calls_late > 0) {
+		/* Said beside what the detail already says; once (db_finish_run() may run again). */
 		static const char *const sql[] = {
-			"UPDATE run_raw SET events_lost = COALESCE(events_lost, 0) + ? WHERE id = 1"
-			" AND NOT EXISTS (SELECT 1 FROM stats_raw WHERE name = 'events_lost_late')",
-			"INSERT OR IGNORE INTO stats_raw (name, value) VALUES ('events_lost_late', ?)",
+			"UPDATE run_raw SET status = 'incomplete', status_detail ="
+			" COALESCE(NULLIF(status_detail, '') || '; ', '') || ?1 || ' offload call'"
+			" || CASE ?1 WHEN 1 THEN '' ELSE 's' END || ' came after the OpenMP runtime had"
+			" finalized the mapprof collector (omp_pause_resource_all(omp_pause_hard) does that):"
+			" the events of ' || CASE ?1 WHEN 1 THEN 'that call' ELSE 'those calls' END || ' are not"
+			" recorded' WHERE id = 1 AND status IN ('complete', 'incomplete')"
+			" AND NOT EXISTS (SELECT 1 FROM stats_raw WHERE name = 'offload_calls_late')",
+			"INSERT OR IGNORE INTO stats_raw (name, value) VALUES ('offload_calls_late', ?1)",
 		};
 		for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
 			st = db_prepare(db, sql[i], err);
 			if (!st)
 				goto fail;
-			sqlite3_bind_int64(st, 1, end->lost_late);
+			sqlite3_bind_int64(st, 1, end->calls_late);
 			rc = sqlite3_step(st);
 			sqlite3_finalize(st);
 			if (rc != SQLITE_DONE) {
 				db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
 				goto fail;
 			}
-		}
-	}
-	/*
-	 * The program offloaded on after the runtime finalized the tool (a hard
-	 * pause): those events reached no tool, so the recording misses them.
-	 */
-	if (end->calls_late > 0) {
-		st = db_prepare(db, "UPDATE run_raw SET status = 'incomplete', status_detail = ? || ' offload"
-				    " call' || CASE ? WHEN 1 THEN '' ELSE 's' END || ' came after the OpenMP runtime"
-				    " had finalized the mapprof collector (omp_pause_resource_all(omp_pause_hard)"
-				    " does that): the events of ' || CASE ? WHEN 1 THEN 'that call' ELSE 'those calls'"
-				    " END || ' are not recorded' WHERE id = 1 AND status = 'complete'", err);
-		if (!st)
-			goto fail;
-		sqlite3_bind_int64(st, 1, end->calls_late);
-		sqlite3_bind_int64(st, 2, end->calls_late);
-		sqlite3_bind_int64(st, 3, end->calls_late);
-		rc = sqlite3_step(st);
-		sqlite3_finalize(st);
-		if (rc == SQLITE_DONE) {
-			st = db_prepare(db, "INSERT OR REPLACE INTO stats_raw (name, value) VALUES ('offload_calls_late', ?)", err);
-			if (!st)
-				goto fail;
-			sqlite3_bind_int64(st, 1, end->calls_late);
-			rc = sqlite3_step(st);
-			sqlite3_finalize(st);
-		}
-		if (rc != SQLITE_DONE) {
-			db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
-			goto fail;
 		}
 	}
 	/* Offload calls were seen (the collector's entry-point records) but no

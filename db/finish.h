@@ -16,7 +16,6 @@ struct run_end {
 	int64_t user_ns, sys_ns;  /* the program's CPU time (ru_utime, ru_stime); 0: unknown */
 	int64_t expand_ns, expand_cpu_ns;  /* record's expansion of the spool: wall and CPU time; 0: none */
 	int expand_early;   /* ... done as the program ended, once its collector had finished */
-	int64_t lost_late;  /* events the collector lost after its END frame (db/ring.h ring_lost_late()) */
 	int64_t calls_late; /* offload calls after the collector finished (db/ring.h calls_late) */
 	const char *lost_why; /* the spool could not be expanded: why (or NULL) */
 	const char *unfinished_why; /* the run never finished (no end in the spool): why, or NULL

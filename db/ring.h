@@ -112,23 +112,15 @@ struct ring_header {
 	 * (cli/drain.c drain_wait_finished()).
 	 */
 	_Atomic uint32_t wake;
+	char pad[8];
 	/*
-	 * Offload calls the program made after the collector finished (the
-	 * runtime finalized the tool, as omp_pause_resource_all(omp_pause_hard)
-	 * does, and restarted without it): their events reach no tool.
+	 * Offload calls the program made after the collector finished while it
+	 * was not ending (the runtime finalized the tool, as
+	 * omp_pause_resource_all(omp_pause_hard) does, and restarted without
+	 * it): their events reach no tool.
 	 */
-	_Atomic uint32_t calls_late;
-	char pad[4];
-	/*
-	 * Events a thread could not record because the collector had already
-	 * finished (a destructor or another thread offloading after exit()
-	 * began): the spool's END frame was written before them.  lost_at_end
-	 * is the collector's count of lost events that frame says; lost_total
-	 * the highest count a lost event saw after it.  Their difference is what
-	 * 'record' adds to the run's events_lost (ring_lost_late()).
-	 */
-	_Atomic uint64_t lost_at_end;
-	_Atomic uint64_t lost_total;
+	_Atomic uint64_t calls_late;
+	char pad2[8];
 };
 
 struct ring_chunk {
@@ -146,13 +138,6 @@ struct ring_chunk {
 	struct rec recs[RING_CHUNK_RECS];
 };
 _Static_assert(sizeof(struct ring_header) == 128, "the chunks start at byte 128");
-
-/* Events lost after the collector's END frame (see lost_at_end), 0 if none. */
-static inline uint64_t ring_lost_late(const struct ring_header *h)
-{
-	uint64_t total = atomic_load(&h->lost_total), at_end = atomic_load(&h->lost_at_end);
-	return total > at_end ? total - at_end : 0;
-}
 _Static_assert(offsetof(struct ring_chunk, recs) ==
 		       offsetof(struct ring_chunk, frame) + sizeof(struct spool_frame),
 	       "records must follow the frame header");

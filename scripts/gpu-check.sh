@@ -17,7 +17,7 @@
 #      when the bundle carries host-offload builds (GPU_BUNDLE_HOST=1): native
 #      (n), under the empty tool (f, the floor), 'mapprof record' (r) and the
 #      hash-everything floor (h: lib/libhash-floor.so under 'mapprof record',
-#      issue #29), in rotating order for --rounds rounds (median wall times,
+#      issue #29), in a balanced order for --rounds rounds (median wall times,
 #      and per round mapprof over the hash floor); once under the independent
 #      tracer; the data op and kernel
 #      counts of mapprof's database against the tracer's; 'mapprof report';
@@ -538,9 +538,24 @@ prog_tsv=$detail/programs.tsv
 : >"$prog_tsv"
 attrib=$out/attribution.tsv
 : >"$attrib"
-# order_of I: the sides of round I, rotated by I (each side in each place
-# once every ${#sides} rounds).
-order_of() { local k=$(($1 % ${#sides})); echo "${sides:k}${sides:0:k}"; }
+# order_of I: the sides of round I, rows of a Williams design: each side in
+# each place, and right after each other side, once every n rounds (n the
+# number of sides, even; 2n rounds for an odd n, the rows then reversed), so
+# that what a run leaves behind (the page cache, a database being written
+# back) falls on every side alike.
+order_of() {
+	local n=${#sides} r j k base=() out=
+	r=$(($1 % (n % 2 ? 2 * n : n)))
+	for ((j = 0, k = 0; j < n; j++)); do
+		# 0, 1, n-1, 2, n-2, ...
+		if ((j == 0)); then base+=(0); elif ((j % 2)); then base+=($(((j + 1) / 2))); else base+=($((n - j / 2))); fi
+	done
+	for ((j = 0; j < n; j++)); do
+		k=$(((base[j] + r % n) % n))
+		if ((r >= n)); then out=${sides:k:1}$out; else out=$out${sides:k:1}; fi
+	done
+	echo "$out"
+}
 
 # run_one KIND DIR I PROG ARGS...: one timed run (KIND n: native, f: floor
 # under the empty tool, r: 'mapprof record' into DIR/rec-I.db, h: the hash
@@ -586,7 +601,7 @@ for p in "${progs[@]}"; do
 	e=$(elapsed_s)
 	if [ "$e" -ge "$budget" ]; then
 		say "$p: skipped (time budget of ${budget}s spent)"
-		printf '%s\t%s\tskipped\t\t\t\t\t\t\t\t\ttime budget spent\t\n' "$id" "$group" >>"$prog_tsv"
+		printf '%s\t%s\tskipped\t\t\t\t\t\t\t\t\ttime budget spent\t\t\t\t\t\t\t\t\n' "$id" "$group" >>"$prog_tsv"
 		continue
 	fi
 	small=$quick
@@ -620,11 +635,12 @@ for p in "${progs[@]}"; do
 				# again: no more rounds, no tracer.
 				case $? in 124 | 137) hung=1; echo "$k" >"$dir/hung"; break ;; esac
 			done
-			# Every round's program wall times, paired by round (I NS);
-			# later rounds' databases then go.
+			# Every round's program wall times, paired by round (I NS), of
+			# the runs that succeeded; later rounds' databases then go.
 			if [ -f "$dir/rec-$i.db" ]; then
 				read -r w _ <<<"$(db_runinfo "$dir/rec-$i.db")"
-				[ -n "$w" ] && [ "$w" != n/a ] && echo "$i $w" >>"$dir/rwall.ins"
+				[ -n "$w" ] && [ "$w" != n/a ] && grep -q "^$i " "$dir/r.ins" 2>/dev/null &&
+					echo "$i $w" >>"$dir/rwall.ins"
 				if [ "$i" -gt 0 ]; then
 					[ -n "$w" ] && [ "$w" != n/a ] && echo "$w" >>"$dir/rwall.ns"
 					rm -f "$dir/rec-$i.db"
@@ -632,7 +648,8 @@ for p in "${progs[@]}"; do
 			fi
 			if [ -f "$dir/hf-$i.db" ]; then
 				read -r w _ <<<"$(db_runinfo "$dir/hf-$i.db")"
-				[ -n "$w" ] && [ "$w" != n/a ] && echo "$i $w" >>"$dir/hwall.ins"
+				[ -n "$w" ] && [ "$w" != n/a ] && grep -q "^$i " "$dir/h.ins" 2>/dev/null &&
+					echo "$i $w" >>"$dir/hwall.ins"
 				rm -f "$dir/hf-$i.db"
 			fi
 		done

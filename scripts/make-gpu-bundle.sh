@@ -46,7 +46,9 @@ done
 # GPU_BUNDLE_HOST=1: the samples and the realistic suite built for host
 # offload too (HB, the Makefile's host-offload gpu-builds), as programs/host-*:
 # the same runtime runs them on the GPU machine's own cores.
-if [ "${GPU_BUNDLE_HOST:-}" = 1 ] && [ "$HB" != "$GB" ]; then
+if [ "${GPU_BUNDLE_HOST:-}" = 1 ] && [ "$HB" = "$GB" ]; then
+	echo "gpu-bundle: note: GPU_BUNDLE_HOST=1 adds nothing to a host-offload bundle (its programs are host offload already)"
+elif [ "${GPU_BUNDLE_HOST:-}" = 1 ]; then
 	for d in samples real; do
 		[ -d "$HB/$d" ] || die "no '$HB/$d' (GPU_BUNDLE_HOST=1 needs the host-offload gpu-builds)"
 		mkdir -p "$out/programs/host-$d"

@@ -11,7 +11,12 @@
 #     incomplete (and exits 4, as for any incomplete recording);
 #   - 1 region after the pause: "1 offload call ... that call";
 #   - the pause with nothing after it: complete, no such row (nothing was
-#     missed).
+#     missed);
+#   - a thread offloading in a loop while main calls _exit() or exit(), 3
+#     runs each: its calls after the collector finished are the end's race,
+#     not missed offloads: no such row, no such detail (with _exit() every
+#     run said 5-36 "offload calls came after" before the collector told
+#     the process's end from a pause).
 . "$(dirname "$0")/lib.sh"
 mapprof=$MAPPROF_BUILD/mapprof
 command -v sqlite3 >/dev/null || skip "sqlite3 is missing (apt-get install sqlite3)"
@@ -56,4 +61,15 @@ assert_eq "$(sqlite3 late0.db 'SELECT status FROM run')" complete "late0: run st
 assert_eq "$(sqlite3 late0.db "SELECT COUNT(*) FROM stats WHERE name = 'offload_calls_late'")" 0 "late0: no offload_calls_late row"
 ! grep -q 'offload call' late0.err || fail "late0: record warned: $(cat late0.err)"
 
-echo "ok record_late: 5 and 1 offload calls after the collector was finalized said, none when there are none"
+ompcc -O1 "$MAPPROF_SRC/tests/e2e/late_race.c" -o late_race -lpthread || fail "cannot build late_race.c"
+for how in _exit exit _exit exit _exit exit; do
+	# exit() may end by SIGSEGV: the thread offloads while the runtime is torn down (natively too).
+	"$mapprof" record -f -o race.db -- ./late_race "$how" >race.out 2>race.err
+	[ -s race.db ] || fail "race ($how): no database: $(cat race.err)"
+	assert_eq "$(sqlite3 race.db "SELECT COUNT(*) FROM stats WHERE name = 'offload_calls_late'")" 0 \
+		"race ($how): offload_calls_late rows"
+	! sqlite3 race.db 'SELECT status_detail FROM run' | grep -q 'offload call' ||
+		fail "race ($how): $(sqlite3 race.db 'SELECT status_detail FROM run')"
+done
+
+echo "ok record_late: 5 and 1 offload calls after the collector was finalized said; none when there are none, nor at the process's end"
