@@ -435,6 +435,22 @@ int db_set_host_device(struct db *db, char **err)
 
 static long long scalar(struct db *db, const char *sql);
 
+/* A statement of one integer parameter (?1), run once.  0, or -1 (*err set). */
+static int exec_int(struct db *db, const char *sql, int64_t v, char **err)
+{
+	sqlite3_stmt *st = db_prepare(db, sql, err);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, v);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
+	return 0;
+}
+
 int db_finish_run(struct db *db, const struct run_end *end, char **err)
 {
 	sqlite3_stmt *st;
@@ -534,32 +550,21 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 	/*
 	 * The program offloaded on after the runtime finalized the tool (a hard
 	 * pause): those events reached no tool, so the recording misses them.
+	 * Said beside what the detail already says; once (db_finish_run() may
+	 * run again).
 	 */
-	if (end->calls_late > 0) {
-		/* Said beside what the detail already says; once (db_finish_run() may run again). */
-		static const char *const sql[] = {
-			"UPDATE run_raw SET status = 'incomplete', status_detail ="
-			" COALESCE(NULLIF(status_detail, '') || '; ', '') || ?1 || ' offload call'"
-			" || CASE ?1 WHEN 1 THEN '' ELSE 's' END || ' came after the OpenMP runtime had"
-			" finalized the mapprof collector (omp_pause_resource_all(omp_pause_hard) does that):"
-			" the events of ' || CASE ?1 WHEN 1 THEN 'that call' ELSE 'those calls' END || ' are not"
-			" recorded' WHERE id = 1 AND status IN ('complete', 'incomplete')"
-			" AND NOT EXISTS (SELECT 1 FROM stats_raw WHERE name = 'offload_calls_late')",
-			"INSERT OR IGNORE INTO stats_raw (name, value) VALUES ('offload_calls_late', ?1)",
-		};
-		for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
-			st = db_prepare(db, sql[i], err);
-			if (!st)
-				goto fail;
-			sqlite3_bind_int64(st, 1, end->calls_late);
-			rc = sqlite3_step(st);
-			sqlite3_finalize(st);
-			if (rc != SQLITE_DONE) {
-				db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
-				goto fail;
-			}
-		}
-	}
+	if (end->calls_late > 0 &&
+	    (exec_int(db, "UPDATE run_raw SET status = 'incomplete', status_detail ="
+			  " COALESCE(NULLIF(status_detail, '') || '; ', '') || ?1 || ' offload call'"
+			  " || CASE ?1 WHEN 1 THEN '' ELSE 's' END || ' came after the OpenMP runtime had"
+			  " finalized the mapprof collector (omp_pause_resource_all(omp_pause_hard) does that):"
+			  " the events of ' || CASE ?1 WHEN 1 THEN 'that call' ELSE 'those calls' END || ' are not"
+			  " recorded' WHERE id = 1 AND status IN ('complete', 'incomplete')"
+			  " AND NOT EXISTS (SELECT 1 FROM stats_raw WHERE name = 'offload_calls_late')",
+			  end->calls_late, err) < 0 ||
+	     exec_int(db, "INSERT OR IGNORE INTO stats_raw (name, value) VALUES ('offload_calls_late', ?1)",
+		      end->calls_late, err) < 0))
+		goto fail;
 	/* Offload calls were seen (the collector's entry-point records) but no
 	 * OMPT target event came: the runtime's OMPT link is broken, not the
 	 * program.  LLVM's libomptarget attaches to libomp's OMPT interface by
