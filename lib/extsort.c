@@ -44,6 +44,25 @@ struct extsort {
 	size_t tmp_n;       /* records tmp holds (and bounds covers) */
 };
 
+/*
+ * One record copied: the sizes the report sorts by their constant, so that
+ * the compiler moves the words in place (a call to memcpy() per record was
+ * 4 % of a 10 M-event report's samples, most of them in merge()).
+ */
+static inline void copy_rec(void *dst, const void *src, size_t size)
+{
+	switch (size) {
+	case 8: memcpy(dst, src, 8); break;
+	case 16: memcpy(dst, src, 16); break;
+	case 24: memcpy(dst, src, 24); break;
+	case 32: memcpy(dst, src, 32); break;
+	case 40: memcpy(dst, src, 40); break;
+	case 48: memcpy(dst, src, 48); break;
+	case 64: memcpy(dst, src, 64); break;
+	default: memcpy(dst, src, size); break;
+	}
+}
+
 struct extsort *extsort_new(size_t size, int (*cmp)(const void *, const void *), size_t buffer)
 {
 	struct extsort *s = calloc(1, sizeof(*s));
@@ -107,11 +126,11 @@ static void insertion(char *base, size_t lo, size_t hi, size_t start, size_t siz
 		size_t j = i;
 		if (cmp(base + (i - 1) * size, base + i * size) <= 0)
 			continue;
-		memcpy(hold, base + i * size, size);
+		copy_rec(hold, base + i * size, size);
 		while (j > lo && cmp(base + (j - 1) * size, hold) > 0)
 			j--;
 		memmove(base + (j + 1) * size, base + j * size, (i - j) * size);
-		memcpy(base + j * size, hold, size);
+		copy_rec(base + j * size, hold, size);
 	}
 }
 
@@ -127,9 +146,9 @@ static void merge(const char *src, char *dst, size_t lo, size_t mid, size_t hi, 
 	}
 	while (i < mid && j < hi) {
 		if (cmp(src + j * size, src + i * size) < 0)
-			memcpy(dst + k++ * size, src + j++ * size, size);
+			copy_rec(dst + k++ * size, src + j++ * size, size);
 		else
-			memcpy(dst + k++ * size, src + i++ * size, size);
+			copy_rec(dst + k++ * size, src + i++ * size, size);
 	}
 	memcpy(dst + k * size, src + i * size, (mid - i) * size);
 	k += mid - i;
@@ -312,7 +331,7 @@ int extsort_add(struct extsort *s, const void *rec, const char **why)
 		s->alloc = ncap;
 		huge_advise(v, ncap * s->size);
 	}
-	memcpy(s->buf + s->nbuf++ * s->size, rec, s->size);
+	copy_rec(s->buf + s->nbuf++ * s->size, rec, s->size);
 	s->count++;
 	return 0;
 }
@@ -494,7 +513,7 @@ int extsort_next(struct extsort_reader *r, void *rec)
 	if (!r->n)
 		return 0;
 	top = &r->src[0];
-	memcpy(rec, top->cur, r->s->size);
+	copy_rec(rec, top->cur, r->s->size);
 	rc = advance(r, top);
 	if (rc < 0)
 		return -1;

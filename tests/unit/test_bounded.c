@@ -99,7 +99,10 @@ static void spillmap_shape(int shape)
 	struct spillmap m;
 	const char *why = NULL;
 	int created, bad_new = 0, bad_val = 0, bad_old = 0;
+	/* How often each key was changed after a reload: the newest value must survive the merges. */
+	static uint64_t bumps[N];
 
+	memset(bumps, 0, sizeof(bumps));
 	spillmap_init(&m, 2, sizeof(uint64_t) * 3, 1000);
 	for (uint64_t i = 0; i < N; i++) {
 		uint64_t key[2], *v;
@@ -117,9 +120,9 @@ static void spillmap_shape(int shape)
 			uint64_t j = (i * 31) % (i - 1000), oldkey[2], *o;
 			spill_key(shape, j, oldkey);
 			o = spillmap_put(&m, oldkey, &created, &why);
-			bad_old += !o || created || o[0] != j || o[2] != ~j;
+			bad_old += !o || created || o[0] != j || o[2] != ~j || o[1] != bumps[j];
 			if (o)
-				o[1]++;   /* changed while in memory: kept when it goes out again */
+				o[1] = ++bumps[j];   /* changed while in memory: kept when it goes out again */
 		}
 	}
 	CHECK_INT(bad_new, 0);
@@ -130,9 +133,11 @@ static void spillmap_shape(int shape)
 		uint64_t key[2], *v;
 		spill_key(shape, i, key);
 		v = spillmap_put(&m, key, &created, &why);
-		bad_val += !v || created || v[0] != i || v[2] != ~i;
+		bad_val += !v || created || v[0] != i || v[2] != ~i || v[1] != bumps[i];
 	}
 	CHECK_INT(bad_val, 0);
+	/* Merged as they came: a few runs of each size, not one a spill. */
+	CHECK(m.nruns <= 12);
 	{
 		uint64_t key[2] = { 12345, 99 };
 		CHECK(spillmap_put(&m, key, &created, &why) && created);
