@@ -301,55 +301,58 @@ int findings_saved_ops(const struct findings *f, struct priced_op **out, size_t 
 	return findings_each_op(f, saved_op, &p) < 0 ? -1 : 0;
 }
 
-/* One sweep over the operations of the findings 'in' marks (by position). */
-struct members_pass {
+/* The sweeps of findings_unions_ns(): one per set that needs the pass. */
+struct sets_pass {
 	const struct findings *f;
-	const unsigned char *in;
-	struct sweep s;
+	const size_t *set_of;
+	struct sweep *s;            /* by set; NULL entries' sets are not swept */
+	const unsigned char *swept;
 };
 
-static int members_op(void *arg, size_t pos, const struct finding_op *op)
+static int sets_op(void *arg, size_t pos, const struct finding_op *op)
 {
-	struct members_pass *m = arg;
-	const struct finding *g = &m->f->v[pos];
+	struct sets_pass *p = arg;
+	const struct finding *g = &p->f->v[pos];
+	size_t k = p->set_of[pos];
 
 	/* A send kept by the fix is skipped here, not deduplicated: the same
 	 * operation still counts where another finding removes it. */
-	if (m->in[pos] && finding_op_saved(g, op))
-		sweep_add(&m->s, op, price_of(g, op));
+	if (k != SIZE_MAX && p->swept[k] && finding_op_saved(g, op))
+		sweep_add(&p->s[k], op, price_of(g, op));
 	return 0;
 }
 
-int64_t findings_union_ns(const struct findings *f, const size_t *members, size_t n)
+int findings_unions_ns(const struct findings *f, const size_t *set_of, size_t nsets, int64_t *out)
 {
-	struct members_pass m = { f, NULL, { 0 } };
-	unsigned char *in;
-	size_t one = SIZE_MAX;
-	int several = 0;
+	size_t *one = malloc((nsets ? nsets : 1) * sizeof(*one));
+	unsigned char *several = calloc(nsets ? nsets : 1, 1);
+	struct sets_pass p = { f, set_of, NULL, several };
+	int any = 0, rc = -1;
 
-	for (size_t i = 0; i < n; i++) {
-		if (!f->v[members[i]].nops)
+	if (!one || !several)
+		goto out;
+	for (size_t k = 0; k < nsets; k++)
+		one[k] = SIZE_MAX;
+	for (size_t i = 0; i < f->n; i++) {
+		size_t k = set_of[i];
+		if (k >= nsets || !f->v[i].nops)
 			continue;
-		if (one != SIZE_MAX && members[i] != one)
-			several = 1;
-		one = members[i];
+		if (one[k] != SIZE_MAX && one[k] != i)
+			any = several[k] = 1;
+		one[k] = i;
 	}
-	if (one == SIZE_MAX)
-		return 0;
-	if (!several)
-		return f->v[one].union_ns;   /* one finding: its own union, no pass */
-	in = calloc(f->n, 1);
-	if (!in)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		in[members[i]] = 1;
-	m.in = in;
-	if (findings_each_op(f, members_op, &m) < 0) {
-		free(in);
-		return -1;
+	if (any) {
+		if (!(p.s = calloc(nsets, sizeof(*p.s))) || findings_each_op(f, sets_op, &p) < 0)
+			goto out;
 	}
-	free(in);
-	return sweep_total(&m.s);
+	for (size_t k = 0; k < nsets; k++)
+		out[k] = several[k] ? sweep_total(&p.s[k]) : one[k] != SIZE_MAX ? f->v[one[k]].union_ns : 0;
+	rc = 0;
+out:
+	free(p.s);
+	free(one);
+	free(several);
+	return rc;
 }
 
 const char *module_locate(const struct run_module *modules, size_t n, uint64_t addr,

@@ -151,12 +151,15 @@ struct priced_op {
 int64_t priced_ops_ns(const struct priced_op *ops, size_t n);
 
 /*
- * Union of the intervals of the operations that fixing the findings
- * f->v[members[0..n)] removes (finding_op_saved()), each operation once
- * however many of them hold it; after findings_finish() (a pass over the
- * store of operations).  -1 when out of memory or the store cannot be read.
+ * For each set k < nsets of findings (finding i is in set set_of[i], or in
+ * none: SIZE_MAX), out[k]: the union of the intervals of the operations
+ * that fixing the set's findings removes (finding_op_saved()), each
+ * operation once however many of them hold it.  After findings_finish();
+ * one pass over the store of operations for all the sets that have several
+ * findings with operations (a set of one takes that finding's union_ns).
+ * 0, or -1 when out of memory or the store cannot be read.
  */
-int64_t findings_union_ns(const struct findings *f, const size_t *members, size_t n);
+int findings_unions_ns(const struct findings *f, const size_t *set_of, size_t nsets, int64_t *out);
 
 /*
  * 1 when fixing finding 'g' makes 'op' (one of g's operations) go away, so

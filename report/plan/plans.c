@@ -43,15 +43,32 @@ static int cmp_keyed(const void *x, const void *y)
 	return d ? d : (a->index > b->index) - (a->index < b->index);
 }
 
-/* The union of the members' operations, each seq once.  -1 when out of memory. */
-static int plan_savings(const struct analysis *a, struct plan *p)
+/*
+ * Each plan's savings: the union of its members' operations, each seq once
+ * (one pass over the operations for all plans).  -1 when out of memory.
+ */
+static int plans_savings(const struct analysis *a, struct plans *p)
 {
-	p->savings_ns = findings_union_ns(&a->findings, p->members, p->nmembers);
-	if (p->savings_ns < 0)
-		return -1;
-	if (a->duration_ns > 0 && p->savings_ns > a->duration_ns)
-		p->savings_ns = a->duration_ns;
-	return 0;
+	size_t n = a->findings.n, *set_of = malloc((n ? n : 1) * sizeof(*set_of));
+	int64_t *ns = malloc((p->n ? p->n : 1) * sizeof(*ns));
+	int rc = -1;
+
+	if (!set_of || !ns)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		set_of[i] = SIZE_MAX;
+	for (size_t k = 0; k < p->n; k++)
+		for (size_t m = 0; m < p->v[k].nmembers; m++)
+			set_of[p->v[k].members[m]] = k;
+	if (findings_unions_ns(&a->findings, set_of, p->n, ns) < 0)
+		goto out;
+	for (size_t k = 0; k < p->n; k++)
+		p->v[k].savings_ns = a->duration_ns > 0 && ns[k] > a->duration_ns ? a->duration_ns : ns[k];
+	rc = 0;
+out:
+	free(set_of);
+	free(ns);
+	return rc;
 }
 
 static int cmp_plan(const void *x, const void *y)
@@ -96,8 +113,10 @@ int plans_build(const struct analysis *a, struct plans *p)
 	/* Each source file read once, however many directives it holds. */
 	if (!(sources = plan_sources_new()))
 		goto out;
+	if (plans_savings(a, p) < 0)
+		goto out;
 	for (size_t i = 0; i < p->n; i++)
-		if (plan_savings(a, &p->v[i]) < 0 || plan_edit_build(a, &p->v[i], sources) < 0)
+		if (plan_edit_build(a, &p->v[i], sources) < 0)
 			goto out;
 	sort_array(p->v, p->n, sizeof(*p->v), cmp_plan);
 	rc = 0;

@@ -255,6 +255,53 @@ static void test_union_helper(void)
 	CHECK_INT(ops_union_ns(ops, 0), 0);
 }
 
+/*
+ * Several sets of findings in one pass: each set's union, an operation two
+ * members share counted once, a set of one taking that finding's own union,
+ * an empty set 0, and a finding in no set counted nowhere.
+ */
+static void test_sets_union(void)
+{
+	struct findings f;
+	struct occurrence d1 = occ1(FINDING_DUPLICATE_TRANSFER, 0x1, 0, 0x9000, 1, 0, 10);
+	struct occurrence d2 = occ1(FINDING_DUPLICATE_TRANSFER, 0x1, 0, 0x9000, 2, 5, 15);
+	struct occurrence t = trip(0x1, 0x2, 2, 5, 15, 3, 40, 50);
+	struct occurrence u = occ1(FINDING_UNUSED_TRANSFER, 0x3, 0, 0x9000, 4, 90, 100);
+	struct occurrence a = occ1(FINDING_UNUSED_TRANSFER, 0x4, 0, 0xa000, 5, 95, 130);
+	size_t set_of[4];
+	int64_t ns[4];
+
+	findings_init(&f);
+	findings_add(&f, &d1);
+	findings_add(&f, &d2);
+	findings_add(&f, &t);
+	findings_add(&f, &u);
+	findings_add(&f, &a);
+	finish(&f, NULL, 1000);
+	/* Report order: the duplicates [0,15], the round trip (its return [40,50]), then u, a. */
+	CHECK_INT(f.n, 4);
+	set_of[0] = 0;            /* duplicates + round trip: 15 + 10 */
+	set_of[1] = 0;
+	set_of[2] = 1;            /* u alone */
+	set_of[3] = SIZE_MAX;     /* a in no set */
+	CHECK_INT(findings_unions_ns(&f, set_of, 3, ns), 0);
+	CHECK_INT(ns[0], 25);
+	CHECK_INT(ns[1], 10);
+	CHECK_INT(ns[2], 0);
+	/*
+	 * The round trip, u and a: the return [40,50] (the send the fix keeps
+	 * is not counted), and u and a overlapping in [95,100]: 10 + 40, not 55.
+	 */
+	set_of[0] = 1;
+	set_of[1] = 0;
+	set_of[2] = 0;
+	set_of[3] = 0;
+	CHECK_INT(findings_unions_ns(&f, set_of, 2, ns), 0);
+	CHECK_INT(ns[0], 50);
+	CHECK_INT(ns[1], 15);
+	findings_release(&f);
+}
+
 int main(void)
 {
 	RUN(test_grouping);
@@ -264,5 +311,6 @@ int main(void)
 	RUN(test_savings_union_and_cap);
 	RUN(test_empty);
 	RUN(test_union_helper);
+	RUN(test_sets_union);
 	return check_done();
 }
