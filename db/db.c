@@ -184,6 +184,18 @@ int db_commit(struct db *db)
 	return 0;
 }
 
+int db_commit_begin(struct db *db)
+{
+	if (db->depth != 1 || sqlite3_get_autocommit(db->sql) ||
+	    sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		return -1;
+	db->depth = 0;
+	if (sqlite3_exec(db->sql, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return -1;
+	db->depth = 1;
+	return 0;
+}
+
 void db_rollback(struct db *db)
 {
 	if (db->depth > 1 && !sqlite3_get_autocommit(db->sql)) {

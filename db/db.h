@@ -112,6 +112,15 @@ int db_begin(struct db *db);
 int db_commit(struct db *db);
 void db_rollback(struct db *db);
 
+/*
+ * The outermost transaction committed and the next one begun (BEGIN
+ * IMMEDIATE) in its place: 0; -1 when there is no outermost transaction
+ * alone (none, or savepoints open) or it could not be committed (still
+ * open), or the next one could not be begun (another writer took the lock
+ * in between and kept it past the busy timeout: no transaction left).
+ */
+int db_commit_begin(struct db *db);
+
 /* The path the database was opened with (borrowed, lives as long as db). */
 const char *db_path(const struct db *db);
 

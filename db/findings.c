@@ -97,9 +97,24 @@ static int prepare_events(struct findings_writer *w, char **err)
 	return w->batch ? 0 : -1;
 }
 
+/* More than SPLIT_EVENTS finding events stored (by the largest rowid: no scan). */
+enum { SPLIT_EVENTS = 1 << 16 };
+
+static int many_events(struct db *db)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT MAX(rowid) FROM finding_event_raw", NULL);
+	int many = st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > SPLIT_EVENTS;
+
+	sqlite3_finalize(st);
+	return many;
+}
+
 struct findings_writer *findings_writer_open(struct db *db, char **err)
 {
+	static const char delete_sql[] =
+		"DELETE FROM finding_raw; DELETE FROM finding_event_raw; DELETE FROM finding_summary_raw;";
 	struct findings_writer *w;
+	int deleted;
 
 	if (db_findings_ensure(db, err) < 0)
 		return NULL;
@@ -109,21 +124,43 @@ struct findings_writer *findings_writer_open(struct db *db, char **err)
 		return NULL;
 	}
 	w->db = db;
+	/*
+	 * The last report's findings go first.  Debian builds SQLite with
+	 * secure_delete on, which zeroes every freed page; these are this
+	 * program's own rows, derived from the events the file still holds:
+	 * nothing to hide.
+	 *
+	 * Inside the report's transaction (db_open()'s), many old rows are
+	 * deleted in a commit of their own before the new rows are written:
+	 * the new rows then take pages that are free in the file, which SQLite
+	 * need not copy into the rollback journal first (every page of the old
+	 * finding_event_raw: 168 MB written, and as much read, at 10 M events;
+	 * a 30 M report took 0.83 of the time without).  A report that stops
+	 * before its end then leaves the database without findings (its
+	 * events and everything else as they were): the next report stores
+	 * them.  A few old rows are replaced all at once, in one transaction
+	 * (a commit more is a dozen more locks, which thousands of tiny rank
+	 * databases feel).
+	 */
+	db_exec(db, "PRAGMA secure_delete = OFF", NULL);
+	deleted = db->depth == 1 && !sqlite3_get_autocommit(db->sql) && many_events(db);
+	if (deleted) {
+		/* All three or none (a savepoint), then committed. */
+		int rc = db_begin(db);
+		if (rc == 0 && (rc = db_exec(db, delete_sql, NULL)) < 0)
+			db_rollback(db);
+		if (rc < 0 || db_commit(db) < 0 || db_commit_begin(db) < 0) {
+			db_fail(err, "cannot write findings to '%s': %s", db->path, sqlite3_errmsg(db->sql));
+			free(w);
+			return NULL;
+		}
+	}
 	if (db_begin(db) < 0) {
 		db_fail(err, "cannot write findings to '%s': %s", db->path, sqlite3_errmsg(db->sql));
 		free(w);
 		return NULL;
 	}
-	/*
-	 * The last report's findings go.  Debian builds SQLite with
-	 * secure_delete on, which zeroes every freed page (41,000 at 10 M
-	 * events) before the new rows take it again; they are this program's
-	 * own rows, derived from the events the file still holds: nothing to
-	 * hide.  The journal still keeps the old pages until the commit.
-	 */
-	db_exec(db, "PRAGMA secure_delete = OFF", NULL);
-	if (db_exec(db, "DELETE FROM finding_raw; DELETE FROM finding_event_raw;"
-			" DELETE FROM finding_summary_raw;", err) < 0)
+	if (!deleted && db_exec(db, delete_sql, err) < 0)
 		goto fail;
 	w->finding = db_prepare(db, "INSERT INTO finding_raw (id, kind, flavour, fingerprint, occurrences,"
 				" bytes, savings_ns, devices, locations, origins, data_addr, data_bytes,"
