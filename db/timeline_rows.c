@@ -107,6 +107,7 @@ struct pass {
 	int by_alloc_rc;         /* extsort_next()'s last */
 	sqlite3_stmt *pairs;     /* pairs_sql, at the first delete_seq >= the last row's seq */
 	int pairs_rc;
+	int64_t pair_delete;     /* its delete_seq (as sqlite3_column_int64() gives it), when pairs_rc is a row */
 	struct early_delete *early;
 	size_t nearly, early_cap;
 	int (*fn)(void *arg, const struct iv *x);
@@ -239,6 +240,14 @@ static int64_t pairs_of(struct pass *r, int64_t seq)
 	return n;
 }
 
+/* The next pair (its delete_seq read once, not at every data operation it is compared with). */
+static void pair_step(struct pass *r)
+{
+	r->pairs_rc = sqlite3_step(r->pairs);
+	if (r->pairs_rc == SQLITE_ROW)
+		r->pair_delete = sqlite3_column_int64(r->pairs, 0);
+}
+
 /* A data_op_raw row, its columns in ops_sql's order (OP_*). */
 static int op_values(struct pass *r, const struct dbval *const *c)
 {
@@ -259,11 +268,11 @@ static int op_values(struct pass *r, const struct dbval *const *c)
 		.dur_ns = c[OP_DUR],
 	};
 	/* The pair this row is the delete of (one: delete_seq is the key). */
-	while (r->pairs_rc == SQLITE_ROW && sqlite3_column_int64(r->pairs, 0) < o.seq)
-		r->pairs_rc = sqlite3_step(r->pairs);
+	while (r->pairs_rc == SQLITE_ROW && r->pair_delete < o.seq)
+		pair_step(r);
 	if (r->pairs_rc != SQLITE_ROW && r->pairs_rc != SQLITE_DONE)
 		return read_error(r->db, r->err);
-	if (r->pairs_rc == SQLITE_ROW && sqlite3_column_int64(r->pairs, 0) == o.seq &&
+	if (r->pairs_rc == SQLITE_ROW && r->pair_delete == o.seq &&
 	    join_key(r->pairs, 1, &alloc_seq)) {
 		key = (uint64_t)alloc_seq;
 		freed = hmap_get(&r->live, &key);
@@ -450,7 +459,7 @@ static int pass_begin(struct pass *r, struct db *db, int (*fn)(void *arg, const 
 		return -1;
 	if (!(r->pairs = db_prepare(db, pairs_sql, err)))
 		return -1;
-	r->pairs_rc = sqlite3_step(r->pairs);
+	pair_step(r);
 	return 0;
 }
 
