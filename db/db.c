@@ -184,15 +184,16 @@ int db_commit(struct db *db)
 	return 0;
 }
 
-int db_commit_begin(struct db *db)
+int db_commit_early(struct db *db)
 {
-	if (db->depth != 1 || sqlite3_get_autocommit(db->sql) ||
+	if (db->depth != 2 || sqlite3_get_autocommit(db->sql) ||
 	    sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		return -1;
+		return 1;   /* a refused COMMIT leaves the transaction and its savepoints open */
 	db->depth = 0;
-	if (sqlite3_exec(db->sql, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+	if (db_begin(db) < 0 || db_begin(db) < 0) {
+		db_rollback(db);
 		return -1;
-	db->depth = 1;
+	}
 	return 0;
 }
 

@@ -113,13 +113,14 @@ int db_commit(struct db *db);
 void db_rollback(struct db *db);
 
 /*
- * The outermost transaction committed and the next one begun (BEGIN
- * IMMEDIATE) in its place: 0; -1 when there is no outermost transaction
- * alone (none, or savepoints open) or it could not be committed (still
- * open), or the next one could not be begun (another writer took the lock
- * in between and kept it past the busy timeout: no transaction left).
+ * Inside a savepoint of the outermost transaction (db_begin() twice):
+ * commit both now and go on in a new transaction and savepoint (BEGIN
+ * IMMEDIATE, SAVEPOINT).  0 when done; 1 when the commit was refused (a
+ * reader kept its lock past the busy timeout, say): nothing changed, still
+ * in the savepoint; -1 when committed but the new transaction could not
+ * begin (another writer took the lock in between): none left (depth 0).
  */
-int db_commit_begin(struct db *db);
+int db_commit_early(struct db *db);
 
 /* The path the database was opened with (borrowed, lives as long as db). */
 const char *db_path(const struct db *db);

@@ -114,7 +114,7 @@ struct findings_writer *findings_writer_open(struct db *db, char **err)
 	static const char delete_sql[] =
 		"DELETE FROM finding_raw; DELETE FROM finding_event_raw; DELETE FROM finding_summary_raw;";
 	struct findings_writer *w;
-	int deleted;
+	int split;
 
 	if (db_findings_ensure(db, err) < 0)
 		return NULL;
@@ -136,32 +136,28 @@ struct findings_writer *findings_writer_open(struct db *db, char **err)
 	 * need not copy into the rollback journal first (every page of the old
 	 * finding_event_raw: 168 MB written, and as much read, at 10 M events;
 	 * a 30 M report took 0.83 of the time without).  A report that stops
-	 * before its end then leaves the database without findings (its
-	 * events and everything else as they were): the next report stores
-	 * them.  A few old rows are replaced all at once, in one transaction
-	 * (a commit more is a dozen more locks, which thousands of tiny rank
-	 * databases feel).
+	 * before its end then leaves the database without findings (its events
+	 * intact, what it wrote before them, the source attribution, stored):
+	 * the next report stores them.  A few old rows are replaced all at
+	 * once, in one transaction (a commit more is a dozen more locks, which
+	 * thousands of tiny rank databases feel); so are many when the early
+	 * commit is refused (another process reading past the busy timeout).
 	 */
 	db_exec(db, "PRAGMA secure_delete = OFF", NULL);
-	deleted = db->depth == 1 && !sqlite3_get_autocommit(db->sql) && many_events(db);
-	if (deleted) {
-		/* All three or none (a savepoint), then committed. */
-		int rc = db_begin(db);
-		if (rc == 0 && (rc = db_exec(db, delete_sql, NULL)) < 0)
-			db_rollback(db);
-		if (rc < 0 || db_commit(db) < 0 || db_commit_begin(db) < 0) {
-			db_fail(err, "cannot write findings to '%s': %s", db->path, sqlite3_errmsg(db->sql));
-			free(w);
-			return NULL;
-		}
-	}
+	split = db->depth == 1 && !sqlite3_get_autocommit(db->sql) && many_events(db);
 	if (db_begin(db) < 0) {
 		db_fail(err, "cannot write findings to '%s': %s", db->path, sqlite3_errmsg(db->sql));
 		free(w);
 		return NULL;
 	}
-	if (!deleted && db_exec(db, delete_sql, err) < 0)
+	if (db_exec(db, delete_sql, err) < 0)
 		goto fail;
+	/* Refused (a reader's lock): on in the one transaction, the old rows kept if the store fails. */
+	if (split && db_commit_early(db) < 0) {
+		db_fail(err, "cannot write findings to '%s': %s", db->path, sqlite3_errmsg(db->sql));
+		free(w);   /* no transaction left to roll back */
+		return NULL;
+	}
 	w->finding = db_prepare(db, "INSERT INTO finding_raw (id, kind, flavour, fingerprint, occurrences,"
 				" bytes, savings_ns, devices, locations, origins, data_addr, data_bytes,"
 				" first_seq) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", err);

@@ -10,6 +10,8 @@
 # - a second report replaces the stored rows with the same rows;
 # - SQLite's journal copies none of the old findings' pages (the reason for
 #   the separate commit): counted by strace;
+# - a report beside a reader that keeps its lock past the busy timeout
+#   stores its findings all the same;
 # - a report killed (SIGKILL) once the old findings are gone leaves the
 #   database without findings, its events and its integrity as they were;
 #   the next report stores the same findings again.
@@ -42,9 +44,19 @@ else
 fi
 assert_eq "$(stored)" "$first" "the finding events after a second report"
 
+# A reader holding its lock for 7 s: the early commit is refused after the
+# busy timeout (5 s), the report goes on in its one transaction and stores
+# its findings when the reader is gone (it used to end with none).
+sqlite3 "$db" "BEGIN; SELECT COUNT(*) FROM finding_raw;" ".shell sleep 7" "COMMIT;" >/dev/null &
+reader=$!
+sleep 0.3
+"$m" report -q --no-html --json "$t/read.json" "$db" 2>"$t/err" || fail "report beside a reader: $(cat "$t/err")"
+wait "$reader"
+assert_eq "$(stored)" "$first" "the finding events stored beside a reader"
+
 # Killed once the old findings are deleted (a reader sees none), while the new ones are written.
 killed=0
-for try in 1 2 3; do
+for try in 1 2 3 4 5 6; do
 	"$m" report -q --no-html --json "$t/killed.json" "$db" >/dev/null 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
@@ -53,13 +65,13 @@ for try in 1 2 3; do
 			kill -KILL "$pid" 2>/dev/null && killed=1
 			break
 		fi
-		sleep 0.02
+		sleep 0.01
 	done
 	wait "$pid" 2>/dev/null
 	[ "$killed" = 1 ] && break
 	echo "note: try $try: the report ended before it could be killed"
 done
-[ "$killed" = 1 ] || fail "the report was never caught between its two commits in 3 tries"
+[ "$killed" = 1 ] || fail "the report was never caught between its two commits in 6 tries"
 assert_eq "$(q "$db" 'SELECT COUNT(*) FROM finding_raw') $(stored)" "0 0:0" "stored findings after the kill"
 assert_eq "$(q "$db" 'SELECT COUNT(*) FROM data_op_raw')" "$ops" "events after the kill"
 assert_eq "$(q "$db" 'PRAGMA integrity_check')" "ok" "integrity after the kill"
