@@ -186,9 +186,14 @@ int db_commit(struct db *db)
 
 int db_commit_early(struct db *db)
 {
-	if (db->depth != 2 || sqlite3_get_autocommit(db->sql) ||
-	    sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		return 1;   /* a refused COMMIT leaves the transaction and its savepoints open */
+	if (db->depth != 2 || sqlite3_get_autocommit(db->sql))
+		return 1;
+	if (sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		if (!sqlite3_get_autocommit(db->sql))
+			return 1;   /* refused (busy): the transaction and its savepoints are still open */
+		db->depth = 0;  /* an I/O error made SQLite roll it all back */
+		return -1;
+	}
 	db->depth = 0;
 	if (db_begin(db) < 0 || db_begin(db) < 0) {
 		db_rollback(db);

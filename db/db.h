@@ -118,7 +118,9 @@ void db_rollback(struct db *db);
  * IMMEDIATE, SAVEPOINT).  0 when done; 1 when the commit was refused (a
  * reader kept its lock past the busy timeout, say): nothing changed, still
  * in the savepoint; -1 when committed but the new transaction could not
- * begin (another writer took the lock in between): none left (depth 0).
+ * begin (another writer took the lock in between), or when the commit
+ * failed and SQLite rolled the transaction back (an I/O error): none left
+ * (depth 0).
  */
 int db_commit_early(struct db *db);
 
