@@ -121,12 +121,6 @@ static void note_site(struct thread_state *t, uint64_t codeptr, const char *entr
 	}
 }
 
-/* exit() began: what follows is the process's end (buffer_finished_early()). */
-static void exit_begins(void)
-{
-	buffer_exiting();
-}
-
 static void note_call(uint64_t codeptr, const char *entry, int nowait, const ident_t *loc, int n,
 		      void **ptrs, const int64_t *sizes, void **names)
 {
@@ -140,7 +134,7 @@ static void note_call(uint64_t codeptr, const char *entry, int nowait, const ide
 	 * calls then are not taken for calls after a pause.
 	 */
 	if (!atomic_load_explicit(&exit_hooked, memory_order_relaxed) && !atomic_exchange(&exit_hooked, 1))
-		atexit(exit_begins);
+		atexit(buffer_exiting);
 
 	if (!buffer_recording()) {
 		/*

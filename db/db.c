@@ -184,6 +184,17 @@ int db_commit(struct db *db)
 	return 0;
 }
 
+int64_t db_scalar(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st = db_prepare(db, sql, NULL);
+	int64_t v = 0;
+
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
 int db_commit_early(struct db *db)
 {
 	if (db->depth != 2 || sqlite3_get_autocommit(db->sql))

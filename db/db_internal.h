@@ -30,6 +30,9 @@ int db_table_changed(const struct db *db, const char *table);
 /* Prepare or set *err ("cannot prepare ...: <sqlite message>"); NULL on error. */
 sqlite3_stmt *db_prepare(struct db *db, const char *sql, char **err);
 
+/* The first column of sql's first row as an integer; 0 when none or on error. */
+int64_t db_scalar(struct db *db, const char *sql);
+
 /* Bind an int64 or NULL (when !present). */
 void db_bind_opt_int64(sqlite3_stmt *st, int idx, int present, int64_t v);
 

@@ -97,17 +97,8 @@ static int prepare_events(struct findings_writer *w, char **err)
 	return w->batch ? 0 : -1;
 }
 
-/* More than SPLIT_EVENTS finding events stored (by the largest rowid: no scan). */
+/* More old finding events than this (by the largest rowid: no scan): deleted in a commit of their own. */
 enum { SPLIT_EVENTS = 1 << 16 };
-
-static int many_events(struct db *db)
-{
-	sqlite3_stmt *st = db_prepare(db, "SELECT MAX(rowid) FROM finding_event_raw", NULL);
-	int many = st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > SPLIT_EVENTS;
-
-	sqlite3_finalize(st);
-	return many;
-}
 
 struct findings_writer *findings_writer_open(struct db *db, char **err)
 {
@@ -144,7 +135,8 @@ struct findings_writer *findings_writer_open(struct db *db, char **err)
 	 * commit is refused (another process reading past the busy timeout).
 	 */
 	db_exec(db, "PRAGMA secure_delete = OFF", NULL);
-	split = db->depth == 1 && !sqlite3_get_autocommit(db->sql) && many_events(db);
+	split = db->depth == 1 && !sqlite3_get_autocommit(db->sql) &&
+		db_scalar(db, "SELECT MAX(rowid) FROM finding_event_raw") > SPLIT_EVENTS;
 	if (db_begin(db) < 0) {
 		db_fail(err, "cannot write findings to '%s': %s", db->path, sqlite3_errmsg(db->sql));
 		free(w);

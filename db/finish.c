@@ -433,8 +433,6 @@ int db_set_host_device(struct db *db, char **err)
 	return db_exec(db, host_sql, err);
 }
 
-static long long scalar(struct db *db, const char *sql);
-
 /* A statement of one integer parameter (?1), run once.  0, or -1 (*err set). */
 static int exec_int(struct db *db, const char *sql, int64_t v, char **err)
 {
@@ -493,7 +491,7 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 		db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
 		goto fail;
 	}
-	if ((!scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'") &&
+	if ((!db_scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'") &&
 	     db_pair_deletes(db, err) < 0) || db_set_host_device(db, err) < 0)
 		goto fail;
 	st = db_prepare(db, "UPDATE run_raw SET exit_status = ?, exit_signal = ?, wall_ns = ?, peak_rss_kb = ?,"
@@ -653,7 +651,7 @@ char *db_take_replaces(struct db *db)
 
 int db_pair_deletes_if_needed(struct db *db, char **err)
 {
-	if (scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'"))
+	if (db_scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'"))
 		return 0;
 	if (db_begin(db) < 0)
 		return db_fail(err, "cannot pair deletes in '%s': %s", db->path, sqlite3_errmsg(db->sql));
@@ -669,22 +667,12 @@ fail:
 	return -1;
 }
 
-static long long scalar(struct db *db, const char *sql)
-{
-	sqlite3_stmt *st = db_prepare(db, sql, NULL);
-	long long v = 0;
-	if (st && sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 int db_record_counts(struct db *db, struct record_counts *out)
 {
 	sqlite3_stmt *st;
 
 	memset(out, 0, sizeof(*out));
-	out->lost = scalar(db, "SELECT COALESCE(events_lost, 0) FROM run_raw");
+	out->lost = db_scalar(db, "SELECT COALESCE(events_lost, 0) FROM run_raw");
 	st = db_prepare(db, "SELECT status, status_detail FROM run_raw WHERE id = 1", NULL);
 	if (st && sqlite3_step(st) == SQLITE_ROW) {
 		const unsigned char *s = sqlite3_column_text(st, 0);

@@ -146,20 +146,10 @@ void process_row_release(struct process_row *p)
 	}
 }
 
-static int64_t scalar(struct db *db, const char *sql)
-{
-	sqlite3_stmt *st = db_prepare(db, sql, NULL);
-	int64_t v = 0;
-	if (st && sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 int db_findings_stored(struct db *db)
 {
 	return has_table(db, "finding_summary_raw") &&
-	       scalar(db, "SELECT EXISTS (SELECT 1 FROM finding_summary_raw)") == 1;
+	       db_scalar(db, "SELECT EXISTS (SELECT 1 FROM finding_summary_raw)") == 1;
 }
 
 int db_finding_digests(struct db *db, struct process_totals *t,
@@ -169,10 +159,10 @@ int db_finding_digests(struct db *db, struct process_totals *t,
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	t->data_ops = (uint64_t)scalar(db, "SELECT COUNT(*) FROM data_op_raw");
-	t->kernels = (uint64_t)scalar(db, "SELECT COUNT(*) FROM kernel_raw");
-	t->savings_ns = scalar(db, "SELECT COALESCE(savings_ns, 0) FROM finding_summary_raw WHERE kind = 'all'");
-	t->duration_ns = scalar(db, "SELECT COALESCE(duration_ns, 0) FROM finding_summary_raw WHERE kind = 'all'");
+	t->data_ops = (uint64_t)db_scalar(db, "SELECT COUNT(*) FROM data_op_raw");
+	t->kernels = (uint64_t)db_scalar(db, "SELECT COUNT(*) FROM kernel_raw");
+	t->savings_ns = db_scalar(db, "SELECT COALESCE(savings_ns, 0) FROM finding_summary_raw WHERE kind = 'all'");
+	t->duration_ns = db_scalar(db, "SELECT COALESCE(duration_ns, 0) FROM finding_summary_raw WHERE kind = 'all'");
 	st = db_prepare(db, "SELECT status FROM run_raw WHERE id = 1", NULL);
 	if (st && sqlite3_step(st) == SQLITE_ROW)
 		t->status = dup_col(st, 0);
