@@ -231,6 +231,7 @@ REPORT_OBJS := \
 	$(B)/db/pageread.o \
 	$(B)/db/rowsrc.o \
 	$(B)/db/findings.o \
+	$(B)/db/finding_pages.o \
 	$(B)/db/locations.o \
 	$(B)/db/attribution.o \
 	$(B)/db/source_files.o \

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "db/db_internal.h"
+#include "db/pageformat.h"
 
 extern const char mapprof_schema_sql[];
 /* An empty database holding the schema, built by db/mkimage.c. */
@@ -289,4 +290,38 @@ int db_table_changed(const struct db *db, const char *table)
 		if (!strcmp(table, watched[i]))
 			return !!(db->changed & 1u << i);
 	return 1;   /* not watched: perhaps changed */
+}
+
+/* The table's root page, when its columns are those given (in order) and it has no index or trigger. */
+uint32_t db_table_root(struct db *db, const char *name, const char *columns)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT (SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = ?1),"
+				      " (SELECT COUNT(*) FROM sqlite_schema WHERE tbl_name = ?1 AND type IN ('index', 'trigger'))",
+				      NULL);
+	sqlite3_stmt *cols = db_prepare(db, "SELECT name FROM pragma_table_info(?) ORDER BY cid", NULL);
+	char have[512] = "";
+	size_t len = 0;
+	uint32_t root = 0;
+
+	if (st && cols) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) == 0)
+			root = (uint32_t)sqlite3_column_int64(st, 0);
+		sqlite3_bind_text(cols, 1, name, -1, SQLITE_STATIC);
+		while (sqlite3_step(cols) == SQLITE_ROW && len < sizeof(have))
+			len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%s", len ? ", " : "",
+						(const char *)sqlite3_column_text(cols, 0));
+		if (strcmp(have, columns))
+			root = 0;
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(cols);
+	return root;
+}
+
+int db_file_lock(int fd, short type)
+{
+	/* SQLite's pending, reserved and shared bytes: 512 from the pending one. */
+	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = 512 };
+	return fcntl(fd, F_SETLK, &l);
 }

@@ -33,6 +33,20 @@ sqlite3_stmt *db_prepare(struct db *db, const char *sql, char **err);
 /* The first column of sql's first row as an integer; 0 when none or on error. */
 int64_t db_scalar(struct db *db, const char *sql);
 
+/*
+ * The root page of table 'name' when its columns are 'columns' (their
+ * names, in order, joined by ", ") and it has no index or trigger; 0 if not.
+ */
+uint32_t db_table_root(struct db *db, const char *name, const char *columns);
+
+/*
+ * SQLite's lock bytes of the file open at fd (not a connection's): F_WRLCK
+ * takes what an EXCLUSIVE lock holds, F_UNLCK lets it go.  fcntl()'s return.
+ * Locks are the process's: closing any descriptor of the file drops them,
+ * a connection's too.
+ */
+int db_file_lock(int fd, short type);
+
 /* Bind an int64 or NULL (when !present). */
 void db_bind_opt_int64(sqlite3_stmt *st, int idx, int present, int64_t v);
 

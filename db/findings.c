@@ -2,11 +2,13 @@
  * findings.c - write the rows of the findings tables (see findings.h).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db/db_internal.h"
+#include "db/finding_pages.h"
 #include "db/findings.h"
 
 static const char block_begin[] = "-- BEGIN report: findings tables\n";
@@ -67,6 +69,7 @@ struct event_row {
 
 struct findings_writer {
 	struct db *db;
+	struct finding_pages *pages;    /* findings_writer_pages(): the event rows go there */
 	sqlite3_stmt *finding, *summary;
 	sqlite3_stmt *one, *batch;      /* finding_event_raw */
 	struct event_row rows[EVENT_BATCH];
@@ -225,9 +228,29 @@ static void bind_event(sqlite3_stmt *st, int first, const struct event_row *r)
 	sqlite3_bind_int64(st, first + 3, r->seq);
 }
 
+/* The roles finding_event_raw holds (op_role_name()'s), for the pages' text column. */
+static const char *const roles[] = { "transfer", "send", "return", "alloc", "delete" };
+
+static int role_index(const char *role)
+{
+	for (int i = 0; i < (int)(sizeof(roles) / sizeof(roles[0])); i++)
+		if (role == roles[i] || !strcmp(role, roles[i]))
+			return i;
+	return -1;
+}
+
 int findings_writer_event(struct findings_writer *w, int finding, int64_t occurrence,
 			  const char *role, int64_t seq, char **err)
 {
+	if (w->pages) {
+		int r = role_index(role);
+		if (r < 0)
+			return db_fail(err, "cannot write findings to '%s': a finding event's role '%s' is unknown",
+				       w->db->path, role);
+		if (finding_pages_row(w->pages, finding, occurrence, r, seq) < 0)
+			return db_fail(err, "cannot write findings to '%s': %s", w->db->path, strerror(errno));
+		return 0;
+	}
 	w->rows[w->n++] = (struct event_row){ finding, occurrence, role, seq };
 	if (w->n < EVENT_BATCH)
 		return 0;
@@ -275,6 +298,57 @@ int findings_writer_summary(struct findings_writer *w, const struct finding_summ
 		sqlite3_bind_null(st, 7);
 	}
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : write_fail(w, err);
+}
+
+/* Finding events below this many go through SQLite (tiny rank databases need no pages). */
+enum { PAGES_MIN_ROWS = 1 << 16 };
+
+/* Whether a statement of the connection is running (its read lock then outlives a COMMIT). */
+static int any_busy(sqlite3 *sql)
+{
+	for (sqlite3_stmt *st = sqlite3_next_stmt(sql, NULL); st; st = sqlite3_next_stmt(sql, st))
+		if (sqlite3_stmt_busy(st))
+			return 1;
+	return 0;
+}
+
+int findings_writer_pages(struct findings_writer *w, uint64_t nrows, int (*each)(void *arg), void *arg,
+			  char **err)
+{
+	const char *env = getenv("MAPPROF_PAGEWRITE"), *why = NULL;
+	struct db *db = w->db;
+	int rc = 1;
+
+	if (nrows < PAGES_MIN_ROWS || (env && !strcmp(env, "0")) || w->n || db->depth != 2 ||
+	    sqlite3_get_autocommit(db->sql))
+		return 1;
+	/*
+	 * What the transaction holds (the old findings deleted, what the report
+	 * stored before) is committed first: the pages are written with the
+	 * connection idle.  Refused (another process reading): on in it.
+	 */
+	if (sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		if (!sqlite3_get_autocommit(db->sql))
+			return 1;
+		db->depth = 0;
+		return write_fail(w, err);
+	}
+	db->depth = 0;
+	if (!any_busy(db->sql) && (w->pages = finding_pages_begin(db, nrows, roles, 5, &why))) {
+		int r = each(arg);
+		rc = finding_pages_end(w->pages, r == 0) == 0 && r == 0 ? 0 : -1;
+		w->pages = NULL;
+		if (rc < 0 && err && !*err)
+			db_fail(err, "cannot write findings to '%s': %s", db->path, strerror(errno));
+	}
+	/* Again in a transaction (a journal left by a failure is played back here). */
+	if (db_begin(db) < 0 || db_begin(db) < 0) {
+		if (rc >= 0 || (err && !*err))
+			write_fail(w, err);
+		db_rollback(db);
+		return -1;
+	}
+	return rc;
 }
 
 int findings_writer_commit(struct findings_writer *w, char **err)

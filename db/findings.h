@@ -76,6 +76,21 @@ int findings_writer_event(struct findings_writer *w, int finding, int64_t occurr
 int findings_writer_summary(struct findings_writer *w, const struct finding_summary_row *r,
 			    char **err);
 
+/*
+ * The event rows of a long run as pages (db/finding_pages.h), before the
+ * finding rows: each(arg) calls findings_writer_event() for every row, in
+ * order, about nrows of them, and returns 0 (else what failed, *err set).
+ * The transaction so far is committed first, the rows then committed on
+ * their own, and a transaction begun again for the rest.  0 when the rows
+ * are stored; 1 when not done (few rows, MAPPROF_PAGEWRITE=0, a file or
+ * a moment that does not allow it): write them as before; -1 with *err
+ * set (nothing of them stored).  A report stopped before its last commit
+ * may leave rows whose findings were not stored: no summary row says so
+ * (db/finding_rows.h reads none), and the next report deletes them.
+ */
+int findings_writer_pages(struct findings_writer *w, uint64_t nrows, int (*each)(void *arg), void *arg,
+			  char **err);
+
 /* Write what waits and commit.  0, or -1 with *err set (nothing stored). */
 int findings_writer_commit(struct findings_writer *w, char **err);
 

@@ -396,7 +396,6 @@ static int seen_before(struct hmap *seen, const unsigned char *map, int fd, cons
  * MAPPROF_PAGEWRITE=0 turns it off (every row through SQLite).
  */
 #define PENDING_BYTE 0x40000000
-#define LOCK_BYTES 512   /* SQLite's pending, reserved and shared bytes */
 #define PAGE_TABLES (DBW_TABLES + 1)   /* the event tables and delete_pair_raw */
 
 struct page_sink {
@@ -426,50 +425,17 @@ struct page_sink {
 	int64_t tmin, tmax;
 };
 
-static int lock_bytes(int fd, short type)
-{
-	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = LOCK_BYTES };
-	return fcntl(fd, F_SETLK, &l);
-}
-
 /*
  * SQLite's RESERVED lock only (its byte after the pending one): no other
  * writer may begin, readers still read (the pages past the header's count
  * are not theirs to see).  The live expansion's while the program runs:
  * the database's readers ('mapprof report' of a recording under way) are
- * not kept out for the whole run; lock_bytes() excludes them at the end.
+ * not kept out for the whole run; db_file_lock() excludes them at the end.
  */
 static int lock_reserved(int fd)
 {
 	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = PENDING_BYTE + 1, .l_len = 1 };
 	return fcntl(fd, F_SETLK, &l);
-}
-
-/* The table's root page, when its columns are those given (in order) and it has no index or trigger. */
-static uint32_t table_root(struct db *db, const char *name, const char *columns)
-{
-	sqlite3_stmt *st = db_prepare(db, "SELECT (SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = ?1),"
-				      " (SELECT COUNT(*) FROM sqlite_schema WHERE tbl_name = ?1 AND type IN ('index', 'trigger'))",
-				      NULL);
-	sqlite3_stmt *cols = db_prepare(db, "SELECT name FROM pragma_table_info(?) ORDER BY cid", NULL);
-	char have[512] = "";
-	size_t len = 0;
-	uint32_t root = 0;
-
-	if (st && cols) {
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 1) == 0)
-			root = (uint32_t)sqlite3_column_int64(st, 0);
-		sqlite3_bind_text(cols, 1, name, -1, SQLITE_STATIC);
-		while (sqlite3_step(cols) == SQLITE_ROW && len < sizeof(have))
-			len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%s", len ? ", " : "",
-						(const char *)sqlite3_column_text(cols, 0));
-		if (strcmp(have, columns))
-			root = 0;
-	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(cols);
-	return root;
 }
 
 static void page_sink_free(struct page_sink *ps)
@@ -507,11 +473,11 @@ static struct page_sink *page_sink_new(struct db *db, int reserved)
 		return NULL;   /* a journal there: SQLite has something to roll back first */
 	ps->fd = -1;
 	for (int t = 0; t < PAGE_TABLES; t++)
-		if (!(ps->root[t] = table_root(db, names[t], t < DBW_TABLES ? dbw_table_columns(t) : "delete_seq, alloc_seq")))
+		if (!(ps->root[t] = db_table_root(db, names[t], t < DBW_TABLES ? dbw_table_columns(t) : "delete_seq, alloc_seq")))
 			goto no;
 	/* The connection holds no lock now: SQLite's own, taken here, keep other processes out. */
 	ps->fd = open(file, O_RDWR | O_CLOEXEC);
-	if (ps->fd < 0 || (reserved ? lock_reserved(ps->fd) : lock_bytes(ps->fd, F_WRLCK)) < 0 || fstat(ps->fd, &st) < 0 ||
+	if (ps->fd < 0 || (reserved ? lock_reserved(ps->fd) : db_file_lock(ps->fd, F_WRLCK)) < 0 || fstat(ps->fd, &st) < 0 ||
 	    tempfile_io(ps->fd, ps->hdr, sizeof(ps->hdr), 0, 0) < 0 || pw_check_header(ps->hdr, &ps->h, &why) < 0 ||
 	    st.st_size < (off_t)ps->h.pages * ps->h.page_size)
 		goto no;
@@ -630,7 +596,7 @@ static int page_sink_undo(struct page_sink *ps, const char *file)
 
 	if (!ps->wrote)
 		return 0;
-	if (fd < 0 && ((fd = open(file, O_RDWR | O_CLOEXEC)) < 0 || lock_bytes(fd, F_WRLCK) < 0))
+	if (fd < 0 && ((fd = open(file, O_RDWR | O_CLOEXEC)) < 0 || db_file_lock(fd, F_WRLCK) < 0))
 		rc = -1;
 	for (int t = 0; rc == 0 && t < PAGE_TABLES; t++)
 		if (pwrite(fd, ps->roots + (size_t)t * ps->h.page_size, ps->h.page_size,
@@ -1574,7 +1540,7 @@ int db_ingest_spool_live(struct db *db, const char *spool_path, struct ingest_re
 		goto usual_close;
 	}
 	/* Readers out now: the header and the roots change (a reader's query is short). */
-	for (int i = 0; lock_bytes(l->ps->fd, F_WRLCK) < 0; i++) {
+	for (int i = 0; db_file_lock(l->ps->fd, F_WRLCK) < 0; i++) {
 		if (i == 100)
 			goto usual_close;
 		usleep(2000);

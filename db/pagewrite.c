@@ -52,6 +52,9 @@ struct pw_table {
 	int ncols, ipk;
 	int idx;                    /* its place in the writer's by_idx[] */
 	int tcol;                   /* pw_table_times(): the first time column, or -1 */
+	int xcol;                   /* pw_table_text(): the text column, or -1 */
+	const char *const *names;   /* its values */
+	int nnames;
 	unsigned char *leaf;        /* the leaf being filled */
 	uint32_t ncells, content;   /* its cells, where its cell content starts */
 	uint32_t leaves_emitted;
@@ -79,6 +82,12 @@ struct pagewriter {
 	void (*times)(void *ctx, int64_t *a, int64_t *b);
 	void *times_ctx;
 	int threads;           /* pw_set_threads(); 0: times_threads() decides */
+	/* pw_set_free_pages(): pages to fill before any after the end. */
+	const uint32_t *free_pg;
+	size_t nfree, free_used;
+	int fl_set;            /* pw_set_freelist(): the header's freelist fields */
+	uint32_t fl_trunk, fl_count;
+	int trees_done;        /* pw_finish_trees() */
 };
 
 static void put16(unsigned char *p, uint32_t v)
@@ -199,24 +208,50 @@ static int flush(struct pagewriter *w)
 	return rc;
 }
 
-/* A new page after the others: its number in *pgno, its bytes (zeroed) to fill. NULL: write error. */
+/*
+ * A new page: the next of pw_set_free_pages()'s, else one after the
+ * others; its number in *pgno, its bytes (zeroed) to fill.  The buffer
+ * holds consecutive pages only.  NULL: write error.
+ */
 static unsigned char *new_page(struct pagewriter *w, uint32_t *pgno)
 {
 	unsigned char *p;
+	uint32_t pg;
 
-	if (w->next == w->lock_page) {
-		if (flush(w) < 0)
-			return NULL;
-		w->next++;
+	if (w->free_used < w->nfree) {
+		pg = w->free_pg[w->free_used++];
+	} else {
+		if (w->next == w->lock_page)
+			w->next++;
+		pg = w->next++;
 	}
-	if (w->nbuf == OUT_PAGES && flush(w) < 0)
+	if (w->nbuf && (w->nbuf == OUT_PAGES || pg != w->buf_first + w->nbuf) && flush(w) < 0)
 		return NULL;
 	if (!w->nbuf)
-		w->buf_first = w->next;
-	*pgno = w->next++;
+		w->buf_first = pg;
+	*pgno = pg;
 	p = w->buf + (size_t)w->nbuf++ * w->h.page_size;
 	memset(p, 0, w->h.page_size);
 	return p;
+}
+
+void pw_set_free_pages(struct pagewriter *w, const uint32_t *pgno, size_t n)
+{
+	w->free_pg = pgno;
+	w->nfree = n;
+	w->free_used = 0;
+}
+
+size_t pw_free_used(const struct pagewriter *w)
+{
+	return w->free_used;
+}
+
+void pw_set_freelist(struct pagewriter *w, uint32_t first_trunk, uint32_t count)
+{
+	w->fl_set = 1;
+	w->fl_trunk = first_trunk;
+	w->fl_count = count;
 }
 
 struct pagewriter *pw_new(int fd, const struct pw_header *h)
@@ -270,6 +305,7 @@ struct pw_table *pw_table_new(struct pagewriter *w, uint32_t root, int ncols, in
 	t->ncols = ncols;
 	t->ipk = ipk;
 	t->tcol = -1;
+	t->xcol = -1;
 	t->idx = w->ntables;
 	w->by_idx[w->ntables++] = t;
 	t->content = w->h.usable;
@@ -364,6 +400,11 @@ static int note_owner(struct pw_table *t, uint32_t pg)
 	struct pagewriter *w = t->w;
 	size_t i = pg - w->h.pages - 1;
 
+	if (pg <= w->h.pages) {
+		errno = EINVAL;   /* a reused page: pw_set_free_pages() is not for tables with times */
+		return -1;
+	}
+
 	if (i >= w->owner_cap) {
 		size_t c = w->owner_cap ? 2 * w->owner_cap : 4096;
 		unsigned char *o;
@@ -414,7 +455,14 @@ int pw_append(struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t pres
 		if (i == t->ipk || !(present >> i & 1)) {
 			type[i] = 0;
 			len[i] = 0;
-		} else if (i == t->tcol || i == t->tcol + 1) {
+		} else if (i == t->xcol) {
+			if (v[i] < 0 || v[i] >= t->nnames) {
+				errno = EINVAL;
+				return -1;
+			}
+			len[i] = (unsigned)strlen(t->names[v[i]]);
+			type[i] = 13 + 2 * len[i];
+		} else if (t->tcol >= 0 && (i == t->tcol || i == t->tcol + 1)) {
 			type[i] = 6;   /* 8 bytes whatever the value: pw_finish() rewrites it in place */
 			len[i] = 8;
 		} else {
@@ -438,7 +486,10 @@ int pw_append(struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t pres
 		 * has room for 8 bytes a column).  A byte at a time was a third
 		 * of pw_append().
 		 */
-		if (len[i]) {
+		if (len[i] && i == t->xcol) {
+			memcpy(body, t->names[v[i]], len[i]);
+			body += len[i];
+		} else if (len[i]) {
 			uint64_t be = __builtin_bswap64((uint64_t)v[i] << (8 * (8 - len[i])));
 			memcpy(body, &be, sizeof(be));
 			body += len[i];
@@ -496,7 +547,7 @@ static int table_finish(struct pw_table *t)
 	return -1;
 }
 
-static int set_page_count(int fd, uint32_t pages)
+static int set_page_count(const struct pagewriter *w, int fd, uint32_t pages)
 {
 	unsigned char h[100];
 	uint32_t counter;
@@ -506,6 +557,10 @@ static int set_page_count(int fd, uint32_t pages)
 	counter = get32(h + 24) + 1;
 	put32(h + 24, counter);
 	put32(h + 28, pages);
+	if (w->fl_set) {
+		put32(h + 32, w->fl_trunk);
+		put32(h + 36, w->fl_count);
+	}
 	put32(h + 92, counter);
 	put32(h + 96, (uint32_t)sqlite3_libversion_number());
 	return tempfile_io(fd, h, sizeof(h), 0, 1);
@@ -515,6 +570,19 @@ void pw_table_times(struct pw_table *t, int col)
 {
 	if (col >= 0 && col + 1 < t->ncols && col != t->ipk && col + 1 != t->ipk)
 		t->tcol = col;
+}
+
+int pw_table_text(struct pw_table *t, int col, const char *const *names, int n)
+{
+	if (col < 0 || col >= t->ncols || col == t->ipk || n < 1 || (t->tcol >= 0 && (col == t->tcol || col == t->tcol + 1)))
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (strlen(names[i]) > 8)
+			return -1;
+	t->xcol = col;
+	t->names = names;
+	t->nnames = n;
+	return 0;
 }
 
 void pw_set_times(struct pagewriter *w, void (*fn)(void *ctx, int64_t *a, int64_t *b), void *ctx)
@@ -708,8 +776,10 @@ static int times_pass(struct pagewriter *w)
  * are then the file's, unused while the roots are still empty leaves),
  * then the roots.
  */
-int pw_finish(struct pagewriter *w, uint32_t *pages)
+int pw_finish_trees(struct pagewriter *w)
 {
+	if (w->trees_done)
+		return 0;
 	for (struct pw_table *t = w->tables; t; t = t->next)
 		if (table_finish(t) < 0)
 			return -1;
@@ -717,8 +787,16 @@ int pw_finish(struct pagewriter *w, uint32_t *pages)
 		return -1;
 	if (w->times && times_pass(w) < 0)
 		return -1;
+	w->trees_done = 1;
+	return 0;
+}
+
+int pw_finish(struct pagewriter *w, uint32_t *pages)
+{
+	if (pw_finish_trees(w) < 0)
+		return -1;
 	*pages = w->next - 1;
-	if (set_page_count(w->fd, *pages) < 0)
+	if (set_page_count(w, w->fd, *pages) < 0)
 		return -1;
 	for (struct pw_table *t = w->tables; t; t = t->next)
 		if (tempfile_io(w->fd, t->root_img, w->h.page_size, (off_t)(t->root - 1) * w->h.page_size, 1) < 0)

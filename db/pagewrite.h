@@ -76,8 +76,34 @@ void pw_set_times(struct pagewriter *w, void (*fn)(void *ctx, int64_t *a, int64_
  */
 void pw_set_threads(struct pagewriter *w, int n);
 
+/*
+ * Column col holds text: v[col] is an index into names[0..n-1] (each at
+ * most 8 bytes; the array must outlive the table), stored as that name.
+ * 0, or -1 when col cannot be one.
+ */
+int pw_table_text(struct pw_table *t, int col, const char *const *names, int n);
+
+/*
+ * Pages the file already has, free (its freelist's), to fill first, in
+ * this order, before any after its end (the array must outlive the
+ * writer); not for tables with pw_table_times().  pw_free_used() says
+ * how many were taken.  The caller owns the freelist: pw_set_freelist()
+ * gives the header's first trunk page and free page count that
+ * pw_finish() writes.
+ */
+void pw_set_free_pages(struct pagewriter *w, const uint32_t *pgno, size_t n);
+size_t pw_free_used(const struct pagewriter *w);
+void pw_set_freelist(struct pagewriter *w, uint32_t first_trunk, uint32_t count);
+
 /* Rows appended to the table so far. */
 uint64_t pw_rows(const struct pw_table *t);
+
+/*
+ * Write the last leaves and the interior pages (and pw_set_times()'
+ * conversion): every page but the header and the roots, which pw_finish()
+ * writes next.  0, or -1 on a write error (errno).
+ */
+int pw_finish_trees(struct pagewriter *w);
 
 /*
  * Write the last leaves, the interior pages (pw_set_times(): the time

@@ -63,26 +63,38 @@ static int store_summary(struct findings_writer *w, const char *kind, const stru
 	return findings_writer_summary(w, &r, err);
 }
 
+/* Every operation of every finding to the writer.  0, or non-zero with *p->err set. */
+static int store_ops(void *arg)
+{
+	struct store_pass *p = arg;
+	int r = findings_each_op(p->f, store_op, p);
+
+	if (r < 0 && p->err && !*p->err)
+		*p->err = strdup("cannot read the findings' operations back");
+	return r;
+}
+
 int findings_store(struct db *db, const struct findings *f, char **err)
 {
 	struct findings_writer *w = findings_writer_open(db, err);
 	struct kind_summary all = { 0 };
-	int rc = -1;
+	struct store_pass p = { w, f, err };
+	uint64_t nrows = 0;
+	int paged, rc = -1;
 
 	if (!w)
 		return -1;
+	/* A long run's events as pages first (db/findings.h), else with the rest. */
+	for (size_t i = 0; i < f->n; i++)
+		nrows += f->v[i].nops;
+	paged = findings_writer_pages(w, nrows, store_ops, &p, err);
+	if (paged < 0)
+		goto out;
 	for (size_t i = 0; i < f->n; i++)
 		if (store_finding(w, &f->v[i], err) < 0)
 			goto out;
-	{
-		struct store_pass p = { w, f, err };
-		int r = findings_each_op(f, store_op, &p);
-		if (r) {
-			if (r < 0 && err && !*err)
-				*err = strdup("cannot read the findings' operations back");
-			goto out;
-		}
-	}
+	if (paged && store_ops(&p))
+		goto out;
 	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
 		all.findings += f->kinds[k].findings;
 		all.occurrences += f->kinds[k].occurrences;

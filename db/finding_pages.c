@@ -1,0 +1,341 @@
+/*
+ * finding_pages.c - the report's finding events written as pages (see
+ * finding_pages.h).
+ *
+ * SQLite's formats used here (fileformat2.html): the header's freelist
+ * fields (offset 32: the first trunk page, 36: the free page count); a
+ * trunk page is the next trunk's number, a count K and K leaf page
+ * numbers.  The rollback journal: a header of one 512-byte sector (the
+ * magic, the record count, a checksum seed, the database's old size in
+ * pages, the sector and page sizes), then per page its number, its old
+ * bytes and a checksum (the seed plus every 200th byte from the end).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db/finding_pages.h"
+#include "db/pageformat.h"
+#include "db/pagewrite.h"
+#include "lib/tempfile.h"
+
+enum { SECTOR = 512 };
+
+struct finding_pages {
+	int fd;
+	char *journal;
+	int journal_made;         /* created: removed when begin gives up */
+	struct pw_header h;
+	unsigned char *page1, *rootpg;
+	uint32_t root;
+	unsigned char *trunks;    /* the freelist trunk pages taken, their old bytes */
+	uint32_t *trunk_pg;
+	size_t ntrunks;
+	uint32_t *freepg;         /* their leaves and themselves, in the order given out */
+	size_t nfree, free_cap;
+	uint32_t next_trunk;      /* the first trunk not taken (0: none) */
+	uint32_t free_count;      /* the header's free page count */
+	struct pagewriter *pw;
+	struct pw_table *t;
+	int64_t rowid;
+};
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+static int read_page(const struct finding_pages *p, uint32_t pg, unsigned char *buf)
+{
+	return tempfile_io(p->fd, buf, p->h.page_size, (off_t)(pg - 1) * p->h.page_size, 0);
+}
+
+static void pages_free(struct finding_pages *p)
+{
+	pw_free(p->pw);
+	if (p->fd >= 0)
+		close(p->fd);   /* the locks go with it (the connection holds none) */
+	free(p->journal);
+	free(p->page1);
+	free(p->rootpg);
+	free(p->trunks);
+	free(p->trunk_pg);
+	free(p->freepg);
+	free(p);
+}
+
+static int add_free(struct finding_pages *p, uint32_t pg)
+{
+	if (p->nfree == p->free_cap) {
+		size_t c = p->free_cap ? 2 * p->free_cap : 4096;
+		uint32_t *v = realloc(p->freepg, c * sizeof(*v));
+		if (!v)
+			return -1;
+		p->freepg = v;
+		p->free_cap = c;
+	}
+	p->freepg[p->nfree++] = pg;
+	return 0;
+}
+
+/*
+ * Take whole freelist trunks (their leaves, then the trunk page) until
+ * 'want' pages are in hand or the list ends.  0, or -1 with *why.
+ */
+static int take_freelist(struct finding_pages *p, uint64_t want, const char **why)
+{
+	uint32_t per = p->h.usable / 4 - 2, trunk = get32(p->page1 + 32);
+	size_t cap = 0;
+
+	p->free_count = get32(p->page1 + 36);
+	while (trunk && p->nfree < want) {
+		unsigned char *img;
+		uint32_t k;
+
+		if (trunk < 2 || trunk > p->h.pages || p->nfree + 1 > p->free_count) {
+			*why = "a freelist SQLite would call corrupt";
+			return -1;
+		}
+		if (p->ntrunks == cap) {
+			size_t c = cap ? 2 * cap : 64;
+			unsigned char *t = realloc(p->trunks, c * p->h.page_size);
+			uint32_t *n = t ? realloc(p->trunk_pg, c * sizeof(*n)) : NULL;
+			if (t)
+				p->trunks = t;
+			if (!n) {
+				*why = "out of memory";
+				return -1;
+			}
+			p->trunk_pg = n;
+			cap = c;
+		}
+		img = p->trunks + p->ntrunks * p->h.page_size;
+		if (read_page(p, trunk, img) < 0) {
+			*why = "cannot read its freelist";
+			return -1;
+		}
+		k = get32(img + 4);
+		if (k > per || p->nfree + 1 + k > p->free_count) {
+			*why = "a freelist SQLite would call corrupt";
+			return -1;
+		}
+		p->trunk_pg[p->ntrunks++] = trunk;
+		for (uint32_t i = 0; i < k; i++) {
+			uint32_t leaf = get32(img + 8 + 4 * i);
+			if (leaf < 2 || leaf > p->h.pages || add_free(p, leaf) < 0) {
+				*why = leaf < 2 || leaf > p->h.pages ? "a freelist SQLite would call corrupt" : "out of memory";
+				return -1;
+			}
+		}
+		if (add_free(p, trunk) < 0) {
+			*why = "out of memory";
+			return -1;
+		}
+		trunk = get32(img);
+	}
+	p->next_trunk = trunk;
+	return 0;
+}
+
+/* One journal record: page pg's old bytes. */
+static int journal_record(int fd, off_t *off, uint32_t pg, unsigned char *data, uint32_t page_size,
+			  uint32_t seed)
+{
+	unsigned char num[4], sum[4];
+	uint32_t cksum = seed;
+
+	for (int i = (int)page_size - 200; i > 0; i -= 200)
+		cksum += data[i];
+	put32(num, pg);
+	put32(sum, cksum);
+	if (tempfile_io(fd, num, 4, *off, 1) < 0 || tempfile_io(fd, data, page_size, *off + 4, 1) < 0 ||
+	    tempfile_io(fd, sum, 4, *off + 4 + page_size, 1) < 0)
+		return -1;
+	*off += 8 + page_size;
+	return 0;
+}
+
+/* The journal, whole, before any page of the database is written.  0 or -1. */
+static int write_journal(struct finding_pages *p, mode_t mode)
+{
+	static const unsigned char magic[8] = { 0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7 };
+	unsigned char hdr[SECTOR] = { 0 };
+	uint32_t seed = (uint32_t)getpid() * 2654435761u ^ (uint32_t)time(NULL);
+	off_t off = SECTOR;
+	int fd, rc = 0;
+
+	fd = open(p->journal, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -1;
+	p->journal_made = 1;
+	memcpy(hdr, magic, sizeof(magic));
+	put32(hdr + 8, (uint32_t)(2 + p->ntrunks));
+	put32(hdr + 12, seed);
+	put32(hdr + 16, p->h.pages);
+	put32(hdr + 20, SECTOR);
+	put32(hdr + 24, p->h.page_size);
+	rc = tempfile_io(fd, hdr, sizeof(hdr), 0, 1);
+	if (!rc)
+		rc = journal_record(fd, &off, 1, p->page1, p->h.page_size, seed);
+	if (!rc)
+		rc = journal_record(fd, &off, p->root, p->rootpg, p->h.page_size, seed);
+	for (size_t i = 0; !rc && i < p->ntrunks; i++)
+		rc = journal_record(fd, &off, p->trunk_pg[i], p->trunks + i * p->h.page_size, p->h.page_size, seed);
+	if (close(fd) < 0)
+		rc = -1;
+	return rc;
+}
+
+struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const char *const *roles,
+					  int nroles, const char **why)
+{
+	const char *file = sqlite3_db_filename(db->sql, "main");
+	struct finding_pages *p;
+	struct stat st;
+	uint64_t per_leaf, leaves;
+
+	*why = NULL;
+	if (!file || !*file) {
+		*why = "not a file";
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->journal = malloc(strlen(file) + sizeof("-journal")))) {
+		free(p);
+		*why = "out of memory";
+		return NULL;
+	}
+	p->fd = -1;
+	strcpy(stpcpy(p->journal, file), "-journal");
+	if (stat(p->journal, &st) == 0) {
+		*why = "a journal is there";   /* SQLite has something to roll back first */
+		goto no;
+	}
+	if (!(p->root = db_table_root(db, "finding_event_raw", "finding, occurrence, role, seq"))) {
+		*why = "finding_event_raw is not the table expected";
+		goto no;
+	}
+	p->fd = open(file, O_RDWR | O_CLOEXEC);
+	if (p->fd < 0 || db_file_lock(p->fd, F_WRLCK) < 0 || fstat(p->fd, &st) < 0) {
+		*why = p->fd < 0 ? "cannot open it" : "another process uses it";
+		goto no;
+	}
+	if (!(p->page1 = malloc(65536)) || tempfile_io(p->fd, p->page1, 100, 0, 0) < 0 ||
+	    pw_check_header(p->page1, &p->h, why) < 0)
+		goto no;
+	if (st.st_size < (off_t)p->h.pages * p->h.page_size) {
+		*why = "shorter than its header says";
+		goto no;
+	}
+	/* Pages past the header's count are no one's (SQLite ignores them). */
+	if (st.st_size > (off_t)p->h.pages * p->h.page_size &&
+	    ftruncate(p->fd, (off_t)p->h.pages * p->h.page_size) < 0) {
+		*why = "cannot truncate it";
+		goto no;
+	}
+	if (!(p->rootpg = malloc(p->h.page_size)) || read_page(p, 1, p->page1) < 0 || p->root > p->h.pages ||
+	    read_page(p, p->root, p->rootpg) < 0) {
+		*why = "cannot read it";
+		goto no;
+	}
+	if (p->rootpg[0] != 13 || get16(p->rootpg + 3)) {
+		*why = "finding_event_raw is not empty";
+		goto no;
+	}
+	/*
+	 * As many free pages as the rows could need: a row is a cell of 46
+	 * bytes at most (a record of four integers and a role of 8 bytes, two
+	 * varints) and its 2-byte pointer; the interior pages are a few percent
+	 * of the leaves.  The pages not filled go back to the freelist.
+	 */
+	per_leaf = (p->h.usable - 8) / 48;
+	leaves = nrows / per_leaf + 1;
+	if (take_freelist(p, leaves + leaves / 32 + 16, why) < 0)
+		goto no;
+	if (write_journal(p, st.st_mode & 0777) < 0) {
+		*why = "cannot write its journal";
+		goto no;
+	}
+	if (!(p->pw = pw_new(p->fd, &p->h)) || !(p->t = pw_table_new(p->pw, p->root, 4, -1)) ||
+	    pw_table_text(p->t, 2, roles, nroles) < 0) {
+		*why = "out of memory";
+		goto no;
+	}
+	pw_set_free_pages(p->pw, p->freepg, p->nfree);
+	return p;
+no:
+	if (p->journal_made)
+		unlink(p->journal);
+	pages_free(p);
+	return NULL;
+}
+
+int finding_pages_row(struct finding_pages *p, int64_t finding, int64_t occurrence, int role, int64_t seq)
+{
+	int64_t v[4] = { finding, occurrence, role, seq };
+
+	return pw_append(p->t, ++p->rowid, v, 0xf) == 0 ? 0 : -1;
+}
+
+/*
+ * The pages taken and not filled, put back: as new trunk pages, each
+ * listing the ones after it, the last one leading to the trunks not taken.
+ * Their first page in *first (next_trunk when there is none).
+ */
+static int give_back(struct finding_pages *p, size_t used, uint32_t *first)
+{
+	uint32_t per = p->h.usable / 4 - 8, next = p->next_trunk;
+	size_t left = p->nfree - used, groups = (left + per) / (per + 1);
+	unsigned char *pg = calloc(1, p->h.page_size);
+
+	if (!pg)
+		return -1;
+	/* Built from the last group back, so that each knows the next. */
+	for (size_t g = groups; g-- > 0;) {
+		size_t from = used + g * (per + 1), n = p->nfree - from < per + 1 ? p->nfree - from : per + 1;
+		memset(pg, 0, p->h.page_size);
+		put32(pg, next);
+		put32(pg + 4, (uint32_t)(n - 1));
+		for (size_t i = 1; i < n; i++)
+			put32(pg + 4 + 4 * i, p->freepg[from + i]);
+		if (tempfile_io(p->fd, pg, p->h.page_size, (off_t)(p->freepg[from] - 1) * p->h.page_size, 1) < 0) {
+			free(pg);
+			return -1;
+		}
+		next = p->freepg[from];
+	}
+	free(pg);
+	*first = next;
+	return 0;
+}
+
+int finding_pages_end(struct finding_pages *p, int ok)
+{
+	uint32_t pages, first;
+	size_t used;
+	int rc = -1;
+
+	if (ok && pw_finish_trees(p->pw) == 0) {
+		used = pw_free_used(p->pw);
+		if (give_back(p, used, &first) == 0) {
+			pw_set_freelist(p->pw, first, p->free_count - (uint32_t)used);
+			/* The header and the root, then the journal removed: the commit. */
+			if (pw_finish(p->pw, &pages) == 0 && unlinkat(AT_FDCWD, p->journal, 0) == 0)
+				rc = 0;
+		}
+	}
+	/*
+	 * Given up: the journal stays, hot once the locks go, and the next
+	 * connection rolls the file back (the report's own, at its next BEGIN).
+	 */
+	pages_free(p);
+	return rc;
+}
