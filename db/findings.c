@@ -67,9 +67,13 @@ struct event_row {
 	int64_t seq;
 };
 
+/* The roles finding_event_raw holds (op_role_name()'s), for the pages' text column. */
+static const char *const roles[] = { "transfer", "send", "return", "alloc", "delete" };
+
 struct findings_writer {
 	struct db *db;
 	struct finding_pages *pages;    /* findings_writer_pages(): the event rows go there */
+	const char *role_seen[5];       /* the address each role's name came with */
 	sqlite3_stmt *finding, *summary;
 	sqlite3_stmt *one, *batch;      /* finding_event_raw */
 	struct event_row rows[EVENT_BATCH];
@@ -228,14 +232,19 @@ static void bind_event(sqlite3_stmt *st, int first, const struct event_row *r)
 	sqlite3_bind_int64(st, first + 3, r->seq);
 }
 
-/* The roles finding_event_raw holds (op_role_name()'s), for the pages' text column. */
-static const char *const roles[] = { "transfer", "send", "return", "alloc", "delete" };
-
-static int role_index(const char *role)
+/* The index of a role in roles[]: the caller's static names, learned by their address. */
+static int role_index(struct findings_writer *w, const char *role)
 {
-	for (int i = 0; i < (int)(sizeof(roles) / sizeof(roles[0])); i++)
-		if (role == roles[i] || !strcmp(role, roles[i]))
+	enum { NROLES = sizeof(roles) / sizeof(roles[0]) };
+
+	for (int i = 0; i < NROLES; i++)
+		if (role == w->role_seen[i])
 			return i;
+	for (int i = 0; i < NROLES; i++)
+		if (!strcmp(role, roles[i])) {
+			w->role_seen[i] = role;
+			return i;
+		}
 	return -1;
 }
 
@@ -243,7 +252,7 @@ int findings_writer_event(struct findings_writer *w, int finding, int64_t occurr
 			  const char *role, int64_t seq, char **err)
 {
 	if (w->pages) {
-		int r = role_index(role);
+		int r = role_index(w, role);
 		if (r < 0)
 			return db_fail(err, "cannot write findings to '%s': a finding event's role '%s' is unknown",
 				       w->db->path, role);

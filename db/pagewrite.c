@@ -54,6 +54,7 @@ struct pw_table {
 	int tcol;                   /* pw_table_times(): the first time column, or -1 */
 	int xcol;                   /* pw_table_text(): the text column, or -1 */
 	const char *const *names;   /* its values */
+	unsigned char name_len[256];
 	int nnames;
 	unsigned char *leaf;        /* the leaf being filled */
 	uint32_t ncells, content;   /* its cells, where its cell content starts */
@@ -460,7 +461,7 @@ int pw_append(struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t pres
 				errno = EINVAL;
 				return -1;
 			}
-			len[i] = (unsigned)strlen(t->names[v[i]]);
+			len[i] = t->name_len[v[i]];
 			type[i] = 13 + 2 * len[i];
 		} else if (t->tcol >= 0 && (i == t->tcol || i == t->tcol + 1)) {
 			type[i] = 6;   /* 8 bytes whatever the value: pw_finish() rewrites it in place */
@@ -574,11 +575,14 @@ void pw_table_times(struct pw_table *t, int col)
 
 int pw_table_text(struct pw_table *t, int col, const char *const *names, int n)
 {
-	if (col < 0 || col >= t->ncols || col == t->ipk || n < 1 || (t->tcol >= 0 && (col == t->tcol || col == t->tcol + 1)))
+	if (col < 0 || col >= t->ncols || col == t->ipk || n < 1 || n > 256 ||
+	    (t->tcol >= 0 && (col == t->tcol || col == t->tcol + 1)))
 		return -1;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		if (strlen(names[i]) > 8)
 			return -1;
+		t->name_len[i] = (unsigned char)strlen(names[i]);
+	}
 	t->xcol = col;
 	t->names = names;
 	t->nnames = n;

@@ -77,8 +77,8 @@ void pw_set_times(struct pagewriter *w, void (*fn)(void *ctx, int64_t *a, int64_
 void pw_set_threads(struct pagewriter *w, int n);
 
 /*
- * Column col holds text: v[col] is an index into names[0..n-1] (each at
- * most 8 bytes; the array must outlive the table), stored as that name.
+ * Column col holds text: v[col] is an index into names[0..n-1] (n <= 256,
+ * each at most 8 bytes; the array must outlive the table), stored as that name.
  * 0, or -1 when col cannot be one.
  */
 int pw_table_text(struct pw_table *t, int col, const char *const *names, int n);
