@@ -74,6 +74,7 @@ struct findings_writer {
 	struct db *db;
 	struct finding_pages *pages;    /* findings_writer_pages(): the event rows go there */
 	const char *role_seen[5];       /* the address each role's name came with */
+	int refused;                    /* the early commit was refused */
 	sqlite3_stmt *finding, *summary;
 	sqlite3_stmt *one, *batch;      /* finding_event_raw */
 	struct event_row rows[EVENT_BATCH];
@@ -152,11 +153,12 @@ struct findings_writer *findings_writer_open(struct db *db, char **err)
 	if (db_exec(db, delete_sql, err) < 0)
 		goto fail;
 	/* Refused (a reader's lock): on in the one transaction, the old rows kept if the store fails. */
-	if (split && db_commit_early(db) < 0) {
+	if (split && (split = db_commit_early(db)) < 0) {
 		db_fail(err, "cannot write findings to '%s': %s", db->path, sqlite3_errmsg(db->sql));
 		free(w);   /* no transaction left to roll back */
 		return NULL;
 	}
+	w->refused = split == 1;   /* another process reads: no second try at a commit (findings_writer_pages()) */
 	w->finding = db_prepare(db, "INSERT INTO finding_raw (id, kind, flavour, fingerprint, occurrences,"
 				" bytes, savings_ns, devices, locations, origins, data_addr, data_bytes,"
 				" first_seq) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", err);
@@ -328,7 +330,7 @@ int findings_writer_pages(struct findings_writer *w, uint64_t nrows, int (*each)
 	struct db *db = w->db;
 	int rc = 1;
 
-	if (nrows < PAGES_MIN_ROWS || (env && !strcmp(env, "0")) || w->n || db->depth != 2 ||
+	if (nrows < PAGES_MIN_ROWS || (env && !strcmp(env, "0")) || w->n || w->refused || db->depth != 2 ||
 	    sqlite3_get_autocommit(db->sql))
 		return 1;
 	/*
