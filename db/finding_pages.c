@@ -53,6 +53,24 @@ static void put32(unsigned char *p, uint32_t v)
 	p[3] = (unsigned char)v;
 }
 
+/*
+ * SQLite's lock bytes, as an EXCLUSIVE lock holds them, on this open file
+ * description (F_OFD_SETLK): such a lock conflicts with any connection's,
+ * this process's too, and no other descriptor's close drops it; the
+ * process's own (F_SETLK) where the kernel has none.
+ */
+static int lock_file(int fd)
+{
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = 512 };
+#ifdef F_OFD_SETLK
+	if (fcntl(fd, F_OFD_SETLK, &l) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -1;
+#endif
+	return db_file_lock(fd, F_WRLCK);
+}
+
 static int read_page(const struct finding_pages *p, uint32_t pg, unsigned char *buf)
 {
 	return tempfile_io(p->fd, buf, p->h.page_size, (off_t)(pg - 1) * p->h.page_size, 0);
@@ -172,10 +190,15 @@ static int write_journal(struct finding_pages *p, mode_t mode)
 	off_t off = SECTOR;
 	int fd, rc = 0;
 
-	fd = open(p->journal, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	fd = open(p->journal, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -1;
 	p->journal_made = 1;
+	/* The database's mode whatever the umask, as SQLite gives its journals: any of its users rolls it back. */
+	if (fchmod(fd, mode) < 0) {
+		close(fd);
+		return -1;
+	}
 	memcpy(hdr, magic, sizeof(magic));
 	put32(hdr + 8, (uint32_t)(2 + p->ntrunks));
 	put32(hdr + 12, seed);
@@ -189,6 +212,14 @@ static int write_journal(struct finding_pages *p, mode_t mode)
 		rc = journal_record(fd, &off, p->root, p->rootpg, p->h.page_size, seed);
 	for (size_t i = 0; !rc && i < p->ntrunks; i++)
 		rc = journal_record(fd, &off, p->trunk_pg[i], p->trunks + i * p->h.page_size, p->h.page_size, seed);
+	/*
+	 * At least one sector of the largest size SQLite assumes (64 KiB):
+	 * before it reads a header, SQLite checks that a sector of its own
+	 * size fits in the file, and a journal shorter than that is deleted
+	 * unplayed.  Zeros after the records end the playback.
+	 */
+	if (!rc && off < 65536)
+		rc = ftruncate(fd, 65536);
 	if (close(fd) < 0)
 		rc = -1;
 	return rc;
@@ -199,8 +230,9 @@ struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const c
 {
 	const char *file = sqlite3_db_filename(db->sql, "main");
 	struct finding_pages *p;
-	struct stat st;
+	struct stat st, jst;
 	uint64_t per_leaf, leaves;
+	int64_t schema;
 
 	*why = NULL;
 	if (!file || !*file) {
@@ -215,22 +247,33 @@ struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const c
 	}
 	p->fd = -1;
 	strcpy(stpcpy(p->journal, file), "-journal");
-	if (stat(p->journal, &st) == 0) {
-		*why = "a journal is there";   /* SQLite has something to roll back first */
-		goto no;
-	}
+	/* The schema's version first: the root found next is the file's still when the locked header has it. */
+	schema = db_scalar(db, "PRAGMA schema_version");
 	if (!(p->root = db_table_root(db, "finding_event_raw", "finding, occurrence, role, seq"))) {
 		*why = "finding_event_raw is not the table expected";
 		goto no;
 	}
 	p->fd = open(file, O_RDWR | O_CLOEXEC);
-	if (p->fd < 0 || db_file_lock(p->fd, F_WRLCK) < 0 || fstat(p->fd, &st) < 0) {
-		*why = p->fd < 0 ? "cannot open it" : "another process uses it";
+	if (p->fd < 0 || lock_file(p->fd) < 0 || fstat(p->fd, &st) < 0) {
+		*why = p->fd < 0 ? "cannot open it" : "another connection uses it";
+		goto no;
+	}
+	/* Under the lock, as SQLite looks: a journal there is one to roll back first. */
+	if (lstat(p->journal, &jst) == 0) {
+		*why = "a journal is there";
 		goto no;
 	}
 	if (!(p->page1 = malloc(65536)) || tempfile_io(p->fd, p->page1, 100, 0, 0) < 0 ||
 	    pw_check_header(p->page1, &p->h, why) < 0)
 		goto no;
+	if (get32(p->page1 + 40) != (uint32_t)schema) {
+		*why = "its schema changed";
+		goto no;
+	}
+	if (p->h.encoding != 1) {
+		*why = "its text is not UTF-8";
+		goto no;
+	}
 	if (st.st_size < (off_t)p->h.pages * p->h.page_size) {
 		*why = "shorter than its header says";
 		goto no;

@@ -9,8 +9,9 @@
  * the table's root are written last.
  *
  * Safe as SQLite's own transactions are: SQLite's locks are taken on the
- * file (the connection must hold none: no transaction, no statement
- * running), and a rollback journal in SQLite's format is written first,
+ * file (an open file description's lock, which any connection's conflicts
+ * with; the report's connection must hold none: no transaction, no
+ * statement running), readers kept out until the end, and a rollback journal in SQLite's format is written first,
  * holding every page whose old bytes matter (page 1, the table's root, the
  * freelist trunk pages reused) and the file's old size.  A process that
  * dies before the end leaves that journal hot: the next connection rolls
@@ -30,8 +31,10 @@ struct finding_pages;
 /*
  * Begin writing about nrows rows of finding_event_raw (empty now; its
  * 'role' one of roles[0..nroles-1]), the connection idle.  NULL with *why
- * when the file does not allow it (WAL, auto-vacuum, a journal there,
- * another process's lock, the table not as expected): nothing changed.
+ * when the file does not allow it (WAL, auto-vacuum, UTF-16, a journal
+ * there, another connection's lock, the table not as expected): the
+ * database as it was (pages past its header's count, no one's, may be
+ * cut off, as SQLite ignores them).
  */
 struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const char *const *roles,
 					  int nroles, const char **why);

@@ -68,12 +68,12 @@ struct event_row {
 };
 
 /* The roles finding_event_raw holds (op_role_name()'s), for the pages' text column. */
-static const char *const roles[] = { "transfer", "send", "return", "alloc", "delete" };
+static const char *const roles[] = { "transfer", "send", "return", "alloc", "delete", "unknown" };
 
 struct findings_writer {
 	struct db *db;
 	struct finding_pages *pages;    /* findings_writer_pages(): the event rows go there */
-	const char *role_seen[5];       /* the address each role's name came with */
+	const char *role_seen[sizeof(roles) / sizeof(roles[0])];   /* the address each name came with */
 	int refused;                    /* the early commit was refused */
 	sqlite3_stmt *finding, *summary;
 	sqlite3_stmt *one, *batch;      /* finding_event_raw */
@@ -152,7 +152,11 @@ struct findings_writer *findings_writer_open(struct db *db, char **err)
 	}
 	if (db_exec(db, delete_sql, err) < 0)
 		goto fail;
-	/* Refused (a reader's lock): on in the one transaction, the old rows kept if the store fails. */
+	/*
+	 * Refused (a reader's lock): on in the one transaction, the old rows
+	 * kept if the store fails (unless the new events go as pages:
+	 * findings_writer_pages() commits the deletion too).
+	 */
 	if (split && (split = db_commit_early(db)) < 0) {
 		db_fail(err, "cannot write findings to '%s': %s", db->path, sqlite3_errmsg(db->sql));
 		free(w);   /* no transaction left to roll back */
@@ -345,7 +349,7 @@ int findings_writer_pages(struct findings_writer *w, uint64_t nrows, int (*each)
 		return write_fail(w, err);
 	}
 	db->depth = 0;
-	if (!any_busy(db->sql) && (w->pages = finding_pages_begin(db, nrows, roles, 5, &why))) {
+	if (!any_busy(db->sql) && (w->pages = finding_pages_begin(db, nrows, roles, (int)(sizeof(roles) / sizeof(roles[0])), &why))) {
 		int r = each(arg);
 		rc = finding_pages_end(w->pages, r == 0) == 0 && r == 0 ? 0 : -1;
 		w->pages = NULL;

@@ -195,6 +195,7 @@ int pw_check_header(const unsigned char hdr[100], struct pw_header *h, const cha
 	h->page_size = ps;
 	h->usable = ps - hdr[20];
 	h->pages = get32(hdr + 28);
+	h->encoding = get32(hdr + 56);
 	return 0;
 }
 
@@ -569,14 +570,15 @@ static int set_page_count(const struct pagewriter *w, int fd, uint32_t pages)
 
 void pw_table_times(struct pw_table *t, int col)
 {
-	if (col >= 0 && col + 1 < t->ncols && col != t->ipk && col + 1 != t->ipk)
+	/* Not with a text column: times_leaf() knows the integers' sizes only. */
+	if (col >= 0 && col + 1 < t->ncols && col != t->ipk && col + 1 != t->ipk && t->xcol < 0)
 		t->tcol = col;
 }
 
 int pw_table_text(struct pw_table *t, int col, const char *const *names, int n)
 {
-	if (col < 0 || col >= t->ncols || col == t->ipk || n < 1 || n > 256 ||
-	    (t->tcol >= 0 && (col == t->tcol || col == t->tcol + 1)))
+	if (col < 0 || col >= t->ncols || col == t->ipk || n < 1 || n > 256 || t->tcol >= 0 ||
+	    t->w->h.encoding != 1)
 		return -1;
 	for (int i = 0; i < n; i++) {
 		if (strlen(names[i]) > 8)

@@ -30,6 +30,7 @@ struct pw_header {
 	uint32_t page_size;
 	uint32_t usable;       /* page_size minus the reserved bytes at each page's end */
 	uint32_t pages;        /* the database's size in pages */
+	uint32_t encoding;     /* its text encoding: 1 UTF-8, 2 UTF-16le, 3 UTF-16be */
 };
 
 /*
@@ -78,8 +79,9 @@ void pw_set_threads(struct pagewriter *w, int n);
 
 /*
  * Column col holds text: v[col] is an index into names[0..n-1] (n <= 256,
- * each at most 8 bytes; the array must outlive the table), stored as that name.
- * 0, or -1 when col cannot be one.
+ * each at most 8 bytes of UTF-8; the array must outlive the table), stored
+ * as that name.  0, or -1 when col cannot be one (a database whose text is
+ * not UTF-8, a table with pw_table_times(): one or the other).
  */
 int pw_table_text(struct pw_table *t, int col, const char *const *names, int n);
 
