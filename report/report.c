@@ -145,7 +145,8 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	json_t *doc = NULL;
 	char *why = NULL;
 	struct timeline_job *timeline = NULL;
-	int rc = -1;
+	struct plans_pass *pending;
+	int rc = -1, want_plans, fed = 0;
 
 	memset(res, 0, sizeof(*res));
 	memset(&a, 0, sizeof(a));
@@ -209,21 +210,27 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	}
 	a.source_root = opt->source_root ? source_root_clean(opt->source_root) : source_root_find(&a);
 
+	/*
+	 * The plans, once for the summary and the document (they read the
+	 * source files): grouped first, so that their savings are summed as
+	 * the store writes the findings' operations, in its pass over them.
+	 */
+	want_plans = !opt->quiet || opt->json_path || opt->html_path || opt->sarif_path || opt->sarif_out;
+	pending = want_plans ? plans_begin(&a, &plans) : NULL;
 	{
 		char *msg = NULL;
-		if (findings_store(db, &a.findings, &msg) < 0) {
+		if (findings_store(db, &a.findings, pending ? plans_tap : NULL, pending, &msg) < 0) {
 			termesc_line(stderr, "mapprof: warning: %s", msg ? msg : "cannot store findings");
 			free(msg);
 		} else {
 			a.stored = !db_copied(db);
+			fed = 1;
 		}
 	}
 	/* The kernels table of the summary and the document (gathered by the analysis' pass). */
 	if (!opt->quiet || opt->json_path || opt->html_path || opt->baseline_path || opt->nsame)
 		a.kernels = &a.kernel_sites;
-	/* Once for the summary and the document: they read the source files. */
-	if ((!opt->quiet || opt->json_path || opt->html_path || opt->sarif_path || opt->sarif_out) &&
-	    plans_build(&a, &plans) == 0)
+	if (want_plans && (pending ? plans_end(&a, &plans, pending, fed) : plans_build(&a, &plans)) == 0)
 		a.plans = &plans;
 	if (opt->json_path || opt->html_path || opt->sarif_path || opt->sarif_out || opt->baseline_path ||
 	    opt->nsame) {

@@ -322,37 +322,84 @@ static int sets_op(void *arg, size_t pos, const struct finding_op *op)
 	return 0;
 }
 
-int findings_unions_ns(const struct findings *f, const size_t *set_of, size_t nsets, int64_t *out)
-{
-	size_t *one = malloc((nsets ? nsets : 1) * sizeof(*one));
-	unsigned char *several = calloc(nsets ? nsets : 1, 1);
-	struct sets_pass p = { f, set_of, NULL, several };
-	int any = 0, rc = -1;
+struct unions {
+	struct sets_pass p;
+	size_t nsets;
+	size_t *one;                /* by set: its one finding with operations, or SIZE_MAX */
+	unsigned char *several;     /* by set: it has several: swept */
+	int any;
+};
 
-	if (!one || !several)
-		goto out;
+void findings_unions_free(struct unions *u)
+{
+	if (!u)
+		return;
+	free(u->p.s);
+	free(u->one);
+	free(u->several);
+	free(u);
+}
+
+struct unions *findings_unions_begin(const struct findings *f, const size_t *set_of, size_t nsets)
+{
+	struct unions *u = calloc(1, sizeof(*u));
+
+	if (!u || !(u->one = malloc((nsets ? nsets : 1) * sizeof(*u->one))) ||
+	    !(u->several = calloc(nsets ? nsets : 1, 1))) {
+		findings_unions_free(u);
+		return NULL;
+	}
+	u->nsets = nsets;
+	u->p = (struct sets_pass){ f, set_of, NULL, u->several };
 	for (size_t k = 0; k < nsets; k++)
-		one[k] = SIZE_MAX;
+		u->one[k] = SIZE_MAX;
 	for (size_t i = 0; i < f->n; i++) {
 		size_t k = set_of[i];
 		if (k >= nsets || !f->v[i].nops)
 			continue;
-		if (one[k] != SIZE_MAX && one[k] != i)
-			any = several[k] = 1;
-		one[k] = i;
+		if (u->one[k] != SIZE_MAX && u->one[k] != i)
+			u->any = u->several[k] = 1;
+		u->one[k] = i;
 	}
-	if (any) {
-		if (!(p.s = calloc(nsets, sizeof(*p.s))) || findings_each_op(f, sets_op, &p) < 0)
-			goto out;
+	if (u->any && !(u->p.s = calloc(nsets, sizeof(*u->p.s)))) {
+		findings_unions_free(u);
+		return NULL;
 	}
-	for (size_t k = 0; k < nsets; k++)
-		out[k] = several[k] ? sweep_total(&p.s[k]) : one[k] != SIZE_MAX ? f->v[one[k]].union_ns : 0;
-	rc = 0;
-out:
-	free(p.s);
-	free(one);
-	free(several);
-	return rc;
+	return u;
+}
+
+int findings_unions_need_ops(const struct unions *u)
+{
+	return u->any;
+}
+
+int findings_unions_op(void *arg, size_t pos, const struct finding_op *op)
+{
+	struct unions *u = arg;
+	return u->any ? sets_op(&u->p, pos, op) : 0;
+}
+
+void findings_unions_end(struct unions *u, int64_t *out)
+{
+	const struct findings *f = u->p.f;
+
+	for (size_t k = 0; k < u->nsets; k++)
+		out[k] = u->several[k] ? sweep_total(&u->p.s[k]) : u->one[k] != SIZE_MAX ? f->v[u->one[k]].union_ns : 0;
+	findings_unions_free(u);
+}
+
+int findings_unions_ns(const struct findings *f, const size_t *set_of, size_t nsets, int64_t *out)
+{
+	struct unions *u = findings_unions_begin(f, set_of, nsets);
+
+	if (!u)
+		return -1;
+	if (u->any && findings_each_op(f, findings_unions_op, u) < 0) {
+		findings_unions_free(u);
+		return -1;
+	}
+	findings_unions_end(u, out);
+	return 0;
 }
 
 const char *module_locate(const struct run_module *modules, size_t n, uint64_t addr,

@@ -162,6 +162,20 @@ int64_t priced_ops_ns(const struct priced_op *ops, size_t n);
 int findings_unions_ns(const struct findings *f, const size_t *set_of, size_t nsets, int64_t *out);
 
 /*
+ * findings_unions_ns() in steps, for a pass over the operations made
+ * anyway (findings_store()'s): begin (NULL when out of memory); when
+ * findings_unions_need_ops(), findings_unions_op() (a findings_each_op()
+ * callback, 0) for every operation in that order; then end, which fills
+ * out[] and frees u.  findings_unions_free() gives one up.
+ */
+struct unions;
+struct unions *findings_unions_begin(const struct findings *f, const size_t *set_of, size_t nsets);
+int findings_unions_need_ops(const struct unions *u);
+int findings_unions_op(void *u, size_t pos, const struct finding_op *op);
+void findings_unions_end(struct unions *u, int64_t *out);
+void findings_unions_free(struct unions *u);
+
+/*
  * 1 when fixing finding 'g' makes 'op' (one of g's operations) go away, so
  * that its time counts in the savings.  Every operation does, except the
  * send of a host->device->host round trip: its natural fix (map(to:) for

@@ -36,6 +36,8 @@ static int store_finding(struct findings_writer *w, const struct finding *g, cha
 struct store_pass {
 	struct findings_writer *w;
 	const struct findings *f;
+	findings_tap_fn tap;
+	void *tap_arg;
 	char **err;
 };
 
@@ -43,8 +45,11 @@ struct store_pass {
 static int store_op(void *arg, size_t pos, const struct finding_op *op)
 {
 	struct store_pass *p = arg;
-	return findings_writer_event(p->w, p->f->v[pos].id, op->occurrence, op_role_name(op->role),
-				     op->seq, p->err) < 0 ? 1 : 0;
+
+	if (findings_writer_event(p->w, p->f->v[pos].id, op->occurrence, op_role_name(op->role), op->seq,
+				  p->err) < 0)
+		return 1;
+	return p->tap ? p->tap(p->tap_arg, pos, op) : 0;
 }
 
 static int store_summary(struct findings_writer *w, const char *kind, const struct kind_summary *k,
@@ -74,11 +79,11 @@ static int store_ops(void *arg)
 	return r;
 }
 
-int findings_store(struct db *db, const struct findings *f, char **err)
+int findings_store(struct db *db, const struct findings *f, findings_tap_fn tap, void *tap_arg, char **err)
 {
 	struct findings_writer *w = findings_writer_open(db, err);
 	struct kind_summary all = { 0 };
-	struct store_pass p = { w, f, err };
+	struct store_pass p = { w, f, tap, tap_arg, err };
 	uint64_t nrows = 0;
 	int paged, rc = -1;
 

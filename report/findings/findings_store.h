@@ -6,14 +6,24 @@
 #ifndef MAPPROF_REPORT_FINDINGS_STORE_H
 #define MAPPROF_REPORT_FINDINGS_STORE_H
 
+#include <stddef.h>
+
 struct db;
 struct findings;
+struct finding_op;
+
+/* Called with every operation the store writes (a findings_each_op() callback: 0 to go on). */
+typedef int (*findings_tap_fn)(void *arg, size_t pos, const struct finding_op *op);
 
 /*
- * Replace the stored findings with 'f' (after findings_finish()), in one
- * transaction: running report twice leaves the same rows.  0, or -1 with
- * *err set and the database unchanged.
+ * Replace the stored findings with 'f' (after findings_finish()): running
+ * report twice leaves the same rows.  tap, when not NULL, sees each of the
+ * findings' operations once, in findings_each_op()'s order, as they are
+ * written (another pass over them saved).  0 (tap has seen them all), or
+ * -1 with *err set: the database then as before, or, on a long run whose
+ * old findings were deleted in a commit of their own (db/findings.h),
+ * without findings.
  */
-int findings_store(struct db *db, const struct findings *f, char **err);
+int findings_store(struct db *db, const struct findings *f, findings_tap_fn tap, void *tap_arg, char **err);
 
 #endif

@@ -43,34 +43,6 @@ static int cmp_keyed(const void *x, const void *y)
 	return d ? d : (a->index > b->index) - (a->index < b->index);
 }
 
-/*
- * Each plan's savings: the union of its members' operations, each seq once
- * (one pass over the operations for all plans).  -1 when out of memory.
- */
-static int plans_savings(const struct analysis *a, struct plans *p)
-{
-	size_t n = a->findings.n, *set_of = malloc((n ? n : 1) * sizeof(*set_of));
-	int64_t *ns = malloc((p->n ? p->n : 1) * sizeof(*ns));
-	int rc = -1;
-
-	if (!set_of || !ns)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		set_of[i] = SIZE_MAX;
-	for (size_t k = 0; k < p->n; k++)
-		for (size_t m = 0; m < p->v[k].nmembers; m++)
-			set_of[p->v[k].members[m]] = k;
-	if (findings_unions_ns(&a->findings, set_of, p->n, ns) < 0)
-		goto out;
-	for (size_t k = 0; k < p->n; k++)
-		p->v[k].savings_ns = a->duration_ns > 0 && ns[k] > a->duration_ns ? a->duration_ns : ns[k];
-	rc = 0;
-out:
-	free(set_of);
-	free(ns);
-	return rc;
-}
-
 static int cmp_plan(const void *x, const void *y)
 {
 	const struct plan *a = x, *b = y;
@@ -79,17 +51,31 @@ static int cmp_plan(const void *x, const void *y)
 	return (a->members[0] > b->members[0]) - (a->members[0] < b->members[0]);
 }
 
-int plans_build(const struct analysis *a, struct plans *p)
+struct plans_pass {
+	size_t *set_of;               /* finding -> its plan */
+	struct unions *u;             /* the plans' savings, being summed */
+};
+
+static void pass_free(struct plans_pass *pp)
+{
+	if (!pp)
+		return;
+	findings_unions_free(pp->u);
+	free(pp->set_of);
+	free(pp);
+}
+
+struct plans_pass *plans_begin(const struct analysis *a, struct plans *p)
 {
 	size_t n = a->findings.n;
 	struct keyed *keys = calloc(n ? n : 1, sizeof(*keys));
-	struct plan_sources *sources = NULL;
-	int rc = -1;
+	struct plans_pass *pp = calloc(1, sizeof(*pp));
+	int ok = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->v = calloc(n ? n : 1, sizeof(*p->v));
 	p->store = malloc((n ? n : 1) * sizeof(*p->store));
-	if (!keys || !p->v || !p->store)
+	if (!keys || !pp || !p->v || !p->store || !(pp->set_of = malloc((n ? n : 1) * sizeof(*pp->set_of))))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		keys[i].index = i;
@@ -110,10 +96,54 @@ int plans_build(const struct analysis *a, struct plans *p)
 		pl->occurrences += g->occurrences;
 		pl->kinds[g->kind]++;
 	}
+	/* Each plan's savings: the union of its members' operations, each seq once. */
+	for (size_t i = 0; i < n; i++)
+		pp->set_of[i] = SIZE_MAX;
+	for (size_t k = 0; k < p->n; k++)
+		for (size_t m = 0; m < p->v[k].nmembers; m++)
+			pp->set_of[p->v[k].members[m]] = k;
+	ok = (pp->u = findings_unions_begin(&a->findings, pp->set_of, p->n)) != NULL;
+out:
+	for (size_t i = 0; keys && i < n; i++)
+		free(keys[i].key);
+	free(keys);
+	if (!ok) {
+		pass_free(pp);
+		plans_release(p);
+		return NULL;
+	}
+	return pp;
+}
+
+int plans_tap(void *pp, size_t pos, const struct finding_op *op)
+{
+	return findings_unions_op(((struct plans_pass *)pp)->u, pos, op);
+}
+
+int plans_end(const struct analysis *a, struct plans *p, struct plans_pass *pp, int fed)
+{
+	struct plan_sources *sources = NULL;
+	int64_t *ns = malloc((p->n ? p->n : 1) * sizeof(*ns));
+	int rc = -1;
+
+	if (!ns)
+		goto out;
+	/*
+	 * Not fed by a pass made anyway (or only part of one: a store that
+	 * failed): summed afresh, in a pass of its own for all plans at once.
+	 */
+	if (!fed) {
+		findings_unions_free(pp->u);
+		if (!(pp->u = findings_unions_begin(&a->findings, pp->set_of, p->n)) ||
+		    (findings_unions_need_ops(pp->u) && findings_each_op(&a->findings, findings_unions_op, pp->u) < 0))
+			goto out;
+	}
+	findings_unions_end(pp->u, ns);
+	pp->u = NULL;
+	for (size_t k = 0; k < p->n; k++)
+		p->v[k].savings_ns = a->duration_ns > 0 && ns[k] > a->duration_ns ? a->duration_ns : ns[k];
 	/* Each source file read once, however many directives it holds. */
 	if (!(sources = plan_sources_new()))
-		goto out;
-	if (plans_savings(a, p) < 0)
 		goto out;
 	for (size_t i = 0; i < p->n; i++)
 		if (plan_edit_build(a, &p->v[i], sources) < 0)
@@ -122,12 +152,18 @@ int plans_build(const struct analysis *a, struct plans *p)
 	rc = 0;
 out:
 	plan_sources_free(sources);
-	for (size_t i = 0; keys && i < n; i++)
-		free(keys[i].key);
-	free(keys);
+	free(ns);
+	pass_free(pp);
 	if (rc < 0)
 		plans_release(p);
 	return rc;
+}
+
+int plans_build(const struct analysis *a, struct plans *p)
+{
+	struct plans_pass *pp = plans_begin(a, p);
+
+	return pp ? plans_end(a, p, pp, 0) : -1;
 }
 
 const struct plans *plans_get(const struct analysis *a, struct plans *own)

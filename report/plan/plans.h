@@ -40,6 +40,20 @@ struct plans {
 
 /* Group a's findings into *p (released with plans_release()).  0, or -1 when out of memory. */
 int plans_build(const struct analysis *a, struct plans *p);
+
+/*
+ * plans_build() in two steps around a pass over the findings' operations
+ * made anyway (report/findings/findings_store.h's tap): plans_begin()
+ * groups the findings (NULL when out of memory, *p released);
+ * plans_tap() takes each operation; plans_end() sums the plans' savings
+ * (with a pass of its own when fed is 0: the tap did not see them all),
+ * writes their edits and frees pp.  0, or -1 (*p released).
+ */
+struct plans_pass;
+struct finding_op;
+struct plans_pass *plans_begin(const struct analysis *a, struct plans *p);
+int plans_tap(void *pp, size_t pos, const struct finding_op *op);
+int plans_end(const struct analysis *a, struct plans *p, struct plans_pass *pp, int fed);
 void plans_release(struct plans *p);
 
 /*

@@ -299,6 +299,16 @@ static void test_sets_union(void)
 	CHECK_INT(findings_unions_ns(&f, set_of, 2, ns), 0);
 	CHECK_INT(ns[0], 50);
 	CHECK_INT(ns[1], 15);
+	/* In steps, fed by a pass over the operations made for something else (the store's). */
+	{
+		struct unions *un = findings_unions_begin(&f, set_of, 2);
+		CHECK(un != NULL && findings_unions_need_ops(un));
+		CHECK_INT(findings_each_op(&f, findings_unions_op, un), 0);
+		ns[0] = ns[1] = -1;
+		findings_unions_end(un, ns);
+		CHECK_INT(ns[0], 50);
+		CHECK_INT(ns[1], 15);
+	}
 	findings_release(&f);
 }
 

@@ -97,8 +97,8 @@ static void test_analysis_store_idempotent(void)
 	CHECK_INT(a.findings.kinds[FINDING_ROUND_TRIP].occurrences, 1);
 	CHECK_INT(a.findings.kinds[FINDING_REPEATED_ALLOC].occurrences, 1);
 	CHECK_INT(a.findings.kinds[FINDING_DUPLICATE_TRANSFER].occurrences, 0);
-	CHECK_INT(findings_store(db, &a.findings, &err), 0);
-	CHECK_INT(findings_store(db, &a.findings, &err), 0);   /* again: replaced */
+	CHECK_INT(findings_store(db, &a.findings, NULL, NULL, &err), 0);
+	CHECK_INT(findings_store(db, &a.findings, NULL, NULL, &err), 0);   /* again: replaced */
 
 	doc = report_json(&a);
 	json_t *run = json_object_get(doc, "run");
@@ -158,7 +158,7 @@ static void test_fallback_to_sorted(void)
 	 * begin order, every finding's operations once, the last row the
 	 * transfer after the last kernel (seq 20000).
 	 */
-	CHECK_INT(findings_store(db, &a.findings, &err), 0);
+	CHECK_INT(findings_store(db, &a.findings, NULL, NULL, &err), 0);
 	check_exec(db, "CREATE TEMP TABLE e AS SELECT r.rowid AS id, r.finding, r.seq, d.begin_ns"
 		 " FROM finding_event_raw r JOIN data_op_raw d ON d.seq = r.seq;"
 		 "SELECT CASE WHEN (SELECT COUNT(*) FROM e) = 40001"
@@ -181,7 +181,7 @@ static void test_empty_run(void)
 	CHECK_INT(a.totals.events, 0);
 	CHECK_INT(a.findings.n, 0);
 	CHECK_INT(a.duration_ns, 0);
-	CHECK_INT(findings_store(db, &a.findings, &err), 0);
+	CHECK_INT(findings_store(db, &a.findings, NULL, NULL, &err), 0);
 	analysis_release(&a);
 	db_close(db);
 	unlink(path);
