@@ -82,8 +82,9 @@ int findings_writer_summary(struct findings_writer *w, const struct finding_summ
  * order, about nrows of them, and returns 0 (else what failed, *err set).
  * The transaction so far is committed first, the rows then committed on
  * their own, and a transaction begun again for the rest.  0 when the rows
- * are stored; 1 when not done (few rows, MAPPROF_PAGEWRITE=0, a file or
- * a moment that does not allow it): write them as before; -1 with *err
+ * are stored; 1 when not done, each() not called (few rows,
+ * MAPPROF_PAGEWRITE=0, a file or a moment that does not allow it): write
+ * them as before; -1 with *err
  * set (nothing of them stored).  A report stopped before its last commit
  * may leave rows whose findings were not stored: no summary row says so
  * (db/finding_rows.h reads none), and the next report deletes them.

@@ -38,6 +38,7 @@ struct store_pass {
 	const struct findings *f;
 	findings_tap_fn tap;
 	void *tap_arg;
+	int runs;                     /* store_ops() calls: the tap is in the first only */
 	char **err;
 };
 
@@ -72,7 +73,11 @@ static int store_summary(struct findings_writer *w, const char *kind, const stru
 static int store_ops(void *arg)
 {
 	struct store_pass *p = arg;
-	int r = findings_each_op(p->f, store_op, p);
+	int r;
+
+	if (p->runs++)
+		p->tap = NULL;   /* each operation once (findings_writer_pages() runs it once or not at all) */
+	r = findings_each_op(p->f, store_op, p);
 
 	if (r < 0 && p->err && !*p->err)
 		*p->err = strdup("cannot read the findings' operations back");
@@ -83,7 +88,7 @@ int findings_store(struct db *db, const struct findings *f, findings_tap_fn tap,
 {
 	struct findings_writer *w = findings_writer_open(db, err);
 	struct kind_summary all = { 0 };
-	struct store_pass p = { w, f, tap, tap_arg, err };
+	struct store_pass p = { w, f, tap, tap_arg, 0, err };
 	uint64_t nrows = 0;
 	int paged, rc = -1;
 

@@ -19,7 +19,7 @@ typedef int (*findings_tap_fn)(void *arg, size_t pos, const struct finding_op *o
  * Replace the stored findings with 'f' (after findings_finish()): running
  * report twice leaves the same rows.  tap, when not NULL, sees each of the
  * findings' operations once, in findings_each_op()'s order, as they are
- * written (another pass over them saved).  0 (tap has seen them all), or
+ * handed to the writer (another pass over them saved).  0 (tap has seen them all), or
  * -1 with *err set: the database then as before, or, on a long run whose
  * old findings were deleted in a commit of their own (db/findings.h),
  * without findings.
