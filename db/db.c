@@ -321,7 +321,6 @@ uint32_t db_table_root(struct db *db, const char *name, const char *columns)
 
 int db_file_lock(int fd, short type)
 {
-	/* SQLite's pending, reserved and shared bytes: 512 from the pending one. */
-	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = 512 };
+	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = LOCK_BYTES };
 	return fcntl(fd, F_SETLK, &l);
 }

@@ -45,14 +45,6 @@ struct finding_pages {
 	int64_t rowid;
 };
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
-
 /*
  * SQLite's lock bytes, as an EXCLUSIVE lock holds them, on this open file
  * description (F_OFD_SETLK): such a lock conflicts with any connection's,
@@ -61,7 +53,7 @@ static void put32(unsigned char *p, uint32_t v)
  */
 static int lock_file(int fd)
 {
-	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = 512 };
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = LOCK_BYTES };
 #ifdef F_OFD_SETLK
 	if (fcntl(fd, F_OFD_SETLK, &l) == 0)
 		return 0;
@@ -263,8 +255,7 @@ struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const c
 		*why = "a journal is there";
 		goto no;
 	}
-	if (!(p->page1 = malloc(65536)) || tempfile_io(p->fd, p->page1, 100, 0, 0) < 0 ||
-	    pw_check_header(p->page1, &p->h, why) < 0)
+	if (!(p->page1 = malloc(65536)) || pw_file_header(p->fd, p->page1, &p->h, why) < 0)
 		goto no;
 	if (get32(p->page1 + 40) != (uint32_t)schema) {
 		*why = "its schema changed";
@@ -272,16 +263,6 @@ struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const c
 	}
 	if (p->h.encoding != 1) {
 		*why = "its text is not UTF-8";
-		goto no;
-	}
-	if (st.st_size < (off_t)p->h.pages * p->h.page_size) {
-		*why = "shorter than its header says";
-		goto no;
-	}
-	/* Pages past the header's count are no one's (SQLite ignores them). */
-	if (st.st_size > (off_t)p->h.pages * p->h.page_size &&
-	    ftruncate(p->fd, (off_t)p->h.pages * p->h.page_size) < 0) {
-		*why = "cannot truncate it";
 		goto no;
 	}
 	if (!(p->rootpg = malloc(p->h.page_size)) || read_page(p, 1, p->page1) < 0 || p->root > p->h.pages ||

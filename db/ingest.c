@@ -477,20 +477,11 @@ static struct page_sink *page_sink_new(struct db *db, int reserved)
 			goto no;
 	/* The connection holds no lock now: SQLite's own, taken here, keep other processes out. */
 	ps->fd = open(file, O_RDWR | O_CLOEXEC);
-	if (ps->fd < 0 || (reserved ? lock_reserved(ps->fd) : db_file_lock(ps->fd, F_WRLCK)) < 0 || fstat(ps->fd, &st) < 0 ||
-	    tempfile_io(ps->fd, ps->hdr, sizeof(ps->hdr), 0, 0) < 0 || pw_check_header(ps->hdr, &ps->h, &why) < 0 ||
-	    st.st_size < (off_t)ps->h.pages * ps->h.page_size)
+	/* Pages past the header's count (a live expansion's: 'mapprof record' killed while the program ran) cut off. */
+	if (ps->fd < 0 || (reserved ? lock_reserved(ps->fd) : db_file_lock(ps->fd, F_WRLCK)) < 0 ||
+	    pw_file_header(ps->fd, ps->hdr, &ps->h, &why) < 0)
 		goto no;
-	/*
-	 * Pages past the header's count are no one's: a live expansion's
-	 * ('mapprof record' killed while the program ran).  SQLite ignores them.
-	 */
-	if (st.st_size > (off_t)ps->h.pages * ps->h.page_size) {
-		if (ftruncate(ps->fd, (off_t)ps->h.pages * ps->h.page_size) < 0)
-			goto no;
-		st.st_size = (off_t)ps->h.pages * ps->h.page_size;
-	}
-	ps->size = st.st_size;
+	ps->size = (off_t)ps->h.pages * ps->h.page_size;
 	if (!(ps->roots = malloc((size_t)PAGE_TABLES * ps->h.page_size)) || !(ps->pw = pw_new(ps->fd, &ps->h)))
 		goto no;
 	for (int t = 0; t < PAGE_TABLES; t++) {

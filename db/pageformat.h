@@ -10,6 +10,8 @@
 
 /* SQLite's lock bytes start at 1 GiB: the page holding them is never used. */
 #define PENDING_BYTE 0x40000000u
+/* Its pending, reserved and shared bytes, from PENDING_BYTE on: what an EXCLUSIVE lock holds. */
+#define LOCK_BYTES 512
 
 static inline uint32_t get16(const unsigned char *p)
 {
@@ -19,6 +21,14 @@ static inline uint32_t get16(const unsigned char *p)
 static inline uint32_t get32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
 }
 
 #endif

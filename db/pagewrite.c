@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -95,14 +96,6 @@ static void put16(unsigned char *p, uint32_t v)
 {
 	p[0] = (unsigned char)(v >> 8);
 	p[1] = (unsigned char)v;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
 }
 
 /* SQLite's varint: 7 bits a byte, high bit set on all but the last; a ninth byte holds 8. */
@@ -196,6 +189,31 @@ int pw_check_header(const unsigned char hdr[100], struct pw_header *h, const cha
 	h->usable = ps - hdr[20];
 	h->pages = get32(hdr + 28);
 	h->encoding = get32(hdr + 56);
+	return 0;
+}
+
+int pw_file_header(int fd, unsigned char hdr[100], struct pw_header *h, const char **why)
+{
+	struct stat st;
+	off_t size;
+
+	*why = NULL;
+	if (fstat(fd, &st) < 0 || tempfile_io(fd, hdr, 100, 0, 0) < 0) {
+		*why = "cannot read it";
+		return -1;
+	}
+	if (pw_check_header(hdr, h, why) < 0)
+		return -1;
+	size = (off_t)h->pages * h->page_size;
+	if (st.st_size < size) {
+		*why = "shorter than its header says";
+		return -1;
+	}
+	/* Pages past the header's count are no one's (a write stopped before its end): SQLite ignores them. */
+	if (st.st_size > size && ftruncate(fd, size) < 0) {
+		*why = "cannot cut off the pages past its header's count";
+		return -1;
+	}
 	return 0;
 }
 

@@ -39,6 +39,14 @@ struct pw_header {
  */
 int pw_check_header(const unsigned char hdr[100], struct pw_header *h, const char **why);
 
+/*
+ * The header of the database open at fd (read-write, SQLite's locks held
+ * by the caller) read into hdr and checked as above, the file at least as
+ * long as its page count says, and pages past that count cut off.  0, or
+ * -1 with *why.
+ */
+int pw_file_header(int fd, unsigned char hdr[100], struct pw_header *h, const char **why);
+
 /* A writer appending after h->pages of the file open at fd (read-write; stays the caller's). */
 struct pagewriter *pw_new(int fd, const struct pw_header *h);
 

@@ -301,32 +301,14 @@ int findings_saved_ops(const struct findings *f, struct priced_op **out, size_t 
 	return findings_each_op(f, saved_op, &p) < 0 ? -1 : 0;
 }
 
-/* The sweeps of findings_unions_ns(): one per set that needs the pass. */
-struct sets_pass {
+/* The sums of findings_unions_ns(): a sweep per set of several findings. */
+struct unions {
 	const struct findings *f;
 	const size_t *set_of;
-	struct sweep *s;            /* by set; NULL entries' sets are not swept */
-	const unsigned char *swept;
-};
-
-static int sets_op(void *arg, size_t pos, const struct finding_op *op)
-{
-	struct sets_pass *p = arg;
-	const struct finding *g = &p->f->v[pos];
-	size_t k = p->set_of[pos];
-
-	/* A send kept by the fix is skipped here, not deduplicated: the same
-	 * operation still counts where another finding removes it. */
-	if (k != SIZE_MAX && p->swept[k] && finding_op_saved(g, op))
-		sweep_add(&p->s[k], op, price_of(g, op));
-	return 0;
-}
-
-struct unions {
-	struct sets_pass p;
 	size_t nsets;
 	size_t *one;                /* by set: its one finding with operations, or SIZE_MAX */
 	unsigned char *several;     /* by set: it has several: swept */
+	struct sweep *s;            /* by set, when any has several */
 	int any;
 };
 
@@ -334,7 +316,7 @@ void findings_unions_free(struct unions *u)
 {
 	if (!u)
 		return;
-	free(u->p.s);
+	free(u->s);
 	free(u->one);
 	free(u->several);
 	free(u);
@@ -349,8 +331,9 @@ struct unions *findings_unions_begin(const struct findings *f, const size_t *set
 		findings_unions_free(u);
 		return NULL;
 	}
+	u->f = f;
+	u->set_of = set_of;
 	u->nsets = nsets;
-	u->p = (struct sets_pass){ f, set_of, NULL, u->several };
 	for (size_t k = 0; k < nsets; k++)
 		u->one[k] = SIZE_MAX;
 	for (size_t i = 0; i < f->n; i++) {
@@ -361,7 +344,7 @@ struct unions *findings_unions_begin(const struct findings *f, const size_t *set
 			u->any = u->several[k] = 1;
 		u->one[k] = i;
 	}
-	if (u->any && !(u->p.s = calloc(nsets, sizeof(*u->p.s)))) {
+	if (u->any && !(u->s = calloc(nsets, sizeof(*u->s)))) {
 		findings_unions_free(u);
 		return NULL;
 	}
@@ -376,15 +359,20 @@ int findings_unions_need_ops(const struct unions *u)
 int findings_unions_op(void *arg, size_t pos, const struct finding_op *op)
 {
 	struct unions *u = arg;
-	return u->any ? sets_op(&u->p, pos, op) : 0;
+	size_t k = u->set_of[pos];
+	const struct finding *g = &u->f->v[pos];
+
+	/* A send kept by the fix is skipped here, not deduplicated: the same
+	 * operation still counts where another finding removes it. */
+	if (u->any && k != SIZE_MAX && u->several[k] && finding_op_saved(g, op))
+		sweep_add(&u->s[k], op, price_of(g, op));
+	return 0;
 }
 
 void findings_unions_end(struct unions *u, int64_t *out)
 {
-	const struct findings *f = u->p.f;
-
 	for (size_t k = 0; k < u->nsets; k++)
-		out[k] = u->several[k] ? sweep_total(&u->p.s[k]) : u->one[k] != SIZE_MAX ? f->v[u->one[k]].union_ns : 0;
+		out[k] = u->several[k] ? sweep_total(&u->s[k]) : u->one[k] != SIZE_MAX ? u->f->v[u->one[k]].union_ns : 0;
 	findings_unions_free(u);
 }
 

@@ -132,14 +132,13 @@ int plans_end(const struct analysis *a, struct plans *p, struct plans_pass *pp, 
 	 * Not fed by a pass made anyway (or only part of one: a store that
 	 * failed): summed afresh, in a pass of its own for all plans at once.
 	 */
-	if (!fed) {
+	if (fed)
+		findings_unions_end(pp->u, ns);
+	else
 		findings_unions_free(pp->u);
-		if (!(pp->u = findings_unions_begin(&a->findings, pp->set_of, p->n)) ||
-		    (findings_unions_need_ops(pp->u) && findings_each_op(&a->findings, findings_unions_op, pp->u) < 0))
-			goto out;
-	}
-	findings_unions_end(pp->u, ns);
 	pp->u = NULL;
+	if (!fed && findings_unions_ns(&a->findings, pp->set_of, p->n, ns) < 0)
+		goto out;
 	for (size_t k = 0; k < p->n; k++)
 		p->v[k].savings_ns = a->duration_ns > 0 && ns[k] > a->duration_ns ? a->duration_ns : ns[k];
 	/* Each source file read once, however many directives it holds. */
