@@ -22,6 +22,7 @@
 #include "db/finding_pages.h"
 #include "db/pageformat.h"
 #include "db/pagewrite.h"
+#include "lib/grow.h"
 #include "lib/tempfile.h"
 
 enum { SECTOR = 512 };
@@ -84,14 +85,8 @@ static void pages_free(struct finding_pages *p)
 
 static int add_free(struct finding_pages *p, uint32_t pg)
 {
-	if (p->nfree == p->free_cap) {
-		size_t c = p->free_cap ? 2 * p->free_cap : 4096;
-		uint32_t *v = realloc(p->freepg, c * sizeof(*v));
-		if (!v)
-			return -1;
-		p->freepg = v;
-		p->free_cap = c;
-	}
+	if (grow_one((void **)&p->freepg, &p->free_cap, p->nfree, sizeof(*p->freepg)) < 0)
+		return -1;
 	p->freepg[p->nfree++] = pg;
 	return 0;
 }
@@ -103,7 +98,7 @@ static int add_free(struct finding_pages *p, uint32_t pg)
 static int take_freelist(struct finding_pages *p, uint64_t want, const char **why)
 {
 	uint32_t per = p->h.usable / 4 - 2, trunk = get32(p->page1 + 32);
-	size_t cap = 0;
+	size_t cap = 0, pg_cap = 0;
 
 	p->free_count = get32(p->page1 + 36);
 	while (trunk && p->nfree < want) {
@@ -114,18 +109,10 @@ static int take_freelist(struct finding_pages *p, uint64_t want, const char **wh
 			*why = "a freelist SQLite would call corrupt";
 			return -1;
 		}
-		if (p->ntrunks == cap) {
-			size_t c = cap ? 2 * cap : 64;
-			unsigned char *t = realloc(p->trunks, c * p->h.page_size);
-			uint32_t *n = t ? realloc(p->trunk_pg, c * sizeof(*n)) : NULL;
-			if (t)
-				p->trunks = t;
-			if (!n) {
-				*why = "out of memory";
-				return -1;
-			}
-			p->trunk_pg = n;
-			cap = c;
+		if (grow_one((void **)&p->trunks, &cap, p->ntrunks, p->h.page_size) < 0 ||
+		    grow_one((void **)&p->trunk_pg, &pg_cap, p->ntrunks, sizeof(*p->trunk_pg)) < 0) {
+			*why = "out of memory";
+			return -1;
 		}
 		img = p->trunks + p->ntrunks * p->h.page_size;
 		if (read_page(p, trunk, img) < 0) {
