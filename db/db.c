@@ -264,7 +264,7 @@ void db_fetch_values(sqlite3_stmt *st, struct dbval *v, int n)
 }
 
 /* The tables db_watch_tables() watches: bit i of db->changed. */
-static const char *const watched[] = { "data_op_raw" };
+static const char *const watched[] = { "data_op_raw", "kernel_raw", "target_raw", "delete_pair_raw" };
 
 static void on_update(void *arg, int op, const char *schema, const char *table, sqlite3_int64 rowid)
 {

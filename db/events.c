@@ -4,8 +4,10 @@
  *
  * Three sources: data operations, kernels (with their construct's code
  * pointer) and, in seq mode, delete/alloc pairs, merged row by row.  In seq
- * mode the data operations come from db/rowsrc.h (the file's pages where it
- * allows, else SQLite; the same rows), the rest from statements.  The
+ * mode all three come from db/rowsrc.h (the file's pages where it allows,
+ * else SQLite; the same rows), a kernel's code pointer from its construct's
+ * row met in the same order (a statement when it is not), and in sorted
+ * mode from statements.  The
  * raw tables are read directly rather than through the views: the views
  * format hashes as text and look delete sizes up with a subquery, which costs
  * seconds at ten million events.  The values are the same as the views'.
@@ -31,11 +33,18 @@
 #include "db/timeline_rows.h"
 #include "lib/hmap.h"
 
+/* target_raw's columns (target_table_cols). */
+enum { TG_ID, TG_CODEPTR = 7, TG_NCOLS };
+
 struct event_stream {
 	struct db *db;
 	enum events_mode mode;
-	sqlite3_stmt *ops, *kernels, *pairs;      /* ops: sorted mode */
-	struct rowsrc *op_rows;                   /* seq mode: data_op_raw (db/rowsrc.h) */
+	sqlite3_stmt *ops, *kernels;              /* sorted mode */
+	/* seq mode: data_op_raw, kernel_raw, delete_pair_raw, target_raw (db/rowsrc.h) */
+	struct rowsrc *op_rows, *kernel_rows, *pair_rows, *target_rows;
+	struct dbval target[TG_NCOLS];            /* target_rows' row; have_target */
+	int have_target;
+	sqlite3_stmt *codeptr;                    /* a kernel's code pointer by SQLite's join */
 	struct event op, kernel;
 	int have_op, have_kernel, have_pair;
 	int64_t pair_delete, pair_alloc;
@@ -86,10 +95,19 @@ enum {
 #define KERNEL_SELECT \
 	"SELECT k.seq, k.thread, k.device, k.begin_ns," \
 	" t.codeptr, k.target_id, k.dur_ns FROM kernel_raw k LEFT JOIN target_raw t ON t.id = k.target_id"
-static const char kernels_by_seq_sql[] = KERNEL_SELECT " ORDER BY k.seq";
+/* kernel_raw's and target_raw's columns, as db/schema.sql creates them. */
+enum { KR_SEQ, KR_THREAD, KR_TARGET, KR_DEVICE, KR_TEAMS, KR_BEGIN, KR_DUR, KR_NCOLS };
+static const char *const kernel_table_cols[KR_NCOLS] = {
+	"seq", "thread", "target_id", "device", "teams", "begin_ns", "dur_ns",
+};
+static const char *const target_table_cols[TG_NCOLS] = {
+	"id", "seq", "thread", "kind", "device", "begin_ns", "dur_ns", "codeptr",
+};
+static const char *const pair_table_cols[2] = { "delete_seq", "alloc_seq" };
+/* KERNEL_SELECT's code pointer of one kernel: what the join gives it. */
+static const char kernel_codeptr_sql[] =
+	"SELECT t.codeptr FROM kernel_raw k LEFT JOIN target_raw t ON t.id = k.target_id WHERE k.seq = ?1";
 static const char kernels_sorted_sql[] = KERNEL_SELECT " ORDER BY k.begin_ns, k.seq";
-static const char pairs_sql[] =
-	"SELECT delete_seq, alloc_seq FROM delete_pair_raw ORDER BY delete_seq";
 
 struct live_alloc {
 	uint64_t bytes, host_addr;
@@ -165,17 +183,15 @@ static int kernel_sound(struct event_stream *s, const struct dbval *c, char **er
 
 static int read_pair(struct event_stream *s, char **err)
 {
-	int rc = sqlite3_step(s->pairs);
+	struct dbval c[2];
+	int rc = rowsrc_next(s->pair_rows, c, err);
 
-	if (rc == SQLITE_DONE) {
-		s->have_pair = 0;
-		return 0;
-	}
-	if (rc != SQLITE_ROW)
-		return step_error(s, err);
-	s->have_pair = 1;
-	s->pair_delete = sqlite3_column_int64(s->pairs, 0);
-	s->pair_alloc = sqlite3_column_int64(s->pairs, 1);
+	if (rc < 0)
+		return -1;
+	s->have_pair = rc;
+	/* (the values sqlite3_column_int64() gives: 0 for a NULL) */
+	s->pair_delete = c[0].type == SQLITE_NULL ? 0 : c[0].i;
+	s->pair_alloc = c[1].type == SQLITE_NULL ? 0 : c[1].i;
 	return 0;
 }
 
@@ -298,23 +314,80 @@ static int read_op(struct event_stream *s, char **err)
 	}
 }
 
+/*
+ * The code pointer KERNEL_SELECT gives the kernel in k (kernel_raw's
+ * columns) into *out: from target_raw's rows, read on in id order while
+ * the kernels' target ids rise (as they do); by SQLite's own join when the
+ * id is not an integer or lies behind them.  0, or -1 with *err.
+ */
+static int kernel_codeptr(struct event_stream *s, const struct dbval *k, struct dbval *out, char **err)
+{
+	const struct dbval *id = &k[KR_TARGET];
+	int rc;
+
+	*out = (struct dbval){ 0, 0, SQLITE_NULL };
+	if (id->type == SQLITE_NULL)
+		return 0;
+	if (id->type == SQLITE_INTEGER) {
+		while (s->have_target && s->target[TG_ID].i < id->i)
+			if ((s->have_target = rowsrc_next(s->target_rows, s->target, err)) < 0)
+				return -1;
+		if (s->have_target && s->target[TG_ID].i == id->i) {
+			*out = s->target[TG_CODEPTR];
+			return 0;
+		}
+	}
+	if (!s->codeptr && !(s->codeptr = db_prepare(s->db, kernel_codeptr_sql, err)))
+		return -1;
+	sqlite3_bind_int64(s->codeptr, 1, k[KR_SEQ].i);
+	rc = sqlite3_step(s->codeptr);
+	if (rc == SQLITE_ROW)
+		db_fetch_values(s->codeptr, out, 1);
+	sqlite3_reset(s->codeptr);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : step_error(s, err);
+}
+
+/* The next row of KERNEL_SELECT (seq mode) into c: 1, 0 at the end, -1. */
+static int fetch_kernel(struct event_stream *s, struct dbval *c, char **err)
+{
+	struct dbval k[KR_NCOLS];
+	int rc;
+
+	if (!s->kernel_rows) {
+		rc = sqlite3_step(s->kernels);
+		if (rc == SQLITE_DONE)
+			return 0;
+		if (rc != SQLITE_ROW)
+			return step_error(s, err);
+		db_fetch_values(s->kernels, c, K_NCOLS);
+		return 1;
+	}
+	if ((rc = rowsrc_next(s->kernel_rows, k, err)) <= 0)
+		return rc;
+	c[K_SEQ] = k[KR_SEQ];
+	c[K_THREAD] = k[KR_THREAD];
+	c[K_DEVICE] = k[KR_DEVICE];
+	c[K_BEGIN] = k[KR_BEGIN];
+	c[K_TARGET] = k[KR_TARGET];
+	c[K_DUR] = k[KR_DUR];
+	return kernel_codeptr(s, k, &c[K_CODEPTR], err) < 0 ? -1 : 1;
+}
+
 /* Read the next sound kernel into s->kernel. */
 static int read_kernel(struct event_stream *s, char **err)
 {
-	sqlite3_stmt *st = s->kernels;
 	struct event *e = &s->kernel;
 	struct dbval c[K_NCOLS];
 	int rc;
 
 	do {
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_DONE) {
+		rc = fetch_kernel(s, c, err);
+		if (rc < 0)
+			return -1;
+		if (!rc) {
 			s->have_kernel = 0;
 			return 0;
 		}
-		if (rc != SQLITE_ROW)
-			return step_error(s, err);
-		db_fetch_values(st, c, K_NCOLS);
 		if (s->rec) {
 			const struct dbval *tl[TLK_NCOLS] = {
 				[TLK_SEQ] = &c[K_SEQ], [TLK_DEVICE] = &c[K_DEVICE], [TLK_BEGIN] = &c[K_BEGIN],
@@ -369,19 +442,16 @@ struct event_stream *event_stream_open_rec(struct db *db, enum events_mode mode,
 	 */
 	if (!by_seq)
 		sqlite3_exec(db->sql, "PRAGMA cache_size = -65536; PRAGMA threads = 4", NULL, NULL, NULL);
-	if (by_seq)
-		s->op_rows = rowsrc_open(db, "data_op_raw", op_table_cols, OP_NCOLS, OP_SEQ, err);
-	else
-		s->ops = db_prepare(db, ops_sorted_sql, err);
-	s->kernels = s->ops || s->op_rows ? db_prepare(db, by_seq ? kernels_by_seq_sql : kernels_sorted_sql, err)
-					  : NULL;
-	if (s->kernels && by_seq) {
-		s->pairs = db_prepare(db, pairs_sql, err);
-		s->win = malloc(2 * EVENTS_WINDOW * sizeof(*s->win));
-		if (s->pairs && !s->win)
-			db_fail(err, "out of memory");
-	}
-	if (!s->kernels || (by_seq && (!s->pairs || !s->win || read_pair(s, err) < 0)) ||
+	if (by_seq && (s->op_rows = rowsrc_open(db, "data_op_raw", op_table_cols, OP_NCOLS, OP_SEQ, err)) &&
+	    (s->kernel_rows = rowsrc_open(db, "kernel_raw", kernel_table_cols, KR_NCOLS, KR_SEQ, err)) &&
+	    (s->target_rows = rowsrc_open(db, "target_raw", target_table_cols, TG_NCOLS, TG_ID, err)) &&
+	    (s->pair_rows = rowsrc_open(db, "delete_pair_raw", pair_table_cols, 2, 0, err)) &&
+	    (s->have_target = rowsrc_next(s->target_rows, s->target, err)) >= 0 &&
+	    !(s->win = malloc(2 * EVENTS_WINDOW * sizeof(*s->win))))
+		db_fail(err, "out of memory");
+	if (!by_seq && (s->ops = db_prepare(db, ops_sorted_sql, err)))
+		s->kernels = db_prepare(db, kernels_sorted_sql, err);
+	if ((by_seq ? !s->win : !s->kernels) || (by_seq && read_pair(s, err) < 0) ||
 	    read_op(s, err) < 0 || read_kernel(s, err) < 0) {
 		event_stream_close(s);
 		return NULL;
@@ -463,9 +533,12 @@ void event_stream_close(struct event_stream *s)
 	if (!s)
 		return;
 	rowsrc_close(s->op_rows);
+	rowsrc_close(s->kernel_rows);
+	rowsrc_close(s->target_rows);
+	rowsrc_close(s->pair_rows);
+	sqlite3_finalize(s->codeptr);
 	sqlite3_finalize(s->ops);
 	sqlite3_finalize(s->kernels);
-	sqlite3_finalize(s->pairs);
 	sound_judge_release(&s->judge);
 	hmap_release(&s->live);
 	free(s->win);

@@ -137,6 +137,19 @@ static struct timeline_job *start_timeline(struct db *db, const struct analysis 
 	return j;
 }
 
+/*
+ * analysis_run_page() with the page's timeline started between its pass
+ * and its finish: the findings' events (its marks) are known after the
+ * pass, and the binning needs nothing the finish makes.
+ */
+static int page_analysis(struct db *db, struct analysis *a, struct timeline_job **timeline, char **err)
+{
+	if (analysis_pass_page(db, a, err) < 0)
+		return -1;
+	*timeline = start_timeline(db, a);
+	return analysis_finish(a, err);
+}
+
 int report_run(const struct report_options *opt, struct report_result *res, char **err)
 {
 	struct analysis a;
@@ -162,7 +175,8 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 		termesc_line(stderr, "mapprof: note: '%s' is %s: findings were not stored in it",
 			     opt->db_path, db_copied(db));
 	if (db_pair_deletes_if_needed(db, err) < 0 ||
-	    (opt->html_path && !batchq_serial() ? analysis_run_page(db, &a, err) : analysis_run(db, &a, err)) < 0) {
+	    (opt->html_path && !batchq_serial() ? page_analysis(db, &a, &timeline, err)
+						 : analysis_run(db, &a, err)) < 0) {
 		explain_failure(db, res, err);
 		goto release;
 	}
@@ -172,8 +186,6 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 			*err = strdup("out of memory");
 		goto release;
 	}
-	if (opt->html_path)
-		timeline = start_timeline(db, &a);
 
 	/* Source lines, variables and snippets, stored for the outputs to read. */
 	{

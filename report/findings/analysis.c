@@ -193,9 +193,8 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 	return 0;
 }
 
-static int run(struct db *db, struct analysis *a, int with_timeline, char **err)
+static int pass(struct db *db, struct analysis *a, int with_timeline, char **err)
 {
-	struct findings_context ctx;
 	int rc;
 
 	memset(a, 0, sizeof(*a));
@@ -215,8 +214,13 @@ static int run(struct db *db, struct analysis *a, int with_timeline, char **err)
 		a->sorted = 1;
 		rc = analyse_stream(db, a, EVENTS_SORTED, err);
 	}
-	if (rc < 0)
-		return -1;
+	return rc < 0 ? -1 : 0;
+}
+
+int analysis_finish(struct analysis *a, char **err)
+{
+	struct findings_context ctx;
+
 	totals_finish(&a->totals);
 	a->duration_ns = a->run.duration_ns > 0 ? a->run.duration_ns : 0;
 	if (a->totals.last_end_ns > a->duration_ns)
@@ -234,12 +238,17 @@ static int run(struct db *db, struct analysis *a, int with_timeline, char **err)
 
 int analysis_run(struct db *db, struct analysis *a, char **err)
 {
-	return run(db, a, 0, err);
+	return pass(db, a, 0, err) < 0 ? -1 : analysis_finish(a, err);
+}
+
+int analysis_pass_page(struct db *db, struct analysis *a, char **err)
+{
+	return pass(db, a, 1, err);
 }
 
 int analysis_run_page(struct db *db, struct analysis *a, char **err)
 {
-	return run(db, a, 1, err);
+	return pass(db, a, 1, err) < 0 ? -1 : analysis_finish(a, err);
 }
 
 void analysis_release(struct analysis *a)

@@ -71,6 +71,15 @@ int analysis_run(struct db *db, struct analysis *a, char **err);
  * again.
  */
 int analysis_run_page(struct db *db, struct analysis *a, char **err);
+/*
+ * analysis_run_page() in its two steps: the pass, after which the
+ * findings hold their events (events, nkept) and a.span is recorded, but
+ * nothing else of theirs is final; then analysis_finish(), which prices,
+ * sorts and numbers them (report/findings/findings.h, findings_finish()).
+ * 0, or -1 with *err set.
+ */
+int analysis_pass_page(struct db *db, struct analysis *a, char **err);
+int analysis_finish(struct analysis *a, char **err);
 void analysis_release(struct analysis *a);
 
 /* True when the run's status is not 'complete' (the outputs say so). */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# report_pages.sh - the report reads data_op_raw from the file's pages
-# (db/pageread.c, db/rowsrc.c) where it can, and gives exactly what SQLite
-# gives: the
+# report_pages.sh - the report reads data_op_raw, kernel_raw, target_raw and
+# delete_pair_raw from the file's pages (db/pageread.c, db/rowsrc.c) where it
+# can, and gives exactly what SQLite gives: the
 # same report.json, page and stored findings as MAPPROF_PAGEREAD=0 (SQLite
 # reads every row), byte for byte, on
 #   - a synthetic run and a recorded sample (read from their pages: with
@@ -73,7 +73,17 @@ sqlite3 edited.db "
 	UPDATE delete_pair_raw SET alloc_seq = alloc_seq + 0.0 WHERE delete_seq % 7 = 1;
 	UPDATE delete_pair_raw SET alloc_seq = 'x' WHERE delete_seq % 11 = 2;
 	UPDATE delete_pair_raw SET alloc_seq = NULL WHERE delete_seq % 13 = 3;
-	DELETE FROM delete_pair_raw WHERE delete_seq % 17 = 4;"
+	DELETE FROM delete_pair_raw WHERE delete_seq % 17 = 4;
+	UPDATE kernel_raw SET target_id = (SELECT MAX(id) FROM target_raw) - target_id WHERE seq % 5 = 0;
+	UPDATE kernel_raw SET target_id = 'x' WHERE seq % 7 = 1;
+	UPDATE kernel_raw SET target_id = target_id + 0.5 WHERE seq % 11 = 2;
+	UPDATE kernel_raw SET target_id = NULL WHERE seq % 13 = 3;
+	UPDATE kernel_raw SET thread = 1.5, begin_ns = begin_ns + 0.5 WHERE seq % 19 = 4;
+	DELETE FROM kernel_raw WHERE seq % 23 = 5;
+	DELETE FROM target_raw WHERE id % 17 = 4;
+	UPDATE target_raw SET codeptr = NULL WHERE id % 19 = 5;
+	UPDATE target_raw SET codeptr = 'text' WHERE id % 23 = 6;
+	UPDATE target_raw SET codeptr = 4198400.5 WHERE id % 29 = 7;"
 both edited edited.db pages
 
 for ps in 512 65536; do
@@ -88,10 +98,13 @@ sqlite3 wal.db "PRAGMA journal_mode = WAL" >/dev/null
 both wal wal.db "not read from its pages: in WAL mode"
 
 # Deletes not yet paired (an older recording): the report pairs them in its
-# own transaction (they are not in the file yet when it reads them).
+# own transaction (they are not in the file yet when it reads them, and
+# SQLite reads them; the other tables still from their pages).
 cp gen.db unpaired.db
 sqlite3 unpaired.db "DELETE FROM delete_pair_raw; DELETE FROM meta WHERE key = 'deletes_paired'"
-both unpaired unpaired.db pages
+both unpaired unpaired.db "delete_pair_raw of .* not read from its pages: changed through this connection"
+! grep -v '^mapprof: delete_pair_raw of' unpaired.p.err | grep -q 'not read from its pages' ||
+	fail "unpaired: other tables not read from their pages: $(cat unpaired.p.err)"
 [ "$(sqlite3 unpaired.p.db 'SELECT COUNT(*) FROM delete_pair_raw')" -gt 0 ] || fail "unpaired: no pairs made"
 
 cp gen.db added.db
@@ -135,4 +148,4 @@ if [ -n "$leaf" ]; then
 else
 	echo "SKIP: damaged leaf (this sqlite3 has no dbstat table)"
 fi
-echo "ok: the report reads data_op_raw's pages as SQLite reads them"
+echo "ok: the report reads the event tables' pages as SQLite reads them"

@@ -279,6 +279,80 @@ static int64_t view_end(const char *sql)
 }
 
 /*
+ * A kernel's code pointer is its construct's, as the LEFT JOIN of
+ * target_raw on target_id gives it, whatever order the target ids come in
+ * (the stream reads target_raw beside kernel_raw and asks SQLite for the
+ * ones behind it): rising, falling, missing, NULL, and the values
+ * target_id's affinity leaves as text or reals, from the pages and from
+ * SQLite (MAPPROF_PAGEREAD=0).
+ */
+static void test_kernel_code_pointers(void)
+{
+	struct db *db = fresh();
+	int64_t want[400], got[400];
+	int nwant = 0;
+
+	check_exec(db, run_sql);
+	check_exec(db, "CREATE TEMP TABLE n AS WITH RECURSIVE n(i) AS (SELECT 3 UNION ALL SELECT i + 1 FROM n"
+		       " WHERE i < 60) SELECT i FROM n;"
+		       "INSERT INTO target_raw (id, seq, kind, device, begin_ns, dur_ns, codeptr)"
+		       " SELECT i, NULL, 1, 0, 700, 1, CASE WHEN i % 11 = 0 THEN NULL ELSE 8192 + i END FROM n"
+		       " WHERE i % 13 <> 0;"
+		       "INSERT INTO kernel_raw (seq, thread, target_id, device, begin_ns, dur_ns)"
+		       " SELECT 100 + i, 1, (i * 7) % 70, 0, 800 + i, 1 FROM n UNION ALL"
+		       " SELECT 200 + i, 1, 70 - i, 0, 900 + i, 1 FROM n;"
+		       "INSERT INTO kernel_raw (seq, thread, target_id, device, begin_ns, dur_ns) VALUES"
+		       " (300, 1, NULL, 0, 1000, 1), (301, 1, '5', 0, 1001, 1), (302, 1, 'x', 0, 1002, 1),"
+		       " (303, 1, 6.0, 0, 1003, 1), (304, 1, 6.5, 0, 1004, 1), (305, 1, 2, 0, 1005, 1);");
+	db_close(db);
+	{
+		sqlite3 *c = NULL;
+		sqlite3_stmt *st = NULL;
+		if (sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+		    sqlite3_prepare_v2(c, "SELECT t.codeptr FROM kernel_raw k LEFT JOIN target_raw t"
+				       " ON t.id = k.target_id ORDER BY k.seq", -1, &st, NULL) == SQLITE_OK)
+			while (nwant < 400 && sqlite3_step(st) == SQLITE_ROW)
+				want[nwant++] = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		sqlite3_close(c);
+	}
+	CHECK(nwant > 100);
+	for (int pass = 0; pass < 2; pass++) {
+		enum db_problem problem;
+		struct event_stream *s;
+		struct event ev;
+		char *err = NULL;
+		int n = 0;
+
+		if (pass)
+			setenv("MAPPROF_PAGEREAD", "0", 1);
+		db = db_open(path, 0, &problem, &err);
+		CHECK(db != NULL);
+		if (!db)
+			break;
+		s = event_stream_open(db, EVENTS_BY_SEQ, NULL, &err);
+		CHECK(s != NULL);
+		while (s && event_stream_next(s, &ev, &err) == 1)
+			if (ev.kind == EV_KERNEL && n < 400)
+				got[n++] = (int64_t)ev.codeptr;
+		CHECK(err == NULL);
+		event_stream_close(s);
+		db_close(db);
+		free(err);
+		CHECK_INT(n, nwant);
+		for (int i = 0; i < n && i < nwant; i++)
+			if (got[i] != want[i]) {
+				fprintf(stderr, "kernel %d: code pointer %lld, the join's %lld (pass %d)\n", i,
+					(long long)got[i], (long long)want[i], pass);
+				CHECK(got[i] == want[i]);
+				break;
+			}
+	}
+	unsetenv("MAPPROF_PAGEREAD");
+	unlink(path);
+}
+
+/*
  * Sound rows holding reals (an edited database): the event's end and the
  * timeline interval's are begin_ns + dur_ns as SQLite sums them, the views'
  * end_ns (20.5 + 10.5 is 31, where the integers read would give 30).
@@ -318,7 +392,8 @@ static void test_real_times(void)
 }
 
 /*
- * The stream reads data_op_raw from the file's pages (db/pageread.h) only
+ * The stream reads data_op_raw, kernel_raw, target_raw and delete_pair_raw
+ * from the file's pages (db/pageread.h) only
  * where the file holds what SQLite would give: a row changed in the report's
  * open write transaction (in SQLite's cache, not yet in the file) reads as
  * changed, and every value as SQLite gives it, the pages used or not.
@@ -330,7 +405,7 @@ static void test_pages_see_changes(void)
 	struct event ev;
 	enum db_problem problem;
 	char *err = NULL;
-	int64_t hash_pages = -1, hash_sql = -1;
+	int64_t hash_pages = -1, hash_sql = -1, code_pages = -1, code_sql = -1, alloc_pages = -1, alloc_sql = -1;
 
 	check_exec(db, run_sql);
 	db_close(db);
@@ -341,12 +416,19 @@ static void test_pages_see_changes(void)
 		CHECK(db != NULL);
 		if (!db)
 			break;
-		check_exec(db, "UPDATE data_op_raw SET hash = 99 WHERE seq = 3");
+		check_exec(db, "UPDATE data_op_raw SET hash = 99 WHERE seq = 3;"
+			       "UPDATE target_raw SET codeptr = 77 WHERE id = 1;"
+			       "UPDATE delete_pair_raw SET alloc_seq = 2 WHERE delete_seq = 25;");
 		s = event_stream_open(db, EVENTS_BY_SEQ, NULL, &err);
 		CHECK(s != NULL);
-		while (s && event_stream_next(s, &ev, &err) == 1)
+		while (s && event_stream_next(s, &ev, &err) == 1) {
 			if (ev.seq == 3)
 				*(pass ? &hash_sql : &hash_pages) = (int64_t)ev.hash;
+			if (ev.seq == 4)
+				*(pass ? &code_sql : &code_pages) = (int64_t)ev.codeptr;
+			if (ev.seq == 25)
+				*(pass ? &alloc_sql : &alloc_pages) = ev.alloc_seq;
+		}
 		event_stream_close(s);
 		db_rollback(db);
 		db_close(db);
@@ -354,6 +436,10 @@ static void test_pages_see_changes(void)
 	unsetenv("MAPPROF_PAGEREAD");
 	CHECK_INT(hash_pages, 99);
 	CHECK_INT(hash_sql, 99);
+	CHECK_INT(code_pages, 77);
+	CHECK_INT(code_sql, 77);
+	CHECK_INT(alloc_pages, 2);
+	CHECK_INT(alloc_sql, 2);
 	unlink(path);
 }
 
@@ -364,6 +450,7 @@ int main(void)
 	RUN(test_fallback_to_sorted);
 	RUN(test_empty_run);
 	RUN(test_nested_transactions);
+	RUN(test_kernel_code_pointers);
 	RUN(test_real_times);
 	RUN(test_pages_see_changes);
 	return check_done();
