@@ -138,16 +138,23 @@ static struct timeline_job *start_timeline(struct db *db, const struct analysis 
 }
 
 /*
- * analysis_run_page() with the page's timeline started between its pass
- * and its finish: the findings' events (its marks) are known after the
- * pass, and the binning needs nothing the finish makes.
+ * The analysis but the sums of its finish (analysis_finish_begin(): the
+ * store's pass over the findings' operations feeds them, and
+ * analysis_finish_end() ends it).  For a page (its timeline binned on a
+ * thread of its own), the pass records the timeline's intervals and the
+ * binning starts after it: the findings' events (its marks) are known
+ * then, and it needs nothing the finish makes.
  */
-static int page_analysis(struct db *db, struct analysis *a, struct timeline_job **timeline, char **err)
+static int analyse(struct db *db, const struct report_options *opt, struct analysis *a,
+		   struct timeline_job **timeline, char **err)
 {
-	if (analysis_pass_page(db, a, err) < 0)
+	int page = opt->html_path && !batchq_serial();
+
+	if (analysis_pass(db, a, page, err) < 0)
 		return -1;
-	*timeline = start_timeline(db, a);
-	return analysis_finish(a, err);
+	if (page)
+		*timeline = start_timeline(db, a);
+	return analysis_finish_begin(a, err);
 }
 
 int report_run(const struct report_options *opt, struct report_result *res, char **err)
@@ -174,18 +181,11 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	if (db_copied(db))
 		termesc_line(stderr, "mapprof: note: '%s' is %s: findings were not stored in it",
 			     opt->db_path, db_copied(db));
-	if (db_pair_deletes_if_needed(db, err) < 0 ||
-	    (opt->html_path && !batchq_serial() ? page_analysis(db, &a, &timeline, err)
-						 : analysis_run(db, &a, err)) < 0) {
+	if (db_pair_deletes_if_needed(db, err) < 0 || analyse(db, opt, &a, &timeline, err) < 0) {
 		explain_failure(db, res, err);
 		goto release;
 	}
 	res->incomplete = run_incomplete(&a.run);
-	if (check_gates(opt, &a.findings, res) < 0) {
-		if (err)
-			*err = strdup("out of memory");
-		goto release;
-	}
 
 	/* Source lines, variables and snippets, stored for the outputs to read. */
 	{
@@ -238,6 +238,14 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 			a.stored = !db_copied(db);
 			fed = 1;
 		}
+	}
+	/* The findings' sums, in a pass of their own when the store did not feed them. */
+	if (analysis_finish_end(&a, err) < 0)
+		goto release;
+	if (check_gates(opt, &a.findings, res) < 0) {
+		if (err)
+			*err = strdup("out of memory");
+		goto release;
 	}
 	/* The kernels table of the summary and the document (gathered by the analysis' pass). */
 	if (!opt->quiet || opt->json_path || opt->html_path || opt->baseline_path || opt->nsame)

@@ -217,7 +217,7 @@ static int pass(struct db *db, struct analysis *a, int with_timeline, char **err
 	return rc < 0 ? -1 : 0;
 }
 
-int analysis_finish(struct analysis *a, char **err)
+int analysis_finish_begin(struct analysis *a, char **err)
 {
 	struct findings_context ctx;
 
@@ -228,7 +228,7 @@ int analysis_finish(struct analysis *a, char **err)
 	cost_finish(&a->cost);
 	ctx = (struct findings_context){ a->run.modules, a->run.nmodules, a->host_device,
 					 a->duration_ns, &a->cost };
-	if (findings_finish(&a->findings, &ctx) < 0) {
+	if (findings_finish_begin(&a->findings, &ctx) < 0) {
 		if (err)
 			*err = strdup("out of memory");
 		return -1;
@@ -236,14 +236,29 @@ int analysis_finish(struct analysis *a, char **err)
 	return 0;
 }
 
+int analysis_finish_end(struct analysis *a, char **err)
+{
+	if (findings_finish_end(&a->findings, 0) < 0) {
+		if (err)
+			*err = strdup("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int analysis_finish(struct analysis *a, char **err)
+{
+	return analysis_finish_begin(a, err) < 0 ? -1 : analysis_finish_end(a, err);
+}
+
 int analysis_run(struct db *db, struct analysis *a, char **err)
 {
 	return pass(db, a, 0, err) < 0 ? -1 : analysis_finish(a, err);
 }
 
-int analysis_pass_page(struct db *db, struct analysis *a, char **err)
+int analysis_pass(struct db *db, struct analysis *a, int page, char **err)
 {
-	return pass(db, a, 1, err);
+	return pass(db, a, page, err);
 }
 
 int analysis_run_page(struct db *db, struct analysis *a, char **err)

@@ -72,14 +72,19 @@ int analysis_run(struct db *db, struct analysis *a, char **err);
  */
 int analysis_run_page(struct db *db, struct analysis *a, char **err);
 /*
- * analysis_run_page() in its two steps: the pass, after which the
- * findings hold their events (events, nkept) and a.span is recorded, but
- * nothing else of theirs is final; then analysis_finish(), which prices,
- * sorts and numbers them (report/findings/findings.h, findings_finish()).
+ * analysis_run() (page: analysis_run_page()) in its steps: the pass, after
+ * which the findings hold their events (events, nkept) and a.span is
+ * recorded, but nothing else of theirs is final; then analysis_finish(),
+ * which prices, sorts, numbers them and sums their savings
+ * (report/findings/findings.h, findings_finish()), itself in two steps:
+ * _begin(), all but the sums, and _end(), the sums in a pass over the
+ * findings' operations when nothing fed them (findings_store() does).
  * 0, or -1 with *err set.
  */
-int analysis_pass_page(struct db *db, struct analysis *a, char **err);
+int analysis_pass(struct db *db, struct analysis *a, int page, char **err);
 int analysis_finish(struct analysis *a, char **err);
+int analysis_finish_begin(struct analysis *a, char **err);
+int analysis_finish_end(struct analysis *a, char **err);
 void analysis_release(struct analysis *a);
 
 /* True when the run's status is not 'complete' (the outputs say so). */

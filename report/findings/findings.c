@@ -19,6 +19,8 @@ void findings_init(struct findings *f)
 	hmap_init(&f->index, KEY_WORDS, sizeof(uint64_t));
 }
 
+static void finish_free(struct findings *f);
+
 void findings_release(struct findings *f)
 {
 	if (!f)
@@ -29,6 +31,7 @@ void findings_release(struct findings *f)
 	hmap_release(&f->index);
 	opspill_free(f->ops);
 	free(f->pos_of_slot);
+	finish_free(f);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -525,16 +528,42 @@ static void price(struct finding *g, const struct cost_model *cost)
 
 /* The sweeps of findings_finish(): per finding, per kind, over all. */
 struct finish_pass {
-	const struct findings *f;
 	struct sweep *per;            /* by position */
 	int64_t *last_seq;            /* by position: distinct seqs */
 	struct sweep kind[FINDING_KIND_COUNT], all;
+	int64_t duration;
 };
 
-static int finish_op(void *arg, size_t pos, const struct finding_op *op)
+/* f's finish pass, its sweeps and counts zeroed. */
+static void finish_reset(struct findings *f)
 {
-	struct finish_pass *p = arg;
-	struct finding *g = (struct finding *)&p->f->v[pos];
+	struct finish_pass *p = f->finishing;
+
+	for (size_t i = 0; i < f->n; i++) {
+		f->v[i].first_op_seq = -1;
+		f->v[i].nevents = 0;
+	}
+	memset(p->per, 0, (f->n ? f->n : 1) * sizeof(*p->per));
+	memset(p->last_seq, 0, (f->n ? f->n : 1) * sizeof(*p->last_seq));
+	memset(p->kind, 0, sizeof(p->kind));
+	memset(&p->all, 0, sizeof(p->all));
+}
+
+static void finish_free(struct findings *f)
+{
+	if (f->finishing) {
+		free(f->finishing->per);
+		free(f->finishing->last_seq);
+		free(f->finishing);
+		f->finishing = NULL;
+	}
+}
+
+int findings_finish_op(void *arg, size_t pos, const struct finding_op *op)
+{
+	struct findings *f = arg;
+	struct finish_pass *p = f->finishing;
+	struct finding *g = &f->v[pos];
 
 	if (g->first_op_seq < 0)
 		g->first_op_seq = op->seq;
@@ -551,22 +580,25 @@ static int finish_op(void *arg, size_t pos, const struct finding_op *op)
 	return 0;
 }
 
-int findings_finish(struct findings *f, const struct findings_context *ctx)
+int findings_finish_begin(struct findings *f, const struct findings_context *ctx)
 {
-	int64_t duration = ctx->duration_ns > 0 ? ctx->duration_ns : 0;
-	struct finish_pass p = { f, NULL, NULL, { { 0 } }, { 0 } };
-	int64_t total;
-	int rc;
+	struct finish_pass *p;
 
 	hmap_release(&f->index);
+	finish_free(f);
 	if (f->n)
 		sort_array(f->v, f->n, sizeof(f->v[0]), cmp_finding);
 	free(f->pos_of_slot);
 	f->pos_of_slot = malloc((f->n ? f->n : 1) * sizeof(*f->pos_of_slot));
-	p.per = calloc(f->n ? f->n : 1, sizeof(*p.per));
-	p.last_seq = calloc(f->n ? f->n : 1, sizeof(*p.last_seq));
-	if (!f->pos_of_slot || !p.per || !p.last_seq)
-		goto oom;
+	if (!f->pos_of_slot || !(p = f->finishing = calloc(1, sizeof(*p))))
+		return -1;
+	p->per = calloc(f->n ? f->n : 1, sizeof(*p->per));
+	p->last_seq = calloc(f->n ? f->n : 1, sizeof(*p->last_seq));
+	if (!p->per || !p->last_seq) {
+		finish_free(f);
+		return -1;
+	}
+	p->duration = ctx->duration_ns > 0 ? ctx->duration_ns : 0;
 	memset(f->kinds, 0, sizeof(f->kinds));
 	for (size_t i = 0; i < f->n; i++) {
 		struct finding *g = &f->v[i];
@@ -582,24 +614,39 @@ int findings_finish(struct findings *f, const struct findings_context *ctx)
 		k->occurrences += g->occurrences;
 		k->bytes = sat_add_u64(k->bytes, g->bytes);
 	}
-	/* One pass over every operation in (begin_ns, seq) order. */
-	rc = findings_each_op(f, finish_op, &p);
-	if (rc < 0)
-		goto oom;
+	if (disambiguate(f) < 0) {
+		finish_free(f);
+		return -1;
+	}
+	return 0;
+}
+
+int findings_finish_end(struct findings *f, int fed)
+{
+	struct finish_pass *p = f->finishing;
+	int64_t duration, total;
+
+	if (!p)
+		return 0;   /* ended already */
+	duration = p->duration;
+	if (!fed) {
+		/* One pass over every operation in (begin_ns, seq) order. */
+		finish_reset(f);
+		if (findings_each_op(f, findings_finish_op, f) < 0) {
+			finish_free(f);
+			return -1;
+		}
+	}
 	for (size_t i = 0; i < f->n; i++) {
 		struct finding *g = &f->v[i];
-		g->union_ns = sweep_total(&p.per[i]);
+		g->union_ns = sweep_total(&p->per[i]);
 		g->savings_ns = g->union_ns > duration ? duration : g->union_ns;
 	}
-	free(p.per);
-	free(p.last_seq);
-	if (disambiguate(f) < 0)
-		return -1;
 	for (int kind = 0; kind < FINDING_KIND_COUNT; kind++) {
-		int64_t s = f->kinds[kind].findings ? sweep_total(&p.kind[kind]) : 0;
+		int64_t s = f->kinds[kind].findings ? sweep_total(&p->kind[kind]) : 0;
 		f->kinds[kind].savings_ns = s > duration ? duration : s;
 	}
-	total = sweep_total(&p.all);
+	total = sweep_total(&p->all);
 	f->duration_ns = duration;
 	f->savings_ns = total > duration ? duration : total;
 	if (!duration)
@@ -608,9 +655,11 @@ int findings_finish(struct findings *f, const struct findings_context *ctx)
 		f->predicted_speedup = 0;
 	else
 		f->predicted_speedup = (double)duration / (double)(duration - f->savings_ns);
+	finish_free(f);
 	return 0;
-oom:
-	free(p.per);
-	free(p.last_seq);
-	return -1;
+}
+
+int findings_finish(struct findings *f, const struct findings_context *ctx)
+{
+	return findings_finish_begin(f, ctx) < 0 ? -1 : findings_finish_end(f, 0);
 }

@@ -96,6 +96,7 @@ struct kind_summary {
 };
 
 struct opspill;
+struct finish_pass;
 
 struct findings {
 	struct finding *v;
@@ -104,6 +105,7 @@ struct findings {
 	struct opspill *ops;          /* every finding's operations (opspill.h) */
 	size_t buffer_ops;            /* operations held in memory (0: the default) */
 	size_t *pos_of_slot;          /* after finish: slot -> position in v */
+	struct finish_pass *finishing;  /* between findings_finish_begin() and _end() */
 	struct kind_summary kinds[FINDING_KIND_COUNT];
 	int64_t duration_ns;
 	int64_t savings_ns;           /* all kinds, each operation once, capped */
@@ -126,6 +128,20 @@ struct findings_context {
 
 /* Order, number, fingerprint, compute savings.  0, or -1 when out of memory. */
 int findings_finish(struct findings *f, const struct findings_context *ctx);
+/*
+ * findings_finish() in steps, so that a pass made anyway over the
+ * findings' operations (findings_store()'s) also sums their savings:
+ * _begin() orders, numbers, prices and fingerprints them; then
+ * findings_finish_op() (a findings_each_op() callback, 'arg' f) is given
+ * each operation in findings_each_op()'s order; _end(f, fed) sums the
+ * savings, event counts and first operations, from those operations when
+ * 'fed' (every one was given, exactly once), else in a pass of its own
+ * (what was given is forgotten).  _end() after _end() does nothing.
+ * 0, or -1 when out of memory.
+ */
+int findings_finish_begin(struct findings *f, const struct findings_context *ctx);
+int findings_finish_op(void *arg, size_t pos, const struct finding_op *op);
+int findings_finish_end(struct findings *f, int fed);
 
 /*
  * The module holding 'addr' (its basename, borrowed from 'modules') and the

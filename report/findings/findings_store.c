@@ -35,10 +35,11 @@ static int store_finding(struct findings_writer *w, const struct finding *g, cha
 
 struct store_pass {
 	struct findings_writer *w;
-	const struct findings *f;
+	struct findings *f;
 	findings_tap_fn tap;
 	void *tap_arg;
-	int runs;                     /* store_ops() calls: the tap is in the first only */
+	int finish;                   /* f's finish is fed (findings_finish_op()) */
+	int runs;                     /* store_ops() calls: the tap and the finish see the first only */
 	char **err;
 };
 
@@ -49,6 +50,8 @@ static int store_op(void *arg, size_t pos, const struct finding_op *op)
 
 	if (findings_writer_event(p->w, p->f->v[pos].id, op->occurrence, op_role_name(op->role), op->seq,
 				  p->err) < 0)
+		return 1;
+	if (p->finish && findings_finish_op(p->f, pos, op))
 		return 1;
 	return p->tap ? p->tap(p->tap_arg, pos, op) : 0;
 }
@@ -75,8 +78,11 @@ static int store_ops(void *arg)
 	struct store_pass *p = arg;
 	int r;
 
-	if (p->runs++)
-		p->tap = NULL;   /* each operation once (findings_writer_pages() runs it once or not at all) */
+	if (p->runs++) {
+		/* each operation once (findings_writer_pages() runs it once or not at all) */
+		p->tap = NULL;
+		p->finish = 0;
+	}
 	r = findings_each_op(p->f, store_op, p);
 
 	if (r < 0 && p->err && !*p->err)
@@ -84,11 +90,11 @@ static int store_ops(void *arg)
 	return r;
 }
 
-int findings_store(struct db *db, const struct findings *f, findings_tap_fn tap, void *tap_arg, char **err)
+int findings_store(struct db *db, struct findings *f, findings_tap_fn tap, void *tap_arg, char **err)
 {
 	struct findings_writer *w = findings_writer_open(db, err);
 	struct kind_summary all = { 0 };
-	struct store_pass p = { w, f, tap, tap_arg, 0, err };
+	struct store_pass p = { w, f, tap, tap_arg, f->finishing != NULL, 0, err };
 	uint64_t nrows = 0;
 	int paged, rc = -1;
 
@@ -98,13 +104,17 @@ int findings_store(struct db *db, const struct findings *f, findings_tap_fn tap,
 	for (size_t i = 0; i < f->n; i++)
 		nrows += f->v[i].nops;
 	paged = findings_writer_pages(w, nrows, store_ops, &p, err);
-	if (paged < 0)
+	if (paged < 0 || (paged && store_ops(&p)))
 		goto out;
+	/* Their savings summed from the operations just written, before the rows that hold them. */
+	if (f->finishing && findings_finish_end(f, 1) < 0) {
+		if (err)
+			*err = strdup("out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < f->n; i++)
 		if (store_finding(w, &f->v[i], err) < 0)
 			goto out;
-	if (paged && store_ops(&p))
-		goto out;
 	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
 		all.findings += f->kinds[k].findings;
 		all.occurrences += f->kinds[k].occurrences;

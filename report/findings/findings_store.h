@@ -16,14 +16,17 @@ struct finding_op;
 typedef int (*findings_tap_fn)(void *arg, size_t pos, const struct finding_op *op);
 
 /*
- * Replace the stored findings with 'f' (after findings_finish()): running
- * report twice leaves the same rows.  tap, when not NULL, sees each of the
- * findings' operations once, in findings_each_op()'s order, as they are
- * handed to the writer (another pass over them saved).  0 (tap has seen them all), or
- * -1 with *err set: the database then as before, or, on a long run whose
- * old findings were deleted in a commit of their own (db/findings.h),
- * without findings.
+ * Replace the stored findings with 'f' (after findings_finish(), or
+ * between findings_finish_begin() and _end(): the store's pass over the
+ * operations then feeds the finish, and ends it before the findings' rows
+ * are written): running report twice leaves the same rows.  tap, when not
+ * NULL, sees each of the findings' operations once, in findings_each_op()'s
+ * order, as they are handed to the writer (another pass over them saved).
+ * 0 (tap has seen them all, f is finished), or -1 with *err set: the
+ * database then as before, or, on a long run whose old findings were
+ * deleted in a commit of their own (db/findings.h), without findings; f's
+ * finish then perhaps not ended (findings_finish_end(f, 0) ends it).
  */
-int findings_store(struct db *db, const struct findings *f, findings_tap_fn tap, void *tap_arg, char **err);
+int findings_store(struct db *db, struct findings *f, findings_tap_fn tap, void *tap_arg, char **err);
 
 #endif
