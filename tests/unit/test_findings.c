@@ -312,6 +312,81 @@ static void test_sets_union(void)
 	findings_release(&f);
 }
 
+/* Stop a findings_each_op() pass after 'left' operations. */
+struct partial {
+	struct findings *f;
+	int left;
+};
+
+static int feed_some(void *arg, size_t pos, const struct finding_op *op)
+{
+	struct partial *p = arg;
+	if (p->left-- <= 0)
+		return 1;
+	return findings_finish_op(p->f, pos, op);
+}
+
+/*
+ * findings_finish() in steps: fed by a pass made for something else (the
+ * store's), fed in part (a store that failed) and ended in a pass of its
+ * own, or not fed at all: the same sums, counts and first operations.
+ */
+static void test_finish_in_steps(void)
+{
+	struct occurrence d1 = occ1(FINDING_DUPLICATE_TRANSFER, 0x1, 0, 0x9000, 1, 0, 10);
+	struct occurrence d2 = occ1(FINDING_DUPLICATE_TRANSFER, 0x1, 0, 0x9000, 2, 5, 15);
+	struct occurrence t = trip(0x1, 0x2, 2, 5, 15, 3, 40, 50);
+	struct occurrence u = occ1(FINDING_UNUSED_TRANSFER, 0x3, 0, 0x9000, 4, 90, 100);
+	struct findings_context ctx = { NULL, 0, HOST, 200, NULL };
+	int64_t want[3], want_first[3], all;
+	uint64_t want_events[3];
+
+	for (int way = 0; way < 4; way++) {
+		struct findings f;
+		findings_init(&f);
+		findings_add(&f, &d1);
+		findings_add(&f, &d2);
+		findings_add(&f, &t);
+		findings_add(&f, &u);
+		if (way == 0) {
+			CHECK_INT(findings_finish(&f, &ctx), 0);
+		} else {
+			CHECK_INT(findings_finish_begin(&f, &ctx), 0);
+			CHECK(f.finishing != NULL);
+			if (way == 1) {
+				CHECK_INT(findings_each_op(&f, findings_finish_op, &f), 0);
+			} else if (way == 2) {
+				struct partial p = { &f, 2 };
+				CHECK(findings_each_op(&f, feed_some, &p) != 0);
+			}
+			CHECK_INT(findings_finish_end(&f, way == 1), 0);
+			CHECK(f.finishing == NULL);
+			CHECK_INT(findings_finish_end(&f, 0), 0);   /* ended: nothing more */
+		}
+		CHECK_INT(f.n, 3);
+		for (size_t i = 0; i < 3 && i < f.n; i++) {
+			if (!way) {
+				want[i] = f.v[i].savings_ns;
+				want_first[i] = f.v[i].first_op_seq;
+				want_events[i] = f.v[i].nevents;
+				continue;
+			}
+			CHECK_INT(f.v[i].savings_ns, want[i]);
+			CHECK_INT(f.v[i].first_op_seq, want_first[i]);
+			CHECK_INT(f.v[i].nevents, want_events[i]);
+		}
+		if (!way)
+			all = f.savings_ns;
+		CHECK_INT(f.savings_ns, all);
+		CHECK_INT(f.savings_ns, 35);
+		CHECK_INT(f.kinds[FINDING_ROUND_TRIP].savings_ns, 10);
+		findings_release(&f);
+	}
+	CHECK_INT(want[0], 15);
+	CHECK_INT(want_events[0], 2);
+	CHECK_INT(want_first[0], 1);
+}
+
 int main(void)
 {
 	RUN(test_grouping);
@@ -322,5 +397,6 @@ int main(void)
 	RUN(test_empty);
 	RUN(test_union_helper);
 	RUN(test_sets_union);
+	RUN(test_finish_in_steps);
 	return check_done();
 }
