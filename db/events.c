@@ -34,7 +34,7 @@
 #include "lib/hmap.h"
 
 /* target_raw's columns (target_table_cols). */
-enum { TG_ID, TG_CODEPTR = 7, TG_NCOLS };
+enum { TG_ID, TG_KIND = 3, TG_CODEPTR = 7, TG_NCOLS };
 
 struct event_stream {
 	struct db *db;
@@ -315,6 +315,24 @@ static int read_op(struct event_stream *s, char **err)
 }
 
 /*
+ * target_raw's next row into s->target, the one there first given to the
+ * attribution keys (db/locations.h: its code pointer and kind, as
+ * op_keys_rows() would read them), so that every row is given once, in
+ * order, whatever the kernels ask.  0, or -1 with *err.
+ */
+static int next_target(struct event_stream *s, char **err)
+{
+	const struct dbval *c = s->target;
+
+	if (s->keys && c[TG_CODEPTR].type != SQLITE_NULL &&
+	    op_keys_target(s->keys, c[TG_CODEPTR].i, c[TG_KIND].type == SQLITE_NULL ? 0 : (int)c[TG_KIND].i,
+			   err) < 0)
+		return -1;
+	s->have_target = rowsrc_next(s->target_rows, s->target, err);
+	return s->have_target < 0 ? -1 : 0;
+}
+
+/*
  * The code pointer KERNEL_SELECT gives the kernel in k (kernel_raw's
  * columns) into *out: from target_raw's rows, read on in id order while
  * the kernels' target ids rise (as they do); by SQLite's own join when the
@@ -330,7 +348,7 @@ static int kernel_codeptr(struct event_stream *s, const struct dbval *k, struct 
 		return 0;
 	if (id->type == SQLITE_INTEGER) {
 		while (s->have_target && s->target[TG_ID].i < id->i)
-			if ((s->have_target = rowsrc_next(s->target_rows, s->target, err)) < 0)
+			if (next_target(s, err) < 0)
 				return -1;
 		if (s->have_target && s->target[TG_ID].i == id->i) {
 			*out = s->target[TG_CODEPTR];
@@ -362,8 +380,17 @@ static int fetch_kernel(struct event_stream *s, struct dbval *c, char **err)
 		db_fetch_values(s->kernels, c, K_NCOLS);
 		return 1;
 	}
-	if ((rc = rowsrc_next(s->kernel_rows, k, err)) <= 0)
-		return rc;
+	if ((rc = rowsrc_next(s->kernel_rows, k, err)) < 0)
+		return -1;
+	if (!rc) {
+		/* The kernels' end: the targets after theirs, for the keys to have them all. */
+		while (s->have_target)
+			if (next_target(s, err) < 0)
+				return -1;
+		if (s->keys)
+			op_keys_targets_done(s->keys);
+		return 0;
+	}
 	c[K_SEQ] = k[KR_SEQ];
 	c[K_THREAD] = k[KR_THREAD];
 	c[K_DEVICE] = k[KR_DEVICE];

@@ -364,7 +364,7 @@ int op_keys_add(struct op_keys *k, const struct op_key_cols *r, char **err)
 	return add_key(k, r->codeptr, map_index, host, err);
 }
 
-int op_keys_add_target(struct op_keys *k, int64_t codeptr, int kind, char **err)
+int op_keys_target(struct op_keys *k, int64_t codeptr, int kind, char **err)
 {
 	int *max = hmap_put(&k->codeptrs, (const uint64_t *)&codeptr, NULL);
 
@@ -372,7 +372,19 @@ int op_keys_add_target(struct op_keys *k, int64_t codeptr, int kind, char **err)
 		return db_fail(err, "out of memory");
 	if (kind > *max)
 		*max = kind;
+	return 0;
+}
+
+void op_keys_targets_done(struct op_keys *k)
+{
 	k->targets_fed = 1;
+}
+
+int op_keys_add_target(struct op_keys *k, int64_t codeptr, int kind, char **err)
+{
+	if (op_keys_target(k, codeptr, kind, err) < 0)
+		return -1;
+	op_keys_targets_done(k);
 	return 0;
 }
 

@@ -123,6 +123,13 @@ int op_keys_add(struct op_keys *k, const struct op_key_cols *row, char **err);
  * with *err set.
  */
 int op_keys_add_target(struct op_keys *k, int64_t codeptr, int kind, char **err);
+/*
+ * The same in two steps, for a reader that learns only at its end that it
+ * added every row: op_keys_target() adds one, op_keys_targets_done() says
+ * they were all added (until then op_keys_rows() reads the table).
+ */
+int op_keys_target(struct op_keys *k, int64_t codeptr, int kind, char **err);
+void op_keys_targets_done(struct op_keys *k);
 
 /* The rows of locations_read_keys() (and reads target_raw unless fed).  0, or -1 with *err set. */
 int op_keys_rows(struct op_keys *k, struct op_key_row **keys, size_t *nkeys,

@@ -30,22 +30,41 @@ static void analysis_reset(struct analysis *a)
 	cost_init(&a->cost, a->host_device);
 }
 
-/* One event through everything the analysis feeds: 0, or -1 with *why. */
-static int feed_one(struct analysis *a, struct detect *d, struct kernel_tally *kt, const struct event *ev,
-		    const char **why)
+/*
+ * One event through everything the analysis feeds, in two parts: what the
+ * reading thread feeds when there is one (feed_threaded(): the kernels by
+ * place and the timeline's span, about a tenth of the analysis' work, which
+ * paced the pass), and the rest.  0, or -1 with *why.
+ */
+static int feed_reader_side(struct analysis *a, struct kernel_tally *kt, const struct event *ev,
+			    const char **why)
 {
 	timeline_span_add(&a->span, ev);
+	return kernel_tally_feed(kt, ev, why);
+}
+
+static int feed_rest(struct analysis *a, struct detect *d, const struct event *ev, const char **why)
+{
 	if (totals_feed(&a->totals, ev) < 0 || results_feed(&a->results, ev, a->host_device) < 0 ||
 	    cost_feed(&a->cost, ev) < 0) {
 		*why = "out of memory";
 		return -1;
 	}
-	return detect_feed(d, ev, why) < 0 || kernel_tally_feed(kt, ev, why) < 0 ? -1 : 0;
+	return detect_feed(d, ev, why);
+}
+
+static int feed_one(struct analysis *a, struct detect *d, struct kernel_tally *kt, const struct event *ev,
+		    const char **why)
+{
+	return feed_reader_side(a, kt, ev, why) < 0 || feed_rest(a, d, ev, why) < 0 ? -1 : 0;
 }
 
 /* The reading thread: the stream's events into the queue, its status at the end. */
 struct reader {
+	struct db *db;
 	struct event_stream *s;
+	struct analysis *a;
+	struct kernel_tally *kt;
 	char *err;
 };
 
@@ -53,11 +72,17 @@ static int read_events(void *arg, struct batchq *q)
 {
 	struct reader *r = arg;
 	struct event *ev;
+	const char *why = NULL;
 	int rc;
 
 	while ((ev = batchq_slot(q))) {
 		if ((rc = event_stream_next(r->s, ev, &r->err)) != 1)
 			return rc;
+		if (feed_reader_side(r->a, r->kt, ev, &why) < 0) {
+			if (asprintf(&r->err, "cannot analyse '%s': %s", db_path(r->db), why ? why : "out of memory") < 0)
+				r->err = NULL;
+			return -1;
+		}
 		batchq_push(q);
 	}
 	return 0;   /* the analysis gave up */
@@ -68,13 +93,14 @@ static int read_events(void *arg, struct batchq *q)
 
 /*
  * The events read on a thread of their own (SQLite's steps are a third of
- * the pass) while this one analyses them, in the same order.  rc as
- * event_stream_next's last; 1 when the analysis stopped (*why); NO_THREAD.
+ * the pass), which also feeds them to feed_reader_side(), while this one
+ * feeds them to the rest, in the same order.  rc as event_stream_next's
+ * last (-1 too when feed_reader_side() failed, with *err); 1 when the
+ * analysis stopped (*why); NO_THREAD.
  */
 struct feeder {
 	struct analysis *a;
 	struct detect *d;
-	struct kernel_tally *kt;
 	const char **why;
 };
 
@@ -97,7 +123,7 @@ static int consume(struct batchq *q, struct feeder *f)
 		for (size_t i = 0; i < n; i++) {
 			if (i + PREFETCH_AHEAD < n)
 				detect_prefetch(f->d, &evs[i + PREFETCH_AHEAD]);
-			if (feed_one(f->a, f->d, f->kt, &evs[i], f->why) < 0) {
+			if (feed_rest(f->a, f->d, &evs[i], f->why) < 0) {
 				batchq_cancel(q);
 				return 1;
 			}
@@ -106,7 +132,7 @@ static int consume(struct batchq *q, struct feeder *f)
 	return 0;
 }
 
-static int feed_threaded(struct analysis *a, struct event_stream *s, struct detect *d,
+static int feed_threaded(struct db *db, struct analysis *a, struct event_stream *s, struct detect *d,
 			 struct kernel_tally *kt, const char **why, char **err)
 {
 	/*
@@ -118,8 +144,8 @@ static int feed_threaded(struct analysis *a, struct event_stream *s, struct dete
 	 * 3.07 s for 2.26 s of reading); with 256 Ki, 2.55 s.
 	 */
 	struct batchq *q = batchq_new(sizeof(struct event), 4096, 64);
-	struct reader r = { s, NULL };
-	struct feeder f = { a, d, kt, why };
+	struct reader r = { db, s, a, kt, NULL };
+	struct feeder f = { a, d, why };
 	int rc, stopped;
 
 	if (!q || batchq_start(q, read_events, &r) < 0) {
@@ -167,7 +193,7 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 		return -1;
 	}
 	if (batchq_wanted())
-		rc = feed_threaded(a, s, d, kt, &why, err);
+		rc = feed_threaded(db, a, s, d, kt, &why, err);
 	if (rc == NO_THREAD)
 		while ((rc = event_stream_next(s, &ev, err)) == 1)
 			if (feed_one(a, d, kt, &ev, &why) < 0)

@@ -12,6 +12,7 @@
 #include "tests/unit/check_db.h"
 #include "db/db.h"
 #include "db/events.h"
+#include "db/locations.h"
 #include "db/timeline_rows.h"
 #include "report/findings/findings_store.h"
 #include "report/output/json.h"
@@ -353,6 +354,55 @@ static void test_kernel_code_pointers(void)
 }
 
 /*
+ * The attribution's code pointers (db/locations.h): target_raw's rows are
+ * given to the keys by the stream, which reads them beside the kernels,
+ * every row once however the kernels jump (so op_keys_rows() reads no
+ * table): the same code pointers and kinds as SQLite's reading of both
+ * tables, with NULL, text and real values and targets no kernel names.
+ */
+static void test_target_keys(void)
+{
+	struct db *db = fresh();
+	struct op_keys *keys;
+	struct event_stream *s;
+	struct event ev;
+	struct op_key_row *rows = NULL;
+	struct codeptr_row *fed = NULL, *want = NULL;
+	size_t nrows = 0, nfed = 0, nwant = 0;
+	char *err = NULL;
+
+	check_exec(db, run_sql);
+	check_exec(db, "INSERT INTO target_raw (id, seq, kind, device, begin_ns, dur_ns, codeptr) VALUES"
+		       " (3, NULL, 2, 0, 0, 1, 4660), (4, NULL, 1, 0, 0, 1, NULL), (5, NULL, '3', 0, 0, 1, 8000),"
+		       " (6, NULL, 2.5, 0, 0, 1, 8001.0), (7, NULL, NULL, 0, 0, 1, 'abc'),"
+		       " (8, NULL, 9, 0, 0, 1, 8001), (100, NULL, 4, 0, 0, 1, 9000);"
+		       "INSERT INTO kernel_raw (seq, thread, target_id, device, begin_ns, dur_ns) VALUES"
+		       " (30, 1, 6, 0, 700, 1), (31, 1, 3, 0, 701, 1), (32, 1, 50, 0, 702, 1);");
+	keys = op_keys_new(db, &err);
+	s = keys ? event_stream_open(db, EVENTS_BY_SEQ, keys, &err) : NULL;
+	CHECK(s != NULL);
+	while (s && event_stream_next(s, &ev, &err) == 1)
+		;
+	event_stream_close(s);
+	CHECK(err == NULL);
+	CHECK_INT(op_keys_rows(keys, &rows, &nrows, &fed, &nfed, &err), 0);
+	CHECK_INT(locations_read_codeptrs(db, &want, &nwant, &err), 0);
+	CHECK_INT(nfed, nwant);
+	CHECK(nwant >= 5);
+	for (size_t i = 0; i < nfed && i < nwant; i++) {
+		CHECK_INT(fed[i].codeptr, want[i].codeptr);
+		CHECK_INT(fed[i].target_kind, want[i].target_kind);
+	}
+	free(rows);
+	free(fed);
+	free(want);
+	free(err);
+	op_keys_free(keys);
+	db_close(db);
+	unlink(path);
+}
+
+/*
  * Sound rows holding reals (an edited database): the event's end and the
  * timeline interval's are begin_ns + dur_ns as SQLite sums them, the views'
  * end_ns (20.5 + 10.5 is 31, where the integers read would give 30).
@@ -451,6 +501,7 @@ int main(void)
 	RUN(test_empty_run);
 	RUN(test_nested_transactions);
 	RUN(test_kernel_code_pointers);
+	RUN(test_target_keys);
 	RUN(test_real_times);
 	RUN(test_pages_see_changes);
 	return check_done();

@@ -14,7 +14,9 @@
  * over those tables then (and the tests say so, which proves the pages were
  * read), one with MAPPROF_PAGEREAD=0.  The pairs are read three times
  * (the stream's, and the timeline's count and walk of them), all from the
- * pages but for MAPPROF_PAGEREAD=0.
+ * pages but for MAPPROF_PAGEREAD=0.  target_raw is read once, beside the
+ * kernels (their code pointers, and the attribution's keys: no scan of its
+ * own after the pass).
  */
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -29,7 +31,7 @@
 static char path[64], json_path[80], html_path[80];
 
 /* Full-scan steps of statements reading each table. */
-static int64_t ops_steps, kernel_steps, pair_steps;
+static int64_t ops_steps, kernel_steps, pair_steps, target_steps;
 
 static int on_trace(unsigned type, void *ctx, void *p, void *x)
 {
@@ -47,6 +49,8 @@ static int on_trace(unsigned type, void *ctx, void *p, void *x)
 		kernel_steps += steps;
 	if (strstr(sql, "delete_pair_raw"))
 		pair_steps += steps;
+	if (strstr(sql, "target_raw") && !strstr(sql, "kernel_raw"))
+		target_steps += steps;
 	return 0;
 }
 
@@ -83,14 +87,17 @@ static const char gen_sql[] =
 	"INSERT INTO delete_pair_raw (delete_seq, alloc_seq) SELECT s + 7, s FROM it;"
 	"INSERT OR REPLACE INTO meta (key, value) VALUES ('deletes_paired', '1');";
 
-/* sql_passes over data_op_raw and kernel_raw by SQLite's statements, pair_passes over delete_pair_raw. */
-static void run_report(int64_t sql_passes, int64_t pair_passes)
+/*
+ * sql_passes over data_op_raw and kernel_raw by SQLite's statements,
+ * pair_passes over delete_pair_raw, target_passes over target_raw.
+ */
+static void run_report(int64_t sql_passes, int64_t pair_passes, int64_t target_passes)
 {
 	struct db *db;
 	struct report_options opt = { 0 };
 	struct report_result res;
 	char *err = NULL;
-	const int64_t ops = 3000 * 5, kernels = 3000, pairs = 3000;
+	const int64_t ops = 3000 * 5, kernels = 3000, pairs = 3000, targets = 3000;
 
 	snprintf(path, sizeof(path), "/tmp/mapprof-test-passes-%d.db", (int)getpid());
 	snprintf(json_path, sizeof(json_path), "%s.json", path);
@@ -116,12 +123,14 @@ static void run_report(int64_t sql_passes, int64_t pair_passes)
 	sqlite3_cancel_auto_extension((void (*)(void))trace_init);
 
 	printf("     full-scan steps: data_op_raw %lld (%lld rows), kernel_raw %lld (%lld rows),"
-	       " delete_pair_raw %lld (%lld rows)\n", (long long)ops_steps, (long long)ops,
-	       (long long)kernel_steps, (long long)kernels, (long long)pair_steps, (long long)pairs);
+	       " delete_pair_raw %lld (%lld rows), target_raw %lld (%lld rows)\n", (long long)ops_steps,
+	       (long long)ops, (long long)kernel_steps, (long long)kernels, (long long)pair_steps,
+	       (long long)pairs, (long long)target_steps, (long long)targets);
 	/* So many passes (a scan steps forward once less than its rows), and no more. */
 	CHECK(ops_steps >= sql_passes * (ops - 1) && ops_steps <= sql_passes * ops + 16);
 	CHECK(kernel_steps >= sql_passes * (kernels - 1) && kernel_steps <= sql_passes * kernels + 16);
 	CHECK(pair_steps >= pair_passes * (pairs - 1) && pair_steps <= pair_passes * pairs + 16);
+	CHECK(target_steps >= target_passes * (targets - 1) && target_steps <= target_passes * targets + 16);
 	unlink(path);
 	unlink(json_path);
 	unlink(html_path);
@@ -129,24 +138,24 @@ static void run_report(int64_t sql_passes, int64_t pair_passes)
 
 static void test_one_pass(void)
 {
-	ops_steps = kernel_steps = pair_steps = 0;
+	ops_steps = kernel_steps = pair_steps = target_steps = 0;
 	unsetenv("MAPPROF_REPORT_SERIAL");
-	run_report(0, 0);
-	ops_steps = kernel_steps = pair_steps = 0;
+	run_report(0, 0, 0);
+	ops_steps = kernel_steps = pair_steps = target_steps = 0;
 	setenv("MAPPROF_PAGEREAD", "0", 1);
-	run_report(1, 3);
+	run_report(1, 3, 1);
 	unsetenv("MAPPROF_PAGEREAD");
 }
 
 /* The timeline's own pass reads the tables by SQLite (timeline_rows_each()). */
 static void test_serial_two_passes(void)
 {
-	ops_steps = kernel_steps = pair_steps = 0;
+	ops_steps = kernel_steps = pair_steps = target_steps = 0;
 	setenv("MAPPROF_REPORT_SERIAL", "1", 1);
-	run_report(1, 0);
-	ops_steps = kernel_steps = pair_steps = 0;
+	run_report(1, 0, 0);
+	ops_steps = kernel_steps = pair_steps = target_steps = 0;
 	setenv("MAPPROF_PAGEREAD", "0", 1);
-	run_report(2, 3);
+	run_report(2, 3, 1);
 	unsetenv("MAPPROF_PAGEREAD");
 	unsetenv("MAPPROF_REPORT_SERIAL");
 }
