@@ -7,8 +7,9 @@
 # 'make bench-large' runs it (BENCH_LARGE_EVENTS="10 30 100").  Each
 # database is read once before its report (cat to /dev/null), as it is in
 # the page cache after its recording: otherwise the first report pays for
-# reading it from the disk (on the 2-core VM 10 M took 10.3 s cold against
-# 8.8 s warm), and which of the three is cold depends on what ran before.
+# reading it from the disk (on the 2-core VM, 10 M took 12.2 s with its
+# 708 MB evicted from the cache, 7.1 s right after), and which of the
+# three is cold depends on what ran before.
 # BENCH_LARGE_COLD=1 skips that read (the report then reads what the cache
 # does not hold).  The
 # databases are kept in BUILD/bench/large/ (about 55 bytes an event: 5.4 GB
