@@ -263,7 +263,11 @@ void db_fetch_values(sqlite3_stmt *st, struct dbval *v, int n)
 	}
 }
 
-/* The tables db_watch_tables() watches: bit i of db->changed. */
+/*
+ * The tables db_watch_tables() watches: bit i of db->changed.  SQLite's
+ * update hook does not fire for a DELETE without WHERE (it truncates the
+ * table): code that runs one on these calls db_table_written() itself.
+ */
 static const char *const watched[] = { "data_op_raw", "kernel_raw", "target_raw", "delete_pair_raw" };
 
 static void on_update(void *arg, int op, const char *schema, const char *table, sqlite3_int64 rowid)
@@ -282,6 +286,13 @@ static void on_update(void *arg, int op, const char *schema, const char *table, 
 void db_watch_tables(struct db *db)
 {
 	sqlite3_update_hook(db->sql, on_update, db);
+}
+
+void db_table_written(struct db *db, const char *table)
+{
+	for (unsigned i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
+		if (!strcmp(table, watched[i]))
+			db->changed |= 1u << i;
 }
 
 int db_table_changed(const struct db *db, const char *table)

@@ -26,6 +26,8 @@ void db_watch_tables(struct db *db);
 
 /* Whether 'table' was written through db since db_watch_tables() (1 for a table not watched). */
 int db_table_changed(const struct db *db, const char *table);
+/* Say that 'table' was written (a DELETE without WHERE, which the update hook does not see). */
+void db_table_written(struct db *db, const char *table);
 
 /* Prepare or set *err ("cannot prepare ...: <sqlite message>"); NULL on error. */
 sqlite3_stmt *db_prepare(struct db *db, const char *sql, char **err);

@@ -79,6 +79,8 @@ int db_pair_deletes(struct db *db, char **err)
 	int64_t prev_seq = 0;
 	int have_prev = 0, prev_delete = 0, rc;
 
+	/* (SQLite truncates the table: no update hook says so, and the pages in the file are stale now) */
+	db_table_written(db, "delete_pair_raw");
 	if (db_exec(db, "DELETE FROM delete_pair_raw", err) < 0)
 		return -1;
 	sel = db_prepare(db, pair_sql, err);

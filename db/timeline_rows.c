@@ -464,7 +464,7 @@ static int pass_begin(struct pass *r, struct db *db, int (*fn)(void *arg, const 
 	if (!(r->pairs = rowsrc_open(db, "delete_pair_raw", pair_cols, 2, 0, err)))
 		return -1;
 	pair_step(r);
-	return 0;
+	return r->pairs_rc < 0 ? -1 : 0;
 }
 
 static void pass_end(struct pass *r)

@@ -213,11 +213,18 @@ int alloc_feed(struct alloc_detector *d, struct detect_ctx *ctx, const struct ev
 	return 0;
 }
 
+/* A live allocation's seq: its key. */
+static int64_t live_seq(const uint64_t *key, const void *val)
+{
+	(void)val;
+	return (int64_t)key[0];
+}
+
 int alloc_finish(struct alloc_detector *d, struct detect_ctx *ctx)
 {
-	const uint64_t *key;
-	void *val;
-	size_t pos = 0;
+	struct map_entry *live;
+	size_t n;
+	int rc = 0;
 
 	while (d->nheap) {
 		struct pending_alloc p;
@@ -225,21 +232,24 @@ int alloc_finish(struct alloc_detector *d, struct detect_ctx *ctx)
 		if (settle(ctx, &p) < 0)
 			return -1;
 	}
-	/* Never deleted: the lifetime runs to the end of the run. */
-	while (hmap_next(&d->live, &pos, &key, &val)) {
-		const struct live_alloc *a = val;
-		struct op_ref alloc = { (int64_t)key[0], a->begin_ns, a->end_ns, a->codeptr, ROLE_ALLOC };
+	/* Never deleted: the lifetime runs to the end of the run (in the allocations' order). */
+	if (!(live = map_by_seq(&d->live, live_seq, &n)))
+		return ctx_oom(ctx);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const struct live_alloc *a = live[i].val;
+		struct op_ref alloc = { live[i].seq, a->begin_ns, a->end_ns, a->codeptr, ROLE_ALLOC };
 		struct dev_stat *s = ctx_device(ctx, a->device);
 
 		if (!s)
-			return ctx_oom(ctx);
-		if ((d->kinds & 1u << FINDING_REPEATED_ALLOC) && (a->flags & LIVE_REPEATED) &&
-		    emit(ctx, FINDING_REPEATED_ALLOC, &alloc, NULL, a->device, a->host_addr, a->bytes) < 0)
-			return -1;
-		if ((d->kinds & 1u << FINDING_UNUSED_ALLOC) && !(a->flags & LIVE_USED) &&
-		    s->kernels == a->kernels_then &&
-		    emit(ctx, FINDING_UNUSED_ALLOC, &alloc, NULL, a->device, a->host_addr, a->bytes) < 0)
-			return -1;
+			rc = ctx_oom(ctx);
+		else if ((d->kinds & 1u << FINDING_REPEATED_ALLOC) && (a->flags & LIVE_REPEATED) &&
+			 emit(ctx, FINDING_REPEATED_ALLOC, &alloc, NULL, a->device, a->host_addr, a->bytes) < 0)
+			rc = -1;
+		else if ((d->kinds & 1u << FINDING_UNUSED_ALLOC) && !(a->flags & LIVE_USED) &&
+			 s->kernels == a->kernels_then &&
+			 emit(ctx, FINDING_UNUSED_ALLOC, &alloc, NULL, a->device, a->host_addr, a->bytes) < 0)
+			rc = -1;
 	}
-	return 0;
+	free(live);
+	return rc;
 }

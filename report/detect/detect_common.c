@@ -5,6 +5,8 @@
 #include <stdlib.h>
 
 #include "report/detect/detect_common.h"
+#include "lib/hmap.h"
+#include "lib/sort.h"
 
 struct dev_stat *ctx_device(struct detect_ctx *ctx, int device)
 {
@@ -36,4 +38,22 @@ int ctx_oom(struct detect_ctx *ctx)
 {
 	ctx->why = "out of memory";
 	return -1;
+}
+
+struct map_entry *map_by_seq(const struct hmap *m, int64_t (*seq_of)(const uint64_t *key, const void *val),
+			     size_t *n)
+{
+	struct map_entry *v = malloc((m->count ? m->count : 1) * sizeof(*v));
+	const uint64_t *key;
+	void *val;
+	size_t pos = 0, k = 0;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	while (hmap_next(m, &pos, &key, &val))
+		v[k++] = (struct map_entry){ seq_of(key, val), key, val };
+	sort_array(v, k, sizeof(*v), sort_cmp_i64);
+	*n = k;
+	return v;
 }

@@ -46,6 +46,24 @@ int ctx_emit(struct detect_ctx *ctx, const struct occurrence *occ);
 /* -1 with ctx->why = "out of memory". */
 int ctx_oom(struct detect_ctx *ctx);
 
+struct hmap;
+
+/* An entry of a detector's map (lib/hmap.h), with the seq it is emitted by. */
+struct map_entry {
+	int64_t seq;            /* first: sort_cmp_i64 orders the entries */
+	const uint64_t *key;
+	void *val;
+};
+
+/*
+ * m's entries in increasing seq_of(key, val): what a detector's finish
+ * emits from a map, so that those occurrences come in the run's order (and
+ * are numbered so in the findings), whatever the map's hash puts where.
+ * malloc'ed, *n of them; NULL when out of memory.
+ */
+struct map_entry *map_by_seq(const struct hmap *m, int64_t (*seq_of)(const uint64_t *key, const void *val),
+			     size_t *n);
+
 static inline int ev_is_transfer(const struct event *ev)
 {
 	return ev->kind == EV_TO_DEVICE || ev->kind == EV_FROM_DEVICE;

@@ -22,6 +22,8 @@
  * at the same address does not count as overwriting (it would not replace
  * all of X), so those cases are reported only if no kernel ran afterwards.
  */
+#include <stdlib.h>
+
 #include "report/detect/detect_unused_transfer.h"
 
 struct ut_latest {
@@ -83,25 +85,36 @@ int ut_feed(struct ut_detector *d, struct detect_ctx *ctx, const struct event *e
 	return 0;
 }
 
+/* The latest transfer's seq. */
+static int64_t latest_seq(const uint64_t *key, const void *val)
+{
+	(void)key;
+	return ((const struct ut_latest *)val)->seq;
+}
+
 int ut_finish(struct ut_detector *d, struct detect_ctx *ctx)
 {
-	const uint64_t *key;
-	void *val;
-	size_t pos = 0;
+	struct map_entry *latest;
+	size_t n;
+	int rc = 0;
 
-	while (hmap_next(&d->latest, &pos, &key, &val)) {
-		const struct ut_latest *x = val;
+	/* In the transfers' order. */
+	if (!(latest = map_by_seq(&d->latest, latest_seq, &n)))
+		return ctx_oom(ctx);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const struct ut_latest *x = latest[i].val;
+		const uint64_t *key = latest[i].key;
 		int device = (int32_t)(uint32_t)key[2];
 		struct dev_stat *s;
 
 		if (x->used)
 			continue;
-		s = ctx_device(ctx, device);
-		if (!s)
-			return ctx_oom(ctx);
-		if (s->kernels == x->kernels_then &&
-		    emit(ctx, x, device, key[1], FLAVOUR_AFTER_LAST_KERNEL) < 0)
-			return -1;
+		if (!(s = ctx_device(ctx, device)))
+			rc = ctx_oom(ctx);
+		else if (s->kernels == x->kernels_then &&
+			 emit(ctx, x, device, key[1], FLAVOUR_AFTER_LAST_KERNEL) < 0)
+			rc = -1;
 	}
-	return 0;
+	free(latest);
+	return rc;
 }

@@ -100,6 +100,27 @@ static void test_never_deleted(void)
 	CHECK_INT(c.occ[0].ops[0].seq, 2);
 }
 
+/*
+ * The allocations never deleted are emitted at the end in their own order
+ * (the run's), not in the order their map's hash puts them: the findings
+ * number their occurrences so.
+ */
+static void test_never_deleted_in_order(void)
+{
+	struct event ev[40];
+	struct collected c;
+	int ok = 1;
+
+	for (int i = 0; i < 40; i++)
+		ev[i] = alloc_dev(i + 1, 10 * (i + 1), i % 3, A + 4096 * (uint64_t)(i * 7919 % 40), D0 + 4096 * (uint64_t)i,
+				  64);
+	CHECK_INT(run_kind(FINDING_UNUSED_ALLOC, ev, N(ev), &c), 0);
+	CHECK_INT(c.n, 40);
+	for (int i = 1; i < c.n; i++)
+		ok &= c.occ[i].ops[0].seq > c.occ[i - 1].ops[0].seq;
+	CHECK(ok);
+}
+
 static void test_zero_bytes_associate_empty(void)
 {
 	struct event ev[] = {
@@ -151,6 +172,7 @@ int main(void)
 	RUN(test_unused);
 	RUN(test_overlap_edges);
 	RUN(test_never_deleted);
+	RUN(test_never_deleted_in_order);
 	RUN(test_zero_bytes_associate_empty);
 	RUN(test_interleaved_threads);
 	return check_done();

@@ -41,6 +41,24 @@ static void test_after_last_kernel(void)
 	CHECK(occ_ending(&c, 4) != NULL);
 }
 
+/* Those after the last kernel come at the end in the transfers' order, not the map's. */
+static void test_after_last_kernel_in_order(void)
+{
+	struct event ev[41];
+	struct collected c;
+	int ok = 1;
+
+	ev[0] = kernel(1, 5, 8, 0);
+	for (int i = 1; i < 41; i++)
+		ev[i] = to_dev(i + 1, 10 * i, i % 2, A + 4096 * (uint64_t)i,
+			       D0 + 4096 * (uint64_t)(i * 7919 % 41), 64, 0x100 + (uint64_t)i);
+	CHECK_INT(run_kind(FINDING_UNUSED_TRANSFER, ev, N(ev), &c), 0);
+	CHECK_INT(c.n, 40);
+	for (int i = 1; i < c.n; i++)
+		ok &= c.occ[i].ops[0].seq > c.occ[i - 1].ops[0].seq;
+	CHECK(ok);
+}
+
 static void test_several_devices(void)
 {
 	struct event ev[] = {
@@ -94,6 +112,7 @@ int main(void)
 {
 	RUN(test_overwritten);
 	RUN(test_after_last_kernel);
+	RUN(test_after_last_kernel_in_order);
 	RUN(test_several_devices);
 	RUN(test_running_kernel_and_sizes);
 	RUN(test_interleaved_threads);
