@@ -113,7 +113,7 @@ void report_result_release(struct report_result *res)
 
 /*
  * The page's timeline binned on a thread of its own while the findings are
- * stored and the document is made (db/timeline.h), with every event the
+ * finished and stored and the document is made (db/timeline.h), with every event the
  * findings kept as candidate marks (the page marks those its findings
  * list).  NULL: the page builds it when written.
  */
