@@ -270,29 +270,26 @@ void db_fetch_values(sqlite3_stmt *st, struct dbval *v, int n)
  */
 static const char *const watched[] = { "data_op_raw", "kernel_raw", "target_raw", "delete_pair_raw" };
 
+void db_table_written(struct db *db, const char *table)
+{
+	for (unsigned i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
+		if (!strcmp(table, watched[i]))
+			db->changed |= 1u << i;
+}
+
 static void on_update(void *arg, int op, const char *schema, const char *table, sqlite3_int64 rowid)
 {
 	struct db *db = arg;
 
 	(void)op;
 	(void)rowid;
-	if (strcmp(schema, "main"))
-		return;
-	for (unsigned i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
-		if (!strcmp(table, watched[i]))
-			db->changed |= 1u << i;
+	if (!strcmp(schema, "main"))
+		db_table_written(db, table);
 }
 
 void db_watch_tables(struct db *db)
 {
 	sqlite3_update_hook(db->sql, on_update, db);
-}
-
-void db_table_written(struct db *db, const char *table)
-{
-	for (unsigned i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
-		if (!strcmp(table, watched[i]))
-			db->changed |= 1u << i;
 }
 
 int db_table_changed(const struct db *db, const char *table)

@@ -236,20 +236,23 @@ static int add_keys(struct event_stream *s, const struct dbval *c, char **err)
 	return op_keys_add(s->keys, &r, err);
 }
 
-/* The next row of data_op_raw into c: 1, 0 at the end, -1. */
-static int fetch_op(struct event_stream *s, struct dbval *c, char **err)
+/* The next row of st's n columns into c: 1, 0 at the end, -1. */
+static int step_row(struct event_stream *s, sqlite3_stmt *st, struct dbval *c, int n, char **err)
 {
-	int rc;
+	int rc = sqlite3_step(st);
 
-	if (s->op_rows)
-		return rowsrc_next(s->op_rows, c, err);
-	rc = sqlite3_step(s->ops);
 	if (rc == SQLITE_DONE)
 		return 0;
 	if (rc != SQLITE_ROW)
 		return step_error(s, err);
-	db_fetch_values(s->ops, c, OP_NCOLS);
+	db_fetch_values(st, c, n);
 	return 1;
+}
+
+/* The next row of data_op_raw into c: 1, 0 at the end, -1. */
+static int fetch_op(struct event_stream *s, struct dbval *c, char **err)
+{
+	return s->op_rows ? rowsrc_next(s->op_rows, c, err) : step_row(s, s->ops, c, OP_NCOLS, err);
 }
 
 /*
@@ -371,15 +374,8 @@ static int fetch_kernel(struct event_stream *s, struct dbval *c, char **err)
 	struct dbval k[KR_NCOLS];
 	int rc;
 
-	if (!s->kernel_rows) {
-		rc = sqlite3_step(s->kernels);
-		if (rc == SQLITE_DONE)
-			return 0;
-		if (rc != SQLITE_ROW)
-			return step_error(s, err);
-		db_fetch_values(s->kernels, c, K_NCOLS);
-		return 1;
-	}
+	if (!s->kernel_rows)
+		return step_row(s, s->kernels, c, K_NCOLS, err);
 	if ((rc = rowsrc_next(s->kernel_rows, k, err)) < 0)
 		return -1;
 	if (!rc) {

@@ -219,7 +219,7 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 	return 0;
 }
 
-static int pass(struct db *db, struct analysis *a, int with_timeline, char **err)
+int analysis_pass(struct db *db, struct analysis *a, int with_timeline, char **err)
 {
 	int rc;
 
@@ -279,17 +279,12 @@ int analysis_finish(struct analysis *a, char **err)
 
 int analysis_run(struct db *db, struct analysis *a, char **err)
 {
-	return pass(db, a, 0, err) < 0 ? -1 : analysis_finish(a, err);
-}
-
-int analysis_pass(struct db *db, struct analysis *a, int page, char **err)
-{
-	return pass(db, a, page, err);
+	return analysis_pass(db, a, 0, err) < 0 ? -1 : analysis_finish(a, err);
 }
 
 int analysis_run_page(struct db *db, struct analysis *a, char **err)
 {
-	return pass(db, a, 1, err) < 0 ? -1 : analysis_finish(a, err);
+	return analysis_pass(db, a, 1, err) < 0 ? -1 : analysis_finish(a, err);
 }
 
 void analysis_release(struct analysis *a)

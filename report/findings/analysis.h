@@ -72,7 +72,7 @@ int analysis_run(struct db *db, struct analysis *a, char **err);
  */
 int analysis_run_page(struct db *db, struct analysis *a, char **err);
 /*
- * analysis_run() (page: analysis_run_page()) in its steps: the pass, after
+ * analysis_run() (with_timeline: analysis_run_page()) in its steps: the pass, after
  * which the findings hold their events (events, nkept) and a.span is
  * recorded, but nothing else of theirs is final; then analysis_finish(),
  * which prices, sorts, numbers them and sums their savings
@@ -81,7 +81,7 @@ int analysis_run_page(struct db *db, struct analysis *a, char **err);
  * findings' operations when nothing fed them (findings_store() does).
  * 0, or -1 with *err set.
  */
-int analysis_pass(struct db *db, struct analysis *a, int page, char **err);
+int analysis_pass(struct db *db, struct analysis *a, int with_timeline, char **err);
 int analysis_finish(struct analysis *a, char **err);
 int analysis_finish_begin(struct analysis *a, char **err);
 int analysis_finish_end(struct analysis *a, char **err);

@@ -592,12 +592,13 @@ int findings_finish_begin(struct findings *f, const struct findings_context *ctx
 	f->pos_of_slot = malloc((f->n ? f->n : 1) * sizeof(*f->pos_of_slot));
 	if (!f->pos_of_slot || !(p = f->finishing = calloc(1, sizeof(*p))))
 		return -1;
-	p->per = calloc(f->n ? f->n : 1, sizeof(*p->per));
-	p->last_seq = calloc(f->n ? f->n : 1, sizeof(*p->last_seq));
+	p->per = malloc((f->n ? f->n : 1) * sizeof(*p->per));
+	p->last_seq = malloc((f->n ? f->n : 1) * sizeof(*p->last_seq));
 	if (!p->per || !p->last_seq) {
 		finish_free(f);
 		return -1;
 	}
+	finish_reset(f);
 	p->duration = ctx->duration_ns > 0 ? ctx->duration_ns : 0;
 	memset(f->kinds, 0, sizeof(f->kinds));
 	for (size_t i = 0; i < f->n; i++) {
@@ -608,8 +609,6 @@ int findings_finish_begin(struct findings *f, const struct findings_context *ctx
 		f->pos_of_slot[g->slot] = i;
 		price(g, ctx->cost);
 		fingerprint(g, ctx);
-		g->first_op_seq = -1;
-		g->nevents = 0;
 		k->findings++;
 		k->occurrences += g->occurrences;
 		k->bytes = sat_add_u64(k->bytes, g->bytes);
