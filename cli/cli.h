@@ -5,7 +5,8 @@
  * subcommand's name; its return value is the process exit status:
  * 0 ok, 1 findings over a --fail-on threshold, 2 usage, 3 bad input or
  * runtime error (always with a "mapprof: error:" line on stderr), 4 the
- * report covers an incomplete recording; 'record' and 'run' return the
+ * report covers an incomplete recording, 5 the report's findings could not
+ * be stored in the database (a warning says why); 'record' and 'run' return the
  * profiled program's status (docs/usage.md, "Exit status").
  */
 #ifndef MAPPROF_CLI_H
@@ -15,6 +16,7 @@
 #define EXIT_USAGE 2
 #define EXIT_ERROR 3
 #define EXIT_INCOMPLETE 4
+#define EXIT_NOT_STORED 5
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);

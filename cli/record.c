@@ -934,10 +934,14 @@ static int analyse(const char *path)
 	char *err = NULL;
 	int rc = report_run(&opt, &res, &err);
 
-	if (rc < 0)
+	if (rc < 0) {
 		error("cannot analyse '%s': %s", path, err ? err : "report failed");
-	else
+	} else if (res.not_stored) {
+		error("the findings of '%s' could not be stored in it (said above)", path);
+		rc = -1;
+	} else {
 		info("stored the findings in '%s'", path);
+	}
 	report_result_release(&res);
 	free(err);
 	return rc;

@@ -87,9 +87,11 @@ static const char report_usage[] =
 	"locked, altered; 'mapprof: error:' on stderr, nothing written), or an output\n"
 	"cannot be written (the summary on standard output included): each output\n"
 	"written is said ('mapprof: wrote PATH'), each one not by a 'mapprof: error:'\n"
-	"line, the findings are stored all the same (wins over 1 and 4); 4 the recording\n"
-	"is incomplete (run.status is not 'complete'): the reports cover what was\n"
-	"recorded and say so.  A reader that stops reading the summary (| head) is no\n"
+	"line, the findings are stored all the same (wins over 1, 4 and 5); 4 the\n"
+	"recording is incomplete (run.status is not 'complete'): the reports cover what\n"
+	"was recorded and say so; 5 the findings could not be stored in DB (a full\n"
+	"disk, DB replaced while the report ran; a 'mapprof: warning:' says why): the\n"
+	"outputs are written all the same (wins over 1 and 4).  A reader that stops reading the summary (| head) is no\n"
 	"error: the reports are still written.\n";
 
 /*
@@ -193,7 +195,13 @@ int report_cli_run(const struct report_cli *rc, const char *db_path)
 			report_cli_say_lines(res.tripped);
 			status = EXIT_FAIL_ON;
 		}
-		/* An output not written wins over 1 and 4: the files a script reads next are not there. */
+		/*
+		 * Findings not stored win over 1 and 4: the database is an output
+		 * too, and a script's next query of it finds none.
+		 */
+		if (res.not_stored)
+			status = EXIT_NOT_STORED;
+		/* An output not written wins over 1, 4 and 5: the files a script reads next are not there. */
 		if (bad)
 			status = EXIT_ERROR;
 	}

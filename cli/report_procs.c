@@ -135,6 +135,7 @@ struct report_many {
 	char *tripped;       /* the --fail-on lines, each naming its process, in the order of dbs */
 	char *first_page;
 	int pages, incomplete, failed;
+	int not_stored;      /* the databases whose findings could not be stored */
 	int stored;          /* merge the findings stored in a database when it has them */
 	struct report_result all;
 };
@@ -293,6 +294,7 @@ int report_many_add(struct report_many *r, int i)
 		}
 	}
 	r->incomplete += res.incomplete;
+	r->not_stored += res.not_stored;
 out:
 	if (status)
 		r->failed = 1;
@@ -328,8 +330,8 @@ char *report_many_pack(struct report_many *r, int first, int count)
 		    json_array_append_new(labels, r->labels[i] ? json_string(r->labels[i]) : json_null()) < 0)
 			bad = 1;
 	if (!bad &&
-	    json_object_set_new(pack, "set", json_pack("{s:i,s:i,s:i,s:i,s:s*,s:s*,s:s*}", "failed", r->failed,
-						     "incomplete", r->incomplete, "pages", r->pages, "first",
+	    json_object_set_new(pack, "set", json_pack("{s:i,s:i,s:i,s:i,s:i,s:s*,s:s*,s:s*}", "failed", r->failed,
+						     "incomplete", r->incomplete, "not_stored", r->not_stored, "pages", r->pages, "first",
 						     first, "first_page", r->first_page, "tripped", r->tripped,
 						     "sarif_err", r->all.out_err[REPORT_OUT_SARIF])) == 0 &&
 	    json_object_set(pack, "merge", m) == 0 && json_object_set(pack, "sarif", logs) == 0 &&
@@ -346,13 +348,13 @@ int report_many_unpack(struct report_many *r, const char *text, size_t len)
 {
 	json_t *pack = json_loadb(text, len, 0, NULL), *logs = json_object_get(pack, "sarif"),
 	       *labels = json_object_get(pack, "labels");
-	json_int_t failed = 0, incomplete = 0, pages = 0, first = 0;
+	json_int_t failed = 0, incomplete = 0, not_stored = 0, pages = 0, first = 0;
 	const char *first_page = NULL, *tripped = NULL, *sarif_err = NULL;
 	char *err = NULL;
 	int status = 0;
 
-	if (!pack || json_unpack(json_object_get(pack, "set"), "{s:I,s:I,s:I,s:I,s?s,s?s,s?s}", "failed", &failed,
-				 "incomplete", &incomplete, "pages", &pages, "first", &first, "first_page",
+	if (!pack || json_unpack(json_object_get(pack, "set"), "{s:I,s:I,s:I,s:I,s:I,s?s,s?s,s?s}", "failed", &failed,
+				 "incomplete", &incomplete, "not_stored", &not_stored, "pages", &pages, "first", &first, "first_page",
 				 &first_page, "tripped", &tripped, "sarif_err", &sarif_err) < 0 ||
 	    first < 0 || first + (json_int_t)json_array_size(logs) > r->n) {
 		status = error("a rank's part of the report is damaged");
@@ -360,6 +362,7 @@ int report_many_unpack(struct report_many *r, const char *text, size_t len)
 	}
 	r->failed |= failed != 0;
 	r->incomplete += (int)incomplete;
+	r->not_stored += (int)not_stored;
 	if (pages && !r->pages++ && first_page && !(r->first_page = strdup(first_page))) {
 		status = error("out of memory");
 		goto out;
@@ -442,6 +445,12 @@ int report_many_finish(struct report_many *r)
 		/* One line per threshold and process; 1 wins over 4: the findings are real. */
 		report_cli_say_lines(r->tripped);
 		status = EXIT_FAIL_ON;
+	}
+	/* As for one database: not stored wins over 1 and 4, an output not written over all. */
+	if (r->not_stored) {
+		info("warning: the findings of %d of the databases could not be stored in them (exit status %d)",
+		     r->not_stored, report_cli_exit_shown(rc, EXIT_NOT_STORED));
+		status = EXIT_NOT_STORED;
 	}
 	if (bad)
 		status = EXIT_ERROR;

@@ -98,6 +98,13 @@ enum db_problem db_diagnose(struct db *db, char **why);
  */
 const char *db_copied(const struct db *db);
 
+/*
+ * 1 when the file SQLite has open is no longer at the path the database
+ * was opened with (renamed, unlinked, another file put there: 'record -f'
+ * while a report runs); 0 when it is, or SQLite cannot say.
+ */
+int db_moved(struct db *db);
+
 /* Close; accepts NULL. */
 void db_close(struct db *db);
 

@@ -49,19 +49,46 @@ struct finding_pages {
 /*
  * SQLite's lock bytes, as an EXCLUSIVE lock holds them, on this open file
  * description (F_OFD_SETLK): such a lock conflicts with any connection's,
- * this process's too, and no other descriptor's close drops it; the
- * process's own (F_SETLK) where the kernel has none.
+ * this process's too, no other descriptor's close drops it, and SQLite's
+ * own descriptor sees it (same_file()).  -1 (errno) where the kernel has
+ * no such locks (EINVAL) or another holds one.
  */
 static int lock_file(int fd)
 {
-	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = LOCK_BYTES };
 #ifdef F_OFD_SETLK
-	if (fcntl(fd, F_OFD_SETLK, &l) == 0)
-		return 0;
-	if (errno != EINVAL)
-		return -1;
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = LOCK_BYTES };
+	return fcntl(fd, F_OFD_SETLK, &l);
+#else
+	(void)fd;
+	errno = EINVAL;
+	return -1;
 #endif
-	return db_file_lock(fd, F_WRLCK);
+}
+
+/*
+ * Whether the descriptor locked by lock_file() is the file SQLite has open
+ * for the connection: SQLite looks for a lock on its RESERVED byte through
+ * its own descriptor (xCheckReservedLock), and an open file description's
+ * lock is seen by every other descriptor of the same file, this process's
+ * too.  1 the same file, 0 not (with *why), -1 SQLite cannot say.
+ */
+static int same_file(sqlite3 *sql, const char **why)
+{
+	sqlite3_file *f = NULL;
+	int reserved = 0, moved = 0;
+
+	if (sqlite3_file_control(sql, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f ||
+	    !f->pMethods || !f->pMethods->xCheckReservedLock ||
+	    f->pMethods->xCheckReservedLock(f, &reserved) != SQLITE_OK) {
+		*why = "cannot ask SQLite which file it has open";
+		return -1;
+	}
+	if (reserved)
+		return 1;
+	*why = sqlite3_file_control(sql, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved
+		       ? "it was replaced since the report opened it"
+		       : "the file at its path is not the one SQLite has open";
+	return 0;
 }
 
 static int read_page(const struct finding_pages *p, uint32_t pg, unsigned char *buf)
@@ -91,13 +118,98 @@ static int add_free(struct finding_pages *p, uint32_t pg)
 	return 0;
 }
 
+/* Reads page pg of a file into buf: 0 or -1. */
+typedef int (*page_reader)(void *ctx, uint32_t pg, unsigned char *buf, uint32_t page_size);
+
+/*
+ * The whole freelist of the file whose header is hdr checked, as SQLite's
+ * integrity_check reads it: every trunk and leaf a page of the file
+ * (2..pages, not the lock-byte page), each listed once (no loop, no page
+ * twice), no trunk listing more leaves than a page holds, and the header's
+ * count the number of pages listed.  0, or -1 with *why: the store then
+ * goes through SQLite, which says what it makes of such a file.
+ */
+static int check_freelist(const unsigned char *hdr, const struct pw_header *h, page_reader read, void *ctx,
+			  const char **why)
+{
+	uint32_t per = h->usable / 4 - 2, trunk = get32(hdr + 32), count = get32(hdr + 36);
+	uint32_t lock_pg = (uint32_t)(PENDING_BYTE / h->page_size) + 1;
+	uint64_t listed = 0;
+	unsigned char *seen = calloc(h->pages / 8 + 1, 1), *img = malloc(h->page_size);
+	int rc = -1;
+
+	*why = "out of memory";
+	if (!seen || !img)
+		goto out;
+	*why = "its freelist is damaged";
+#define TAKE(pg) ((pg) < 2 || (pg) > h->pages || (pg) == lock_pg || (seen[(pg) / 8] & (1u << ((pg) % 8))) || \
+		  (seen[(pg) / 8] |= (unsigned char)(1u << ((pg) % 8)), 0))
+	while (trunk) {
+		uint32_t k;
+		if (TAKE(trunk) || ++listed > count)
+			goto out;
+		if (read(ctx, trunk, img, h->page_size) < 0) {
+			*why = "cannot read its freelist";
+			goto out;
+		}
+		k = get32(img + 4);
+		if (k > per || listed + k > count)
+			goto out;
+		for (uint32_t i = 0; i < k; i++)
+			if (TAKE(get32(img + 8 + 4 * i)))
+				goto out;
+		listed += k;
+		trunk = get32(img);
+	}
+#undef TAKE
+	if (listed == count) {
+		*why = NULL;
+		rc = 0;
+	}
+out:
+	free(seen);
+	free(img);
+	return rc;
+}
+
+static int read_fd_page(void *ctx, uint32_t pg, unsigned char *buf, uint32_t page_size)
+{
+	return tempfile_io(*(int *)ctx, buf, page_size, (off_t)(pg - 1) * page_size, 0);
+}
+
+static int read_sqlite_page(void *ctx, uint32_t pg, unsigned char *buf, uint32_t page_size)
+{
+	sqlite3_file *f = ctx;
+	return f->pMethods->xRead(f, buf, (int)page_size, (sqlite3_int64)(pg - 1) * page_size) == SQLITE_OK ? 0 : -1;
+}
+
+int finding_pages_freelist_sound(struct db *db, const char **why)
+{
+	unsigned char hdr[100];
+	struct pw_header h;
+	sqlite3_file *f = NULL;
+
+	if (sqlite3_file_control(db->sql, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f ||
+	    !f->pMethods || !f->pMethods->xRead) {
+		*why = "no file behind the database";
+		return 0;
+	}
+	if (f->pMethods->xRead(f, hdr, sizeof(hdr), 0) != SQLITE_OK || pw_check_header(hdr, &h, why) < 0) {
+		if (!*why)
+			*why = "cannot read the database's header";
+		return 0;
+	}
+	return check_freelist(hdr, &h, read_sqlite_page, f, why) == 0;
+}
+
 /*
  * Take whole freelist trunks (their leaves, then the trunk page) until
- * 'want' pages are in hand or the list ends.  0, or -1 with *why.
+ * 'want' pages are in hand or the list ends: a list check_freelist() found
+ * sound.  0, or -1 with *why.
  */
 static int take_freelist(struct finding_pages *p, uint64_t want, const char **why)
 {
-	uint32_t per = p->h.usable / 4 - 2, trunk = get32(p->page1 + 32);
+	uint32_t trunk = get32(p->page1 + 32);
 	size_t cap = 0, pg_cap = 0;
 
 	p->free_count = get32(p->page1 + 36);
@@ -105,10 +217,6 @@ static int take_freelist(struct finding_pages *p, uint64_t want, const char **wh
 		unsigned char *img;
 		uint32_t k;
 
-		if (trunk < 2 || trunk > p->h.pages || p->nfree + 1 > p->free_count) {
-			*why = "a freelist SQLite would call corrupt";
-			return -1;
-		}
 		if (grow_one((void **)&p->trunks, &cap, p->ntrunks, p->h.page_size) < 0 ||
 		    grow_one((void **)&p->trunk_pg, &pg_cap, p->ntrunks, sizeof(*p->trunk_pg)) < 0) {
 			*why = "out of memory";
@@ -120,18 +228,12 @@ static int take_freelist(struct finding_pages *p, uint64_t want, const char **wh
 			return -1;
 		}
 		k = get32(img + 4);
-		if (k > per || p->nfree + 1 + k > p->free_count) {
-			*why = "a freelist SQLite would call corrupt";
-			return -1;
-		}
 		p->trunk_pg[p->ntrunks++] = trunk;
-		for (uint32_t i = 0; i < k; i++) {
-			uint32_t leaf = get32(img + 8 + 4 * i);
-			if (leaf < 2 || leaf > p->h.pages || add_free(p, leaf) < 0) {
-				*why = leaf < 2 || leaf > p->h.pages ? "a freelist SQLite would call corrupt" : "out of memory";
+		for (uint32_t i = 0; i < k; i++)
+			if (add_free(p, get32(img + 8 + 4 * i)) < 0) {
+				*why = "out of memory";
 				return -1;
 			}
-		}
 		if (add_free(p, trunk) < 0) {
 			*why = "out of memory";
 			return -1;
@@ -140,6 +242,36 @@ static int take_freelist(struct finding_pages *p, uint64_t want, const char **wh
 	}
 	p->next_trunk = trunk;
 	return 0;
+}
+
+/*
+ * Make what was written to fd durable: the data and the size, as SQLite's
+ * unix VFS does (fdatasync).  0, or -1 (errno).
+ */
+static int sync_fd(int fd)
+{
+	while (fdatasync(fd) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* The journal's name in its directory, durable: SQLite's first sync of a new journal does this too. */
+static int sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1, rc;
+
+	free(dir);
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	/* Some file systems cannot sync a directory (EINVAL): SQLite goes on there too. */
+	if (rc < 0 && errno == EINVAL)
+		rc = 0;
+	close(fd);
+	return rc;
 }
 
 /* One journal record: page pg's old bytes. */
@@ -161,7 +293,7 @@ static int journal_record(int fd, off_t *off, uint32_t pg, unsigned char *data, 
 }
 
 /* The journal, whole, before any page of the database is written.  0 or -1. */
-static int write_journal(struct finding_pages *p, mode_t mode)
+static int write_journal(struct finding_pages *p, const struct stat *db)
 {
 	static const unsigned char magic[8] = { 0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7 };
 	unsigned char hdr[SECTOR] = { 0 };
@@ -169,12 +301,16 @@ static int write_journal(struct finding_pages *p, mode_t mode)
 	off_t off = SECTOR;
 	int fd, rc = 0;
 
-	fd = open(p->journal, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	fd = open(p->journal, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, db->st_mode & 0777);
 	if (fd < 0)
 		return -1;
 	p->journal_made = 1;
-	/* The database's mode whatever the umask, as SQLite gives its journals: any of its users rolls it back. */
-	if (fchmod(fd, mode) < 0) {
+	/*
+	 * The database's mode whatever the umask, and as root its owner and
+	 * group, as SQLite gives its journals: whoever may write the database
+	 * can roll it back.
+	 */
+	if (fchmod(fd, db->st_mode & 0777) < 0 || (geteuid() == 0 && fchown(fd, db->st_uid, db->st_gid) < 0)) {
 		close(fd);
 		return -1;
 	}
@@ -199,8 +335,13 @@ static int write_journal(struct finding_pages *p, mode_t mode)
 	 */
 	if (!rc && off < 65536)
 		rc = ftruncate(fd, 65536);
+	/* Durable, its name too, before any page it protects is written (SQLite's order). */
+	if (!rc)
+		rc = sync_fd(fd);
 	if (close(fd) < 0)
 		rc = -1;
+	if (!rc)
+		rc = sync_dir(p->journal);
 	return rc;
 }
 
@@ -234,9 +375,13 @@ struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const c
 	}
 	p->fd = open(file, O_RDWR | O_CLOEXEC);
 	if (p->fd < 0 || lock_file(p->fd) < 0 || fstat(p->fd, &st) < 0) {
-		*why = p->fd < 0 ? "cannot open it" : "another connection uses it";
+		*why = p->fd < 0 ? "cannot open it" : errno == EINVAL ? "no open file description locks here"
+								 : "another connection uses it";
 		goto no;
 	}
+	/* The file SQLite has open, not one put at its path since (the lock held keeps it so). */
+	if (same_file(db->sql, why) != 1)
+		goto no;
 	/* Under the lock, as SQLite looks: a journal there is one to roll back first. */
 	if (lstat(p->journal, &jst) == 0) {
 		*why = "a journal is there";
@@ -269,9 +414,10 @@ struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const c
 	 */
 	per_leaf = (p->h.usable - 8) / 48;
 	leaves = nrows / per_leaf + 1;
-	if (take_freelist(p, leaves + leaves / 32 + 16, why) < 0)
+	if (check_freelist(p->page1, &p->h, read_fd_page, &p->fd, why) < 0 ||
+	    take_freelist(p, leaves + leaves / 32 + 16, why) < 0)
 		goto no;
-	if (write_journal(p, st.st_mode & 0777) < 0) {
+	if (write_journal(p, &st) < 0) {
 		*why = "cannot write its journal";
 		goto no;
 	}
@@ -338,8 +484,12 @@ int finding_pages_end(struct finding_pages *p, int ok)
 		used = pw_free_used(p->pw);
 		if (give_back(p, used, &first) == 0) {
 			pw_set_freelist(p->pw, first, p->free_count - (uint32_t)used);
-			/* The header and the root, then the journal removed: the commit. */
-			if (pw_finish(p->pw, &pages) == 0 && unlinkat(AT_FDCWD, p->journal, 0) == 0)
+			/*
+			 * The header and the root, the pages durable, then the
+			 * journal removed: the commit.
+			 */
+			if (pw_finish(p->pw, &pages) == 0 && sync_fd(p->fd) == 0 &&
+			    unlinkat(AT_FDCWD, p->journal, 0) == 0)
 				rc = 0;
 		}
 	}

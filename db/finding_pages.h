@@ -39,6 +39,15 @@ struct finding_pages;
 struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const char *const *roles,
 					  int nroles, const char **why);
 
+/*
+ * Whether the freelist of the file SQLite has open is sound (as
+ * finding_pages_begin() checks it before taking a page), read through
+ * SQLite's own descriptor: inside a transaction, the file as it was before
+ * it (but pages SQLite spilled).  1 sound; 0 with *why, and the store then
+ * stays in SQLite's path, in the report's one transaction.
+ */
+int finding_pages_freelist_sound(struct db *db, const char **why);
+
 /* The next row (rowids 1, 2, ...).  0, or -1 (errno). */
 int finding_pages_row(struct finding_pages *p, int64_t finding, int64_t occurrence, int role,
 		      int64_t seq);

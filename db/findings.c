@@ -338,6 +338,13 @@ int findings_writer_pages(struct findings_writer *w, uint64_t nrows, int (*each)
 	    sqlite3_get_autocommit(db->sql))
 		return 1;
 	/*
+	 * A damaged freelist is left to SQLite, in the one transaction, as
+	 * without the pages: nothing committed before SQLite says what it
+	 * makes of the file.
+	 */
+	if (!finding_pages_freelist_sound(db, &why))
+		return 1;
+	/*
 	 * What the transaction holds (the old findings deleted, what the report
 	 * stored before) is committed first: the pages are written with the
 	 * connection idle.  Refused (another process reading): on in it.
@@ -355,6 +362,9 @@ int findings_writer_pages(struct findings_writer *w, uint64_t nrows, int (*each)
 		w->pages = NULL;
 		if (rc < 0 && err && !*err)
 			db_fail(err, "cannot write findings to '%s': %s", db->path, strerror(errno));
+	} else if (db_moved(db)) {
+		/* Not SQLite's inserts either: the rows would go to a file no longer at the path. */
+		return db_fail(err, "'%s' was replaced while the report ran: its findings were not stored", db->path);
 	}
 	/* Again in a transaction (a journal left by a failure is played back here). */
 	if (db_begin(db) < 0 || db_begin(db) < 0) {

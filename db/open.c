@@ -661,3 +661,12 @@ const char *db_copied(const struct db *db)
 {
 	return db->copy;
 }
+
+int db_moved(struct db *db)
+{
+	int moved = 0;
+
+	if (db->copy || sqlite3_file_control(db->sql, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK)
+		return 0;
+	return moved != 0;
+}

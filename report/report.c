@@ -232,7 +232,12 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	{
 		char *msg = NULL;
 		if (findings_store(db, &a.findings, pending ? plans_tap : NULL, pending, &msg) < 0) {
-			termesc_line(stderr, "mapprof: warning: %s", msg ? msg : "cannot store findings");
+			res->not_stored = 1;
+			if (db_moved(db))
+				termesc_line(stderr, "mapprof: warning: '%s' was replaced while the report ran: its"
+					     " findings were not stored (the new file is left as it is)", opt->db_path);
+			else
+				termesc_line(stderr, "mapprof: warning: %s", msg ? msg : "cannot store findings");
 			free(msg);
 		} else {
 			a.stored = !db_copied(db);
@@ -301,11 +306,20 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 			log && report_sarif_write(log, opt->sarif_path, &res->out_err[REPORT_OUT_SARIF]) == 0;
 		json_decref(log);
 	}
-	/* The write transaction db_open() began (a copy's is thrown away): the
-	 * findings are stored whether or not every output could be written. */
-	if (!db_copied(db) && db_commit(db) < 0)
+	/*
+	 * The write transaction db_open() began (a copy's is thrown away): the
+	 * findings are stored whether or not every output could be written.
+	 * Not when their store failed (said above): what is left of the
+	 * transaction goes too, nothing of it is written to a file that
+	 * replaced the database.
+	 */
+	if (res->not_stored) {
+		db_rollback(db);
+	} else if (!db_copied(db) && db_commit(db) < 0) {
+		res->not_stored = 1;
 		termesc_line(stderr, "mapprof: warning: findings were not stored in '%s': %s",
 			     opt->db_path, db_errmsg(db));
+	}
 	rc = 0;
 release:
 	timeline_job_free(timeline);  /* before the analysis' recorded intervals go */

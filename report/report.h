@@ -59,6 +59,9 @@ struct report_result {
 	char *out_err[REPORT_OUT_COUNT]; /* why this output was not written (malloc'ed,
 					    naming the path and strerror of the first
 					    failed write); NULL: written, or not asked for */
+	int not_stored;          /* the findings could not be stored in the database
+				    (a warning said why): the outputs are written,
+				    the database holds no findings of this report */
 	int stdout_closed;       /* the summary's reader closed standard output
 				    (EPIPE): the rest of the summary was not printed,
 				    which is no error */

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# report_pages_replaced.sh - 'mapprof report' of a run whose database is
+# replaced (record -f -o the same path) while the report runs, in the gap
+# before the finding events are written as pages (db/finding_pages.c opens
+# the file again there).  tests/e2e/open_gate.c holds that open until the
+# new recording is in place, so the gap is hit every time.  The report must
+# not write the old run's findings into the new database: the new file is
+# left byte for byte as 'record' wrote it, and the report says its findings
+# were not stored (exit 5).
+. "$(dirname "$0")/lib.sh"
+command -v sqlite3 >/dev/null || skip "no sqlite3 (apt-get install sqlite3)"
+t=$(tmpdir)
+m=$MAPPROF_BUILD/mapprof
+sample=$MAPPROF_BUILD/samples/round_trip
+[ -x "$sample" ] || fail "no sample '$sample' (hint: make samples)"
+"${CC:-cc}" -O1 -fPIC -shared "$MAPPROF_SRC/tests/e2e/open_gate.c" -o "$t/open_gate.so" -ldl ||
+	fail "cannot build open_gate.c"
+
+# An unreported run with more finding events than SQLite's inserts take (65,536).
+"$MAPPROF_SRC/bench/gen_events.sh" "$t/run.db" 15000 >/dev/null 2>"$t/err" || fail "gen_events: $(cat "$t/err")"
+cp "$t/run.db" "$t/sql.db"
+MAPPROF_PAGEWRITE=0 "$m" report -q --no-html --no-json "$t/sql.db" 2>"$t/err" || fail "report: $(cat "$t/err")"
+[ "$(q "$t/sql.db" 'SELECT COUNT(*) FROM finding_event_raw')" -gt 65536 ] || fail "too few finding events for the pages"
+
+# Which open of the path is the pages writer's: SQLite's own come first
+# (the report's check of the file, then SQLite's connection).
+cd "$t" || fail "cannot enter $t"
+nth=3
+OPEN_GATE_PATH=$t/run.db OPEN_GATE_NTH=$nth OPEN_GATE_HELD=$t/held OPEN_GATE_GO=$t/go \
+	LD_PRELOAD=$t/open_gate.so "$m" report -q --no-html --no-json "$t/run.db" >"$t/out" 2>"$t/err" &
+pid=$!
+for _ in $(seq 600); do
+	{ [ -e "$t/held" ] || ! kill -0 $pid 2>/dev/null; } && break
+	sleep 0.1
+done
+[ -e "$t/held" ] || { wait $pid; fail "the report never opened '$t/run.db' a third time: $(cat "$t/err")"; }
+# The new recording, while the report waits.
+"$m" record -f -o "$t/run.db" -- "$sample" >"$t/rec.out" 2>&1 || { touch "$t/go"; fail "record -f: $(cat "$t/rec.out")"; }
+sum=$(cksum <"$t/run.db")
+events=$(q "$t/run.db" 'SELECT COUNT(*) FROM data_op_raw')
+touch "$t/go"
+rc=0
+wait $pid || rc=$?
+cat "$t/err"
+assert_eq "$rc" 5 "the report's exit status (findings not stored)"
+grep -q "replaced" "$t/err" || fail "the report did not say the database was replaced"
+assert_eq "$(cksum <"$t/run.db")" "$sum" "the new recording's bytes after the report"
+[ ! -e "$t/run.db-journal" ] || fail "a journal was left beside the new recording"
+assert_eq "$(q "$t/run.db" 'PRAGMA integrity_check')" ok "the new recording's integrity"
+assert_eq "$(q "$t/run.db" 'SELECT COUNT(*) FROM finding_event_raw')" 0 "finding events in the new recording"
+assert_eq "$(q "$t/run.db" 'SELECT COUNT(*) FROM data_op_raw')" "$events" "the new recording's events"
+# The new recording reports as its own.
+"$m" report -q --no-html --no-json "$t/run.db" 2>"$t/err" || fail "report of the new recording: $(cat "$t/err")"
+assert_eq "$(q "$t/run.db" 'SELECT COUNT(*) > 0 FROM finding_raw')" 1 "the new recording's findings"
+echo "ok: a database replaced during its report is left as its new writer made it (exit 5)"
