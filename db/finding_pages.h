@@ -11,13 +11,18 @@
  * Safe as SQLite's own transactions are: SQLite's locks are taken on the
  * file (an open file description's lock, which any connection's conflicts
  * with; the report's connection must hold none: no transaction, no
- * statement running), readers kept out until the end, and a rollback journal in SQLite's format is written first,
- * holding every page whose old bytes matter (page 1, the table's root, the
- * freelist trunk pages reused) and the file's old size.  A process that
- * dies before the end leaves that journal hot: the next connection rolls
- * the file back to what it was, as it does for SQLite's own.  Removing the
- * journal is the commit.  Like the report's connection (synchronous=OFF),
- * nothing is synced: a process's death loses nothing, a power cut may.
+ * statement running), readers kept out until the end, and only when the
+ * file locked is the one SQLite has open (SQLite sees the lock through its
+ * own descriptor: a file put at the path since is never written).  The
+ * freelist is walked whole before a page of it is taken; a damaged one is
+ * refused.  A rollback journal in SQLite's format is written first (the
+ * database's mode, as root its owner), holding every page whose old bytes
+ * matter (page 1, the table's root, the freelist trunk pages reused) and
+ * the file's old size, and synced with its directory before any page is
+ * written.  A process that dies before the end leaves that journal hot: the
+ * next connection rolls the file back to what it was, as it does for
+ * SQLite's own.  The pages are synced, then removing the journal is the
+ * commit: a power cut leaves the old file or the new one.
  */
 #ifndef MAPPROF_DB_FINDING_PAGES_H
 #define MAPPROF_DB_FINDING_PAGES_H
@@ -32,9 +37,10 @@ struct finding_pages;
  * Begin writing about nrows rows of finding_event_raw (empty now; its
  * 'role' one of roles[0..nroles-1]), the connection idle.  NULL with *why
  * when the file does not allow it (WAL, auto-vacuum, UTF-16, a journal
- * there, another connection's lock, the table not as expected): the
- * database as it was (pages past its header's count, no one's, may be
- * cut off, as SQLite ignores them).
+ * there, another connection's lock, the table not as expected, a damaged
+ * freelist, the file at the path not SQLite's, no open file description
+ * locks): the database as it was (pages past its header's count, no
+ * one's, may be cut off, as SQLite ignores them).
  */
 struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const char *const *roles,
 					  int nroles, const char **why);
