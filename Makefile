@@ -506,7 +506,7 @@ $(B)/bench/bootstrap: bench/bootstrap.c
 
 # The realistic suite (bench/real/): programs shaped like applications, each
 # a naive and a fixed (-DFIXED) variant; 'make bench-real' runs only them.
-REAL_PROGS_NAMES := lu stencil cg bfs stream tealeaf
+REAL_PROGS_NAMES := lu stencil cg bfs stream tealeaf monitor heat
 REAL_PROGS := $(foreach p,$(REAL_PROGS_NAMES),$(B)/bench/real/$(p).naive $(B)/bench/real/$(p).fixed)
 BENCH_TOOLS := $(B)/bench/timeit $(B)/bench/bootstrap $(B)/bench/libempty-tool.so $(B)/bench/libhash-floor.so
 

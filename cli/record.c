@@ -789,6 +789,20 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		db_close(db);
 		free(err);
 		err = NULL;
+	} else if (no_start && !ing.data_ops && !ing.kernels && !ing.targets) {
+		/*
+		 * The program never ran (the loader's 127): nothing to keep, and a
+		 * database left here would make the next run need -f.
+		 */
+		info("warning: nothing was recorded: %s", no_start);
+		info("no database was written%s", final ? "" : " (record again once the program starts)");
+		if (final)
+			info("'%s' is left as it was", final);
+		info("the program exited with status %d", end.exit_status);
+		main_dropped = 1;
+		op_keys_free(keys);
+		db_close(db);
+		unlink(output);
 	} else if (record_procs_main(procs, db, final ? &final : &output, child_pid, wstatus, main_end,
 				     main_end_status) == 1) {
 		/* Only other processes offloaded (the program is mpirun, a shell): theirs are the databases. */

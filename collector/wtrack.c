@@ -82,6 +82,7 @@ struct entry {
 	double hash_ns;       /* what hashing the whole range took when it was last read whole */
 	uint32_t tracked_sends; /* sends since tracked */
 	unsigned char opened; /* unprotected by us for a transfer into it since it was protected */
+	unsigned char received; /* protected again after a transfer into it, not sent since */
 	/* Pages protected again for another range since: as if written (at most PEND, else not known). */
 	uint64_t pend_lo[PEND], pend_hi[PEND];
 	int npend;
@@ -712,6 +713,7 @@ int wtrack_source(const void *p, uint64_t n, uint64_t *hash)
 	}
 	e->used = ++use_clock;
 	e->sends++;
+	e->received = 0;
 	if (e->never)
 		goto out;
 	if (e->tracked && e->known && refresh(e) == 0) {
@@ -745,6 +747,17 @@ int wtrack_dest_begin(const void *p, uint64_t n)
 		goto out;
 	lo = addr / page_size * page_size;
 	hi = (addr + n + page_size - 1) / page_size * page_size;
+	e = n >= MIN_BYTES ? find(addr, n) : NULL;
+	/*
+	 * A range that comes back twice with no send between (a field brought
+	 * back every step for the host to look at, 'target update from' in a
+	 * time loop): protecting it after the last copy saved nothing, and
+	 * doing so at every copy costs two protection changes a step and a
+	 * fault at each page the host writes.  Given up, as any range whose
+	 * tracking does not pay, until sends come again.
+	 */
+	if (e && e->tracked && e->received)
+		give_up(e);
 	/* The runtime's copy must not fault on pages protected for any range;
 	 * unprotected pages read as written, so every range holding them
 	 * hashes them again. */
@@ -755,7 +768,6 @@ int wtrack_dest_begin(const void *p, uint64_t n)
 			o->opened = 1;
 		}
 	}
-	e = n >= MIN_BYTES ? find(addr, n) : NULL;
 	/* A range sent before and now coming back: hashed after the copy, tracked for the next send. */
 	if (e && e->sends && !e->never && !e->skip) {
 		e->used = ++use_clock;
@@ -777,6 +789,7 @@ uint64_t wtrack_dest_end(const void *p, uint64_t n)
 	if (e && track(e) == 0) {
 		h = e->hash;
 		done = 1;
+		e->received = 1;
 		if (not_paying(e))
 			give_up(e);
 	}

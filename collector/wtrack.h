@@ -10,7 +10,9 @@
  * the hash chunks holding them are read again; the scan protects them again
  * in the same step.  A range written between most transfers is not worth
  * it (a write to a protected page costs a fault, far more than hashing the
- * page): it is left unprotected for a while.  Exactness and its limits:
+ * page): it is left unprotected for a while, and so is a range that only
+ * receives data (brought back twice with no send between: protecting it
+ * after a copy into it saves nothing).  Exactness and its limits:
  * docs/performance.md, "Hashing".
  *
  * Only private anonymous memory is tracked (heap, stack, .bss, anonymous

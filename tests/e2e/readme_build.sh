@@ -40,6 +40,14 @@ grep -q "the program could not start: the loader cannot find the library libompt
 grep -q -- "-Wl,-rpath,/usr/lib/llvm-19/lib" "$t/err" || fail "no rpath fix named in: $(cat "$t/err")"
 grep -q "may not use OpenMP" "$t/err" && fail "still blames OpenMP: $(cat "$t/err")"
 [ ! -e "$t/norpath/report.html" ] || fail "an empty report was written for a program that never started"
+[ ! -e "$t/norpath/app.mapprof.db" ] || fail "a database was left for a program that never started"
+# Again, as a user does after reading the message: the same answer, no -f asked for.
+set +e
+(cd "$t/norpath" && env -u LD_LIBRARY_PATH "$m" run -- ./app) >"$t/out" 2>"$t/err"
+rc=$?
+set -e
+assert_eq "$rc" 127 "exit status of a second 'run' of a program the loader cannot start"
+grep -q "the program could not start" "$t/err" || fail "the second run did not say why: $(cat "$t/err")"
 echo "ok: the README's build line records; a program the loader cannot start is named with its fix"
 
 # Behind a wrapper script the loader's words go to the script's stderr:
