@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Write tracking (collector/wtrack.c) steps aside for a range that only
+# receives data: bench/real/monitor.c -DFIXED sends its field once
+# ('target data map(to:)') and brings it back every step ('target update
+# from') for the host to read.  Protecting the field again after each copy
+# back saves nothing (it is never sent again) and cost two protection
+# changes a step (400 in 200 steps: recording took 2-3x the program's time
+# on the 2-core VM).  The field must be given up at its second copy back:
+# at most 6 protection changes in the run.  The hashes stay exactly those
+# of MAPPROF_HASH_REUSE=0.
+. "$(dirname "$0")/lib.sh"
+t=$(tmpdir)
+m=$MAPPROF_BUILD/mapprof
+
+ompcc -O1 -g -DFIXED "$MAPPROF_SRC/bench/real/monitor.c" -o "$t/monitor" -lm || fail "cannot build monitor.c"
+hashes() { q "$1" "SELECT op, bytes, hash FROM data_ops WHERE hash IS NOT NULL ORDER BY seq"; }
+stat_of() { q "$1" "SELECT value FROM stats WHERE name = '$2'"; }
+
+MAPPROF_HASH_REUSE=0 "$m" record -f -o "$t/off.db" -- "$t/monitor" 131072 200 >"$t/out0" 2>"$t/err" ||
+	fail "record (reuse off): $(cat "$t/err")"
+"$m" record -f -o "$t/on.db" -- "$t/monitor" 131072 200 >"$t/out1" 2>"$t/err" || fail "record (reuse on): $(cat "$t/err")"
+assert_eq "$(cat "$t/out1")" "$(cat "$t/out0")" "the program's result"
+n=$(q "$t/off.db" "SELECT COUNT(*) FROM data_ops WHERE op = 'from_device' AND bytes = 131072 * 8")
+[ "$n" -ge 200 ] || fail "expected 200 copies of the field back, got $n"
+assert_eq "$(hashes "$t/on.db" | md5sum)" "$(hashes "$t/off.db" | md5sum)" "hashes with reuse on and off"
+if [ "$(stat_of "$t/on.db" hash_reuse)" != 1 ]; then
+	skip "hashes equal, but this kernel ($(uname -r)) has no asynchronous userfaultfd write protection and PAGEMAP_SCAN (Linux 6.7+)"
+fi
+protects=$(stat_of "$t/on.db" hash_wtrack_protects)
+[ -n "$protects" ] || fail "no hash_wtrack_protects in stats"
+[ "$protects" -le 6 ] || fail "write tracking changed protection $protects times for a field that only comes back (at most 6)"
+echo "ok: a range that only receives data is given up ($protects protection changes in 200 copies back)"
