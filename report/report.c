@@ -237,7 +237,8 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 				termesc_line(stderr, "mapprof: warning: '%s' was replaced while the report ran: its"
 					     " findings were not stored (the new file is left as it is)", opt->db_path);
 			else
-				termesc_line(stderr, "mapprof: warning: %s", msg ? msg : "cannot store findings");
+				termesc_line(stderr, "mapprof: warning: findings not stored: %s",
+					     msg ? msg : "out of memory");
 			free(msg);
 		} else {
 			a.stored = !db_copied(db);

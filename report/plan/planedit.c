@@ -1279,7 +1279,17 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		if (oom)
 			goto out;
 	}
-	if (in->repeat && found && e->clauses) {
+	if (in->line <= 0) {
+		/* No line: a plan would name addresses and "line 0"; say what gives it its line instead. */
+		const struct finding *g = &a->findings.v[pl->members[0]];
+		e->kind = EDIT_ADVICE;
+		put(&t, "Source-level plans need -g: rebuild with -g added to the compile line (optimisation "
+			"can stay: -O2 -g) and record again. No source line is known for this directive (the "
+			"program has no debug line information), so this plan cannot name the line, the "
+			"variables or the clauses to change, nor give a patch. Until then, in general: %s",
+		    finding_advice(g->kind, g->flavour));
+		put(&unsure, " Without source lines the plan cannot name what to change.");
+	} else if (in->repeat && found && e->clauses) {
 		e->kind = EDIT_WRAP_LOOP;
 		e->loop_first = loop.first_line;
 		e->loop_last = loop.last_line;

@@ -6,6 +6,8 @@
 #   - exit 0, a JSON report that parses and an HTML report that is not empty;
 #   - exit 4 (the run's status says the recording is incomplete), the same
 #     two reports, and the warning that says so on stderr;
+#   - exit 5 (the findings could not be stored in the damaged file), the
+#     same two reports, and the warning that says so on stderr;
 #   - exit 3 with a 'mapprof: error:' line on stderr.
 # Anything else fails: a crash (a signal), a hang (over 20 s), another exit
 # status, an error without its message, a report missing or unreadable, and
@@ -62,13 +64,15 @@ for seed in $(seq "$first" $((first + cases - 1))); do
 	fuzz_run "$c" "$bin" report -q --json "$c/r.json" --html "$c/r.html" "$c/m.db"
 	if [ -n "$sig" ]; then
 		: # named by fuzz_run: a sanitizer report, a hang or a crash
-	elif [ "$rc" -eq 0 ] || [ "$rc" -eq 4 ]; then
+	elif [ "$rc" -eq 0 ] || [ "$rc" -eq 4 ] || [ "$rc" -eq 5 ]; then
 		if ! "$PYTHON" -c 'import json, sys; json.load(open(sys.argv[1]))' "$c/r.json" 2>/dev/null; then
 			sig="exit $rc without a readable JSON report"
 		elif [ ! -s "$c/r.html" ]; then
 			sig="exit $rc without an HTML report"
 		elif [ "$rc" -eq 4 ] && ! grep -q 'the recording is incomplete' "$c/err"; then
 			sig="exit 4 without saying the recording is incomplete"
+		elif [ "$rc" -eq 5 ] && ! grep -q 'findings not stored\|findings were not stored' "$c/err"; then
+			sig="exit 5 without saying the findings were not stored"
 		fi
 	elif [ "$rc" -eq 3 ]; then
 		grep -q '^mapprof: error: ' "$c/err" || sig="exit 3 without a 'mapprof: error:' line"
