@@ -282,12 +282,14 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 	struct pending *p = NULL;
 	struct thread_state *t;
 	struct rec *r;
+	int64_t own;
 	(void)target_task_data;
 	(void)target_data;
 
 	if (!buffer_recording() || !(t = thread_state()))
 		return;  /* finished, or a forked child */
 	if (endpoint == ompt_scope_begin) {
+		int64_t in = event_time();
 		if (t->nops == PENDING_MAX) {
 			/* Begins without ends: forget them, but first let go of their sources. */
 			for (int i = 0; i < t->nops; i++)
@@ -332,6 +334,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		if (host_op_id)
 			*host_op_id = p->seq;
 		p->begin_ns = event_time();  /* last: the hash is not the operation's time */
+		p->own = p->begin_ns - in;
 		return;
 	}
 
@@ -407,10 +410,13 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			buffer_commit(t);
 		}
 	}
+	own = event_time() - end;
 	if (p) {
+		own += p->own;
 		/* Drop the pending entry (it is usually the last one). */
 		*p = t->ops[--t->nops];
 	}
+	atomic_fetch_add_explicit(&collector_own_ticks, own, memory_order_relaxed);
 }
 
 static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
@@ -425,8 +431,11 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
 	if (!buffer_recording() || !(t = thread_state()))
 		return;
 	/* A construct's end follows a blocking synchronize: what it copied back is complete. */
-	if (endpoint == ompt_scope_end && atomic_load_explicit(&nheld, memory_order_relaxed))
+	if (endpoint == ompt_scope_end && atomic_load_explicit(&nheld, memory_order_relaxed)) {
+		int64_t in = event_time();
 		held_release(HELD_CONSTRUCT, t, NULL, 0);
+		atomic_fetch_add_explicit(&collector_own_ticks, event_time() - in, memory_order_relaxed);
+	}
 	if (endpoint == ompt_scope_begin) {
 		t->target_id = counter_next(&next_target_id);
 		t->target_seq = counter_next(&next_seq);
@@ -583,6 +592,9 @@ static void side_frames_write(enum buffer_moment when)
 			output_frame(SPOOL_STAT, "hash_wtrack_queries", (int64_t)queries);
 			output_frame(SPOOL_STAT, "hash_wtrack_ns", (int64_t)ns);
 		}
+		/* What the collector took of the program's threads' time (docs/database.md). */
+		output_frame(SPOOL_STAT, "collector_own_ns",
+			     state_ticks_ns(atomic_load_explicit(&collector_own_ticks, memory_order_relaxed)));
 		output_frame(SPOOL_STAT, "hash_helpers", (int64_t)helpers);
 		output_frame(SPOOL_STAT, "hash_helper_bytes", (int64_t)by_helpers);
 		/* The hash's definition (docs/database.md): its chunk size. */

@@ -11,6 +11,8 @@
 
 int64_t collector_start_ns;
 int collector_tsc;
+_Atomic int64_t collector_own_ticks;
+static int64_t start_ticks;   /* event_time() at the start */
 
 /*
  * The timestamp counter for event times?  'mapprof record' says so in
@@ -32,4 +34,14 @@ void state_clock_start(void)
 {
 	collector_start_ns = now_ns();
 	collector_tsc = use_tsc();
+	start_ticks = event_time();
+}
+
+int64_t state_ticks_ns(int64_t ticks)
+{
+	int64_t dt = event_time() - start_ticks, dns = now_ns() - collector_start_ns;
+
+	if (!collector_tsc)
+		return ticks;
+	return dt > 0 && dns > 0 ? (int64_t)((double)ticks * (double)dns / (double)dt) : 0;
 }

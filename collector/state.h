@@ -49,6 +49,17 @@ extern int collector_tsc COLLECTOR_HIDDEN;
 void state_clock_start(void);
 
 /*
+ * The collector's own time on the program's threads, in event_time() units:
+ * from a data operation's callback's entry to its exit (the hashing, write
+ * tracking and buffering it does there), and a construct's end callback's
+ * (the copies back it hashes there).  The stats table's collector_own_ns.
+ */
+extern _Atomic int64_t collector_own_ticks COLLECTOR_HIDDEN;
+
+/* event_time() units since the start in ns (the timestamp counter's rate measured since the start). */
+int64_t state_ticks_ns(int64_t ticks);
+
+/*
  * An event's time: a timestamp counter read (about half the cost of
  * clock_gettime here, and events read it twice), or ns since the start.
  */
@@ -104,6 +115,7 @@ struct pending {
 	int has_hash;
 	int map_index;
 	int wt_dest;           /* a transfer into host memory that wtrack hashes after the copy */
+	int64_t own;           /* the begin callback's own time (event_time() units) */
 };
 
 /*

@@ -157,6 +157,8 @@ struct run_info {
 	struct run_device *devices;   /* by number */
 	size_t ndevices;
 	int64_t damaged_run;  /* run_raw: 1 when its end_ns or host_device is out of range (ignored) */
+	int64_t collector_own_ns;  /* the collector's own time on the program's threads (the
+				      stats row collector_own_ns); -1 when not recorded */
 };
 
 /*

@@ -40,6 +40,7 @@ struct dfinding {
 struct drun {
 	char *path;
 	int64_t wall_ns, transfer_ns, alloc_ns, kernel_ns;
+	int64_t own_ns;           /* the collector's own time on the program's threads; -1 unknown */
 	uint64_t bytes, transfers, allocs;
 	struct dfinding *f;
 	size_t nf;
@@ -223,6 +224,7 @@ int diff_add_analysis(struct diff *d, enum diff_side side, const char *path,
 	memset(r, 0, sizeof(*r));
 	r->path = strdup(path);
 	r->wall_ns = a->duration_ns;
+	r->own_ns = a->run.collector_own_ns;
 	r->transfer_ns = busy_ns(&a->totals.transfer);
 	r->alloc_ns = busy_ns(&a->totals.alloc);
 	r->kernel_ns = busy_ns(&a->totals.kernel);
@@ -315,9 +317,15 @@ static struct stat3 stat3_of(int64_t *v, size_t n)
 	return s;
 }
 
-enum measure { M_WALL, M_TRANSFER, M_ALLOC, M_BUSY, M_KERNEL, M_BYTES, M_COUNT };
+/*
+ * M_OWN: the collector's own time on the program's threads (its callbacks'
+ * hashing, write tracking, buffering), 0 where a recording did not measure
+ * it; M_PROGRAM: the run time less that, what the program itself took as far
+ * as the recordings can tell.
+ */
+enum measure { M_WALL, M_TRANSFER, M_ALLOC, M_BUSY, M_KERNEL, M_BYTES, M_OWN, M_PROGRAM, M_COUNT };
 static const char *const measure_key[M_COUNT] = {
-	"duration_ns", "transfer_ns", "alloc_ns", "busy_ns", "kernel_ns", "bytes",
+	"duration_ns", "transfer_ns", "alloc_ns", "busy_ns", "kernel_ns", "bytes", "collector_ns", "program_ns",
 };
 
 static int64_t measure_of(const struct drun *r, enum measure m)
@@ -329,6 +337,12 @@ static int64_t measure_of(const struct drun *r, enum measure m)
 	case M_BUSY: return sat_add_i64(r->transfer_ns, r->alloc_ns);
 	case M_KERNEL: return r->kernel_ns;
 	case M_BYTES: return r->bytes > INT64_MAX ? INT64_MAX : (int64_t)r->bytes;
+	case M_OWN: return r->own_ns > 0 ? r->own_ns : 0;
+	case M_PROGRAM: {
+		/* (Summed over threads that offload at once, the collector's time can pass the run's.) */
+		int64_t v = sat_sub_i64(r->wall_ns, r->own_ns > 0 ? r->own_ns : 0);
+		return v > 0 ? v : 0;
+	}
 	default: return 0;
 	}
 }
@@ -345,6 +359,24 @@ static struct stat3 side_stat(const struct dside *s, enum measure m)
 	free(v);
 	return r;
 }
+
+/* 1 when every recording on both sides measured the collector's own time. */
+static int own_known(const struct diff *d)
+{
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < d->side[s].n; i++)
+			if (d->side[s].runs[i].own_ns < 0)
+				return 0;
+	return 1;
+}
+
+/*
+ * When the recordings' own cost hides the change: the collector's own time
+ * changed by more than the run time did, and the run time less it moved the
+ * other way (or the run time "grew" by less than the collector's time did).
+ * A sentence (malloc'ed), or NULL when the run time can be taken as it is.
+ */
+static char *collector_note(const struct diff *d);
 
 /* before - after: the measured savings, its median and its widest interval. */
 static struct stat3 change_stat(const struct diff *d, enum measure m)
@@ -504,6 +536,31 @@ static void fmt_ns(char *buf, size_t n, int64_t ns)
 		snprintf(buf, n, "%lld ns", (long long)ns);
 }
 
+static char *collector_note(const struct diff *d)
+{
+	struct stat3 wall, own, prog;
+	char b[32], a[32], w[32], p[32], *note = NULL;
+
+	if (!own_known(d))
+		return NULL;
+	wall = change_stat(d, M_WALL);
+	own = change_stat(d, M_OWN);
+	prog = change_stat(d, M_PROGRAM);
+	if ((own.med < 0 ? -own.med : own.med) <= (wall.med < 0 ? -wall.med : wall.med))
+		return NULL;
+	fmt_ns(b, sizeof(b), side_stat(&d->side[DIFF_BEFORE], M_OWN).med);
+	fmt_ns(a, sizeof(a), side_stat(&d->side[DIFF_AFTER], M_OWN).med);
+	fmt_ns(w, sizeof(w), wall.med < 0 ? -wall.med : wall.med);
+	fmt_ns(p, sizeof(p), prog.med < 0 ? -prog.med : prog.med);
+	if (asprintf(&note, "the recordings' own cost differs by more than the change: the collector took %s of the "
+		     "program's threads before and %s after (hashing, write tracking), so the recorded run time "
+		     "(%s %s) is not the program's; less the collector's time, the program ran %s %s. Time the "
+		     "program without mapprof (several runs of 'time ./app') to confirm.",
+		     b, a, w, wall.med >= 0 ? "shorter" : "longer", p, prog.med >= 0 ? "faster" : "slower") < 0)
+		note = NULL;
+	return note;
+}
+
 static void fmt_bytes(char *buf, size_t n, int64_t b)
 {
 	double v = (double)b, a = v < 0 ? -v : v;
@@ -584,8 +641,9 @@ static double rel_error(int64_t predicted, int64_t measured)
 void diff_print(const struct diff *d, FILE *out)
 {
 	const struct drun *b = &d->side[DIFF_BEFORE].runs[0], *a = &d->side[DIFF_AFTER].runs[0];
-	struct stat3 wall = change_stat(d, M_WALL), busy = change_stat(d, M_BUSY);
-	char p[32], mw[32], mb[32];
+	int own = own_known(d);
+	struct stat3 wall = change_stat(d, own ? M_PROGRAM : M_WALL), busy = change_stat(d, M_BUSY);
+	char p[32], mw[32], mb[32], *note = collector_note(d);
 
 	fprintf(out, "mapprof diff: %zu run%s before (", d->side[DIFF_BEFORE].n,
 		d->side[DIFF_BEFORE].n == 1 ? "" : "s");
@@ -599,6 +657,10 @@ void diff_print(const struct diff *d, FILE *out)
 	fprintf(out, "  %-22s %12s %12s %12s%s\n", "median", "before", "after", "saved",
 		d->side[DIFF_BEFORE].n > 1 || d->side[DIFF_AFTER].n > 1 ? "           interval" : "");
 	print_measure(d, out, "run time", M_WALL);
+	if (own_known(d)) {
+		print_measure(d, out, "collector's own time", M_OWN);
+		print_measure(d, out, "run time less that", M_PROGRAM);
+	}
 	print_measure(d, out, "transfers (busy)", M_TRANSFER);
 	print_measure(d, out, "allocations (busy)", M_ALLOC);
 	print_measure(d, out, "transfers+allocations", M_BUSY);
@@ -617,9 +679,15 @@ void diff_print(const struct diff *d, FILE *out)
 	fmt_ns(mb, sizeof(mb), busy.med);
 	fmt_ns(mw, sizeof(mw), wall.med);
 	fprintf(out, "\npredicted savings of the removed findings: %s\n", p);
-	fprintf(out, "measured: %s in transfers+allocations (%+.1f%%), %s in run time (%+.1f%%)\n",
-		mb, 100 * rel_error(d->predicted.med, busy.med), mw,
+	fprintf(out, "measured: %s in transfers+allocations (%+.1f%%), %s in run time%s (%+.1f%%)\n",
+		mb, 100 * rel_error(d->predicted.med, busy.med), mw, own ? " less the collector's" : "",
 		100 * rel_error(d->predicted.med, wall.med));
+	if (note) {
+		fputs("note: ", out);
+		termesc_fputs(note, out, 0);
+		fputc('\n', out);
+		free(note);
+	}
 }
 
 static json_t *stat_json(struct stat3 s)
@@ -673,7 +741,9 @@ json_t *diff_json(const struct diff *d)
 	const struct drun *b = &d->side[DIFF_BEFORE].runs[0], *a = &d->side[DIFF_AFTER].runs[0];
 	json_t *doc = json_object(), *removed = json_array(), *remaining = json_array();
 	json_t *added = json_array(), *measured = json_object(), *pred = json_object();
-	struct stat3 wall = change_stat(d, M_WALL), busy = change_stat(d, M_BUSY);
+	int own = own_known(d);
+	struct stat3 wall = change_stat(d, own ? M_PROGRAM : M_WALL), busy = change_stat(d, M_BUSY);
+	char *note;
 
 	if (!doc || !removed || !remaining || !added || !measured || !pred) {
 		json_decref(doc);
@@ -715,6 +785,11 @@ json_t *diff_json(const struct diff *d)
 			    busy.med ? json_real(rounded(rel_error(d->predicted.med, busy.med))) : json_null());
 	json_object_set_new(pred, "relative_error_wall",
 			    wall.med ? json_real(rounded(rel_error(d->predicted.med, wall.med))) : json_null());
+	/* Which run time that error is of: the program's (less the collector's own time) where measured. */
+	json_object_set_new(pred, "relative_error_wall_of", json_string(own ? "program_ns" : "duration_ns"));
+	note = collector_note(d);
+	json_object_set_new(doc, "collector_note", note ? json_string(note) : json_null());
+	free(note);
 	json_object_set_new(doc, "predicted", pred);
 	json_object_set_new(doc, "results", json_deep_copy(d->results));
 	return doc;

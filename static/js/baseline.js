@@ -28,7 +28,15 @@
     kpi('Findings', removed.length + ' removed \u00b7 ' + remaining.length + ' remain \u00b7 ' + added.length + ' new');
     kpi('Predicted savings', fmtDur(med(pred.savings_ns)), 'of the removed findings');
     kpi('Measured, transfers + allocations', fmtDur(med(meas.busy_ns)), pct(pred.relative_error_busy));
-    kpi('Measured, run time', fmtDur(med(meas.duration_ns)), pct(pred.relative_error_wall));
+    if (pred.relative_error_wall_of === 'program_ns')
+      kpi('Measured, run time less the collector\u2019s', fmtDur(med(meas.program_ns)), pct(pred.relative_error_wall));
+    else
+      kpi('Measured, run time', fmtDur(med(meas.duration_ns)), pct(pred.relative_error_wall));
+    var cn = $('baseline-collector-note');
+    if (cn) {
+      cn.textContent = str(B.collector_note || '');
+      cn.hidden = !B.collector_note;
+    }
     kpi('Bytes moved', fmtBytes(med(obj(B.before).bytes)) + ' \u2192 ' + fmtBytes(med(obj(B.after).bytes)));
 
     function where(f) {
