@@ -432,9 +432,10 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 # without lld-19 clang links the device code with Debian's default ld.lld, 14).
 # protobuf-compiler: protoc reads back the .pftrace traces (tests/e2e/trace_pftrace.sh).
 # strace: the kernel's count of write tracking's protection changes (tests/e2e/hash_reuse_cost.sh).
+# nodejs: the page's fix hints run outside the browser (tests/e2e/plans_advice_direction.sh).
 TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium python3-jsonschema jq \
 	openmpi-bin libopenmpi-dev time libclang-rt-19-dev lld-19 rocm-device-libs \
-	protobuf-compiler strace
+	protobuf-compiler strace nodejs
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 

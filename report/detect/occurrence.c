@@ -48,9 +48,9 @@ const char *finding_advice(enum finding_kind kind, enum flavour flavour)
 			       "the 'from' update.";
 		if (flavour == FLAVOUR_DEVICE_HOST_DEVICE)
 			return "The host sends back what the device just gave it: keep the data on the device "
-			       "across these constructs with an enclosing 'target data' region that maps it "
-			       "'tofrom' (not 'to': the device holds the results), with 'target update from' "
-			       "after a construct whose results the host reads.";
+			       "across these constructs with an enclosing 'target data' region, and bring the "
+			       "device's results back with 'target update from' after a construct whose results "
+			       "the host reads (or map it 'tofrom' on the region; 'to' alone would lose them).";
 		return "The data came back unchanged between devices: keep one copy where it is used.";
 	case FINDING_REPEATED_ALLOC:
 		return "The same data is allocated and freed on the device again and again: map it once "

@@ -91,11 +91,15 @@
         break;
       case 'round_trip':
         if (r.flavour === 'device_host_device') {
-          /* The device changed the data: a region that maps it 'to' would never bring the results back. */
-          add(p, 'The device changes ', code(v), ' and the host sends it back at ', code(at),
-            ': keep it on the device across these constructs with ', code('#pragma omp target data map(tofrom: ' + v + ')'),
-            ' around the loop (', code('tofrom'), ', not ', code('map(to: ...)'), ': the device holds the results), and ',
-            code('target update from(' + v + ')'), ' right after a construct whose results the host reads.');
+          /*
+           * The host got the data from the device and sends it back: the device's results must
+           * come back (an update from, or tofrom on the region), as the plan's patch does.
+           */
+          add(p, 'The host gets ', code(v), ' back from the device and sends it again at ', code(at),
+            ': keep it on the device across these constructs with a ', code('#pragma omp target data'),
+            ' region around the loop, and bring the device\u2019s results back with ',
+            code('target update from(' + v + ')'), ' right after a construct whose results the host reads (or map it ',
+            code('map(tofrom: ' + v + ')'), ' on the region; ', code('map(to: ...)'), ' alone would lose them).');
         } else if (r.flavour === 'host_device_host') {
           add(p, 'At ', code(at), ', the data comes back unchanged: map ', code(v),
             ' with ', code('map(to: ...)'), ' instead of ', code('map(tofrom: ...)'),

@@ -4,9 +4,9 @@
 #
 # tests/hazards/swap_grids.c swaps two grids after every sweep: each grid
 # the device computed comes back and is sent again, a device->host->device
-# round trip.  Keeping such data on the device must map it 'tofrom' (or
-# bring it back with 'target update from'): 'map(to: ...)' loses the
-# results.  Checked: report.json's advice for those findings, and the
+# round trip.  Keeping such data on the device must bring it back with
+# 'target update from' (as the plans' patches do) or map it 'tofrom':
+# 'map(to: ...)' alone loses the results.  Checked: report.json's advice for those findings, and the
 # page's "Typical fix" (static/js/detail.js's fixHint, run under node with
 # a stand-in for the DOM) for each round-trip flavour.
 . "$(dirname "$0")/lib.sh"
@@ -27,11 +27,7 @@ jq -r '.findings[] | select(.flavour == "device_host_device") | .advice' "$dir/r
 done || exit 1
 echo "report.json: $n device->host->device findings advise tofrom"
 
-if ! command -v node >/dev/null; then
-	echo "note: node is missing: the page's Typical fix was not run (apt-get install nodejs)"
-	echo "ok"
-	exit 0
-fi
+command -v node >/dev/null || skip "node is missing: the page's Typical fix cannot be run (apt-get install nodejs)"
 cat >"$dir/fix.js" <<'JS'
 const fs = require('fs');
 const src = fs.readFileSync(process.argv[2], 'utf8');
@@ -45,7 +41,8 @@ console.log(flat(fixHint(r)));
 JS
 dhd=$(node "$dir/fix.js" "$MAPPROF_SRC/static/js/detail.js" device_host_device) || fail "node could not run fixHint"
 echo "device_host_device: $dhd"
-grep -q "map(tofrom: cur" <<<"$dhd" || fail "the page's Typical fix for a device->host->device round trip does not map it tofrom"
+grep -q "target update from(cur" <<<"$dhd" || fail "the page's Typical fix for a device->host->device round trip does not bring the results back with an update from"
+grep -q "map(tofrom: cur" <<<"$dhd" || fail "the page's Typical fix for a device->host->device round trip does not name tofrom as the other way"
 grep -q "map(to: ...) instead of" <<<"$dhd" && fail "the page's Typical fix for a device->host->device round trip says map(to:)"
 hdh=$(node "$dir/fix.js" "$MAPPROF_SRC/static/js/detail.js" host_device_host) || fail "node could not run fixHint"
 grep -q "map(to: ...)" <<<"$hdh" || fail "the Typical fix for a host->device->host round trip no longer says map(to:): $hdh"
