@@ -262,6 +262,7 @@ static json_t *edit_json(const struct plan_edit *e)
 	if (e->source_changed)
 		json_object_set_new(o, "source_changed", json_true());
 	json_object_set_new(o, "unsure", str_or_null(e->unsure));
+	json_object_set_new(o, "covered_by", e->covered_by ? json_integer(e->covered_by) : json_null());
 	return o;
 }
 

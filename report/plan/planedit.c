@@ -39,7 +39,40 @@ void plan_edit_release(struct plan_edit *e)
 	free(e->clauses);
 	free(e->patch);
 	free(e->unsure);
+	free(e->file);
 	memset(e, 0, sizeof(*e));
+}
+
+int plan_edit_same_loop(const struct plan_edit *e, const struct plan_edit *by)
+{
+	return e->kind == EDIT_WRAP_LOOP && by->kind == EDIT_WRAP_LOOP && !by->covered_by && e->file &&
+	       by->file && !strcmp(e->file, by->file) && e->loop_first == by->loop_first &&
+	       e->loop_last == by->loop_last && e->loop_first > 0;
+}
+
+int plan_edit_cover(struct plan_edit *e, int n, const struct plan_edit *by)
+{
+	char *text = NULL, *unsure = NULL;
+
+	if (asprintf(&text, "Covered by plan %d, which wraps the same loop (lines %d-%d) in its 'target data' "
+		     "region: apply plan %d, then record again; what its region leaves of this directive's "
+		     "findings is planned anew from that recording. A second region around the same loop "
+		     "would only nest inside the first, so this plan gives no patch. (Alone, it would wrap "
+		     "the loop in '#pragma omp target data %s'.)",
+		     n, by->loop_first, by->loop_last, n, e->clauses ? e->clauses : "") < 0)
+		return -1;
+	if (asprintf(&unsure, "covered by plan %d (the same loop)", n) < 0) {
+		free(text);
+		return -1;
+	}
+	free(e->text);
+	free(e->patch);
+	free(e->unsure);
+	e->text = text;
+	e->patch = NULL;
+	e->unsure = unsure;
+	e->covered_by = n;
+	return 0;
 }
 
 /* A source file split into lines (the text is kept; lines point into it). */
@@ -1242,6 +1275,52 @@ static int delete_directive(const struct source *src, int line, struct change *c
 	return 1;
 }
 
+/* Line k without its leading blanks ("" past the file's end). */
+static const char *trimmed(const struct source *s, int k)
+{
+	const char *l = has_line(s, k) ? src_line(s, k) : "";
+	while (*l == ' ' || *l == '\t')
+		l++;
+	return l;
+}
+
+/* Whether line k is a '#pragma omp target data' (blanks allowed around '#' and between the words). */
+static int is_target_data(const struct source *s, int k)
+{
+	const char *l = trimmed(s, k), *w[] = { "#", "pragma", "omp", "target", "data" };
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		while (*l == ' ' || *l == '\t')
+			l++;
+		if (strncmp(l, w[i], strlen(w[i])))
+			return 0;
+		l += strlen(w[i]);
+	}
+	return *l == ' ' || *l == '\t' || *l == '(' || !*l;
+}
+
+/*
+ * The line of a 'target data' region that holds the loop starting at line
+ * first and nothing else: its pragma right above the loop, or above a
+ * lone '{' right above it (the shape the plans' own patches write).
+ * 0: none there.
+ */
+static int region_around(const struct source *s, int first)
+{
+	if (is_target_data(s, first - 1))
+		return first - 1;
+	if (!strcmp(trimmed(s, first - 1), "{") && is_target_data(s, first - 2))
+		return first - 2;
+	return 0;
+}
+
+/* Whether line k is a 'target update' directive. */
+static int is_update(const struct source *s, int k)
+{
+	const char *l = trimmed(s, k);
+	return !strncmp(l, "#", 1) && strstr(l, "omp") && strstr(l, "target") && strstr(l, " update");
+}
+
 static int build(const struct analysis *a, struct plan *pl, struct inputs *in, struct plan_sources *sources)
 {
 	struct plan_edit *e = &pl->edit;
@@ -1289,6 +1368,39 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 			"variables or the clauses to change, nor give a patch. Until then, in general: %s",
 		    finding_advice(g->kind, g->flavour));
 		put(&unsure, " Without source lines the plan cannot name what to change.");
+	} else if (in->repeat && found && e->clauses && src && is_update(src, in->line) &&
+		   !json_array_size(in->hdh)) {
+		/* A region maps data; it never makes a 'target update' move less (it would only nest). */
+		e->kind = EDIT_ADVICE;
+		put(&t, "Suggested: the 'target update' on line %d of %s moves data its receiver already holds "
+			"(the same content again): move it out of the loop (lines %d-%d) to where the other "
+			"side first reads the data, or drop it where nothing reads the data in between. A 'target "
+			"data' region around the loop would not change what it moves.",
+		    in->line, in->rel, loop.first_line, loop.last_line);
+		put(&unsure, " Whether the host or the device reads the data between two of these updates is "
+			"not recorded: move or drop it by hand.");
+		free(e->clauses);
+		e->clauses = NULL;
+	} else if (in->repeat && found && e->clauses && src && region_around(src, loop.first_line)) {
+		/* A region is there already (the first plan applied, say): add to it, never nest a second. */
+		int at = region_around(src, loop.first_line);
+		struct buf ids = { .ok = 1 };
+		char inside[128] = "";
+		put_idents(&ids, e->clauses, strlen(e->clauses));
+		if (!ids.ok)
+			oom = 1;
+		else if (ids.s)
+			any_declared(src, loop.first_line, loop.last_line, ids.s, inside, sizeof(inside));
+		free(ids.s);
+		e->kind = EDIT_ADVICE;
+		put(&t, "Suggested: the loop (lines %d-%d of %s) is already inside the 'target data' region of "
+			"line %d: add what the directive on line %d still moves to that region's clauses (%s) "
+			"instead of a second region nested inside the first.", loop.first_line, loop.last_line,
+		    in->rel, at, in->line, e->clauses);
+		if (*inside)
+			put(&t, " '%s' is declared inside the loop: declare it before the region to map it there, "
+				"or leave it to the construct (a few bytes a step).", inside);
+		put(&unsure, " The region's clauses are edited by hand: the plan does not rewrite a region.");
 	} else if (in->repeat && found && e->clauses) {
 		e->kind = EDIT_WRAP_LOOP;
 		e->loop_first = loop.first_line;
@@ -1541,6 +1653,8 @@ int plan_edit_build(const struct analysis *a, struct plan *pl, struct plan_sourc
 		if (bad)
 			goto out;
 	}
+	if (in.file && !(pl->edit.file = strdup(in.file)))
+		goto out;
 	rc = build(a, pl, &in, sources);
 out:
 	for (int k = 0; k <= FINDING_KIND_COUNT; k++)

@@ -65,6 +65,9 @@ struct plan_edit {
 				  recording shows */
 	int source_changed;    /* the source file changed since the recording: not
 				  read, no loop, no patch (the text says so) */
+	char *file;            /* the directive's source file as recorded; NULL: unknown */
+	int covered_by;        /* 0, or the number (1-based) of the plan whose region
+				  wraps the same loop: this one then gives no patch */
 };
 
 /* "wrap_loop", ... (static). */
@@ -86,5 +89,18 @@ void plan_sources_free(struct plan_sources *c);
  */
 int plan_edit_build(const struct analysis *a, struct plan *pl, struct plan_sources *sources);
 void plan_edit_release(struct plan_edit *e);
+
+/*
+ * Whether e (a wrap_loop plan) wraps the same loop of the same file as
+ * 'by' (another one, ahead of it): 1 when so.
+ */
+int plan_edit_same_loop(const struct plan_edit *e, const struct plan_edit *by);
+
+/*
+ * Mark e covered by plan number n (1-based), whose edit 'by' wraps the same
+ * loop: its text says so and what to do, its patch goes.  0, or -1 when out
+ * of memory (e then as it was).
+ */
+int plan_edit_cover(struct plan_edit *e, int n, const struct plan_edit *by);
 
 #endif

@@ -148,6 +148,18 @@ int plans_end(const struct analysis *a, struct plans *p, struct plans_pass *pp, 
 		if (plan_edit_build(a, &p->v[i], sources) < 0)
 			goto out;
 	sort_array(p->v, p->n, sizeof(*p->v), cmp_plan);
+	/*
+	 * Directives inside one loop each wrap it (heat.c's two kernels): the
+	 * first such plan, most savings, keeps its region; the others are
+	 * covered by it, not a second region nested around the same loop.
+	 */
+	for (size_t j = 1; j < p->n; j++)
+		for (size_t i = 0; i < j; i++)
+			if (plan_edit_same_loop(&p->v[j].edit, &p->v[i].edit)) {
+				if (plan_edit_cover(&p->v[j].edit, (int)i + 1, &p->v[i].edit) < 0)
+					goto out;
+				break;
+			}
 	rc = 0;
 out:
 	plan_sources_free(sources);
