@@ -263,6 +263,9 @@ static json_t *edit_json(const struct plan_edit *e)
 		json_object_set_new(o, "source_changed", json_true());
 	json_object_set_new(o, "unsure", str_or_null(e->unsure));
 	json_object_set_new(o, "covered_by", e->covered_by ? json_integer(e->covered_by) : json_null());
+	/* What the patch's updates still move: left out of the plan's savings_ns. */
+	json_object_set_new(o, "kept_transfers", json_integer((json_int_t)e->nkeeps));
+	json_object_set_new(o, "kept_ns", json_integer(e->left_ns));
 	return o;
 }
 

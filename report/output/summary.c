@@ -102,6 +102,11 @@ static void print_edit(FILE *out, const struct plan_edit *e, int with_patch)
 	end = strstr(text, ". ");
 	fprintf(out, "     suggested: %.*s%s\n", (int)(end ? end - text : (int)strlen(text)), text,
 		end ? "." : "");
+	if (e->nkeeps && !e->covered_by) {
+		char t[32];
+		fprintf(out, "     leaves: %zu transfer%s its updates still make (%s), not in its savings\n", e->nkeeps,
+			e->nkeeps == 1 ? "" : "s", format_ns(t, sizeof(t), e->left_ns));
+	}
 	if (!with_patch || !e->patch)
 		return;
 	fprintf(out, "     patch (report.json: plans[0].edit.patch; patch -p1 in the source root):\n");

@@ -16,6 +16,7 @@
 #include "report/plan/plans.h"
 #include "report/findings/analysis.h"
 #include "report/attribute/safefile.h"
+#include "lib/grow.h"
 #include "lib/sort.h"
 #include "lib/utf8.h"
 
@@ -40,6 +41,7 @@ void plan_edit_release(struct plan_edit *e)
 	free(e->patch);
 	free(e->unsure);
 	free(e->file);
+	free(e->keeps);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -771,6 +773,26 @@ static const char *entry_name(json_t *entries, int index)
 }
 
 /* Add 'name' to a ", "-separated list unless it is there. */
+/* Whether list_add() put name in b. */
+static int listed(const struct buf *b, const char *name)
+{
+	const char *p = b->s;
+	size_t nl = strlen(name);
+
+	while (p && (p = strstr(p, name)) != NULL) {
+		if ((p == b->s || p[-1] == ' ') && (p[nl] == ',' || !p[nl]))
+			return 1;
+		p += nl;
+	}
+	return 0;
+}
+
+static int cmp_seq(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
 static void list_add(struct buf *b, const char *name)
 {
 	if (b->s) {
@@ -808,7 +830,7 @@ static int cmp_insert(const void *x, const void *y)
  */
 static int keep_region(const struct analysis *a, const struct plan *pl, const struct inputs *in,
 		       const struct source *src, const struct loop_span *loop, json_t *names,
-		       char **clauses, char **patch, struct buf *unsure, struct buf *note)
+		       char **clauses, char **patch, struct buf *unsure, struct buf *note, struct plan_edit *pe)
 {
 	struct host_op *ops = NULL;
 	size_t nops = 0, nsites = 0, nkept = 0, nins = 0;
@@ -1106,6 +1128,34 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 		if (oom)
 			goto out;
 	}
+	/*
+	 * The transfers the updates keep: each update runs at every pass of
+	 * its construct, in place of the construct's own copy of that name.
+	 * They are no saving of the plan (plans.c: its savings leave them out,
+	 * and say what they cost).
+	 */
+	for (size_t i = 0; i < nops; i++) {
+		const struct host_op *o = &ops[i];
+		const char *name;
+		size_t k;
+		if ((o->op != 2 && o->op != 3) || o->seq < w0 || o->seq > w1 || o->target_kind == 4)
+			continue;
+		for (k = 0; k < nsites && sites[k].codeptr != o->codeptr; k++)
+			;
+		if (k == nsites || !sites[k].inloop || !(o->op == 2 ? sites[k].to.len : sites[k].from.len))
+			continue;
+		name = o->codeptr == pl->codeptr ? entry_name(in->entries, o->map_index)
+						 : entry_name(sites[k].entries, o->map_index);
+		if (!name || !listed(o->op == 2 ? &sites[k].to : &sites[k].from, name))
+			continue;
+		if (grow_one((void **)&pe->keeps, &pe->keeps_cap, pe->nkeeps, sizeof(*pe->keeps)) < 0) {
+			oom = 1;
+			goto out;
+		}
+		pe->keeps[pe->nkeeps++] = o->seq;
+	}
+	if (pe->nkeeps)
+		sort_array(pe->keeps, pe->nkeeps, sizeof(*pe->keeps), cmp_seq);
 	sort_array(ins, nins, sizeof(*ins), cmp_insert);
 	ch = calloc(nins, sizeof(*ch));
 	if (!ch)
@@ -1417,7 +1467,7 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		else {
 			char *clauses = NULL;
 			if (keep_region(a, pl, in, src, &loop, in->names[FINDING_KIND_COUNT], &clauses, &e->patch, &unsure,
-					&note) < 0)
+					&note, e) < 0)
 				goto out;
 			if (clauses) {
 				free(e->clauses);

@@ -68,6 +68,10 @@ struct plan_edit {
 	char *file;            /* the directive's source file as recorded; NULL: unknown */
 	int covered_by;        /* 0, or the number (1-based) of the plan whose region
 				  wraps the same loop: this one then gives no patch */
+	int64_t *keeps;        /* wrap_loop: the seqs of the transfers its updates keep
+				  (ascending): not counted in the plan's savings */
+	size_t nkeeps, keeps_cap;
+	int64_t left_ns;       /* what those kept transfers cost (plans.c) */
 };
 
 /* "wrap_loop", ... (static). */

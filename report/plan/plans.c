@@ -54,13 +54,24 @@ static int cmp_plan(const void *x, const void *y)
 struct plans_pass {
 	size_t *set_of;               /* finding -> its plan */
 	struct unions *u;             /* the plans' savings, being summed */
+	struct plan_sources *sources; /* each source file read once, however many directives it holds */
 };
+
+/* The transfers each plan's patch keeps (its updates) leave its savings. */
+static int keep_all(const struct plans *p, struct unions *u)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (findings_unions_keep(u, k, p->v[k].edit.keeps, p->v[k].edit.nkeeps) < 0)
+			return -1;
+	return 0;
+}
 
 static void pass_free(struct plans_pass *pp)
 {
 	if (!pp)
 		return;
 	findings_unions_free(pp->u);
+	plan_sources_free(pp->sources);
 	free(pp->set_of);
 	free(pp);
 }
@@ -122,31 +133,44 @@ int plans_tap(void *pp, size_t pos, const struct finding_op *op)
 
 int plans_end(const struct analysis *a, struct plans *p, struct plans_pass *pp, int fed)
 {
-	struct plan_sources *sources = NULL;
-	int64_t *ns = malloc((p->n ? p->n : 1) * sizeof(*ns));
+	int64_t *ns = malloc((p->n ? p->n : 1) * sizeof(*ns)), *left = malloc((p->n ? p->n : 1) * sizeof(*left));
 	int rc = -1;
 
-	if (!ns)
+	int keeps = 0;
+
+	if (!ns || !left)
 		goto out;
 	/*
-	 * Not fed by a pass made anyway (or only part of one: a store that
-	 * failed): summed afresh, in a pass of its own for all plans at once.
+	 * The edits (after the findings' first operations are known: they name
+	 * the variables).  Each source file read once, however many directives
+	 * it holds.
 	 */
-	if (fed)
-		findings_unions_end(pp->u, ns);
-	else
-		findings_unions_free(pp->u);
-	pp->u = NULL;
-	if (!fed && findings_unions_ns(&a->findings, pp->set_of, p->n, ns) < 0)
+	if (!(pp->sources = plan_sources_new()))
 		goto out;
-	for (size_t k = 0; k < p->n; k++)
-		p->v[k].savings_ns = a->duration_ns > 0 && ns[k] > a->duration_ns ? a->duration_ns : ns[k];
-	/* Each source file read once, however many directives it holds. */
-	if (!(sources = plan_sources_new()))
-		goto out;
-	for (size_t i = 0; i < p->n; i++)
-		if (plan_edit_build(a, &p->v[i], sources) < 0)
+	for (size_t k = 0; k < p->n; k++) {
+		if (plan_edit_build(a, &p->v[k], pp->sources) < 0)
 			goto out;
+		keeps |= p->v[k].edit.nkeeps > 0;
+	}
+	/*
+	 * Fed by the store's pass (made anyway), unless it did not see every
+	 * operation (a store that failed), or a patch keeps some of the plans'
+	 * transfers (its updates): then summed afresh, in a pass of its own for
+	 * all plans at once, the kept transfers apart.
+	 */
+	if (!fed || keeps) {
+		findings_unions_free(pp->u);
+		if (!(pp->u = findings_unions_begin(&a->findings, pp->set_of, p->n)) || keep_all(p, pp->u) < 0 ||
+		    (findings_unions_need_ops(pp->u) && findings_each_op(&a->findings, findings_unions_op, pp->u) < 0))
+			goto out;
+	}
+	findings_unions_left(pp->u, left);
+	findings_unions_end(pp->u, ns);
+	pp->u = NULL;
+	for (size_t k = 0; k < p->n; k++) {
+		p->v[k].savings_ns = a->duration_ns > 0 && ns[k] > a->duration_ns ? a->duration_ns : ns[k];
+		p->v[k].edit.left_ns = left[k];
+	}
 	sort_array(p->v, p->n, sizeof(*p->v), cmp_plan);
 	/*
 	 * Directives inside one loop each wrap it (heat.c's two kernels): the
@@ -162,8 +186,8 @@ int plans_end(const struct analysis *a, struct plans *p, struct plans_pass *pp, 
 			}
 	rc = 0;
 out:
-	plan_sources_free(sources);
 	free(ns);
+	free(left);
 	pass_free(pp);
 	if (rc < 0)
 		plans_release(p);

@@ -5,7 +5,10 @@
 # Round 1: each directive's plan would wrap that loop; the first (most
 # savings) keeps its region and patch, the other says it is covered by it
 # (edit.covered_by 1, no patch) instead of a second region around the
-# same loop.  Plan 1's patch applied: the program prints the same.
+# same loop.  Plan 1's patch adds updates: it says which transfers they
+# still make (edit.kept_transfers, kept_ns: left out of its savings), and
+# the patched program makes exactly those.  Plan 1's patch applied: the
+# program prints the same.
 # Round 2, recorded again: fewer findings, and no plan wraps the loop in a
 # region again (it is inside plan 1's now) nor wraps a loop around a
 # 'target update' (a region never makes an update move less).
@@ -31,6 +34,12 @@ jq -r '.plans[1].edit.text' "$t/r1/r.json" | grep -q "^Covered by plan 1, which 
 jq -r '.plans[0].edit.patch // empty' "$t/r1/r.json" >"$t/p1.diff"
 [ -s "$t/p1.diff" ] || fail "round 1: plan 1 has no patch: $(jq -r '.plans[0].edit.unsure' "$t/r1/r.json")"
 
+kept=$(jq '.plans[0].edit.kept_transfers' "$t/r1/r.json")
+[ "$kept" -gt 0 ] || fail "round 1: plan 1 keeps no transfer, though its patch adds updates"
+[ "$(jq '.plans[0].edit.kept_ns > 0' "$t/r1/r.json")" = true ] || fail "round 1: plan 1's kept transfers cost nothing"
+jq -r '.plans[0].edit.patch' "$t/r1/r.json" | grep -q '^+#pragma omp target update from' ||
+	fail "round 1: plan 1's patch has no update (the program changed?)"
+
 # Plan 1 applied.
 cp "$t/r1/$name.c" "$t/r2/"
 (cd "$t/r2" && patch -p1 -s <"$t/p1.diff") || fail "plan 1's patch does not apply"
@@ -38,6 +47,9 @@ cp "$t/r1/$name.c" "$t/r2/"
 (cd "$t/r2" && "$m" record -f -o r.db -- "./$name" >out 2>err) || fail "record (round 2): $(cat "$t/r2/err")"
 assert_eq "$(cat "$t/r2/out")" "$(cat "$t/r1/out")" "the program's output with plan 1"
 "$m" report -q --no-html --json "$t/r2/r.json" "$t/r2/r.db" 2>"$t/err" || fail "report (round 2): $(cat "$t/err")"
+# What plan 1 said its patch keeps is what the patched program moves in the loop: its updates.
+assert_eq "$(q "$t/r2/r.db" "SELECT COUNT(*) FROM data_ops WHERE op = 'from_device' AND bytes = 4096 * 8")" "$kept" \
+	"the transfers the patched program's updates make (plan 1's kept_transfers)"
 n1=$(jq '.findings | length' "$t/r1/r.json")
 n2=$(jq '.findings | length' "$t/r2/r.json")
 [ "$n2" -lt "$n1" ] || fail "plan 1 removed no finding ($n1 -> $n2)"
