@@ -368,7 +368,7 @@ static char *retype_clause(const char *text, const char *var, const char *from, 
 	if (!*want)
 		return NULL;
 	while ((p = strstr(p, "map")) != NULL) {
-		const char *q = p + 3, *type, *item, *close;
+		const char *m0 = p, *q = p + 3, *type, *item, *close;
 		size_t tl;
 		char *out;
 		if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) {
@@ -393,22 +393,67 @@ static char *retype_clause(const char *text, const char *var, const char *from, 
 		if (tl != strlen(from) || memcmp(type, from, tl) || *q != ':')
 			continue;
 		item = q + 1;
-		for (close = item; *close && *close != ')' && *close != ','; close++)
-			if (*close == '(' || *close == '[') {
-				char c = *close == '(' ? ')' : ']';
-				while (*close && *close != c)
-					close++;
+		{
+			/* The clause's items, at its top-level commas; the one that is var. */
+			const char *it = item, *hit = NULL, *hit_end = NULL;
+			int nitems = 0;
+			for (close = item;; close++) {
+				if (*close == '(' || *close == '[') {
+					char c = *close == '(' ? ')' : ']';
+					while (*close && *close != c)
+						close++;
+					if (!*close)
+						return NULL;
+					continue;
+				}
 				if (!*close)
 					return NULL;
+				if (*close != ',' && *close != ')')
+					continue;
+				nitems++;
+				base_name(it, got, sizeof(got));
+				if (!strcmp(got, want) && !hit) {
+					hit = it;
+					hit_end = close;
+				}
+				if (*close == ')')
+					break;
+				it = close + 1;
 			}
-		if (*close != ')')
-			continue;   /* several items (or no end): not a simple case */
-		base_name(item, got, sizeof(got));
-		if (strcmp(got, want))
-			continue;
-		if (asprintf(&out, "%.*s%s%s", (int)(type - text), text, to, type + tl) < 0)
-			return NULL;
-		return out;
+			if (!hit)
+				continue;
+			if (nitems == 1) {
+				if (asprintf(&out, "%.*s%s%s", (int)(type - text), text, to, type + tl) < 0)
+					return NULL;
+				return out;
+			}
+			/*
+			 * Several items: var gets a clause of its own, ahead of the
+			 * others' ("map(tofrom: a, b)" -> "map(to: a) map(tofrom: b)").
+			 */
+			{
+				const char *h0 = hit, *h1 = hit_end, *cut0, *cut1;
+				while (*h0 == ' ' || *h0 == '\t')
+					h0++;
+				while (h1 > h0 && (h1[-1] == ' ' || h1[-1] == '\t'))
+					h1--;
+				if (*hit_end == ',') {
+					/* Not the last: it and the comma after it (and the blanks) go. */
+					cut0 = h0;
+					cut1 = hit_end + 1;
+					while (*cut1 == ' ' || *cut1 == '\t')
+						cut1++;
+				} else {
+					/* The last: the comma before it and it go. */
+					cut0 = hit - 1;
+					cut1 = hit_end;
+				}
+				if (asprintf(&out, "%.*smap(%s: %.*s) %.*s%s", (int)(m0 - text), text, to, (int)(h1 - h0),
+					     h0, (int)(cut0 - m0), m0, cut1) < 0)
+					return NULL;
+				return out;
+			}
+		}
 	}
 	return NULL;
 }
@@ -1490,11 +1535,19 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 				"update from' after the construct, or map it 'tofrom' on the region), and one the "
 				"host changes inside the loop must be sent again ('target update to').");
 	} else if (json_array_size(in->hdh)) {
+		/* Every variable whose copy came back unchanged, not only the first. */
 		const char *var = first_name(in->hdh);
+		size_t nh = json_array_size(in->hdh);
 		int returns = 0, changed = 0, rline = in->line, rlast = 0;
 		uint64_t rc_ptr = in->hdh_return ? in->hdh_return : pl->codeptr;
 		json_t *rent = rc_ptr == pl->codeptr ? json_incref(in->entries) : attribution_map_entries(a->attr, rc_ptr);
 		char *rdir = NULL;
+		struct buf vars = { .ok = 1 };
+		for (size_t i = 0; i < nh; i++)
+			list_add(&vars, json_string_value(json_array_get(in->hdh, i)) ?
+						json_string_value(json_array_get(in->hdh, i)) : "the data");
+		if (!vars.ok)
+			oom = 1;
 		if (rc_ptr != pl->codeptr) {
 			json_t *rloc = attribution_location(a->attr, rc_ptr);
 			const char *rfile = json_string_value(json_object_get(rloc, "file"));
@@ -1503,30 +1556,55 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		}
 		e->kind = EDIT_MAP_TYPE;
 		put(&t, "Suggested: map %s 'to' instead of 'tofrom' on line %d of %s (or drop the 'from' where it "
-			"comes back): its device copy came back unchanged, so the copy back is not needed.",
-		    var, rline ? rline : in->line, in->rel);
+			"comes back): %s device copy came back unchanged, so the copy back is not needed.",
+		    vars.s ? vars.s : var, rline ? rline : in->line, in->rel, nh > 1 ? "their" : "its");
 		if (in->repeat && e->clauses)
 			put(&t, " The construct is also repeated (duplicate transfers or repeated "
 				"allocations) and no loop around it was found in its function: map the data once "
 				"around the code that repeats it with '#pragma omp target data %s'.", e->clauses);
 		free(e->clauses);
-		if (asprintf(&e->clauses, "map(to: %s)", var) < 0)
+		if (asprintf(&e->clauses, "map(to: %s)", vars.s ? vars.s : var) < 0)
 			e->clauses = NULL, oom = 1;
 		if (patchable && rline > 0 && has_line(src, rline))
 			rdir = directive_text(src, rline, &rlast);
 		if (!patchable || !rdir) {
 			put(&unsure, " %s.", !patchable ? "The source was not read, so no patch is given"
 					       : "The directive that brings it back is not a '#pragma omp' line of this file");
-		} else if (!returns_unchanged(ops, nops, rc_ptr, rent, var, &returns, &changed)) {
+		} else if (nh == 1 && !returns_unchanged(ops, nops, rc_ptr, rent, var, &returns, &changed)) {
 			put(&unsure, " %s came back changed from %d of %d returns there: mapping it 'to' "
 				"would lose what the device computed.", var, changed, returns);
 		} else {
-			char *repl = retype_clause(src_line(src, rline), var, "tofrom", "to");
+			/* Each variable retyped in turn on the line; one that came back changed stays. */
+			char *repl = NULL, *line = strdup(src_line(src, rline));
 			struct change ch[CHANGE_MAX_INS];
-			int n = 0;
-			if (!repl && strstr(rdir, "exit data") &&
-			    (repl = retype_clause(src_line(src, rline), var, "from", "delete")) != NULL)
-				put(&t, " The patch maps it 'delete' instead of 'from' on the 'exit data' on line %d.", rline);
+			int n = 0, done = 0, left = 0;
+			if (!line)
+				oom = 1;
+			for (size_t i = 0; line && i < nh; i++) {
+				const char *v = json_string_value(json_array_get(in->hdh, i));
+				char *r;
+				if (!v)
+					continue;
+				if (nh > 1 && !returns_unchanged(ops, nops, rc_ptr, rent, v, &returns, &changed)) {
+					put(&t, " %s came back changed from %d of %d returns there: it stays as it is.", v,
+					    changed, returns);
+					continue;
+				}
+				r = retype_clause(line, v, "tofrom", "to");
+				if (!r && strstr(rdir, "exit data") && (r = retype_clause(line, v, "from", "delete")) != NULL)
+					put(&t, " The patch maps %s 'delete' instead of 'from' on the 'exit data' on line %d.", v,
+					    rline);
+				if (r) {
+					free(line);
+					line = r;
+					done++;
+				} else {
+					left++;
+				}
+			}
+			if (done && !left)
+				repl = line, line = NULL;
+			free(line);
 			if (repl && (rline != in->line || !strstr(repl, "map(to"))) {
 				free(e->clauses);   /* not a clause for the plan's own directive */
 				e->clauses = NULL;
@@ -1536,17 +1614,22 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 				e->patch = unified_diff(src, in->rel, &c, 1);
 				oom = !e->patch;
 				free(repl);
-			} else if (strstr(rdir, "target update") && only_item(rdir, "from", var) &&
+			} else if (nh == 1 && strstr(rdir, "target update") && only_item(rdir, "from", var) &&
 				   !only_item(rdir, "to", var) && delete_directive(src, rline, ch, &n)) {
 				e->patch = unified_diff(src, in->rel, ch, n);
 				oom = !e->patch;
 				free(e->clauses);
 				e->clauses = NULL;
 				put(&t, " The patch deletes the 'target update from' on line %d.", rline);
+			} else if (!done && !left) {
+				put(&unsure, " Each of %s came back changed there: mapping it 'to' would lose what the "
+					"device computed.", vars.s ? vars.s : var);
 			} else {
-				put(&unsure, " The clause to change does not map %s alone on line %d.", var, rline);
+				put(&unsure, " The clause to change does not map %s on line %d.", nh == 1 ? var : "each of them",
+				    rline);
 			}
 		}
+		free(vars.s);
 		free(rdir);
 		json_decref(rent);
 	} else if (json_array_size(in->names[FINDING_UNUSED_ALLOC])) {

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# plans_clause_split.sh - a plan that changes one variable's map type in a
+# clause that lists several (tests/hazards/clause_list.c:
+# 'map(tofrom: pos[0:N], mass[0:N], vel[0:N])', mass and vel only read on
+# the device) splits the list: every variable that came back unchanged gets
+# a 'map(to: ...)' clause of its own, not only the first, and the one that
+# came back changed keeps 'tofrom'.  The patch applies, the program prints
+# the same, and recorded again it has no round trip left.
+. "$(dirname "$0")/lib.sh"
+command -v jq >/dev/null || skip "no jq (apt-get install jq)"
+command -v patch >/dev/null || skip "no patch (apt-get install patch)"
+t=$(tmpdir)
+m=$MAPPROF_BUILD/mapprof
+name=clause_list
+mkdir "$t/a" "$t/b"
+cp "$MAPPROF_SRC/tests/hazards/$name.c" "$t/a/"
+(cd "$t/a" && ompcc -g -O1 -Wall -Werror -o "$name" "$name.c") || fail "cannot build $name.c"
+(cd "$t/a" && "$m" record -f -o r.db -- "./$name" >out 2>err) || fail "record: $(cat "$t/a/err")"
+"$m" report -q --no-html --json "$t/a/r.json" "$t/a/r.db" 2>"$t/err" || fail "report: $(cat "$t/err")"
+assert_eq "$(jq -r '.plans[0].edit.kind' "$t/a/r.json")" map_type "the plan's kind"
+assert_eq "$(jq '[.findings[] | select(.kind == "round_trip")] | length' "$t/a/r.json")" 2 "round trips before"
+patch=$(jq -r '.plans[0].edit.patch // empty' "$t/a/r.json")
+[ -n "$patch" ] || fail "no patch: $(jq -r '.plans[0].edit.text' "$t/a/r.json")"
+added=$(grep '^+#pragma' <<<"$patch")
+for want in "map(to: mass[0:N])" "map(to: vel[0:N])" "map(tofrom: pos[0:N])"; do
+	grep -qF "$want" <<<"$added" || fail "the patched line lacks '$want': $added"
+done
+grep -q "mass.*vel\|vel.*mass" <<<"$(jq -r '.plans[0].edit.text' "$t/a/r.json")" ||
+	fail "the plan's text does not name both variables: $(jq -r '.plans[0].edit.text' "$t/a/r.json")"
+cp "$t/a/$name.c" "$t/b/"
+(cd "$t/b" && patch -p1 -s <<<"$patch") || fail "the patch does not apply"
+(cd "$t/b" && ompcc -g -O1 -Wall -Werror -o "$name" "$name.c") || fail "cannot build the patched $name.c"
+(cd "$t/b" && "$m" record -f -o r.db -- "./$name" >out 2>err) || fail "record (patched): $(cat "$t/b/err")"
+assert_eq "$(cat "$t/b/out")" "$(cat "$t/a/out")" "the patched program's output"
+"$m" report -q --no-html --json "$t/b/r.json" "$t/b/r.db" 2>"$t/err" || fail "report (patched): $(cat "$t/err")"
+assert_eq "$(jq '[.findings[] | select(.kind == "round_trip")] | length' "$t/b/r.json")" 0 "round trips after the patch"
+echo "ok: a clause list split, every unchanged variable retyped, the results kept"
