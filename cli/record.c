@@ -789,7 +789,8 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		db_close(db);
 		free(err);
 		err = NULL;
-	} else if (no_start && !ing.data_ops && !ing.kernels && !ing.targets) {
+	} else if (no_start && ingested >= 0 && !ing.data_ops && !ing.kernels && !ing.targets &&
+		   !record_procs_others(procs)) {
 		/*
 		 * The program never ran (the loader's 127): nothing to keep, and a
 		 * database left here would make the next run need -f.

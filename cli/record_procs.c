@@ -503,6 +503,11 @@ static size_t list_spools_count(const struct record_procs *rp)
 	return n;
 }
 
+size_t record_procs_others(const struct record_procs *rp)
+{
+	return rp ? list_spools_count(rp) : 0;
+}
+
 static int cmp_spool(const void *a, const void *b)
 {
 	const struct spool_file *x = a, *y = b;

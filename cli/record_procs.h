@@ -40,6 +40,9 @@ struct record_procs *record_procs_open(const char *output, int force, char **mai
 int record_procs_main(struct record_procs *rp, struct db *db, char **path, pid_t child, int wstatus,
 		      int ring_end, int ring_status);
 
+/* How many of the command's other processes left a spool so far (0 when rp is NULL). */
+size_t record_procs_others(const struct record_procs *rp);
+
 /*
  * After that: wait a while for the command's other processes, expand every
  * other process's spool into its database, say which databases were

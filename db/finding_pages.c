@@ -31,6 +31,8 @@ struct finding_pages {
 	int fd;
 	char *journal;
 	int journal_made;         /* created: removed when begin gives up */
+	dev_t journal_dev;        /* the journal made: only that file is ever removed */
+	ino_t journal_ino;
 	struct pw_header h;
 	unsigned char *page1, *rootpg;
 	uint32_t root;
@@ -66,28 +68,36 @@ static int lock_file(int fd)
 }
 
 /*
- * Whether the descriptor locked by lock_file() is the file SQLite has open
- * for the connection: SQLite looks for a lock on its RESERVED byte through
- * its own descriptor (xCheckReservedLock), and an open file description's
- * lock is seen by every other descriptor of the same file, this process's
- * too.  1 the same file, 0 not (with *why), -1 SQLite cannot say.
+ * Whether SQLite sees a RESERVED lock on the file it has open for the
+ * connection, through its own descriptor (xCheckReservedLock): 1 or 0, -1
+ * when it cannot say.  An open file description's lock is seen by every
+ * other descriptor of the same file, this process's too.
  */
-static int same_file(sqlite3 *sql, const char **why)
+static int sqlite_sees_lock(sqlite3 *sql)
 {
 	sqlite3_file *f = NULL;
-	int reserved = 0, moved = 0;
+	int reserved = 0;
 
 	if (sqlite3_file_control(sql, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f ||
 	    !f->pMethods || !f->pMethods->xCheckReservedLock ||
-	    f->pMethods->xCheckReservedLock(f, &reserved) != SQLITE_OK) {
-		*why = "cannot ask SQLite which file it has open";
+	    f->pMethods->xCheckReservedLock(f, &reserved) != SQLITE_OK)
 		return -1;
-	}
-	if (reserved)
+	return reserved != 0;
+}
+
+/*
+ * Whether the path still names the file locked through fd, and SQLite's
+ * file is still at its path: 1, or 0 with *why.
+ */
+static int still_there(sqlite3 *sql, const char *path, int fd, const char **why)
+{
+	struct stat a, b;
+	int moved = 1;
+
+	if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+	    sqlite3_file_control(sql, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && !moved)
 		return 1;
-	*why = sqlite3_file_control(sql, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved
-		       ? "it was replaced since the report opened it"
-		       : "the file at its path is not the one SQLite has open";
+	*why = "it was replaced since the report opened it";
 	return 0;
 }
 
@@ -304,7 +314,17 @@ static int write_journal(struct finding_pages *p, const struct stat *db)
 	fd = open(p->journal, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, db->st_mode & 0777);
 	if (fd < 0)
 		return -1;
-	p->journal_made = 1;
+	{
+		struct stat js;
+		if (fstat(fd, &js) < 0) {
+			close(fd);
+			unlink(p->journal);
+			return -1;
+		}
+		p->journal_made = 1;
+		p->journal_dev = js.st_dev;
+		p->journal_ino = js.st_ino;
+	}
 	/*
 	 * The database's mode whatever the umask, and as root its owner and
 	 * group, as SQLite gives its journals: whoever may write the database
@@ -345,6 +365,20 @@ static int write_journal(struct finding_pages *p, const struct stat *db)
 	return rc;
 }
 
+/*
+ * Remove the journal this writer made, and no other file: one at its path
+ * since (the database replaced, and a journal of the new file's writer
+ * there) stays.  0 when ours was removed; -1 when it is gone or not ours.
+ */
+static int remove_journal(struct finding_pages *p)
+{
+	struct stat js;
+
+	if (lstat(p->journal, &js) < 0 || js.st_dev != p->journal_dev || js.st_ino != p->journal_ino)
+		return -1;
+	return unlinkat(AT_FDCWD, p->journal, 0);
+}
+
 struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const char *const *roles,
 					  int nroles, const char **why)
 {
@@ -373,15 +407,28 @@ struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const c
 		*why = "finding_event_raw is not the table expected";
 		goto no;
 	}
+	/*
+	 * The file SQLite has open, not one put at its path since: no process
+	 * holds a RESERVED lock on SQLite's file before our lock (a writer, or
+	 * a report of an older file at this path), and SQLite sees ours after
+	 * it, through its own descriptor.  The path is checked again once the
+	 * journal is made (a file put there since would get our journal).
+	 */
+	if (sqlite_sees_lock(db->sql) != 0) {
+		*why = "another connection writes it";
+		goto no;
+	}
 	p->fd = open(file, O_RDWR | O_CLOEXEC);
 	if (p->fd < 0 || lock_file(p->fd) < 0 || fstat(p->fd, &st) < 0) {
 		*why = p->fd < 0 ? "cannot open it" : errno == EINVAL ? "no open file description locks here"
 								 : "another connection uses it";
 		goto no;
 	}
-	/* The file SQLite has open, not one put at its path since (the lock held keeps it so). */
-	if (same_file(db->sql, why) != 1)
+	if (sqlite_sees_lock(db->sql) != 1 || !still_there(db->sql, file, p->fd, why)) {
+		if (!*why)
+			*why = "the file at its path is not the one SQLite has open";
 		goto no;
+	}
 	/* Under the lock, as SQLite looks: a journal there is one to roll back first. */
 	if (lstat(p->journal, &jst) == 0) {
 		*why = "a journal is there";
@@ -421,6 +468,9 @@ struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const c
 		*why = "cannot write its journal";
 		goto no;
 	}
+	/* Replaced while the journal was made: it would be hot beside the new file. */
+	if (!still_there(db->sql, file, p->fd, why))
+		goto no;
 	if (!(p->pw = pw_new(p->fd, &p->h)) || !(p->t = pw_table_new(p->pw, p->root, 4, -1)) ||
 	    pw_table_text(p->t, 2, roles, nroles) < 0) {
 		*why = "out of memory";
@@ -430,7 +480,7 @@ struct finding_pages *finding_pages_begin(struct db *db, uint64_t nrows, const c
 	return p;
 no:
 	if (p->journal_made)
-		unlink(p->journal);
+		remove_journal(p);
 	pages_free(p);
 	return NULL;
 }
@@ -488,8 +538,7 @@ int finding_pages_end(struct finding_pages *p, int ok)
 			 * The header and the root, the pages durable, then the
 			 * journal removed: the commit.
 			 */
-			if (pw_finish(p->pw, &pages) == 0 && sync_fd(p->fd) == 0 &&
-			    unlinkat(AT_FDCWD, p->journal, 0) == 0)
+			if (pw_finish(p->pw, &pages) == 0 && sync_fd(p->fd) == 0 && remove_journal(p) == 0)
 				rc = 0;
 		}
 	}

@@ -360,12 +360,17 @@ static struct stat3 side_stat(const struct dside *s, enum measure m)
 	return r;
 }
 
-/* 1 when every recording on both sides measured the collector's own time. */
+/*
+ * 1 when every recording on both sides measured the collector's own time,
+ * and it is less than the run's: summed over the program's threads, it can
+ * pass the run time where several threads offload at once, and is then no
+ * share of it to take off.
+ */
 static int own_known(const struct diff *d)
 {
 	for (int s = 0; s < 2; s++)
 		for (size_t i = 0; i < d->side[s].n; i++)
-			if (d->side[s].runs[i].own_ns < 0)
+			if (d->side[s].runs[i].own_ns < 0 || d->side[s].runs[i].own_ns >= d->side[s].runs[i].wall_ns)
 				return 0;
 	return 1;
 }
@@ -696,7 +701,7 @@ static json_t *stat_json(struct stat3 s)
 			 "max", (json_int_t)s.max);
 }
 
-static json_t *side_json(const struct dside *s)
+static json_t *side_json(const struct dside *s, int own)
 {
 	json_t *o = json_object(), *dbs = json_array();
 	for (size_t i = 0; i < s->n; i++)
@@ -704,7 +709,8 @@ static json_t *side_json(const struct dside *s)
 	json_object_set_new(o, "databases", dbs);
 	json_object_set_new(o, "runs", json_integer((json_int_t)s->n));
 	for (int m = 0; m < M_COUNT; m++)
-		json_object_set_new(o, measure_key[m], stat_json(side_stat(s, m)));
+		json_object_set_new(o, measure_key[m], (m == M_OWN || m == M_PROGRAM) && !own ? json_null()
+												: stat_json(side_stat(s, m)));
 	json_object_set_new(o, "findings", json_integer((json_int_t)s->runs[0].nf));
 	return o;
 }
@@ -756,8 +762,8 @@ json_t *diff_json(const struct diff *d)
 	}
 	json_object_set_new(doc, "format", json_string("mapprof-diff"));
 	json_object_set_new(doc, "version", json_integer(1));
-	json_object_set_new(doc, "before", side_json(&d->side[DIFF_BEFORE]));
-	json_object_set_new(doc, "after", side_json(&d->side[DIFF_AFTER]));
+	json_object_set_new(doc, "before", side_json(&d->side[DIFF_BEFORE], own));
+	json_object_set_new(doc, "after", side_json(&d->side[DIFF_AFTER], own));
 	for (size_t i = 0; i < b->nf; i++) {
 		const struct dfinding *f = &b->f[i];
 		if (!f->match) {
@@ -777,7 +783,8 @@ json_t *diff_json(const struct diff *d)
 	json_object_set_new(doc, "remaining", remaining);
 	json_object_set_new(doc, "new", added);
 	for (int m = 0; m < M_COUNT; m++)
-		json_object_set_new(measured, measure_key[m], stat_json(change_stat(d, m)));
+		json_object_set_new(measured, measure_key[m], (m == M_OWN || m == M_PROGRAM) && !own ? json_null()
+												   : stat_json(change_stat(d, m)));
 	json_object_set_new(doc, "measured_savings", measured);
 	json_object_set_new(pred, "savings_ns", stat_json(d->predicted));
 	json_object_set_new(pred, "findings", json_integer((json_int_t)d->nremoved));

@@ -47,7 +47,7 @@ void plan_edit_release(struct plan_edit *e)
 
 int plan_edit_same_loop(const struct plan_edit *e, const struct plan_edit *by)
 {
-	return e->kind == EDIT_WRAP_LOOP && by->kind == EDIT_WRAP_LOOP && !by->covered_by && e->file &&
+	return e->kind == EDIT_WRAP_LOOP && by->kind == EDIT_WRAP_LOOP && !by->covered_by && by->patch && e->file &&
 	       by->file && !strcmp(e->file, by->file) && e->loop_first == by->loop_first &&
 	       e->loop_last == by->loop_last && e->loop_first > 0;
 }
@@ -343,15 +343,28 @@ static char *unified_diff(const struct source *s, const char *rel, const struct 
 }
 
 /* The identifier a section starts with ("u" of "u[0:64 * 64]"), into out. */
-static void base_name(const char *s, char *out, size_t size)
+/*
+ * A map item's whole name, its section left out and blanks dropped:
+ * "s.v[0:N]" -> "s.v", " u[0:n] " -> "u", "p->a[i]" -> "p->a": two items
+ * are the same variable when these are equal (not only their first
+ * identifier: s.a and s.b are two).
+ */
+static void item_name(const char *s, char *out, size_t size)
 {
 	size_t k = 0;
-	while (isspace((unsigned char)*s))
-		s++;
-	while ((isalnum((unsigned char)*s) || *s == '_') && k + 1 < size)
-		out[k++] = *s++;
+	int depth = 0;
+
+	for (; *s && k + 1 < size; s++) {
+		if (!depth && (*s == '[' || *s == ',' || *s == ')'))
+			break;
+		depth += *s == '(';
+		depth -= *s == ')' && depth > 0;
+		if (!isspace((unsigned char)*s))
+			out[k++] = *s;
+	}
 	out[k] = '\0';
 }
+
 
 /*
  * Line 'text' with the map type of the clause that maps 'var' alone changed
@@ -364,7 +377,7 @@ static char *retype_clause(const char *text, const char *var, const char *from, 
 
 	if (!text || !var)
 		return NULL;
-	base_name(var, want, sizeof(want));
+	item_name(var, want, sizeof(want));
 	if (!*want)
 		return NULL;
 	while ((p = strstr(p, "map")) != NULL) {
@@ -411,7 +424,7 @@ static char *retype_clause(const char *text, const char *var, const char *from, 
 				if (*close != ',' && *close != ')')
 					continue;
 				nitems++;
-				base_name(it, got, sizeof(got));
+				item_name(it, got, sizeof(got));
 				if (!strcmp(got, want) && !hit) {
 					hit = it;
 					hit_end = close;
@@ -1274,8 +1287,8 @@ static int only_item(const char *d, const char *kw, const char *var)
 			break;
 		}
 	snprintf(got, sizeof(got), "%.*s", (int)(n0 < 127 ? n0 : 127), a0);
-	base_name(got, got, sizeof(got));
-	base_name(var, want, sizeof(want));
+	item_name(got, got, sizeof(got));
+	item_name(var, want, sizeof(want));
 	return *want && !strcmp(want, got);
 }
 
@@ -1379,10 +1392,13 @@ static const char *trimmed(const struct source *s, int k)
 	return l;
 }
 
-/* Whether line k is a '#pragma omp target data' (blanks allowed around '#' and between the words). */
-static int is_target_data(const struct source *s, int k)
+/*
+ * Whether line k is '#pragma omp target WHAT' (blanks allowed around '#'
+ * and between the words; WHAT a whole word).
+ */
+static int is_directive(const struct source *s, int k, const char *what)
 {
-	const char *l = trimmed(s, k), *w[] = { "#", "pragma", "omp", "target", "data" };
+	const char *l = trimmed(s, k), *w[] = { "#", "pragma", "omp", "target", what };
 
 	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
 		while (*l == ' ' || *l == '\t')
@@ -1390,8 +1406,16 @@ static int is_target_data(const struct source *s, int k)
 		if (strncmp(l, w[i], strlen(w[i])))
 			return 0;
 		l += strlen(w[i]);
+		if (i > 0 && (isalnum((unsigned char)*l) || *l == '_'))
+			return 0;
 	}
-	return *l == ' ' || *l == '\t' || *l == '(' || !*l;
+	return 1;
+}
+
+/* Whether line k is a '#pragma omp target data'. */
+static int is_target_data(const struct source *s, int k)
+{
+	return is_directive(s, k, "data");
 }
 
 /*
@@ -1412,8 +1436,7 @@ static int region_around(const struct source *s, int first)
 /* Whether line k is a 'target update' directive. */
 static int is_update(const struct source *s, int k)
 {
-	const char *l = trimmed(s, k);
-	return !strncmp(l, "#", 1) && strstr(l, "omp") && strstr(l, "target") && strstr(l, " update");
+	return is_directive(s, k, "update");
 }
 
 static int build(const struct analysis *a, struct plan *pl, struct inputs *in, struct plan_sources *sources)
@@ -1535,61 +1558,73 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 				"update from' after the construct, or map it 'tofrom' on the region), and one the "
 				"host changes inside the loop must be sent again ('target update to').");
 	} else if (json_array_size(in->hdh)) {
-		/* Every variable whose copy came back unchanged, not only the first. */
+		/*
+		 * Every variable whose copy came back unchanged, not only the
+		 * first: those that came back unchanged at every return there are
+		 * retyped, the others named and left as they are.
+		 */
 		const char *var = first_name(in->hdh);
 		size_t nh = json_array_size(in->hdh);
 		int returns = 0, changed = 0, rline = in->line, rlast = 0;
 		uint64_t rc_ptr = in->hdh_return ? in->hdh_return : pl->codeptr;
 		json_t *rent = rc_ptr == pl->codeptr ? json_incref(in->entries) : attribution_map_entries(a->attr, rc_ptr);
 		char *rdir = NULL;
-		struct buf vars = { .ok = 1 };
-		for (size_t i = 0; i < nh; i++)
-			list_add(&vars, json_string_value(json_array_get(in->hdh, i)) ?
-						json_string_value(json_array_get(in->hdh, i)) : "the data");
-		if (!vars.ok)
-			oom = 1;
+		struct buf vars = { .ok = 1 }, stays = { .ok = 1 };
 		if (rc_ptr != pl->codeptr) {
 			json_t *rloc = attribution_location(a->attr, rc_ptr);
 			const char *rfile = json_string_value(json_object_get(rloc, "file"));
 			rline = rfile && in->file && !strcmp(rfile, in->file) ? (int)json_integer_value(json_object_get(rloc, "line")) : 0;
 			json_decref(rloc);
 		}
+		if (patchable && rline > 0 && has_line(src, rline))
+			rdir = directive_text(src, rline, &rlast);
+		for (size_t i = 0; i < nh; i++) {
+			const char *v = json_string_value(json_array_get(in->hdh, i));
+			if (!v)
+				continue;
+			if (nh == 1 || !rdir || returns_unchanged(ops, nops, rc_ptr, rent, v, &returns, &changed))
+				list_add(&vars, v);
+			else if (!returns)
+				put(&stays, " %s does not come back on line %d: it stays as it is.", v, rline);
+			else
+				put(&stays, " %s came back changed from %d of %d returns there: it stays as it is.", v,
+				    changed, returns);
+		}
+		if (!vars.ok || !stays.ok)
+			oom = 1;
 		e->kind = EDIT_MAP_TYPE;
 		put(&t, "Suggested: map %s 'to' instead of 'tofrom' on line %d of %s (or drop the 'from' where it "
-			"comes back): %s device copy came back unchanged, so the copy back is not needed.",
-		    vars.s ? vars.s : var, rline ? rline : in->line, in->rel, nh > 1 ? "their" : "its");
+			"comes back): %s device copy came back unchanged, so the copy back is not needed.%s",
+		    vars.s ? vars.s : var, rline ? rline : in->line, in->rel,
+		    vars.s && strchr(vars.s, ',') ? "their" : "its", stays.s ? stays.s : "");
 		if (in->repeat && e->clauses)
 			put(&t, " The construct is also repeated (duplicate transfers or repeated "
 				"allocations) and no loop around it was found in its function: map the data once "
 				"around the code that repeats it with '#pragma omp target data %s'.", e->clauses);
 		free(e->clauses);
-		if (asprintf(&e->clauses, "map(to: %s)", vars.s ? vars.s : var) < 0)
+		e->clauses = NULL;
+		if (vars.s && asprintf(&e->clauses, "map(to: %s)", vars.s) < 0)
 			e->clauses = NULL, oom = 1;
-		if (patchable && rline > 0 && has_line(src, rline))
-			rdir = directive_text(src, rline, &rlast);
 		if (!patchable || !rdir) {
 			put(&unsure, " %s.", !patchable ? "The source was not read, so no patch is given"
 					       : "The directive that brings it back is not a '#pragma omp' line of this file");
 		} else if (nh == 1 && !returns_unchanged(ops, nops, rc_ptr, rent, var, &returns, &changed)) {
 			put(&unsure, " %s came back changed from %d of %d returns there: mapping it 'to' "
 				"would lose what the device computed.", var, changed, returns);
+		} else if (!vars.s) {
+			put(&unsure, " None of them came back unchanged at every return there.");
 		} else {
-			/* Each variable retyped in turn on the line; one that came back changed stays. */
+			/* Each variable retyped in turn on the line; one the patch cannot reach is named. */
 			char *repl = NULL, *line = strdup(src_line(src, rline));
 			struct change ch[CHANGE_MAX_INS];
-			int n = 0, done = 0, left = 0;
+			int n = 0, done = 0;
 			if (!line)
 				oom = 1;
 			for (size_t i = 0; line && i < nh; i++) {
 				const char *v = json_string_value(json_array_get(in->hdh, i));
 				char *r;
-				if (!v)
+				if (!v || !listed(&vars, v))
 					continue;
-				if (nh > 1 && !returns_unchanged(ops, nops, rc_ptr, rent, v, &returns, &changed)) {
-					put(&t, " %s came back changed from %d of %d returns there: it stays as it is.", v,
-					    changed, returns);
-					continue;
-				}
 				r = retype_clause(line, v, "tofrom", "to");
 				if (!r && strstr(rdir, "exit data") && (r = retype_clause(line, v, "from", "delete")) != NULL)
 					put(&t, " The patch maps %s 'delete' instead of 'from' on the 'exit data' on line %d.", v,
@@ -1598,11 +1633,12 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 					free(line);
 					line = r;
 					done++;
-				} else {
-					left++;
+				} else if (nh > 1) {
+					put(&t, " %s is in no map clause of line %d the patch can change: edit it by hand.", v,
+					    rline);
 				}
 			}
-			if (done && !left)
+			if (done)
 				repl = line, line = NULL;
 			free(line);
 			if (repl && (rline != in->line || !strstr(repl, "map(to"))) {
@@ -1621,15 +1657,13 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 				free(e->clauses);
 				e->clauses = NULL;
 				put(&t, " The patch deletes the 'target update from' on line %d.", rline);
-			} else if (!done && !left) {
-				put(&unsure, " Each of %s came back changed there: mapping it 'to' would lose what the "
-					"device computed.", vars.s ? vars.s : var);
 			} else {
-				put(&unsure, " The clause to change does not map %s on line %d.", nh == 1 ? var : "each of them",
+				put(&unsure, " The clause to change does not map %s on line %d.", nh == 1 ? var : "them",
 				    rline);
 			}
 		}
 		free(vars.s);
+		free(stays.s);
 		free(rdir);
 		json_decref(rent);
 	} else if (json_array_size(in->names[FINDING_UNUSED_ALLOC])) {
@@ -1725,6 +1759,11 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		free(e->patch);
 		e->patch = NULL;
 		put(&t, " Not sure:%s No patch is given.", unsure.s);
+	}
+	/* Kept transfers are what a patch keeps: with none, the plan's savings are all its findings'. */
+	if (!e->patch)
+		e->nkeeps = 0;
+	if (unsure.len) {
 		if (!(e->unsure = strdup(unsure.s + 1)))
 			oom = 1;
 	} else if (in->changed && !(e->unsure = strdup("the source file changed since the recording"))) {

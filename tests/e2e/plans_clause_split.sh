@@ -5,7 +5,9 @@
 # the device) splits the list: every variable that came back unchanged gets
 # a 'map(to: ...)' clause of its own, not only the first, and the one that
 # came back changed keeps 'tofrom'.  The patch applies, the program prints
-# the same, and recorded again it has no round trip left.
+# the same, and recorded again it has no round trip left.  Members of one
+# struct are told apart (tests/hazards/struct_members.c: s.a changed, s.b
+# not; both start with 's').
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "no jq (apt-get install jq)"
 command -v patch >/dev/null || skip "no patch (apt-get install patch)"
@@ -34,4 +36,15 @@ cp "$t/a/$name.c" "$t/b/"
 assert_eq "$(cat "$t/b/out")" "$(cat "$t/a/out")" "the patched program's output"
 "$m" report -q --no-html --json "$t/b/r.json" "$t/b/r.db" 2>"$t/err" || fail "report (patched): $(cat "$t/err")"
 assert_eq "$(jq '[.findings[] | select(.kind == "round_trip")] | length' "$t/b/r.json")" 0 "round trips after the patch"
-echo "ok: a clause list split, every unchanged variable retyped, the results kept"
+
+# Members of one struct (tests/hazards/struct_members.c): 's.b' retyped, 's.a' (changed) kept.
+name=struct_members
+mkdir "$t/c"
+cp "$MAPPROF_SRC/tests/hazards/$name.c" "$t/c/"
+(cd "$t/c" && ompcc -g -O1 -Wall -Werror -o "$name" "$name.c") || fail "cannot build $name.c"
+(cd "$t/c" && "$m" record -f -o r.db -- "./$name" >out 2>err) || fail "record: $(cat "$t/c/err")"
+"$m" report -q --no-html --json "$t/c/r.json" "$t/c/r.db" 2>"$t/err" || fail "report: $(cat "$t/err")"
+added=$(jq -r '.plans[0].edit.patch // empty' "$t/c/r.json" | grep '^+#pragma')
+grep -qF "map(to: s.b[0:N]) map(tofrom: s.a[0:N])" <<<"$added" ||
+	fail "struct members: the patched line is not 'map(to: s.b[0:N]) map(tofrom: s.a[0:N])': $added"
+echo "ok: a clause list split, every unchanged variable retyped, struct members told apart, the results kept"

@@ -49,6 +49,34 @@ assert_eq "$(cksum <"$t/run.db")" "$sum" "the new recording's bytes after the re
 assert_eq "$(q "$t/run.db" 'PRAGMA integrity_check')" ok "the new recording's integrity"
 assert_eq "$(q "$t/run.db" 'SELECT COUNT(*) FROM finding_event_raw')" 0 "finding events in the new recording"
 assert_eq "$(q "$t/run.db" 'SELECT COUNT(*) FROM data_op_raw')" "$events" "the new recording's events"
+# The same, the replacement landing while the writer makes its journal
+# (held at its creation, the journal's second open: SQLite's own early
+# commit makes the first): the writer sees the path changed once its
+# journal is made and removes it at once, so that no journal of the old
+# file stands hot beside the new one while pages are written (a report
+# killed in that window would roll the new file back with old pages).
+cp "$t/sql.db" "$t/run.db"
+q "$t/run.db" 'DELETE FROM finding_raw; DELETE FROM finding_event_raw; DELETE FROM finding_summary_raw' >/dev/null
+rm -f "$t/held" "$t/go"
+OPEN_GATE_PATH=$t/run.db-journal OPEN_GATE_NTH=2 OPEN_GATE_HELD=$t/held OPEN_GATE_GO=$t/go \
+	LD_PRELOAD=$t/open_gate.so "$m" report -q --no-html --no-json "$t/run.db" >"$t/out" 2>"$t/err" &
+pid=$!
+for _ in $(seq 600); do
+	{ [ -e "$t/held" ] || ! kill -0 $pid 2>/dev/null; } && break
+	sleep 0.1
+done
+[ -e "$t/held" ] || { wait $pid; fail "the report never made its journal: $(cat "$t/err")"; }
+"$m" record -f -o "$t/run.db" -- "$sample" >"$t/rec.out" 2>&1 || { touch "$t/go"; fail "record -f: $(cat "$t/rec.out")"; }
+sum=$(cksum <"$t/run.db")
+touch "$t/go"
+rc=0
+wait $pid || rc=$?
+cat "$t/err"
+assert_eq "$rc" 5 "the report's exit status (replaced while its journal was made)"
+assert_eq "$(cksum <"$t/run.db")" "$sum" "the new recording's bytes (replaced while the journal was made)"
+[ ! -e "$t/run.db-journal" ] || fail "a journal was left beside the new recording (replaced while it was made)"
+assert_eq "$(q "$t/run.db" 'PRAGMA integrity_check')" ok "the new recording's integrity (journal race)"
+
 # The new recording reports as its own.
 "$m" report -q --no-html --no-json "$t/run.db" 2>"$t/err" || fail "report of the new recording: $(cat "$t/err")"
 assert_eq "$(q "$t/run.db" 'SELECT COUNT(*) > 0 FROM finding_raw')" 1 "the new recording's findings"
