@@ -9,7 +9,9 @@
 # report.json: its patch applies ('patch -p1' in the source root) to a copy,
 # the copy builds with -Wall -Werror, prints the same and exits the same,
 # and recorded again has fewer findings; when 'mapprof diff' prints a
-# 'results:' line, it says identical.  A plan without a patch must say why
+# 'results:' line, it says identical.  Then every plan's patch in order on
+# one copy: each applies after the ones before it, and together they keep
+# the results and leave fewer findings.  A plan without a patch must say why
 # in edit.unsure (the test then skips it and says so).  Plan texts never
 # suggest what does not compile ('target update map(...)').
 #
@@ -128,6 +130,41 @@ $(cat "$dir/plan$i.patch")"
 		fi
 		[ "$failures" -ne "$before" ] || echo "$what: ok (findings $nb -> $na${results:+; $results})"
 	done
+	# Every plan with a patch, in order, on one copy: each still applies
+	# after those before it (plans do not overlap), and together they keep
+	# the results and leave fewer findings.
+	npatched=0
+	copy=$(tmpdir)
+	cp "$dir/$name.c" "$copy/"
+	[ ! -f "$dir/offload_kernels.c" ] || cp "$dir/offload_kernels.c" "$copy/"
+	for ((i = 0; i < np; i++)); do
+		[ -s "$dir/plan$i.patch" ] || continue
+		if ! (cd "$copy" && patch -p1 -s <"$dir/plan$i.patch") >"$copy/patch.log" 2>&1; then
+			problem "$name: plan $i's patch does not apply after the plans before it: $(cat "$copy/patch.log")"
+			npatched=-1
+			break
+		fi
+		npatched=$((npatched + 1))
+	done
+	if [ "$npatched" -gt 1 ]; then
+		what="$name: all $npatched patches in order"
+		before=$failures
+		if ! build "$copy" "$name" >"$copy/build.log" 2>&1; then
+			problem "$what: the program does not build: $(head -20 "$copy/build.log")"
+		elif ! record "$copy" "$name" all; then
+			problem "$what: the report failed: $(cat "$copy/all.log")"
+		else
+			diff -u "$dir/before.out" "$copy/all.out" >"$copy/out.diff" ||
+				problem "$what: the program prints something else: $(cat "$copy/out.diff")"
+			na=$(jq '.findings | length' "$copy/all.json")
+			[ "$na" -lt "$nb" ] || problem "$what: $na findings, not fewer than $nb"
+			results=$("$bin" diff "$dir/before.db" "$copy/all.db" 2>/dev/null | grep '^results:' || true)
+			if [ -n "$results" ] && ! grep -q identical <<<"$results"; then
+				problem "$what: mapprof diff says: $results"
+			fi
+			[ "$failures" -ne "$before" ] || echo "$what: ok (findings $nb -> $na)"
+		fi
+	fi
 done
 echo "$checked patched programs checked"
 [ "$failures" -eq 0 ] || fail "$failures problems"
