@@ -327,6 +327,15 @@ uint32_t db_table_root(struct db *db, const char *name, const char *columns)
 	return root;
 }
 
+sqlite3_file *db_main_file(sqlite3 *sql)
+{
+	sqlite3_file *f = NULL;
+
+	if (sqlite3_file_control(sql, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f || !f->pMethods)
+		return NULL;
+	return f;
+}
+
 int db_file_lock(int fd, short type)
 {
 	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = LOCK_BYTES };

@@ -49,6 +49,13 @@ uint32_t db_table_root(struct db *db, const char *name, const char *columns);
  */
 int db_file_lock(int fd, short type);
 
+/*
+ * SQLite's own file of the connection's main database (its VFS's, with
+ * the methods SQLite reads and locks it through); NULL when there is none.
+ * Borrowed: it lives as long as the connection.
+ */
+sqlite3_file *db_main_file(sqlite3 *sql);
+
 /* Bind an int64 or NULL (when !present). */
 void db_bind_opt_int64(sqlite3_stmt *st, int idx, int present, int64_t v);
 

@@ -52,7 +52,7 @@ struct finding_pages {
  * SQLite's lock bytes, as an EXCLUSIVE lock holds them, on this open file
  * description (F_OFD_SETLK): such a lock conflicts with any connection's,
  * this process's too, no other descriptor's close drops it, and SQLite's
- * own descriptor sees it (same_file()).  -1 (errno) where the kernel has
+ * own descriptor sees it (sqlite_sees_lock()).  -1 (errno) where the kernel has
  * no such locks (EINVAL) or another holds one.
  */
 static int lock_file(int fd)
@@ -75,12 +75,10 @@ static int lock_file(int fd)
  */
 static int sqlite_sees_lock(sqlite3 *sql)
 {
-	sqlite3_file *f = NULL;
+	sqlite3_file *f = db_main_file(sql);
 	int reserved = 0;
 
-	if (sqlite3_file_control(sql, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f ||
-	    !f->pMethods || !f->pMethods->xCheckReservedLock ||
-	    f->pMethods->xCheckReservedLock(f, &reserved) != SQLITE_OK)
+	if (!f || !f->pMethods->xCheckReservedLock || f->pMethods->xCheckReservedLock(f, &reserved) != SQLITE_OK)
 		return -1;
 	return reserved != 0;
 }
@@ -197,10 +195,9 @@ int finding_pages_freelist_sound(struct db *db, const char **why)
 {
 	unsigned char hdr[100];
 	struct pw_header h;
-	sqlite3_file *f = NULL;
+	sqlite3_file *f = db_main_file(db->sql);
 
-	if (sqlite3_file_control(db->sql, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f ||
-	    !f->pMethods || !f->pMethods->xRead) {
+	if (!f || !f->pMethods->xRead) {
 		*why = "no file behind the database";
 		return 0;
 	}

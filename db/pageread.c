@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/db_internal.h"
 #include "db/pageformat.h"
 #include "db/pageread.h"
 #include "db/pagewrite.h"
@@ -270,8 +271,7 @@ struct pageread *pr_open(sqlite3 *sql, const char *table, const char *const *col
 		*why = "no root page for the table";
 		return NULL;
 	}
-	if (sqlite3_file_control(sql, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f ||
-	    !f->pMethods || !f->pMethods->xRead) {
+	if (!(f = db_main_file(sql)) || !f->pMethods->xRead) {
 		*why = "no file behind the database";
 		return NULL;
 	}

@@ -853,16 +853,8 @@ static int cmp_seq(const void *x, const void *y)
 
 static void list_add(struct buf *b, const char *name)
 {
-	if (b->s) {
-		const char *p = b->s;
-		size_t nl = strlen(name);
-		while ((p = strstr(p, name)) != NULL) {
-			if ((p == b->s || p[-1] == ' ') && (p[nl] == ',' || !p[nl]))
-				return;
-			p += nl;
-		}
-	}
-	put(b, "%s%s", b->len ? ", " : "", name);
+	if (!listed(b, name))
+		put(b, "%s%s", b->len ? ", " : "", name);
 }
 
 /* One line to insert: before line 'at', 'after' ones first. */

@@ -11,7 +11,7 @@
 # and recorded again has fewer findings; when 'mapprof diff' prints a
 # 'results:' line, it says identical.  Then every plan's patch in order on
 # one copy: each applies after the ones before it, and together they keep
-# the results and leave fewer findings.  A plan without a patch must say why
+# the output, the exit status and the results and leave fewer findings.  A plan without a patch must say why
 # in edit.unsure (the test then skips it and says so).  Plan texts never
 # suggest what does not compile ('target update map(...)').
 #
@@ -47,6 +47,37 @@ record() {
 	(cd "$dir" && timeout 60 "$bin" record -f -o "$dir/$tag.db" -- "./$name" >"$dir/$tag.out" 2>"$dir/$tag.log") || rc=$?
 	echo "$rc" >"$dir/$tag.rc"
 	"$bin" report -q --no-html --json "$dir/$tag.json" "$dir/$tag.db" 2>>"$dir/$tag.log" || return 1
+}
+
+# check_patched DIR COPY NAME TAG WHAT NB [PATCH]: the program in COPY
+# (patched) built, recorded as TAG and held against DIR's recording
+# 'before' (NB findings): the same output and exit status, fewer findings,
+# and 'mapprof diff' saying identical where it can tell.  Each problem is
+# counted; PATCH is quoted with them.  Returns 1 when the program could
+# not be built or recorded.
+check_patched() {
+	local dir=$1 copy=$2 name=$3 tag=$4 what=$5 nb=$6 patchf=${7:-} before=$failures rc na results quote=
+	[ -z "$patchf" ] || quote=$'\n'$(cat "$patchf")
+	if ! build "$copy" "$name" >"$copy/build.log" 2>&1; then
+		problem "$what: the patched program does not build: $(head -20 "$copy/build.log")$quote"
+		return 1
+	fi
+	if ! record "$copy" "$name" "$tag"; then
+		problem "$what: the patched program's report failed: $(cat "$copy/$tag.log")"
+		return 1
+	fi
+	diff -u "$dir/before.out" "$copy/$tag.out" >"$copy/out.diff" ||
+		problem "$what: the patched program prints something else:"$'\n'"$(cat "$copy/out.diff")$quote"
+	rc=$(cat "$copy/$tag.rc")
+	[ "$rc" == "$(cat "$dir/before.rc")" ] ||
+		problem "$what: the patched program exits $rc, not $(cat "$dir/before.rc")"
+	na=$(jq '.findings | length' "$copy/$tag.json")
+	[ "$na" -lt "$nb" ] || problem "$what: the patched program has $na findings, not fewer than $nb"
+	results=$("$bin" diff "$dir/before.db" "$copy/$tag.db" 2>/dev/null | grep '^results:' || true)
+	if [ -n "$results" ] && ! grep -q identical <<<"$results"; then
+		problem "$what: mapprof diff says: $results"
+	fi
+	[ "$failures" -ne "$before" ] || echo "$what: ok (findings $nb -> $na${results:+; $results})"
 }
 
 programs=()
@@ -103,36 +134,11 @@ for f in "${programs[@]}"; do
 			problem "$what: the patch does not apply: $(cat "$copy/patch.log") $(cat "$dir/plan$i.patch")"
 			continue
 		fi
-		if ! build "$copy" "$name" >"$copy/build.log" 2>&1; then
-			problem "$what: the patched program does not build: $(head -20 "$copy/build.log")
-$(cat "$dir/plan$i.patch")"
-			continue
-		fi
-		if ! record "$copy" "$name" after; then
-			problem "$what: the patched program's report failed: $(cat "$copy/after.log")"
-			continue
-		fi
-		checked=$((checked + 1))
-		before=$failures
-		if ! diff -u "$dir/before.out" "$copy/after.out" >"$copy/out.diff"; then
-			problem "$what: the patched program prints something else:
-$(cat "$copy/out.diff")
-$(cat "$dir/plan$i.patch")"
-		fi
-		assert_rc=$(cat "$copy/after.rc")
-		[ "$assert_rc" == "$(cat "$dir/before.rc")" ] ||
-			problem "$what: the patched program exits $assert_rc, not $(cat "$dir/before.rc")"
-		na=$(jq '.findings | length' "$copy/after.json")
-		[ "$na" -lt "$nb" ] || problem "$what: the patched program has $na findings, not fewer than $nb"
-		results=$("$bin" diff "$dir/before.db" "$copy/after.db" 2>/dev/null | grep '^results:' || true)
-		if [ -n "$results" ] && ! grep -q identical <<<"$results"; then
-			problem "$what: mapprof diff says: $results"
-		fi
-		[ "$failures" -ne "$before" ] || echo "$what: ok (findings $nb -> $na${results:+; $results})"
+		check_patched "$dir" "$copy" "$name" after "$what" "$nb" "$dir/plan$i.patch" && checked=$((checked + 1))
 	done
 	# Every plan with a patch, in order, on one copy: each still applies
-	# after those before it (plans do not overlap), and together they keep
-	# the results and leave fewer findings.
+	# after those before it (plans do not overlap), and together they pass
+	# check_patched() as each one does alone.
 	npatched=0
 	copy=$(tmpdir)
 	cp "$dir/$name.c" "$copy/"
@@ -146,25 +152,7 @@ $(cat "$dir/plan$i.patch")"
 		fi
 		npatched=$((npatched + 1))
 	done
-	if [ "$npatched" -gt 1 ]; then
-		what="$name: all $npatched patches in order"
-		before=$failures
-		if ! build "$copy" "$name" >"$copy/build.log" 2>&1; then
-			problem "$what: the program does not build: $(head -20 "$copy/build.log")"
-		elif ! record "$copy" "$name" all; then
-			problem "$what: the report failed: $(cat "$copy/all.log")"
-		else
-			diff -u "$dir/before.out" "$copy/all.out" >"$copy/out.diff" ||
-				problem "$what: the program prints something else: $(cat "$copy/out.diff")"
-			na=$(jq '.findings | length' "$copy/all.json")
-			[ "$na" -lt "$nb" ] || problem "$what: $na findings, not fewer than $nb"
-			results=$("$bin" diff "$dir/before.db" "$copy/all.db" 2>/dev/null | grep '^results:' || true)
-			if [ -n "$results" ] && ! grep -q identical <<<"$results"; then
-				problem "$what: mapprof diff says: $results"
-			fi
-			[ "$failures" -ne "$before" ] || echo "$what: ok (findings $nb -> $na)"
-		fi
-	fi
+	[ "$npatched" -le 1 ] || check_patched "$dir" "$copy" "$name" all "$name: all $npatched patches in order" "$nb"
 done
 echo "$checked patched programs checked"
 [ "$failures" -eq 0 ] || fail "$failures problems"

@@ -25,23 +25,32 @@ MAPPROF_PAGEWRITE=0 "$m" report -q --no-html --no-json "$t/sql.db" 2>"$t/err" ||
 # Which open of the path is the pages writer's: SQLite's own come first
 # (the report's check of the file, then SQLite's connection).
 cd "$t" || fail "cannot enter $t"
-nth=3
-OPEN_GATE_PATH=$t/run.db OPEN_GATE_NTH=$nth OPEN_GATE_HELD=$t/held OPEN_GATE_GO=$t/go \
-	LD_PRELOAD=$t/open_gate.so "$m" report -q --no-html --no-json "$t/run.db" >"$t/out" 2>"$t/err" &
-pid=$!
-for _ in $(seq 600); do
-	{ [ -e "$t/held" ] || ! kill -0 $pid 2>/dev/null; } && break
-	sleep 0.1
-done
-[ -e "$t/held" ] || { wait $pid; fail "the report never opened '$t/run.db' a third time: $(cat "$t/err")"; }
-# The new recording, while the report waits.
-"$m" record -f -o "$t/run.db" -- "$sample" >"$t/rec.out" 2>&1 || { touch "$t/go"; fail "record -f: $(cat "$t/rec.out")"; }
-sum=$(cksum <"$t/run.db")
-events=$(q "$t/run.db" 'SELECT COUNT(*) FROM data_op_raw')
-touch "$t/go"
-rc=0
-wait $pid || rc=$?
-cat "$t/err"
+
+# replaced_during PATH NTH WHAT: report run.db with its NTH open of PATH
+# held, 'record -f -o run.db' in that gap; sets rc (the report's status),
+# sum and events (the new recording's cksum and events, before the report
+# went on).
+replaced_during() {
+	local pid
+	rm -f "$t/held" "$t/go"
+	OPEN_GATE_PATH=$1 OPEN_GATE_NTH=$2 OPEN_GATE_HELD=$t/held OPEN_GATE_GO=$t/go \
+		LD_PRELOAD=$t/open_gate.so "$m" report -q --no-html --no-json "$t/run.db" >"$t/out" 2>"$t/err" &
+	pid=$!
+	for _ in $(seq 600); do
+		{ [ -e "$t/held" ] || ! kill -0 $pid 2>/dev/null; } && break
+		sleep 0.1
+	done
+	[ -e "$t/held" ] || { wait $pid; fail "the report never $3: $(cat "$t/err")"; }
+	"$m" record -f -o "$t/run.db" -- "$sample" >"$t/rec.out" 2>&1 || { touch "$t/go"; fail "record -f: $(cat "$t/rec.out")"; }
+	sum=$(cksum <"$t/run.db")
+	events=$(q "$t/run.db" 'SELECT COUNT(*) FROM data_op_raw')
+	touch "$t/go"
+	rc=0
+	wait $pid || rc=$?
+	cat "$t/err"
+}
+
+replaced_during "$t/run.db" 3 "opened '$t/run.db' a third time"
 assert_eq "$rc" 5 "the report's exit status (findings not stored)"
 grep -q "replaced" "$t/err" || fail "the report did not say the database was replaced"
 assert_eq "$(cksum <"$t/run.db")" "$sum" "the new recording's bytes after the report"
@@ -57,21 +66,7 @@ assert_eq "$(q "$t/run.db" 'SELECT COUNT(*) FROM data_op_raw')" "$events" "the n
 # killed in that window would roll the new file back with old pages).
 cp "$t/sql.db" "$t/run.db"
 q "$t/run.db" 'DELETE FROM finding_raw; DELETE FROM finding_event_raw; DELETE FROM finding_summary_raw' >/dev/null
-rm -f "$t/held" "$t/go"
-OPEN_GATE_PATH=$t/run.db-journal OPEN_GATE_NTH=2 OPEN_GATE_HELD=$t/held OPEN_GATE_GO=$t/go \
-	LD_PRELOAD=$t/open_gate.so "$m" report -q --no-html --no-json "$t/run.db" >"$t/out" 2>"$t/err" &
-pid=$!
-for _ in $(seq 600); do
-	{ [ -e "$t/held" ] || ! kill -0 $pid 2>/dev/null; } && break
-	sleep 0.1
-done
-[ -e "$t/held" ] || { wait $pid; fail "the report never made its journal: $(cat "$t/err")"; }
-"$m" record -f -o "$t/run.db" -- "$sample" >"$t/rec.out" 2>&1 || { touch "$t/go"; fail "record -f: $(cat "$t/rec.out")"; }
-sum=$(cksum <"$t/run.db")
-touch "$t/go"
-rc=0
-wait $pid || rc=$?
-cat "$t/err"
+replaced_during "$t/run.db-journal" 2 "made its journal"
 assert_eq "$rc" 5 "the report's exit status (replaced while its journal was made)"
 assert_eq "$(cksum <"$t/run.db")" "$sum" "the new recording's bytes (replaced while the journal was made)"
 [ ! -e "$t/run.db-journal" ] || fail "a journal was left beside the new recording (replaced while it was made)"
