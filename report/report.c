@@ -138,12 +138,10 @@ static struct timeline_job *start_timeline(struct db *db, const struct analysis 
 }
 
 /*
- * The analysis but the sums of its finish (analysis_finish_begin(): the
- * store's pass over the findings' operations feeds them, and
- * analysis_finish_end() ends it).  For a page (its timeline binned on a
- * thread of its own), the pass records the timeline's intervals and the
- * binning starts after it: the findings' events (its marks) are known
- * then, and it needs nothing the finish makes.
+ * The analysis' pass.  For a page (its timeline binned on a thread of its
+ * own), the pass records the timeline's intervals and the binning starts
+ * after it: the findings' events (its marks) are known then, and it needs
+ * nothing the finish makes.
  */
 static int analyse(struct db *db, const struct report_options *opt, struct analysis *a,
 		   struct timeline_job **timeline, char **err)
@@ -154,7 +152,7 @@ static int analyse(struct db *db, const struct report_options *opt, struct analy
 		return -1;
 	if (page)
 		*timeline = start_timeline(db, a);
-	return analysis_finish_begin(a, err);
+	return 0;
 }
 
 int report_run(const struct report_options *opt, struct report_result *res, char **err)
@@ -187,11 +185,17 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	}
 	res->incomplete = run_incomplete(&a.run);
 
-	/* Source lines, variables and snippets, stored for the outputs to read. */
+	/*
+	 * Source lines, variables and snippets, stored for the outputs to read;
+	 * the call sites of one directive made one finding; then the findings
+	 * finished but their sums (analysis_finish_begin(): the store's pass
+	 * over their operations feeds them, analysis_finish_end() ends it).
+	 */
 	{
 		char *msg = NULL;
 		struct symbolizer *sym = symbolizer_new(db, &msg);
-		if (!sym || attribute_run(db, sym, !opt->no_source, a.keys, NULL, &msg) < 0) {
+		struct call_sites sites = { 0 };
+		if (!sym || attribute_run(db, sym, !opt->no_source, a.keys, NULL, &sites, &msg) < 0) {
 			symbolizer_free(sym);
 			explain_failure(db, res, &msg);
 			if (res->problem != DB_OK) {
@@ -207,6 +211,12 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 		} else {
 			symbolizer_free(sym);
 		}
+		if (analysis_merge_sites(&a, (const uint64_t (*)[2])sites.pairs, sites.n, err) < 0 ||
+		    analysis_finish_begin(&a, err) < 0) {
+			call_sites_release(&sites);
+			goto release;
+		}
+		call_sites_release(&sites);
 	}
 	a.attr = attribution_open(db);
 	a.no_source = opt->no_source;

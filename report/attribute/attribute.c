@@ -39,6 +39,16 @@ struct update {
 	/* report time: what record found (db/source_files.h); none: nothing to compare */
 	struct source_file_row *recorded;
 	size_t nrecorded;
+	/* wanted: each exactly placed code pointer and its place (call_sites) */
+	int want_sites;
+	struct site *sites;
+	size_t nsites, capsites;
+};
+
+/* A code pointer and where it is: "file\nline:column", then "\nfile:line:column" per inlining. */
+struct site {
+	uint64_t codeptr;
+	char *place;
 };
 
 /* Out of memory, said once (always -1). */
@@ -208,6 +218,116 @@ static char *chain_json(const struct location *loc)
 	return text;
 }
 
+/* Whether 'path' names 'file' too: equal, or 'file' is its tail after a '/'. */
+static int same_file(const char *path, const char *file)
+{
+	size_t np = strlen(path), nf = strlen(file);
+
+	if (np < nf)
+		return same_file(file, path);
+	return !strcmp(path + np - nf, file) && (np == nf || path[np - nf - 1] == '/');
+}
+
+/*
+ * Keep where 'codeptr' is, when its file, line and column are the
+ * directive's own (not a statement next to it): call_sites' key, with the
+ * places it was inlined at.  A frame at the directive itself (the offload
+ * region's outlined function inlined where the directive is) is no other
+ * place.  0, or -1 when out of memory.
+ */
+static int note_site(struct update *u, const struct location *loc)
+{
+	struct site *t;
+	char *place, *more;
+
+	if (!loc->file || loc->line <= 0 || (loc->flags & LOC_LINE_NEARBY))
+		return 0;
+	if (u->nsites == u->capsites) {
+		size_t ncap = u->capsites ? 2 * u->capsites : 16;
+		if (!(t = realloc(u->sites, ncap * sizeof(*t))))
+			return -1;
+		u->sites = t;
+		u->capsites = ncap;
+	}
+	if (asprintf(&place, "%s\n%d:%d", loc->file, loc->line, loc->column) < 0)
+		return -1;
+	for (size_t i = 0; i < loc->n_inlined; i++) {
+		const struct inline_frame *f = &loc->inlined[i];
+		if (f->line == loc->line && f->column == loc->column && f->file && same_file(f->file, loc->file))
+			continue;
+		if (asprintf(&more, "%s\n%s:%d:%d", place, f->file ? f->file : "?", f->line, f->column) < 0) {
+			free(place);
+			return -1;
+		}
+		free(place);
+		place = more;
+	}
+	t = &u->sites[u->nsites++];
+	t->codeptr = loc->codeptr;
+	t->place = place;
+	return 0;
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+	int c = strcmp(x->place, y->place);
+	if (c)
+		return c;
+	return (x->codeptr > y->codeptr) - (x->codeptr < y->codeptr);
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* u's sites into 'out': each code pointer of a place but its first, with that first. */
+static int sites_to_pairs(struct update *u, struct call_sites *out)
+{
+	size_t n = 0;
+
+	sort_array(u->sites, u->nsites, sizeof(*u->sites), cmp_site);
+	for (size_t i = 1; i < u->nsites; i++)
+		n += !strcmp(u->sites[i].place, u->sites[i - 1].place);
+	out->n = 0;
+	out->pairs = NULL;
+	if (!n)
+		return 0;
+	if (!(out->pairs = malloc(n * sizeof(*out->pairs))))
+		return -1;
+	for (size_t i = 1, first = 0; i < u->nsites; i++) {
+		if (strcmp(u->sites[i].place, u->sites[first].place)) {
+			first = i;
+			continue;
+		}
+		out->pairs[out->n][0] = u->sites[i].codeptr;
+		out->pairs[out->n][1] = u->sites[first].codeptr;
+		out->n++;
+	}
+	sort_array(out->pairs, out->n, sizeof(*out->pairs), cmp_pair);
+	return 0;
+}
+
+static void sites_release(struct update *u)
+{
+	for (size_t i = 0; i < u->nsites; i++)
+		free(u->sites[i].place);
+	free(u->sites);
+	u->sites = NULL;
+	u->nsites = u->capsites = 0;
+}
+
+void call_sites_release(struct call_sites *cs)
+{
+	if (!cs)
+		return;
+	free(cs->pairs);
+	cs->pairs = NULL;
+	cs->n = 0;
+}
+
 /* Symbolize codeptrs[i] and store its location (at record time: keep its comp_dir, note its file). */
 static int store_location(struct update *u, size_t i)
 {
@@ -219,6 +339,11 @@ static int store_location(struct update *u, size_t i)
 	if (symbolize_code(u->s, codeptr, &loc) < 0)
 		return oom(u->err);
 	chain = u->w ? chain_json(&loc) : NULL;
+	if (u->want_sites && note_site(u, &loc) < 0) {
+		free(chain);
+		location_release(&loc);
+		return oom(u->err);
+	}
 	if (loc.line > 0 && loc.file)
 		path = source_file(u, loc.file, loc.comp_dir, &rc, &changed);
 	if (rc == 0 && !u->w && loc.comp_dir && !(u->comp_dirs[i] = strdup(loc.comp_dir)))
@@ -706,10 +831,13 @@ static void update_release(struct update *u)
 }
 
 int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct op_keys *op_keys,
-		  struct attribute_stats *stats, char **err)
+		  struct attribute_stats *stats, struct call_sites *sites, char **err)
 {
-	struct update u = { .s = s, .snippets = snippets, .err = err };
+	struct update u = { .s = s, .snippets = snippets, .err = err, .want_sites = sites != NULL };
 	int rc = -1;
+
+	if (sites)
+		*sites = (struct call_sites){ 0 };
 
 	/* Before the writer's transaction: its rows are what 'record' stored. */
 	if (source_files_read(db, &u.recorded, &u.nrecorded, err) < 0)
@@ -724,7 +852,56 @@ int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct op_k
 	locations_writer_free(u.w);
 	if (rc == 0 && stats)
 		*stats = u.stats;
+	if (rc == 0 && sites && sites_to_pairs(&u, sites) < 0)
+		rc = oom(err);
+	sites_release(&u);
 	update_release(&u);
+	return rc;
+}
+
+int attribute_sites(struct db *db, struct op_keys *op_keys, struct call_sites *sites, char **err)
+{
+	struct symbolizer *s;
+	struct update u = { .err = err, .want_sites = 1 };
+	struct op_key_row *keys = NULL;
+	struct codeptr_row *codeptrs = NULL;
+	size_t nkeys = 0, n = 0;
+	int rc = -1;
+
+	*sites = (struct call_sites){ 0 };
+	if (!(s = u.s = symbolizer_new(db, err)))
+		return -1;
+	if ((op_keys ? op_keys_rows(op_keys, &keys, &nkeys, &codeptrs, &n, err)
+		     : locations_read_codeptrs(db, &codeptrs, &n, err)) < 0)
+		goto out;
+	if (symbolizer_set_codeptrs(s, codeptrs, n) < 0) {
+		oom(err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct location loc;
+		int r;
+		if (symbolize_code(s, codeptrs[i].codeptr, &loc) < 0) {
+			oom(err);
+			goto out;
+		}
+		r = note_site(&u, &loc);
+		location_release(&loc);
+		if (r < 0) {
+			oom(err);
+			goto out;
+		}
+	}
+	if (sites_to_pairs(&u, sites) < 0) {
+		oom(err);
+		goto out;
+	}
+	rc = 0;
+out:
+	sites_release(&u);
+	free(codeptrs);
+	free(keys);
+	symbolizer_free(s);
 	return rc;
 }
 

@@ -12,10 +12,12 @@
 #define MAPPROF_REPORT_ATTRIBUTE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct db;
 struct symbolizer;
 struct op_keys;
+struct call_sites;
 
 /* What attribute_run() found, for a terminal summary. */
 struct attribute_stats {
@@ -45,7 +47,32 @@ struct attribute_stats {
  * unchanged).
  */
 int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct op_keys *keys,
-		  struct attribute_stats *stats, char **err);
+		  struct attribute_stats *stats, struct call_sites *sites, char **err);
+
+/*
+ * The run's call sites that are one directive: code pointers whose
+ * locations have the same file, line, column and inline chain (a loop the
+ * compiler unrolled, or a function it cloned, calls the runtime from
+ * several places for one directive).  'pairs' holds {code pointer, the
+ * first code pointer of its place} for each but the first of each place,
+ * sorted by code pointer; n is 0 when every directive has one call site.
+ * Only exact locations count: a line that DWARF left out (a statement next
+ * to the directive stands in for it) or no line at all keeps its call site
+ * apart.  attribute_run() fills one when 'sites' is not NULL;
+ * call_sites_release() frees it.
+ */
+struct call_sites {
+	uint64_t (*pairs)[2];
+	size_t n;
+};
+
+void call_sites_release(struct call_sites *cs);
+
+/*
+ * The call sites of the run in 'db' alone, nothing stored (a symbolizer of
+ * its own; 'keys' as for attribute_run()).  0, or -1 with *err set.
+ */
+int attribute_sites(struct db *db, struct op_keys *keys, struct call_sites *sites, char **err);
 
 /*
  * At record time, once the run is in 'db': the source files a report would

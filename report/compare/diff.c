@@ -268,6 +268,7 @@ int diff_add(struct diff *d, enum diff_side side, const char *path, int no_sourc
 	struct analysis a;
 	char *why = NULL, *msg = NULL;
 	struct symbolizer *sym;
+	struct call_sites sites = { 0 };
 	struct db *db = db_open(path, DB_OPEN_WRITE, &problem, &why);
 	int rc = -1;
 
@@ -278,15 +279,22 @@ int diff_add(struct diff *d, enum diff_side side, const char *path, int no_sourc
 		free(why);
 		return -1;
 	}
-	if (db_pair_deletes_if_needed(db, err) < 0 || analysis_run(db, &a, err) < 0)
+	if (db_pair_deletes_if_needed(db, err) < 0 || analysis_pass(db, &a, 0, err) < 0)
 		goto out;
-	/* Source lines and variables, as 'mapprof report' stores them: the keys need them. */
+	/*
+	 * Source lines and variables, as 'mapprof report' stores them: the keys
+	 * need them.  Then the findings, one per directive, as report makes them.
+	 */
 	sym = symbolizer_new(db, &msg);
-	if (!sym || attribute_run(db, sym, !no_source, a.keys, NULL, &msg) < 0)
+	if (!sym || attribute_run(db, sym, !no_source, a.keys, NULL, &sites, &msg) < 0)
 		termesc_line(stderr, "mapprof: warning: no source attribution for '%s': %s", path,
 			     msg ? msg : "out of memory");
 	symbolizer_free(sym);
 	free(msg);
+	rc = analysis_merge_sites(&a, (const uint64_t (*)[2])sites.pairs, sites.n, err);
+	call_sites_release(&sites);
+	if (rc < 0 || (rc = analysis_finish(&a, err)) < 0)
+		goto out;
 	a.attr = attribution_open(db);
 	rc = diff_add_analysis(d, side, path, &a, err);
 	if (rc == 0 && !db_copied(db) && db_commit(db) < 0)

@@ -11,7 +11,9 @@
 #include "db/db.h"
 #include "db/finish.h"
 #include "lib/sort.h"
+#include "lib/termesc.h"
 #include "report/compare/repeat.h"
+#include "report/attribute/attribute.h"
 #include "report/findings/analysis.h"
 
 /* What one recording contributes: its totals and each finding's savings by fingerprint. */
@@ -49,6 +51,28 @@ static int rec_of(const struct analysis *a, struct rec *r)
 	return 0;
 }
 
+/*
+ * The findings finished one per directive, as report makes them (the call
+ * sites from the run's code, nothing stored): without them a directive the
+ * compiler unrolled would be several findings here and one in the report.
+ * 0, or -1 with *err set.
+ */
+static int finish_by_sites(struct db *db, struct analysis *a, char **err)
+{
+	struct call_sites sites = { 0 };
+	char *msg = NULL;
+	int rc;
+
+	if (attribute_sites(db, a->keys, &sites, &msg) < 0) {
+		termesc_line(stderr, "mapprof: warning: no source attribution for '%s': %s", db_path(db),
+			     msg ? msg : "out of memory");
+		free(msg);
+	}
+	rc = analysis_merge_sites(a, (const uint64_t (*)[2])sites.pairs, sites.n, err);
+	call_sites_release(&sites);
+	return rc < 0 ? -1 : analysis_finish(a, err);
+}
+
 static int rec_read(const char *path, struct rec *r, char **err)
 {
 	enum db_problem problem;
@@ -64,7 +88,8 @@ static int rec_read(const char *path, struct rec *r, char **err)
 		free(why);
 		return -1;
 	}
-	if (db_pair_deletes_if_needed(db, err) == 0 && analysis_run(db, &a, err) == 0) {
+	if (db_pair_deletes_if_needed(db, err) == 0 && analysis_pass(db, &a, 0, err) == 0 &&
+	    finish_by_sites(db, &a, err) == 0) {
 		rc = rec_of(&a, r);
 		if (rc < 0 && err)
 			*err = strdup("out of memory");

@@ -277,6 +277,17 @@ int analysis_finish(struct analysis *a, char **err)
 	return analysis_finish_begin(a, err) < 0 ? -1 : analysis_finish_end(a, err);
 }
 
+int analysis_merge_sites(struct analysis *a, const uint64_t (*pairs)[2], size_t n, char **err)
+{
+	if (findings_merge_sites(&a->findings, pairs, n) == 0) {
+		kernel_sites_merge(&a->kernel_sites, pairs, n);
+		return 0;
+	}
+	if (err)
+		*err = strdup("out of memory");
+	return -1;
+}
+
 int analysis_run(struct db *db, struct analysis *a, char **err)
 {
 	return analysis_pass(db, a, 0, err) < 0 ? -1 : analysis_finish(a, err);

@@ -79,10 +79,14 @@ int analysis_run_page(struct db *db, struct analysis *a, char **err);
  * (report/findings/findings.h, findings_finish()), itself in two steps:
  * _begin(), all but the sums, and _end(), the sums in a pass over the
  * findings' operations when nothing fed them (findings_store() does).
+ * Between the pass and the finish, findings_merge_sites() may make the
+ * call sites of one directive one finding (analysis_merge_sites()).
  * 0, or -1 with *err set.
  */
 int analysis_pass(struct db *db, struct analysis *a, int with_timeline, char **err);
 int analysis_finish(struct analysis *a, char **err);
+/* findings_merge_sites() on a's findings: 0, or -1 with *err set. */
+int analysis_merge_sites(struct analysis *a, const uint64_t (*pairs)[2], size_t n, char **err);
 int analysis_finish_begin(struct analysis *a, char **err);
 int analysis_finish_end(struct analysis *a, char **err);
 void analysis_release(struct analysis *a);

@@ -31,6 +31,8 @@ void findings_release(struct findings *f)
 	hmap_release(&f->index);
 	opspill_free(f->ops);
 	free(f->pos_of_slot);
+	free(f->slot_to);
+	free(f->occ_base);
 	finish_free(f);
 	memset(f, 0, sizeof(*f));
 }
@@ -176,6 +178,131 @@ int findings_add(void *arg, const struct occurrence *occ)
 	return 0;
 }
 
+static uint64_t site_of(const uint64_t (*pairs)[2], size_t n, uint64_t codeptr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pairs[mid][0] == codeptr)
+			return pairs[mid][1];
+		if (pairs[mid][0] < codeptr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return codeptr;
+}
+
+/* Fold 'from' into 'to' (its kept seqs merged, its own freed).  -1 when out of memory. */
+static int merge_into(struct finding *to, struct finding *from)
+{
+	for (size_t e = 0; e < from->nkept; e++)
+		if (keep_event(to, from->events[e]) < 0)
+			return -1;
+	for (int i = 0; i < from->nlocations; i++)
+		add_location(to->locations, &to->nlocations, from->locations[i]);
+	for (int i = 0; i < from->norigins; i++)
+		add_location(to->origins, &to->norigins, from->origins[i]);
+	to->occurrences += from->occurrences;
+	to->nops += from->nops;
+	to->bytes = sat_add_u64(to->bytes, from->bytes);
+	if (from->first_seq < to->first_seq)
+		to->first_seq = from->first_seq;
+	free(from->events);
+	from->events = NULL;
+	return 0;
+}
+
+/* g keyed by its directive's first call sites, listed first among its locations. */
+static void key_by_site(struct finding *g, const uint64_t (*pairs)[2], size_t n)
+{
+	uint64_t seen[FINDING_MAX_LOCATIONS];
+	int nseen = 0;
+
+	for (int i = 0; i < g->nkey; i++) {
+		g->key[i] = site_of(pairs, n, g->key[i]);
+		add_location(seen, &nseen, g->key[i]);
+	}
+	for (int i = 0; i < g->nlocations; i++)
+		add_location(seen, &nseen, g->locations[i]);
+	memcpy(g->locations, seen, (size_t)nseen * sizeof(*seen));
+	g->nlocations = nseen;
+}
+
+int findings_merge_sites(struct findings *f, const uint64_t (*pairs)[2], size_t n)
+{
+	struct hmap by;
+	uint32_t *slot_to;
+	uint64_t *occ_base;
+	size_t kept = 0;
+	int rc = -1;
+
+	if (!n || !f->n || f->slot_to)
+		return 0;
+	slot_to = malloc(f->n * sizeof(*slot_to));
+	occ_base = calloc(f->n, sizeof(*occ_base));
+	if (!slot_to || !occ_base) {
+		free(slot_to);
+		free(occ_base);
+		return -1;
+	}
+	hmap_release(&f->index);   /* findings_add() is over */
+	hmap_init(&by, KEY_WORDS, sizeof(uint64_t));
+	/*
+	 * Before finish a finding's slot is its position, so slot_to holds
+	 * positions as well as slots.  Nothing moves until every key is placed.
+	 */
+	for (size_t i = 0; i < f->n; i++) {
+		const struct finding *g = &f->v[i];
+		uint64_t key[KEY_WORDS], *pos;
+		int created;
+
+		key[0] = (uint64_t)g->kind << 8 | g->flavour;
+		key[1] = site_of(pairs, n, g->key[0]);
+		key[2] = g->nkey > 1 ? site_of(pairs, n, g->key[1]) : 0;
+		key[3] = (uint64_t)(uint32_t)g->devices[0] << 32 |
+			 (uint32_t)(g->ndevices > 1 ? g->devices[1] : -1);
+		key[4] = g->data_addr;
+		key[5] = g->data_bytes;
+		if (!(pos = hmap_put(&by, key, &created)))
+			goto out;
+		if (created)
+			*pos = i;
+		slot_to[g->slot] = (uint32_t)*pos;   /* a position, made a slot below */
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		struct finding *g = &f->v[i];
+		size_t into = slot_to[g->slot];
+		if (into == i)
+			continue;
+		occ_base[g->slot] = f->v[into].occurrences;
+		if (merge_into(&f->v[into], g) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		struct finding *g = &f->v[i];
+		if (slot_to[g->slot] != i)
+			continue;
+		key_by_site(g, pairs, n);
+		if (kept != i)
+			f->v[kept] = *g;
+		kept++;
+	}
+	f->nslots = f->n;
+	f->n = kept;
+	f->slot_to = slot_to;
+	f->occ_base = occ_base;
+	slot_to = NULL;
+	occ_base = NULL;
+	rc = 0;
+out:
+	hmap_release(&by);
+	free(slot_to);
+	free(occ_base);
+	return rc;
+}
+
 /*
  * A running union of intervals arriving in (begin, seq) order, each seq
  * once, beside the sums of their durations and of their prices.
@@ -268,10 +395,12 @@ int findings_each_op(const struct findings *f,
 		struct finding_op op = { rec.seq, rec.begin_ns, rec.end_ns, rec.occurrence,
 					 SPILL_ROLE(rec.tag) };
 		size_t slot = SPILL_SLOT(rec.tag);
-		if (slot >= f->n) {
+		if (slot >= (f->slot_to ? f->nslots : f->n)) {
 			rc = -1;
 			break;
 		}
+		if (f->occ_base)
+			op.occurrence += f->occ_base[slot];
 		if ((rc = fn(arg, f->pos_of_slot[slot], &op)) != 0)
 			break;
 	}
@@ -629,13 +758,14 @@ int findings_finish_op(void *arg, size_t pos, const struct finding_op *op)
 int findings_finish_begin(struct findings *f, const struct findings_context *ctx)
 {
 	struct finish_pass *p;
+	size_t nslots = f->slot_to ? f->nslots : f->n;
 
 	hmap_release(&f->index);
 	finish_free(f);
 	if (f->n)
 		sort_array(f->v, f->n, sizeof(f->v[0]), cmp_finding);
 	free(f->pos_of_slot);
-	f->pos_of_slot = malloc((f->n ? f->n : 1) * sizeof(*f->pos_of_slot));
+	f->pos_of_slot = malloc((nslots ? nslots : 1) * sizeof(*f->pos_of_slot));
 	if (!f->pos_of_slot || !(p = f->finishing = calloc(1, sizeof(*p))))
 		return -1;
 	p->per = malloc((f->n ? f->n : 1) * sizeof(*p->per));
@@ -659,6 +789,10 @@ int findings_finish_begin(struct findings *f, const struct findings_context *ctx
 		k->occurrences += g->occurrences;
 		k->bytes = sat_add_u64(k->bytes, g->bytes);
 	}
+	/* A merged slot's operations go where its finding went. */
+	for (size_t s = 0; f->slot_to && s < nslots; s++)
+		if (f->slot_to[s] != s)
+			f->pos_of_slot[s] = f->pos_of_slot[f->slot_to[s]];
 	if (disambiguate(f) < 0) {
 		finish_free(f);
 		return -1;

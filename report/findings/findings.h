@@ -105,6 +105,14 @@ struct findings {
 	struct opspill *ops;          /* every finding's operations (opspill.h) */
 	size_t buffer_ops;            /* operations held in memory (0: the default) */
 	size_t *pos_of_slot;          /* after finish: slot -> position in v */
+	/*
+	 * After findings_merge_sites(): every slot ever made (nslots), the
+	 * slot each was merged into (itself when kept) and the number its
+	 * occurrences start from there.  NULL when nothing was merged.
+	 */
+	size_t nslots;
+	uint32_t *slot_to;
+	uint64_t *occ_base;
 	struct finish_pass *finishing;  /* between findings_finish_begin() and _end() */
 	struct kind_summary kinds[FINDING_KIND_COUNT];
 	int64_t duration_ns;
@@ -117,6 +125,16 @@ void findings_release(struct findings *f);
 
 /* An occurrence_fn: 'arg' is the struct findings.  -1 when out of memory. */
 int findings_add(void *arg, const struct occurrence *occ);
+
+/*
+ * One finding per directive: findings that differ only in call sites of
+ * the same directive (pairs: {code pointer, the directive's first code
+ * pointer}, sorted by the first, as attribute_run() gives them) become one,
+ * keyed by the directive's first call sites and listing every call site it
+ * met.  Between the detectors' last findings_add() and findings_finish().
+ * 0, or -1 when out of memory (then f is fit only for findings_release()).
+ */
+int findings_merge_sites(struct findings *f, const uint64_t (*pairs)[2], size_t n);
 
 struct findings_context {
 	const struct run_module *modules;

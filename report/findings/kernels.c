@@ -311,3 +311,54 @@ int kernel_tally_finish(struct kernel_tally *t, struct kernel_sites *out, const 
 	sort_array(out->v, n, sizeof(*out->v), cmp_site);
 	return 0;
 }
+
+static uint64_t site_first(const uint64_t (*pairs)[2], size_t n, uint64_t codeptr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pairs[mid][0] == codeptr)
+			return pairs[mid][1];
+		if (pairs[mid][0] < codeptr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return codeptr;
+}
+
+static int cmp_place(const void *a, const void *b)
+{
+	const struct kernel_site *x = a, *y = b;
+	int c = cmp_i64((int64_t)x->codeptr, (int64_t)y->codeptr);
+	return c ? c : cmp_i64(x->device, y->device);
+}
+
+void kernel_sites_merge(struct kernel_sites *s, const uint64_t (*pairs)[2], size_t n)
+{
+	size_t kept = 0;
+
+	if (!n || !s->n)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		s->v[i].codeptr = site_first(pairs, n, s->v[i].codeptr);
+	sort_array(s->v, s->n, sizeof(*s->v), cmp_place);
+	for (size_t i = 0; i < s->n; i++) {
+		struct kernel_site *k = &s->v[kept - (kept > 0)], *x = &s->v[i];
+		if (kept && !cmp_place(k, x)) {
+			k->launches += x->launches;
+			k->total_ns = sat_add_i64(k->total_ns, x->total_ns);
+			k->min_ns = x->min_ns < k->min_ns ? x->min_ns : k->min_ns;
+			k->max_ns = x->max_ns > k->max_ns ? x->max_ns : k->max_ns;
+			k->bytes_to = sat_add_i64(k->bytes_to, x->bytes_to);
+			k->bytes_from = sat_add_i64(k->bytes_from, x->bytes_from);
+			k->transfers += x->transfers;
+			k->transfer_ns = sat_add_i64(k->transfer_ns, x->transfer_ns);
+			continue;
+		}
+		s->v[kept++] = *x;
+	}
+	s->n = kept;
+	sort_array(s->v, s->n, sizeof(*s->v), cmp_site);
+}

@@ -35,4 +35,11 @@ int kernel_tally_feed(struct kernel_tally *t, const struct event *ev, const char
  */
 int kernel_tally_finish(struct kernel_tally *t, struct kernel_sites *out, const char **why);
 
+/*
+ * One site per directive: sites whose code pointers are call sites of one
+ * directive (pairs as findings_merge_sites() takes them) summed into the
+ * directive's first, then ordered again as kernel_tally_finish() orders.
+ */
+void kernel_sites_merge(struct kernel_sites *s, const uint64_t (*pairs)[2], size_t n);
+
 #endif

@@ -243,6 +243,42 @@ static int leaves_early(const char *text, size_t n, int first, int last)
 	return 0;
 }
 
+/*
+ * Whether line 'line' of text is a loop hint, a pragma that belongs to the
+ * loop after it ('#pragma clang loop ...', '#pragma unroll', '#pragma
+ * nounroll', '#pragma GCC unroll', '#pragma GCC ivdep'), on one line: a
+ * region put around the loop goes above it.
+ */
+static int loop_hint(const char *text, size_t n, int line)
+{
+	static const char *const hints[] = { "clang loop", "unroll", "nounroll", "GCC unroll", "GCC ivdep" };
+	size_t i = 0, end;
+
+	for (int l = 1; l < line && i < n; i++)
+		l += text[i] == '\n';
+	for (end = i; end < n && text[end] != '\n'; end++)
+		;
+	if (end > i && text[end - 1] == '\\')
+		return 0;
+	while (i < end && isblank((unsigned char)text[i]))
+		i++;
+	if (i == end || text[i++] != '#')
+		return 0;
+	while (i < end && isblank((unsigned char)text[i]))
+		i++;
+	if (end - i < 6 || memcmp(text + i, "pragma", 6) || (i += 6) == end || !isblank((unsigned char)text[i]))
+		return 0;
+	while (i < end && isblank((unsigned char)text[i]))
+		i++;
+	for (size_t k = 0; k < sizeof(hints) / sizeof(hints[0]); k++) {
+		size_t len = strlen(hints[k]);
+		if (end - i >= len && !memcmp(text + i, hints[k], len) &&
+		    (end - i == len || !isalnum((unsigned char)text[i + len])))
+			return 1;
+	}
+	return 0;
+}
+
 int loopscan_find(const char *text, size_t n, int line, struct loop_span *out)
 {
 	struct scan s = { 0 };
@@ -271,6 +307,8 @@ int loopscan_find(const char *text, size_t n, int line, struct loop_span *out)
 		out->last_line = last;
 		out->alone = (best == 0 || s.t[best - 1].line != first) &&
 			     ((size_t)best_end + 1 >= s.n || s.t[best_end + 1].line != last);
+		while (first > 1 && first - 1 <= s.nlines && s.pre[first - 1] && loop_hint(text, n, first - 1))
+			out->first_line = --first;
 		out->pragma_before = first > 1 && first - 1 <= s.nlines && s.pre[first - 1];
 		out->leaves = leaves_early(text, n, first, last);
 	}

@@ -19,7 +19,8 @@
 #include <stddef.h>
 
 struct loop_span {
-	int first_line;      /* the line of its 'for', 'while' or 'do' */
+	int first_line;      /* the line of its 'for', 'while' or 'do', or of the loop
+				hints just above it ('#pragma clang loop', 'unroll', ...) */
 	int last_line;       /* the line where its body (or do's 'while (...);') ends */
 	int alone;           /* nothing else on those two lines: lines can go around it */
 	int pragma_before;   /* the line before it is a preprocessor line (a pragma of its own) */

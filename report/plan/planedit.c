@@ -878,12 +878,119 @@ static int cmp_insert(const void *x, const void *y)
  * device/if) and the patch in *patch (NULL when unsure: the reasons then in
  * *unsure).  0, or -1 when out of memory.
  */
+/*
+ * The call sites of one directive (a loop the compiler unrolled: several
+ * code pointers, one file, line and column) made one in 'ops': each takes
+ * the first code pointer of its place, the plan's own first, so that the
+ * plan sees one construct per directive.  0, or -1 when out of memory.
+ */
+static int one_site_per_directive(struct attribution *at, uint64_t own, struct host_op *ops, size_t nops)
+{
+	struct place {
+		uint64_t codeptr;
+		const char *file;
+		int line, column;
+		json_t *loc;
+	} *pl = malloc((nops + 1) * sizeof(*pl));
+	size_t np = 0;
+
+	if (!pl)
+		return -1;
+	for (size_t i = 0; i <= nops; i++) {
+		uint64_t cp = i ? ops[i - 1].codeptr : own;
+		size_t k;
+		for (k = 0; k < np && pl[k].codeptr != cp; k++)
+			;
+		if (k < np)
+			continue;
+		pl[np].codeptr = cp;
+		pl[np].loc = attribution_location(at, cp);
+		pl[np].file = json_string_value(json_object_get(pl[np].loc, "file"));
+		pl[np].line = (int)json_integer_value(json_object_get(pl[np].loc, "line"));
+		pl[np].column = (int)json_integer_value(json_object_get(pl[np].loc, "column"));
+		np++;
+	}
+	for (size_t i = 0; i < nops; i++) {
+		size_t k, f;
+		for (k = 0; pl[k].codeptr != ops[i].codeptr; k++)
+			;
+		if (!pl[k].file || pl[k].line <= 0)
+			continue;
+		for (f = 0; f < k; f++)
+			if (pl[f].file && pl[f].line == pl[k].line && pl[f].column == pl[k].column &&
+			    !strcmp(pl[f].file, pl[k].file))
+				break;
+		ops[i].codeptr = pl[f].codeptr;
+	}
+	for (size_t k = 0; k < np; k++)
+		json_decref(pl[k].loc);
+	free(pl);
+	return 0;
+}
+
+/*
+ * The items of 'list' (a clause's comma list) in update directives of their
+ * own where they share a variable: clang takes a variable once per 'target
+ * update' ("s.v[0:N], s" is an error), so 's.v[0:N]' goes in one and 's' in
+ * the next.  Each item joins the first group without its variable; the
+ * groups' texts into out[] (at most max; malloc'ed).  The number of
+ * groups, or -1 when out of memory or more than max are needed.
+ */
+static int update_groups(const char *list, char **out, int max)
+{
+	enum { MAX_ITEMS = 64 };
+	struct buf g[CHANGE_MAX_INS];
+	struct { const char *p; size_t n; int group; } item[MAX_ITEMS];
+	int ni = 0, ng = 0, rc = -1;
+	const char *p = list;
+
+	memset(g, 0, sizeof(g));
+	if (max > CHANGE_MAX_INS)
+		max = CHANGE_MAX_INS;
+	while (*p) {
+		const char *b, *e = p;
+		int depth = 0, k = 0;
+		size_t bl;
+		while (*e && (depth || *e != ',')) {
+			depth += (*e == '[' || *e == '(') - (*e == ']' || *e == ')');
+			e++;
+		}
+		for (b = p; b < e && isspace((unsigned char)*b); b++)
+			;
+		for (bl = 0; b + bl < e && (isalnum((unsigned char)b[bl]) || b[bl] == '_'); bl++)
+			;
+		/* The first group that holds no item of this variable. */
+		for (int j = 0; j < ni; j++)
+			if (item[j].n == bl && !memcmp(item[j].p, b, bl) && item[j].group >= k)
+				k = item[j].group + 1;
+		if (ni == MAX_ITEMS || k >= max)
+			goto out;
+		item[ni++] = (typeof(item[0])){ b, bl, k };
+		if (k == ng)
+			g[ng++].ok = 1;
+		put(&g[k], "%s%.*s", g[k].len ? ", " : "", (int)(e - b), b);
+		p = *e ? e + 1 : e;
+	}
+	for (int k = 0; k < ng; k++)
+		if (!g[k].ok)
+			goto out;
+	for (int k = 0; k < ng; k++) {
+		out[k] = g[k].s;
+		g[k].s = NULL;
+	}
+	rc = ng;
+out:
+	for (int k = 0; k < CHANGE_MAX_INS; k++)
+		free(g[k].s);
+	return rc;
+}
+
 static int keep_region(const struct analysis *a, const struct plan *pl, const struct inputs *in,
 		       const struct source *src, const struct loop_span *loop, json_t *names,
 		       char **clauses, char **patch, struct buf *unsure, struct buf *note, struct plan_edit *pe)
 {
 	struct host_op *ops = NULL;
-	size_t nops = 0, nsites = 0, nkept = 0, nins = 0;
+	size_t nops = 0, nsites = 0, nkept = 0, nins = 0, ins_cap = 0;
 	struct site *sites = NULL;
 	struct kept *kept = NULL;
 	struct insert *ins = NULL;
@@ -896,7 +1003,8 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 
 	*clauses = NULL;
 	*patch = NULL;
-	if (attribution_host_ops(a->attr, pl->codeptr, &ops, &nops) < 0)
+	if (attribution_host_ops(a->attr, pl->codeptr, &ops, &nops) < 0 ||
+	    one_site_per_directive(a->attr, pl->codeptr, ops, nops) < 0)
 		goto out;
 	if (!nops) {
 		put(unsure, " The recording holds no transfer of this construct's data to check the plan against.");
@@ -1102,7 +1210,8 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 		goto out;
 	cl.s = NULL;
 	/* The lines to add: the region around the loop, the updates around the constructs. */
-	ins = calloc(3 + 2 * nsites, sizeof(*ins));
+	ins_cap = 3 + 2 * nsites;
+	ins = calloc(ins_cap, sizeof(*ins));
 	if (!ins)
 		goto out;
 	{
@@ -1154,18 +1263,35 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			rc = 0;
 			goto out;
 		}
-		if (st->to.len) {
-			if (asprintf(&ins[nins].text, "%.*s#pragma omp target update to(%s)%s", ind,
-				     src_line(src, st->line), st->to.s, c.update) < 0)
+		for (int dir_from = 0; dir_from < 2 && !oom; dir_from++) {
+			const struct buf *list = dir_from ? &st->from : &st->to;
+			char *groups[CHANGE_MAX_INS];
+			int ng;
+			if (!list->len)
+				continue;
+			if ((ng = update_groups(list->s, groups, CHANGE_MAX_INS)) < 0) {
 				oom = 1;
-			ins[nins++].at = st->line;
-		}
-		if (st->from.len && !oom) {
-			if (asprintf(&ins[nins].text, "%.*s#pragma omp target update from(%s)%s", ind,
-				     src_line(src, st->line), st->from.s, c.update) < 0)
-				oom = 1;
-			ins[nins].after = 1;
-			ins[nins++].at = st->kind == 1 ? sp.last_line + 1 : dlast + 1;
+				break;
+			}
+			for (int gi = 0; gi < ng; gi++) {
+				if (!oom && grow_one((void **)&ins, &ins_cap, nins, sizeof(*ins)) < 0)
+					oom = 1;
+				if (!oom) {
+					ins[nins] = (struct insert){ 0 };
+					if (asprintf(&ins[nins].text, "%.*s#pragma omp target update %s(%s)%s", ind,
+						     src_line(src, st->line), dir_from ? "from" : "to", groups[gi],
+						     c.update) < 0) {
+						ins[nins].text = NULL;
+						oom = 1;
+					} else if (dir_from) {
+						ins[nins].after = 1;
+						ins[nins++].at = st->kind == 1 ? sp.last_line + 1 : dlast + 1;
+					} else {
+						ins[nins++].at = st->line;
+					}
+				}
+				free(groups[gi]);
+			}
 		}
 		if (st->to.len || st->from.len)
 			put(note, " On line %d, %s%s%s%s%s: the recorded contents show the %s.", st->line,
@@ -1460,7 +1586,8 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 	patchable = src && utf8_valid(src->text, src->n) && utf8_valid(in->rel, strlen(in->rel)) && src->final_newline;
 	if (patchable) {
 		dir = directive_text(src, in->line, &dlast);
-		if (attribution_host_ops(a->attr, pl->codeptr, &ops, &nops) < 0)
+		if (attribution_host_ops(a->attr, pl->codeptr, &ops, &nops) < 0 ||
+		    one_site_per_directive(a->attr, pl->codeptr, ops, nops) < 0)
 			goto out;
 	}
 	if (in->repeat) {

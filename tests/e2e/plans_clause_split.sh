@@ -7,7 +7,8 @@
 # came back changed keeps 'tofrom'.  The patch applies, the program prints
 # the same, and recorded again it has no round trip left.  Members of one
 # struct are told apart (tests/hazards/struct_members.c: s.a changed, s.b
-# not; both start with 's').
+# not; both start with 's').  A struct and its pointer's data get updates
+# of their own.
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "no jq (apt-get install jq)"
 command -v patch >/dev/null || skip "no patch (apt-get install patch)"
@@ -47,4 +48,45 @@ cp "$MAPPROF_SRC/tests/hazards/$name.c" "$t/c/"
 added=$(jq -r '.plans[0].edit.patch // empty' "$t/c/r.json" | grep '^+#pragma')
 grep -qF "map(to: s.b[0:N]) map(tofrom: s.a[0:N])" <<<"$added" ||
 	fail "struct members: the patched line is not 'map(to: s.b[0:N]) map(tofrom: s.a[0:N])': $added"
-echo "ok: a clause list split, every unchanged variable retyped, struct members told apart, the results kept"
+
+# A struct and its pointer's data ('map(tofrom: s) map(tofrom: s.v[0:N])')
+# kept by a region: the updates the region needs name 's' and 's.v[0:N]',
+# which clang takes only in 'target update' directives of their own
+# ("variable can appear only once").  The patch builds and keeps the output.
+mkdir "$t/d" "$t/e"
+cat >"$t/d/attach.c" <<'PROG'
+#include <stdio.h>
+#define N 4096
+struct vec { double *v; int n; };
+int main(void)
+{
+	static double buf[N];
+	struct vec s = { buf, N };
+	double sum = 0;
+	for (int i = 0; i < N; i++)
+		buf[i] = i;
+	for (int it = 0; it < 4; it++) {
+#pragma omp target map(tofrom: s) map(tofrom: s.v[0:N])
+		for (int i = 0; i < N; i++)
+			s.v[i] += 1.0;
+	}
+	for (int i = 0; i < N; i++)
+		sum += buf[i];
+	printf("%.1f\n", sum);
+	return 0;
+}
+PROG
+(cd "$t/d" && ompcc -g -O1 -Wall -Werror -o attach attach.c) || fail "cannot build attach.c"
+(cd "$t/d" && "$m" record -f -o r.db -- ./attach >out 2>err) || fail "record: $(cat "$t/d/err")"
+"$m" report -q --no-html --json "$t/d/r.json" "$t/d/r.db" 2>"$t/err" || fail "report: $(cat "$t/err")"
+patch=$(jq -r '.plans[0].edit.patch // empty' "$t/d/r.json")
+[ -n "$patch" ] || fail "attach.c: no patch: $(jq -r '.plans[0].edit.text' "$t/d/r.json")"
+grep '^+#pragma omp target update' <<<"$patch" | grep -E '\(s\b.*, *s\b|s\.v.*, *s\b' &&
+	fail "attach.c: one update names 's' twice: $patch"
+cp "$t/d/attach.c" "$t/e/"
+(cd "$t/e" && patch -p1 -s <<<"$patch") || fail "attach.c: the patch does not apply"
+(cd "$t/e" && ompcc -g -O1 -Wall -Werror -o attach attach.c 2>err) ||
+	fail "attach.c: the patched program does not build: $(cat "$t/e/err") $patch"
+(cd "$t/e" && ./attach >out) || fail "attach.c: the patched program fails"
+assert_eq "$(cat "$t/e/out")" "$(cat "$t/d/out")" "attach.c: the patched program's output"
+echo "ok: a clause list split, every unchanged variable retyped, struct members told apart, a struct and its pointer's data updated apart, the results kept"

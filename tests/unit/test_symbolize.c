@@ -558,7 +558,7 @@ static void test_attribute_run(void)
 	if (!sym)
 		return;
 	for (int pass = 0; pass < 2; pass++) {
-		CHECK_INT(attribute_run(db, sym, 1, NULL, &st, &err), 0);
+		CHECK_INT(attribute_run(db, sym, 1, NULL, &st, NULL, &err), 0);
 		if (err)
 			fprintf(stderr, "%s\n", err);
 		CHECK_INT(st.codeptrs, 4);
