@@ -568,6 +568,65 @@ int findings_unions_ns(const struct findings *f, const size_t *set_of, size_t ns
 	return 0;
 }
 
+struct sets_pass {
+	const struct findings *f;
+	const size_t *start, *sets;
+	const int64_t *const *keep;
+	const size_t *nkeep;
+	struct sweep *s, *left;
+};
+
+static int in_seqs(const int64_t *v, size_t n, int64_t seq)
+{
+	size_t lo = 0, hi = n;
+
+	while (v && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] == seq)
+			return 1;
+		if (v[mid] < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static int sets_op(void *arg, size_t pos, const struct finding_op *op)
+{
+	struct sets_pass *p = arg;
+	const struct finding *g = &p->f->v[pos];
+
+	if (!finding_op_saved(g, op))
+		return 0;
+	for (size_t j = p->start[pos]; j < p->start[pos + 1]; j++) {
+		size_t k = p->sets[j];
+		int kept = p->keep && in_seqs(p->keep[k], p->nkeep[k], op->seq);
+		sweep_add(kept ? &p->left[k] : &p->s[k], op, price_of(g, op));
+	}
+	return 0;
+}
+
+int findings_sets_ns(const struct findings *f, const size_t *start, const size_t *sets, size_t nsets,
+		     const int64_t *const *keep, const size_t *nkeep, int64_t *out, int64_t *left)
+{
+	struct sets_pass p = { f, start, sets, keep, nkeep, NULL, NULL };
+	int rc = -1;
+
+	p.s = calloc(nsets ? nsets : 1, sizeof(*p.s));
+	p.left = calloc(nsets ? nsets : 1, sizeof(*p.left));
+	if (p.s && p.left && findings_each_op(f, sets_op, &p) == 0) {
+		for (size_t k = 0; k < nsets; k++) {
+			out[k] = sweep_total(&p.s[k]);
+			left[k] = sweep_total(&p.left[k]);
+		}
+		rc = 0;
+	}
+	free(p.s);
+	free(p.left);
+	return rc;
+}
+
 const char *module_locate(const struct run_module *modules, size_t n, uint64_t addr,
 			  uint64_t *offset)
 {

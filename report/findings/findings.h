@@ -244,6 +244,18 @@ int findings_saved_ops(const struct findings *f, struct priced_op **out, size_t 
  * (after findings_finish()); its finding is f->v[pos].  Stops at fn's
  * non-zero return and returns it; -1 when the store cannot be read.
  */
+/*
+ * The savings of sets of findings that may share findings (a fix plan's
+ * findings include another directive's that its patch removes too): set
+ * k's are the union of the operations of the findings in it, priced, each
+ * once; its kept operations (keep[k], nkeep[k] ascending seqs; NULL: none)
+ * summed apart into left[k].  Finding i is in sets[start[i]] ..
+ * sets[start[i + 1] - 1].  One pass over the operations.  0, or -1 when
+ * out of memory or the store cannot be read.
+ */
+int findings_sets_ns(const struct findings *f, const size_t *start, const size_t *sets, size_t nsets,
+		     const int64_t *const *keep, const size_t *nkeep, int64_t *out, int64_t *left);
+
 int findings_each_op(const struct findings *f,
 		     int (*fn)(void *arg, size_t pos, const struct finding_op *op), void *arg);
 

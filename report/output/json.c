@@ -269,9 +269,25 @@ static json_t *edit_json(const struct plan_edit *e)
 	return o;
 }
 
+/* A plan's leaves: [{"id", "kind", "savings_ns"}] (the finding's own savings). */
+static json_t *leaves_json(const struct analysis *a, const struct plan *pl)
+{
+	json_t *arr = json_array();
+
+	for (size_t j = 0; arr && j < pl->nleaves; j++) {
+		const struct finding *g = &a->findings.v[pl->leaves[j]];
+		json_t *o = json_object();
+		json_object_set_new(o, "id", json_integer(g->id));
+		json_object_set_new(o, "kind", json_string(finding_kind_name(g->kind)));
+		json_object_set_new(o, "savings_ns", json_integer(g->savings_ns));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 /*
  * The fix plans (report/plan/plans.h): {"directive": place, "findings": [ids],
- * "kinds": {kind: findings}, "occurrences", "savings_ns"}; no bytes: a sum
+ * "kinds": {kind: findings}, "occurrences", "savings_ns", "leaves", "edit"}; no bytes: a sum
  * over findings would count a transfer that is in two of them twice, most
  * savings first.  NULL when out of memory.
  */
@@ -298,6 +314,7 @@ static json_t *plans_json(const struct analysis *a)
 		json_object_set_new(o, "kinds", kinds);
 		json_object_set_new(o, "occurrences", json_integer((json_int_t)pl->occurrences));
 		json_object_set_new(o, "savings_ns", json_integer(pl->savings_ns));
+		json_object_set_new(o, "leaves", leaves_json(a, pl));
 		json_object_set_new(o, "edit", edit_json(&pl->edit));
 		json_array_append_new(arr, o);
 	}

@@ -145,6 +145,18 @@ static void print_plans(FILE *out, const struct analysis *a, int top)
 		for (size_t j = 0; j < pl->nmembers && j < 8; j++)
 			fprintf(out, "%s%d", j ? ", #" : "", a->findings.v[pl->members[j]].id);
 		fprintf(out, "%s)\n", pl->nmembers > 8 ? ", ..." : "");
+		if (pl->nleaves) {
+			int64_t sum = 0;
+			fprintf(out, "     its patch leaves #");
+			for (size_t j = 0; j < pl->nleaves; j++) {
+				const struct finding *g = &a->findings.v[pl->leaves[j]];
+				sum += g->savings_ns;
+				if (j < 8)
+					fprintf(out, "%s%d", j ? ", #" : "", g->id);
+			}
+			fprintf(out, "%s of this directive, not in its savings (theirs add up to %s)\n",
+				pl->nleaves > 8 ? ", ..." : "", format_ns(t, sizeof(t), sum));
+		}
 		print_edit(out, &pl->edit, i == 0);
 	}
 	if (p->n > (size_t)top)

@@ -42,6 +42,7 @@ void plan_edit_release(struct plan_edit *e)
 	free(e->unsure);
 	free(e->file);
 	free(e->keeps);
+	free(e->removes);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -50,6 +51,28 @@ int plan_edit_same_loop(const struct plan_edit *e, const struct plan_edit *by)
 	return e->kind == EDIT_WRAP_LOOP && by->kind == EDIT_WRAP_LOOP && !by->covered_by && by->patch && e->file &&
 	       by->file && !strcmp(e->file, by->file) && e->loop_first == by->loop_first &&
 	       e->loop_last == by->loop_last && e->loop_first > 0;
+}
+
+int plan_edit_no_effect(struct plan_edit *e)
+{
+	static const char why[] = "the patch would take no finding's every operation of one kind "
+				  "(transfers, sends, returns or allocations) away: it would remove none of them";
+	char *text = NULL, *unsure = NULL;
+
+	if (asprintf(&text, "%s Not sure: %s. No patch is given.", e->text ? e->text : "", why) < 0)
+		return -1;
+	if (!(unsure = strdup(why))) {
+		free(text);
+		return -1;
+	}
+	free(e->text);
+	free(e->patch);
+	free(e->unsure);
+	e->text = text;
+	e->patch = NULL;
+	e->unsure = unsure;
+	e->nkeeps = e->nremoves = 0;
+	return 0;
 }
 
 int plan_edit_cover(struct plan_edit *e, int n, const struct plan_edit *by)
@@ -851,6 +874,35 @@ static int cmp_seq(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* v (n seqs) sorted, each once; the new count. */
+static size_t sort_unique_seqs(int64_t *v, size_t n)
+{
+	size_t m = 0;
+
+	sort_array(v, n, sizeof(*v), cmp_seq);
+	for (size_t i = 0; i < n; i++)
+		if (!m || v[m - 1] != v[i])
+			v[m++] = v[i];
+	return m;
+}
+
+/* Whether seq is in v (n seqs, ascending). */
+static int bsearch_seq(const int64_t *v, size_t n, int64_t seq)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] == seq)
+			return 1;
+		if (v[mid] < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
 static void list_add(struct buf *b, const char *name)
 {
 	if (!listed(b, name))
@@ -881,13 +933,14 @@ static int cmp_insert(const void *x, const void *y)
 /*
  * The call sites of one directive (a loop the compiler unrolled: several
  * code pointers, one file, line and column) made one in 'ops': each takes
- * the first code pointer of its place, the plan's own first, so that the
- * plan sees one construct per directive.  0, or -1 when out of memory.
+ * the smallest code pointer of its place (the one its findings are keyed
+ * by), so that the plan sees one construct per directive.  0, or -1 when
+ * out of memory.
  */
 static int one_site_per_directive(struct attribution *at, uint64_t own, struct host_op *ops, size_t nops)
 {
 	struct place {
-		uint64_t codeptr;
+		uint64_t codeptr, rep;
 		const char *file;
 		int line, column;
 		json_t *loc;
@@ -910,17 +963,21 @@ static int one_site_per_directive(struct attribution *at, uint64_t own, struct h
 		pl[np].column = (int)json_integer_value(json_object_get(pl[np].loc, "column"));
 		np++;
 	}
-	for (size_t i = 0; i < nops; i++) {
-		size_t k, f;
-		for (k = 0; pl[k].codeptr != ops[i].codeptr; k++)
-			;
+	/* Each place's smallest code pointer, as the findings key it (findings_merge_sites()). */
+	for (size_t k = 0; k < np; k++) {
+		pl[k].rep = pl[k].codeptr;
 		if (!pl[k].file || pl[k].line <= 0)
 			continue;
-		for (f = 0; f < k; f++)
+		for (size_t f = 0; f < np; f++)
 			if (pl[f].file && pl[f].line == pl[k].line && pl[f].column == pl[k].column &&
-			    !strcmp(pl[f].file, pl[k].file))
-				break;
-		ops[i].codeptr = pl[f].codeptr;
+			    !strcmp(pl[f].file, pl[k].file) && pl[f].codeptr < pl[k].rep)
+				pl[k].rep = pl[f].codeptr;
+	}
+	for (size_t i = 0; i < nops; i++) {
+		size_t k;
+		for (k = 0; pl[k].codeptr != ops[i].codeptr; k++)
+			;
+		ops[i].codeptr = pl[k].rep;
 	}
 	for (size_t k = 0; k < np; k++)
 		json_decref(pl[k].loc);
@@ -1332,6 +1389,31 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 	}
 	if (pe->nkeeps)
 		sort_array(pe->keeps, pe->nkeeps, sizeof(*pe->keeps), cmp_seq);
+	/*
+	 * What the region removes: inside the loop, every allocation and
+	 * transfer of the data it keeps by a construct in the loop (not a
+	 * 'target update'), but those its updates keep.
+	 */
+	for (size_t i = 0; i < nops; i++) {
+		const struct host_op *o = &ops[i];
+		size_t k;
+		int in_kept = 0;
+		if (o->seq < w0 || o->seq > w1 || o->target_kind == 4)
+			continue;
+		for (k = 0; k < nsites && sites[k].codeptr != o->codeptr; k++)
+			;
+		if (k == nsites || !sites[k].inloop || bsearch_seq(pe->keeps, pe->nkeeps, o->seq))
+			continue;
+		for (k = 0; k < nkept && !in_kept; k++)
+			in_kept = o->host_addr >= kept[k].addr && o->host_addr + o->bytes <= kept[k].addr + kept[k].bytes;
+		if (!in_kept)
+			continue;
+		if (grow_one((void **)&pe->removes, &pe->removes_cap, pe->nremoves, sizeof(*pe->removes)) < 0) {
+			oom = 1;
+			goto out;
+		}
+		pe->removes[pe->nremoves++] = o->seq;
+	}
 	sort_array(ins, nins, sizeof(*ins), cmp_insert);
 	ch = calloc(nins, sizeof(*ch));
 	if (!ch)
@@ -1420,6 +1502,24 @@ static int op_of(const struct host_op *o, uint64_t c, json_t *entries, const cha
 		return 1;
 	name = entry_name(entries, o->map_index);
 	return !name || !strcmp(name, var);
+}
+
+/*
+ * Note in e->removes that its patch removes c's operations of kind 'op'
+ * (1 alloc, 2 to, 3 from; 0 any) of 'var' (NULL: of every variable).
+ * 0, or -1 when out of memory.
+ */
+static int removes_ops(struct plan_edit *e, const struct host_op *ops, size_t n, uint64_t c, json_t *entries,
+		       const char *var, int op)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ops[i].codeptr != c || (op && ops[i].op != op) || (var && !op_of(&ops[i], c, entries, var)))
+			continue;
+		if (grow_one((void **)&e->removes, &e->removes_cap, e->nremoves, sizeof(*e->removes)) < 0)
+			return -1;
+		e->removes[e->nremoves++] = ops[i].seq;
+	}
+	return 0;
 }
 
 /* The content last moved for o's range before ops[i] (any construct); 0 when none known. */
@@ -1769,10 +1869,16 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 				e->patch = unified_diff(src, in->rel, &c, 1);
 				oom = !e->patch;
 				free(repl);
+				/* What comes back there of the variables retyped: those not retyped stay. */
+				for (size_t i = 0; !oom && i < nh; i++) {
+					const char *v = json_string_value(json_array_get(in->hdh, i));
+					if (v && listed(&vars, v) && removes_ops(e, ops, nops, rc_ptr, rent, v, 3) < 0)
+						oom = 1;
+				}
 			} else if (nh == 1 && strstr(rdir, "target update") && only_item(rdir, "from", var) &&
 				   !only_item(rdir, "to", var) && delete_directive(src, rline, ch, &n)) {
 				e->patch = unified_diff(src, in->rel, ch, n);
-				oom = !e->patch;
+				oom = !e->patch || removes_ops(e, ops, nops, rc_ptr, NULL, NULL, 0) < 0;
 				free(e->clauses);
 				e->clauses = NULL;
 				put(&t, " The patch deletes the 'target update from' on line %d.", rline);
@@ -1805,7 +1911,7 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		else if ((strstr(dir, "enter data") || strstr(dir, "exit data")) && only_item(dir, "map", var) &&
 			 delete_directive(src, in->line, ch, &n)) {
 			e->patch = unified_diff(src, in->rel, ch, n);
-			oom = !e->patch;
+			oom = !e->patch || removes_ops(e, ops, nops, pl->codeptr, NULL, NULL, 0) < 0;
 		} else {
 			put(&unsure, " %s is not the only variable of a 'target enter data' or 'exit data' on line %d: "
 				"edit the clause by hand.", var, in->line);
@@ -1837,7 +1943,7 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 			if (only_item(dir, "to", var) && !only_item(dir, "from", var) &&
 			    delete_directive(src, in->line, ch, &n)) {
 				e->patch = unified_diff(src, in->rel, ch, n);
-				oom = !e->patch;
+				oom = !e->patch || removes_ops(e, ops, nops, pl->codeptr, NULL, NULL, 0) < 0;
 			} else {
 				put(&unsure, " The 'target update' on line %d moves more than %s: edit it by hand.",
 				    in->line, var);
@@ -1847,7 +1953,7 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 			if (repl) {
 				struct change ch = { .at = in->line, .repl = repl };
 				e->patch = unified_diff(src, in->rel, &ch, 1);
-				oom = !e->patch;
+				oom = !e->patch || removes_ops(e, ops, nops, pl->codeptr, in->entries, var, 2) < 0;
 				free(repl);
 			} else {
 				put(&unsure, " The clause to change does not map %s alone on line %d.", var, in->line);
@@ -1881,7 +1987,9 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 	}
 	/* Kept transfers are what a patch keeps: with none, the plan's savings are all its findings'. */
 	if (!e->patch)
-		e->nkeeps = 0;
+		e->nkeeps = e->nremoves = 0;
+	else if (e->nremoves)
+		e->nremoves = sort_unique_seqs(e->removes, e->nremoves);
 	if (unsure.len) {
 		if (!(e->unsure = strdup(unsure.s + 1)))
 			oom = 1;

@@ -72,6 +72,11 @@ struct plan_edit {
 				  (ascending): not counted in the plan's savings */
 	size_t nkeeps, keeps_cap;
 	int64_t left_ns;       /* what those kept transfers cost (plans.c) */
+	int64_t *removes;      /* with a patch: the seqs of the recorded allocations and
+				  transfers it removes (ascending, distinct): the findings
+				  it removes are those it takes every operation of one
+				  role from (plans.c) */
+	size_t nremoves, removes_cap;
 };
 
 /* "wrap_loop", ... (static). */
@@ -99,6 +104,13 @@ void plan_edit_release(struct plan_edit *e);
  * 'by' (another one, ahead of it): 1 when so.
  */
 int plan_edit_same_loop(const struct plan_edit *e, const struct plan_edit *by);
+
+/*
+ * e's patch removes none of the recorded findings (plans.c): it goes, and
+ * the text and e->unsure say so.  0, or -1 when out of memory (e then as
+ * it was).
+ */
+int plan_edit_no_effect(struct plan_edit *e);
 
 /*
  * Mark e covered by plan number n (1-based), whose edit 'by' wraps the same

@@ -9,6 +9,8 @@
 #include "db/attribution.h"
 #include "report/plan/plans.h"
 #include "report/findings/analysis.h"
+#include "lib/grow.h"
+#include "lib/hmap.h"
 #include "lib/sort.h"
 
 struct keyed {
@@ -56,15 +58,6 @@ struct plans_pass {
 	struct unions *u;             /* the plans' savings, being summed */
 	struct plan_sources *sources; /* each source file read once, however many directives it holds */
 };
-
-/* The transfers each plan's patch keeps (its updates) leave its savings. */
-static int keep_all(const struct plans *p, struct unions *u)
-{
-	for (size_t k = 0; k < p->n; k++)
-		if (findings_unions_keep(u, k, p->v[k].edit.keeps, p->v[k].edit.nkeeps) < 0)
-			return -1;
-	return 0;
-}
 
 static void pass_free(struct plans_pass *pp)
 {
@@ -131,6 +124,186 @@ int plans_tap(void *pp, size_t pos, const struct finding_op *op)
 	return findings_unions_op(((struct plans_pass *)pp)->u, pos, op);
 }
 
+/*
+ * What the patches remove, in one pass over the findings' operations: per
+ * finding, its operations of each role; per plan and finding the patch
+ * touches, how many of them the patch removes.
+ */
+struct claims {
+	int64_t (*by_seq)[2];         /* {seq, plan}, by seq: every plan's removes */
+	size_t n;
+	uint64_t (*ops)[ROLE_COUNT];  /* by finding */
+	struct hmap hit;              /* {plan, finding} -> removed operations by role */
+	int oom;
+};
+
+static int cmp_pair(const void *x, const void *y)
+{
+	const int64_t *a = x, *b = y;
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+static int claims_op(void *arg, size_t pos, const struct finding_op *op)
+{
+	struct claims *c = arg;
+	size_t lo = 0, hi = c->n;
+
+	if (op->role >= ROLE_COUNT)
+		return 0;
+	c->ops[pos][op->role]++;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->by_seq[mid][0] < op->seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->n && c->by_seq[lo][0] == op->seq; lo++) {
+		uint64_t key = (uint64_t)c->by_seq[lo][1] << 32 | pos;
+		uint64_t *hits = hmap_put(&c->hit, &key, NULL);
+		if (!hits) {
+			c->oom = 1;
+			return -1;
+		}
+		hits[op->role]++;
+	}
+	return 0;
+}
+
+static int cmp_size(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	return (a > b) - (a < b);
+}
+
+/*
+ * Each plan with a patch takes as members the findings the patch removes,
+ * the directive's others as leaves; a patch that removes none goes (the
+ * plan says so).  0, or -1 when out of memory.
+ */
+static int claim(const struct analysis *a, struct plans *p)
+{
+	struct claims c = { 0 };
+	size_t nf = a->findings.n, pos = 0, *cap = NULL;
+	const uint64_t *key;
+	void *val;
+	int rc = -1;
+
+	for (size_t k = 0; k < p->n; k++)
+		c.n += p->v[k].edit.nremoves;
+	if (!c.n)
+		return 0;
+	hmap_init(&c.hit, 1, ROLE_COUNT * sizeof(uint64_t));
+	c.by_seq = malloc(c.n * sizeof(*c.by_seq));
+	c.ops = calloc(nf ? nf : 1, sizeof(*c.ops));
+	cap = calloc(p->n, sizeof(*cap));
+	if (!c.by_seq || !c.ops || !cap)
+		goto out;
+	c.n = 0;
+	for (size_t k = 0; k < p->n; k++)
+		for (size_t i = 0; i < p->v[k].edit.nremoves; i++) {
+			c.by_seq[c.n][0] = p->v[k].edit.removes[i];
+			c.by_seq[c.n++][1] = (int64_t)k;
+		}
+	sort_array(c.by_seq, c.n, sizeof(*c.by_seq), cmp_pair);
+	if (findings_each_op(&a->findings, claims_op, &c) < 0)
+		goto out;
+	/* Every finding the patch takes every operation of one role from. */
+	while (hmap_next(&c.hit, &pos, &key, &val)) {
+		size_t k = (size_t)(*key >> 32), i = (size_t)(*key & 0xffffffffu);
+		const uint64_t *hits = val;
+		struct plan *pl = &p->v[k];
+		int all = 0;
+		for (int r = 0; r < ROLE_COUNT && !all; r++)
+			all = c.ops[i][r] && hits[r] == c.ops[i][r];
+		if (!all)
+			continue;
+		if (grow_one((void **)&pl->own, &cap[k], pl->nleaves, sizeof(*pl->own)) < 0)
+			goto out;
+		pl->own[pl->nleaves++] = i;   /* counted in nleaves until they become the members */
+	}
+	for (size_t k = 0; k < p->n; k++) {
+		struct plan *pl = &p->v[k];
+		size_t n = pl->nleaves, m = 0;
+		if (!pl->edit.nremoves)
+			continue;
+		pl->nleaves = 0;
+		if (!n) {
+			free(pl->own);
+			pl->own = NULL;
+			if (plan_edit_no_effect(&pl->edit) < 0)
+				goto out;
+			continue;
+		}
+		sort_array(pl->own, n, sizeof(*pl->own), cmp_size);
+		/* The directive's findings the patch leaves. */
+		if (!(pl->leaves = malloc(pl->nmembers * sizeof(*pl->leaves))))
+			goto out;
+		for (size_t j = 0; j < pl->nmembers; j++) {
+			while (m < n && pl->own[m] < pl->members[j])
+				m++;
+			if (m == n || pl->own[m] != pl->members[j])
+				pl->leaves[pl->nleaves++] = pl->members[j];
+		}
+		pl->members = pl->own;
+		pl->nmembers = n;
+		pl->occurrences = 0;
+		memset(pl->kinds, 0, sizeof(pl->kinds));
+		for (size_t j = 0; j < n; j++) {
+			const struct finding *g = &a->findings.v[pl->members[j]];
+			pl->occurrences += g->occurrences;
+			pl->kinds[g->kind]++;
+		}
+	}
+	rc = 0;
+out:
+	hmap_release(&c.hit);
+	free(c.by_seq);
+	free(c.ops);
+	free(cap);
+	return rc;
+}
+
+/* Each plan's savings from its members (findings_sets_ns()), its kept transfers apart. */
+static int sums(const struct analysis *a, const struct plans *p, int64_t *ns, int64_t *left)
+{
+	size_t nf = a->findings.n, total = 0;
+	size_t *start = calloc(nf + 1, sizeof(*start)), *sets = NULL, *fill = NULL;
+	const int64_t **keep = malloc((p->n ? p->n : 1) * sizeof(*keep));
+	size_t *nkeep = malloc((p->n ? p->n : 1) * sizeof(*nkeep));
+	int rc = -1;
+
+	if (!start || !keep || !nkeep)
+		goto out;
+	for (size_t k = 0; k < p->n; k++) {
+		keep[k] = p->v[k].edit.keeps;
+		nkeep[k] = p->v[k].edit.nkeeps;
+		for (size_t j = 0; j < p->v[k].nmembers; j++)
+			start[p->v[k].members[j] + 1]++;
+		total += p->v[k].nmembers;
+	}
+	for (size_t i = 0; i < nf; i++)
+		start[i + 1] += start[i];
+	sets = malloc((total ? total : 1) * sizeof(*sets));
+	fill = malloc((nf ? nf : 1) * sizeof(*fill));
+	if (!sets || !fill)
+		goto out;
+	memcpy(fill, start, nf * sizeof(*fill));
+	for (size_t k = 0; k < p->n; k++)
+		for (size_t j = 0; j < p->v[k].nmembers; j++)
+			sets[fill[p->v[k].members[j]]++] = k;
+	rc = findings_sets_ns(&a->findings, start, sets, p->n, keep, nkeep, ns, left);
+out:
+	free(start);
+	free(sets);
+	free(fill);
+	free(keep);
+	free(nkeep);
+	return rc;
+}
+
 int plans_end(const struct analysis *a, struct plans *p, struct plans_pass *pp, int fed)
 {
 	int64_t *ns = malloc((p->n ? p->n : 1) * sizeof(*ns)), *left = malloc((p->n ? p->n : 1) * sizeof(*left));
@@ -154,19 +327,32 @@ int plans_end(const struct analysis *a, struct plans *p, struct plans_pass *pp, 
 	}
 	/*
 	 * Fed by the store's pass (made anyway), unless it did not see every
-	 * operation (a store that failed), or a patch keeps some of the plans'
-	 * transfers (its updates): then summed afresh, in a pass of its own for
-	 * all plans at once, the kept transfers apart.
+	 * operation (a store that failed).  Where a patch removes findings,
+	 * its plan claims those (claim()), and the savings are summed afresh
+	 * for all plans in a pass of their own, kept transfers apart; so they
+	 * are where a patch keeps some of its plan's transfers (its updates).
 	 */
-	if (!fed || keeps) {
+	if (claim(a, p) < 0)
+		goto out;
+	for (size_t k = 0; k < p->n; k++)
+		keeps |= p->v[k].edit.nremoves > 0 || p->v[k].edit.nkeeps > 0;
+	if (keeps) {
 		findings_unions_free(pp->u);
-		if (!(pp->u = findings_unions_begin(&a->findings, pp->set_of, p->n)) || keep_all(p, pp->u) < 0 ||
-		    (findings_unions_need_ops(pp->u) && findings_each_op(&a->findings, findings_unions_op, pp->u) < 0))
+		pp->u = NULL;
+		if (sums(a, p, ns, left) < 0)
 			goto out;
+	} else {
+		if (!fed) {
+			findings_unions_free(pp->u);
+			if (!(pp->u = findings_unions_begin(&a->findings, pp->set_of, p->n)) ||
+			    (findings_unions_need_ops(pp->u) &&
+			     findings_each_op(&a->findings, findings_unions_op, pp->u) < 0))
+				goto out;
+		}
+		findings_unions_left(pp->u, left);
+		findings_unions_end(pp->u, ns);
+		pp->u = NULL;
 	}
-	findings_unions_left(pp->u, left);
-	findings_unions_end(pp->u, ns);
-	pp->u = NULL;
 	for (size_t k = 0; k < p->n; k++) {
 		p->v[k].savings_ns = a->duration_ns > 0 && ns[k] > a->duration_ns ? a->duration_ns : ns[k];
 		p->v[k].edit.left_ns = left[k];
@@ -213,8 +399,11 @@ void plans_release(struct plans *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; p->v && i < p->n; i++)
+	for (size_t i = 0; p->v && i < p->n; i++) {
 		plan_edit_release(&p->v[i].edit);
+		free(p->v[i].own);
+		free(p->v[i].leaves);
+	}
 	free(p->v);
 	free(p->store);
 	memset(p, 0, sizeof(*p));

@@ -4,7 +4,12 @@
  * A person fixes constructs, not findings: one plan per directive (the
  * source file:line of a finding's first location, the construct whose
  * mapping defines it; the code pointer when no line is known), with the
- * findings under it and what changing it would save.  A plan's savings are
+ * findings under it and what changing it would save.  A plan whose edit
+ * gives a patch claims exactly the findings the patch removes: those it
+ * takes every recorded operation of one role from (every transfer of a
+ * duplicate, every return or every send of a round trip, every allocation
+ * of an allocation finding), the directive's own or another's; the
+ * directive's findings it leaves are listed apart.  A plan's savings are
  * the union of the time intervals of its findings' operations, each
  * operation once (a transfer can be a duplicate and a round-trip leg at the
  * same time; operations of threads or nowait constructs overlap), so no
@@ -24,8 +29,17 @@ struct analysis;
 
 struct plan {
 	uint64_t codeptr;             /* the directive: its first finding's first location */
-	size_t *members;              /* indices into the analysis' findings, ascending */
+	/*
+	 * Indices into the analysis' findings, ascending: those of the
+	 * directive, or, with a patch, those the patch removes (which may
+	 * include another directive's: plans.c).
+	 */
+	size_t *members;
 	size_t nmembers;
+	size_t *leaves;               /* with a patch: the directive's findings it does not
+					 remove, ascending (malloc'ed); NULL: none */
+	size_t nleaves;
+	size_t *own;                  /* members when not in struct plans' store (malloc'ed) */
 	int64_t savings_ns;           /* union of the members' operations */
 	uint64_t occurrences;         /* sum over the members */
 	uint64_t kinds[FINDING_KIND_COUNT];  /* members of each kind */

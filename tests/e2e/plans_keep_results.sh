@@ -49,14 +49,22 @@ record() {
 	"$bin" report -q --no-html --json "$dir/$tag.json" "$dir/$tag.db" 2>>"$dir/$tag.log" || return 1
 }
 
-# check_patched DIR COPY NAME TAG WHAT NB [PATCH]: the program in COPY
-# (patched) built, recorded as TAG and held against DIR's recording
+# ids_of DIR FINGERPRINTS: the ids those fingerprints have in DIR/before.json.
+ids_of() {
+	jq -r --arg f "$2" '[.findings[] | select(.fingerprint as $x | $f | split(" ") | index($x)) | .id] | join(",")' \
+		"$1/before.json"
+}
+
+# check_patched DIR COPY NAME TAG WHAT NB [PATCH [CLAIMED]]: the program in
+# COPY (patched) built, recorded as TAG and held against DIR's recording
 # 'before' (NB findings): the same output and exit status, fewer findings,
-# and 'mapprof diff' saying identical where it can tell.  Each problem is
-# counted; PATCH is quoted with them.  Returns 1 when the program could
-# not be built or recorded.
+# and 'mapprof diff' saying identical where it can tell; with CLAIMED (the
+# fingerprints of the findings a plan says it removes, sorted, one line),
+# 'mapprof diff' removed exactly those.  Each problem is counted; PATCH is
+# quoted with them.  Returns 1 when the program could not be built or
+# recorded.
 check_patched() {
-	local dir=$1 copy=$2 name=$3 tag=$4 what=$5 nb=$6 patchf=${7:-} before=$failures rc na results quote=
+	local dir=$1 copy=$2 name=$3 tag=$4 what=$5 nb=$6 patchf=${7:-} claimed=${8:-} before=$failures rc na results quote= removed
 	[ -z "$patchf" ] || quote=$'\n'$(cat "$patchf")
 	if ! build "$copy" "$name" >"$copy/build.log" 2>&1; then
 		problem "$what: the patched program does not build: $(head -20 "$copy/build.log")$quote"
@@ -73,7 +81,15 @@ check_patched() {
 		problem "$what: the patched program exits $rc, not $(cat "$dir/before.rc")"
 	na=$(jq '.findings | length' "$copy/$tag.json")
 	[ "$na" -lt "$nb" ] || problem "$what: the patched program has $na findings, not fewer than $nb"
-	results=$("$bin" diff "$dir/before.db" "$copy/$tag.db" 2>/dev/null | grep '^results:' || true)
+	"$bin" diff --json "$copy/diff.json" "$dir/before.db" "$copy/$tag.db" >"$copy/diff.txt" 2>/dev/null ||
+		problem "$what: mapprof diff failed"
+	results=$(grep '^results:' "$copy/diff.txt" || true)
+	if [ -n "$claimed" ]; then
+		# The findings 'mapprof diff' says the patch removed are the plan's.
+		removed=$(jq -r '[.removed[].fingerprint] | sort | join(" ")' "$copy/diff.json")
+		[ "$removed" == "$claimed" ] ||
+			problem "$what: the patch removed findings [$(ids_of "$dir" "$removed")], the plan claims [$(ids_of "$dir" "$claimed")]"
+	fi
 	if [ -n "$results" ] && ! grep -q identical <<<"$results"; then
 		problem "$what: mapprof diff says: $results"
 	fi
@@ -134,7 +150,8 @@ for f in "${programs[@]}"; do
 			problem "$what: the patch does not apply: $(cat "$copy/patch.log") $(cat "$dir/plan$i.patch")"
 			continue
 		fi
-		check_patched "$dir" "$copy" "$name" after "$what" "$nb" "$dir/plan$i.patch" && checked=$((checked + 1))
+		claimed=$(jq -r --argjson p "$plan" '[.findings[] | select(.id as $i | $p.findings | index($i)) | .fingerprint] | sort | join(" ")' "$dir/before.json")
+		check_patched "$dir" "$copy" "$name" after "$what" "$nb" "$dir/plan$i.patch" "$claimed" && checked=$((checked + 1))
 	done
 	# Every plan with a patch, in order, on one copy: each still applies
 	# after those before it (plans do not overlap), and together they pass
