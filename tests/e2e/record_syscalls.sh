@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # record_syscalls.sh - the system calls 'mapprof record' and the collector
-# make per chunk of events (issue 29, session 13: a system call costs ~2.5 us
+# make per chunk of events (issue 29: a system call costs ~2.5 us
 # in this VM and a launch-heavy program fills ~1,800 chunks of 1,024 events a
 # second).  bench/launch_heavy.c with 60,000 regions (360,000 events, ~350
 # chunks) recorded under strace, the live expansion at the program's
