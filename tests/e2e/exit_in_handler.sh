@@ -7,7 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 t=$(tmpdir)
 m=$MAPPROF_BUILD/mapprof
-ompcc -O1 -g "$MAPPROF_SRC/tests/e2e/exit_in_handler.c" -o "$t/prog" -lpthread || fail "cannot build exit_in_handler.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/exit_in_handler.c" "$t/prog" -O1 -g -lpthread
 for i in 1 2 3 4; do
 	for dmh in 0 1; do
 		rc=0

@@ -13,8 +13,7 @@
 t=$(tmpdir)
 m=$MAPPROF_BUILD/mapprof
 
-ompcc -O1 -g "$MAPPROF_SRC/tests/e2e/hash_deferred_nowait.c" -o "$t/nowait_update" ||
-	fail "cannot build hash_deferred_nowait.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/hash_deferred_nowait.c" "$t/nowait_update" -O1 -g
 hashes() { q "$1" "SELECT op, bytes, hash FROM data_ops WHERE hash IS NOT NULL" | sort; }
 stat_of() { q "$1" "SELECT coalesce((SELECT value FROM stats WHERE name = '$2'), 'missing')"; }
 findings() { "$m" report --json - "$1" 2>/dev/null | jq -c '[.findings[] | {kind, flavour, bytes, occurrences}] | sort'; }
@@ -28,9 +27,8 @@ done
 total=0
 for p in "${progs[@]}"; do
 	s=$(basename "$p")
-	"$m" record -f -o "$t/src.db" -- "$p" >/dev/null 2>"$t/err" || fail "record $s: $(cat "$t/err")"
-	MAPPROF_DEVICE_MEMORY_HOST=0 "$m" record -f -o "$t/dst.db" -- "$p" >/dev/null 2>"$t/err" ||
-		fail "record $s (destination hashed): $(cat "$t/err")"
+	record_prog "$t/src.db" "$p" >/dev/null
+	MAPPROF_DEVICE_MEMORY_HOST=0 record_prog "$t/dst.db" "$p" >/dev/null
 	assert_eq "$(hashes "$t/dst.db")" "$(hashes "$t/src.db")" "$s: hashes of the deferred destination and of the source"
 	assert_eq "$(findings "$t/dst.db")" "$(findings "$t/src.db")" "$s: findings"
 	from=$(q "$t/dst.db" "SELECT count(*) FROM data_ops WHERE op = 'from_device' AND bytes > 0")

@@ -8,7 +8,6 @@
 # mapprof hashes with helper threads or reuses).  HASH_FLOOR_VERBOSE=1 says
 # the same counts on stderr.
 . "$(dirname "$0")/lib.sh"
-mapprof=$MAPPROF_BUILD/mapprof
 floor=$MAPPROF_BUILD/bench/libhash-floor.so
 [ -f "$floor" ] || fail "no hash floor '$floor' (hint: make build-tools)"
 d=$(tmpdir)
@@ -45,12 +44,12 @@ int main(void)
 	return 0;
 }
 C
-ompcc -O1 prog.c -o prog || fail "cannot build prog.c"
+compile_offload prog.c prog -O1
 
 HASH_FLOOR_OUT=$d/floor.bin HASH_FLOOR_VERBOSE=1 OMP_TOOL_LIBRARIES=$floor ./prog >floor.out 2>floor.err ||
 	fail "the program failed under the hash floor: $(cat floor.err)"
 [ -s floor.bin ] || fail "the hash floor wrote no events file"
-"$mapprof" record -f -o run.db -- ./prog >rec.out 2>rec.err || fail "record failed: $(cat rec.err)"
+record_prog run.db ./prog >rec.out
 cmp -s floor.out rec.out || fail "the program printed other results under the floor and under mapprof"
 
 # The floor's events file: "HFLOOR1\0", the event size, then struct event

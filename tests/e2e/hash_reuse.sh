@@ -9,17 +9,13 @@
 # The samples too: their hashes with and without reuse are the same.
 . "$(dirname "$0")/lib.sh"
 t=$(tmpdir)
-m=$MAPPROF_BUILD/mapprof
 
-ompcc -O1 -g "$MAPPROF_SRC/tests/e2e/hash_reuse.c" -o "$t/hash_reuse" -lpthread ||
-	fail "cannot build hash_reuse.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/hash_reuse.c" "$t/hash_reuse" -O1 -g -lpthread
 hashes() { q "$1" "SELECT seq, op, bytes, src_addr, dest_addr, hash FROM data_ops WHERE hash IS NOT NULL ORDER BY seq"; }
 stat_of() { q "$1" "SELECT value FROM stats WHERE name = '$2'"; }
 
-MAPPROF_HASH_REUSE=0 "$m" record -f -o "$t/off.db" -- "$t/hash_reuse" >/dev/null 2>"$t/err" ||
-	fail "record (reuse off): $(cat "$t/err")"
-"$m" record -f -o "$t/on.db" -- "$t/hash_reuse" >/dev/null 2>"$t/err" ||
-	fail "record (reuse on): $(cat "$t/err")"
+MAPPROF_HASH_REUSE=0 record_prog "$t/off.db" "$t/hash_reuse" >/dev/null
+record_prog "$t/on.db" "$t/hash_reuse" >/dev/null
 hashes "$t/off.db" >"$t/off.txt"
 hashes "$t/on.db" >"$t/on.txt"
 n=$(wc -l <"$t/off.txt")
@@ -51,8 +47,8 @@ read_off=$(stat_of "$t/off.db" hash_bytes)
 for s in duplicate_transfer round_trip jacobi_like well_mapped; do
 	p=$MAPPROF_BUILD/samples/$s
 	[ -x "$p" ] || continue
-	MAPPROF_HASH_REUSE=0 "$m" record -f -o "$t/s0.db" -- "$p" >/dev/null 2>&1 || fail "record $s"
-	"$m" record -f -o "$t/s1.db" -- "$p" >/dev/null 2>&1 || fail "record $s"
+	MAPPROF_HASH_REUSE=0 record_prog "$t/s0.db" "$p" >/dev/null
+	record_prog "$t/s1.db" "$p" >/dev/null
 	assert_eq "$(hashes "$t/s1.db" | cut -d'|' -f2,3,6 | md5sum)" \
 		"$(hashes "$t/s0.db" | cut -d'|' -f2,3,6 | md5sum)" "$s: hashes with reuse on and off"
 done

@@ -15,14 +15,13 @@
 t=$(tmpdir)
 m=$MAPPROF_BUILD/mapprof
 
-ompcc -O1 -g "$MAPPROF_SRC/tests/e2e/hash_reuse_cost.c" -o "$t/cost" || fail "cannot build hash_reuse_cost.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/hash_reuse_cost.c" "$t/cost" -O1 -g
 hashes() { q "$1" "SELECT op, bytes, hash FROM data_ops WHERE hash IS NOT NULL ORDER BY seq"; }
 stat_of() { q "$1" "SELECT value FROM stats WHERE name = '$2'"; }
 
 export OMP_NUM_THREADS=2
-MAPPROF_HASH_REUSE=0 "$m" record -f -o "$t/off.db" -- "$t/cost" >"$t/out0" 2>"$t/err" ||
-	fail "record (reuse off): $(cat "$t/err")"
-"$m" record -f -o "$t/on.db" -- "$t/cost" >"$t/out1" 2>"$t/err" || fail "record (reuse on): $(cat "$t/err")"
+MAPPROF_HASH_REUSE=0 record_prog "$t/off.db" "$t/cost" >"$t/out0"
+record_prog "$t/on.db" "$t/cost" >"$t/out1"
 assert_eq "$(cat "$t/out1")" "$(cat "$t/out0")" "the program's result"
 n=$(hashes "$t/off.db" | wc -l)
 [ "$n" -ge 2000 ] || fail "expected at least 2000 hashed transfers, got $n"

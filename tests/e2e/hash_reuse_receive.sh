@@ -10,15 +10,13 @@
 # of MAPPROF_HASH_REUSE=0.
 . "$(dirname "$0")/lib.sh"
 t=$(tmpdir)
-m=$MAPPROF_BUILD/mapprof
 
-ompcc -O1 -g -DFIXED "$MAPPROF_SRC/bench/real/monitor.c" -o "$t/monitor" -lm || fail "cannot build monitor.c"
+compile_offload "$MAPPROF_SRC/bench/real/monitor.c" "$t/monitor" -O1 -g -DFIXED -lm
 hashes() { q "$1" "SELECT op, bytes, hash FROM data_ops WHERE hash IS NOT NULL ORDER BY seq"; }
 stat_of() { q "$1" "SELECT value FROM stats WHERE name = '$2'"; }
 
-MAPPROF_HASH_REUSE=0 "$m" record -f -o "$t/off.db" -- "$t/monitor" 131072 200 >"$t/out0" 2>"$t/err" ||
-	fail "record (reuse off): $(cat "$t/err")"
-"$m" record -f -o "$t/on.db" -- "$t/monitor" 131072 200 >"$t/out1" 2>"$t/err" || fail "record (reuse on): $(cat "$t/err")"
+MAPPROF_HASH_REUSE=0 record_prog "$t/off.db" "$t/monitor" 131072 200 >"$t/out0"
+record_prog "$t/on.db" "$t/monitor" 131072 200 >"$t/out1"
 assert_eq "$(cat "$t/out1")" "$(cat "$t/out0")" "the program's result"
 n=$(q "$t/off.db" "SELECT COUNT(*) FROM data_ops WHERE op = 'from_device' AND bytes = 131072 * 8")
 [ "$n" -ge 200 ] || fail "expected 200 copies of the field back, got $n"

@@ -28,7 +28,7 @@ int main(void)
 	return 0;
 }
 C
-ompcc -g app.c -o app || fail "cannot build app.c"
+compile_offload app.c app -g
 
 # report --help: --source-root once, --top in the usage line.
 "$mapprof" report --help >help.txt || fail "report --help"

@@ -22,8 +22,8 @@ command -v sqlite3 >/dev/null || skip "sqlite3 is missing (apt-get install sqlit
 d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
-ompcc -O1 "$MAPPROF_SRC/tests/e2e/threads_regions.c" -o threads || fail "cannot build threads_regions.c"
-ompcc -O2 "$MAPPROF_SRC/bench/launch_heavy.c" -o heavy || fail "cannot build bench/launch_heavy.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/threads_regions.c" threads -O1
+compile_offload "$MAPPROF_SRC/bench/launch_heavy.c" heavy -O2
 
 stat_of() {  # DB NAME
 	sqlite3 "$1" "SELECT value FROM stats WHERE name = '$2'"
@@ -78,7 +78,7 @@ unset MAPPROF_LIVE_EXPAND
 
 # record killed while the program runs: its live pages are past the file's
 # end (the header does not count them); recover drops them and expands.
-ompcc -O1 -DPAUSE_US=10 -DBATCH=16 "$MAPPROF_SRC/tests/e2e/timed_loop.c" -o loop || fail "cannot build timed_loop.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/timed_loop.c" loop -O1 -DPAUSE_US=10 -DBATCH=16
 MAPPROF_RING_CHUNKS=4 "$mapprof" record -o dead.db -- ./loop 2 >/dev/null 2>dead.err &
 rec=$!
 for _ in $(seq 100); do [ -s dead.db-spool ] && break; sleep 0.05; done

@@ -18,7 +18,7 @@ command -v sqlite3 >/dev/null || skip "sqlite3 is missing (apt-get install sqlit
 d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
-ompcc -O1 "$MAPPROF_SRC/tests/e2e/threads_regions.c" -o threads || fail "cannot build threads_regions.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/threads_regions.c" threads -O1
 
 check_ok() {  # DB WHAT
 	assert_eq "$(sqlite3 "$1" 'PRAGMA integrity_check')" ok "integrity_check of $2"

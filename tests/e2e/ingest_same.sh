@@ -182,7 +182,7 @@ done
 assert_eq "$(rows_hash bigshuffled.db)" "$(rows_hash big.db)" "the rows of the shuffled big spool's database"
 
 # Real recordings: four threads, each its own buffer, many tiny regions.
-ompcc -O1 "$MAPPROF_SRC/tests/e2e/threads_regions.c" -o threads || fail "cannot build threads_regions.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/threads_regions.c" threads -O1
 regions=1500
 for chunks in default 2; do
 	if [ "$chunks" = default ]; then

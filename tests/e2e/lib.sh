@@ -59,6 +59,33 @@ ompcc_host() {
 	"$OMPCC" -fopenmp "$@" -Wl,-rpath,"$LLVM_DIR/lib" -L"$LLVM_DIR/lib"
 }
 
+# compile_offload SRC OUT [FLAGS...]: build the OpenMP offload program SRC
+# (a file the test wrote, or one of tests/e2e/*.c, bench/*.c) into OUT with
+# ompcc, FLAGS after the rest (-O1 -g, -DNAME=VALUE, -lpthread: libraries
+# come after the source there), or fail the test: "cannot build NAME.c".
+# The compiler's messages go to the test's stderr.
+compile_offload() {
+	[ $# -ge 2 ] || fail "usage: compile_offload SRC OUT [FLAGS...]"
+	local src=$1 out=$2
+	shift 2
+	ompcc "$src" -o "$out" "$@" || fail "cannot build $(basename "$src")"
+}
+
+# record_prog DB PROG [ARGS...]: 'mapprof record -f -o DB -- PROG ARGS...'
+# with the environment the caller sets (MAPPROF_HASH_REUSE=0 record_prog
+# ...).  The program's standard output is record_prog's (redirect it);
+# record's messages are kept and shown if it fails: the test fails unless
+# record exits 0 (the program's own status).
+record_prog() {
+	[ $# -ge 2 ] || fail "usage: record_prog DB PROG [ARGS...]"
+	local db=$1 err
+	shift
+	err=$(mktemp "$_E2E_TMP/record.XXXXXX") || fail "cannot make a temporary file"
+	"$MAPPROF_BUILD/mapprof" record -f -o "$db" -- "$@" 2>"$err" ||
+		fail "record $(basename "$db") ($(basename "$1")): $(cat "$err")"
+	rm -f "$err"
+}
+
 # assert_eq GOT WANT WHAT: fail unless GOT and WANT are the same string.
 assert_eq() {
 	[ "$1" == "$2" ] || fail "$3: got '$1', want '$2'"

@@ -62,7 +62,7 @@ int main(void)
 	return 0;
 }
 C
-ompcc -g -O1 quiet.c -o quiet 2>cc.err || fail "cannot compile quiet.c: $(cat cc.err)"
+compile_offload quiet.c quiet -g -O1
 
 # --- run: record and report with nobody reading the summary -------------------
 mkdir r

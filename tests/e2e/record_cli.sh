@@ -25,7 +25,7 @@ int main(int argc, char **argv) {
 	return argc > 1 && !strcmp(argv[1], "ret") ? 5 : 0;
 }
 C
-ompcc -g exit7.c -o exit7 || fail "cannot build the test program"
+compile_offload exit7.c exit7 -g
 
 status() { local rc=0; "$@" >/dev/null 2>"$dir/err" || rc=$?; echo "$rc"; }
 
@@ -59,10 +59,9 @@ int main(void) {
 	return x == 2 ? 0 : 1;
 }
 C
-ompcc gap.c -o gap || fail "cannot build gap.c"
+compile_offload gap.c gap
 for clock in tsc monotonic; do
-	MAPPROF_CLOCK=$clock "$mapprof" record -f -o gap.db -- ./gap 2>err >/dev/null ||
-		fail "record with MAPPROF_CLOCK=$clock: $(cat err)"
+	MAPPROF_CLOCK=$clock record_prog gap.db ./gap >/dev/null
 	assert_eq "$(q gap.db "SELECT MAX(begin_ns) - MIN(end_ns) BETWEEN 50000000 AND 60000000 FROM targets")" 1 \
 		"50 ms between two regions with MAPPROF_CLOCK=$clock ($(q gap.db "SELECT MAX(begin_ns) - MIN(end_ns) FROM targets") ns)"
 	assert_eq "$(q gap.db "SELECT MIN(t.begin_ns) > 0 AND MAX(t.end_ns) < r.wall_ns FROM targets t, run r")" 1 \
@@ -84,7 +83,7 @@ int main(int argc, char **argv) {
 	return x == n ? 0 : 1;
 }
 C
-ompcc loop.c -o loop || fail "cannot build loop.c"
+compile_offload loop.c loop
 assert_eq "$(MAPPROF_RING_CHUNKS=-1 status "$mapprof" record -f -o loop.db -- ./loop 1)" 3 "a bad MAPPROF_RING_CHUNKS"
 grep -q "MAPPROF_RING_CHUNKS must be" err || fail "no message for a bad MAPPROF_RING_CHUNKS: $(cat err)"
 for chunks in 0 1 ""; do
@@ -141,8 +140,8 @@ int main(void) {
 	return 0;
 }
 C
-ompcc -g big.c -o big || fail "cannot build big.c"
-"$mapprof" record -f -o big.db -- ./big >/dev/null 2>&1 || fail "record big"
+compile_offload big.c big -g
+record_prog big.db ./big >/dev/null
 assert_eq "$(q big.db "SELECT COUNT(DISTINCT hash) FROM data_ops WHERE op IN ('to_device','from_device')")" 3 \
 	"distinct contents of a, b before and b after"
 assert_eq "$(q big.db "SELECT COUNT(*) FROM data_ops t JOIN data_ops f ON t.hash = f.hash
@@ -213,7 +212,7 @@ int main(void) {
 	return 0;
 }
 C
-ompcc -g threads.c -o threads -lpthread || fail "cannot build threads.c"
+compile_offload threads.c threads -g -lpthread
 timeout 120 "$mapprof" record -f -o threads.db -- ./threads >/dev/null 2>err || fail "record threads: $? $(cat err)"
 assert_eq "$(q threads.db 'SELECT COUNT(*) FROM kernels')" 160 "kernels of 160 threads"
 assert_eq "$(q threads.db 'SELECT events_lost FROM run')" 0 "events lost with 160 threads"
@@ -268,12 +267,10 @@ assert_eq "$(q plug.db "SELECT COUNT(*) FROM source_raw WHERE psource LIKE ';plu
 
 # Linked with -z now and RELRO: the GOT slots are read-only by the time the
 # tool starts; the collector makes the page writable for its write only.
-ompcc -g -O1 -Wl,-z,now -Wl,-z,relro \
-	"$MAPPROF_SRC/samples/round_trip.c" -o bindnow || fail "cannot build round_trip with -z now"
+compile_offload "$MAPPROF_SRC/samples/round_trip.c" bindnow -g -O1 -Wl,-z,now -Wl,-z,relro
 readelf -d bindnow | grep -q BIND_NOW || readelf -d bindnow | grep -q 'Flags:.*NOW' ||
 	fail "bindnow was not linked with -z now"
-"$mapprof" record -f -o bindnow.db -- ./bindnow >bindnow.out 2>err ||
-	fail "a program linked with -z now fails under record: $(cat err)"
+record_prog bindnow.db ./bindnow >bindnow.out
 ./bindnow | cmp -s - bindnow.out || fail "a program linked with -z now prints otherwise under record"
 [ "$(q bindnow.db "SELECT COUNT(*) FROM source_raw WHERE psource LIKE ';%round_trip.c;%'")" -ge 1 ] ||
 	fail "no source records from a program linked with -z now"
@@ -296,7 +293,7 @@ int main(int argc, char **argv) {
 	return 0;
 }
 C
-ompcc -g late.c -o late -ldl || fail "cannot build late.c"
+compile_offload late.c late -g -ldl
 assert_eq "$("$mapprof" record -f -o late.db -- ./late "$dir/libplug.so" 2>err)" 86 \
 	"a program that loads an offload library after its first target region: $(cat err)"
 assert_eq "$(q late.db 'SELECT COUNT(*) FROM kernels')" 3 "kernels of the program and the late library"

@@ -26,7 +26,7 @@ command -v sqlite3 >/dev/null || skip "sqlite3 is missing (apt-get install sqlit
 d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
-ompcc -O1 "$MAPPROF_SRC/tests/e2e/slow_end.c" -o slow_end || fail "cannot build slow_end.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/slow_end.c" slow_end -O1
 
 q1() {  # DB SQL
 	sqlite3 "$1" "$2"
@@ -74,7 +74,7 @@ run exit 20 _exit 3 0
 run fork 20 fork 0 1
 
 # SIGTERM while record expands, the program gone.
-ompcc -O2 "$MAPPROF_SRC/bench/launch_heavy.c" -o heavy || fail "cannot build bench/launch_heavy.c"
+compile_offload "$MAPPROF_SRC/bench/launch_heavy.c" heavy -O2
 MAPPROF_PAGEWRITE=0 MAPPROF_LIVE_EXPAND=0 "$mapprof" record -o term.db -- ./heavy 300000 >/dev/null 2>term.err &
 rec=$!
 kid= i=0

@@ -10,7 +10,7 @@ d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
 # loop SECONDS PAUSE_US: tiny target regions (6 events each) for SECONDS, then exit 7.
-ompcc -O1 -DBATCH=64 -DSTATUS=7 -DPAUSE_FROM_ARGV "$MAPPROF_SRC/tests/e2e/timed_loop.c" -o loop || fail "cannot build timed_loop.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/timed_loop.c" loop -O1 -DBATCH=64 -DSTATUS=7 -DPAUSE_FROM_ARGV
 
 # spool_records SPOOL: the events in the spool's whole RECORDS frames.
 spool_records() {
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 	return 7;
 }
 C
-ompcc -O1 forkloop.c -o forkloop || fail "cannot build forkloop.c"
+compile_offload forkloop.c forkloop -O1
 "$mapprof" record -o p.db -- sh -c './forkloop 3 >p.out; echo $? >p.status' 2>p.err &
 rec=$!
 sleep 1.5

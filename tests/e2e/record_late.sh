@@ -23,7 +23,7 @@ command -v sqlite3 >/dev/null || skip "sqlite3 is missing (apt-get install sqlit
 d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
-ompcc -O1 "$MAPPROF_SRC/tests/e2e/late_pause.c" -o late_pause || fail "cannot build late_pause.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/late_pause.c" late_pause -O1
 
 # NAME LATE: record 3 regions, the pause and LATE regions; check what every case shares.
 rec() {
@@ -61,7 +61,7 @@ assert_eq "$(sqlite3 late0.db 'SELECT status FROM run')" complete "late0: run st
 assert_eq "$(sqlite3 late0.db "SELECT COUNT(*) FROM stats WHERE name = 'offload_calls_late'")" 0 "late0: no offload_calls_late row"
 ! grep -q 'offload call' late0.err || fail "late0: record warned: $(cat late0.err)"
 
-ompcc -O1 "$MAPPROF_SRC/tests/e2e/late_race.c" -o late_race -lpthread || fail "cannot build late_race.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/late_race.c" late_race -O1 -lpthread
 for how in _exit exit _exit exit _exit exit; do
 	# exit() may end by SIGSEGV: the thread offloads while the runtime is torn down (natively too).
 	"$mapprof" record -f -o race.db -- ./late_race "$how" >race.out 2>race.err

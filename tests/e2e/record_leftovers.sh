@@ -39,7 +39,7 @@ int main(void)
 	return 0;
 }
 C
-ompcc -O1 loop.c -o loop || fail "cannot build loop.c"
+compile_offload loop.c loop -O1
 "$mapprof" record -o k.db -- ./loop 2>k.err &
 rec=$!
 for _ in $(seq 200); do [ "$(stat -c %s k.db-spool 2>/dev/null || echo 0)" -gt 50000 ] && break; sleep 0.02; done

@@ -18,7 +18,7 @@ d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
 # loop SECONDS: tiny target regions for SECONDS (N regions: prints N), then exit 0.
-ompcc -O1 -DPAUSE_US=200 "$MAPPROF_SRC/tests/e2e/timed_loop.c" -o loop || fail "cannot build timed_loop.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/timed_loop.c" loop -O1 -DPAUSE_US=200
 targets() { q "$1" "SELECT COUNT(*) FROM target_raw"; }
 # leftovers: the files record may leave beside good.db (none once it ended).
 leftovers() { ls -d good.db?* 2>/dev/null; }

@@ -20,7 +20,7 @@ case $fs in
 ext2/ext3) ;;  # what stat calls ext4 too
 *) skip "the temporary directory is on $fs, not ext4 (the rename's flush is ext4's)" ;;
 esac
-ompcc -O2 "$MAPPROF_SRC/bench/launch_heavy.c" -o heavy || fail "cannot build bench/launch_heavy.c"
+compile_offload "$MAPPROF_SRC/bench/launch_heavy.c" heavy -O2
 
 "$mapprof" record -o run.db -- ./heavy 2000 >/dev/null 2>err || fail "record: $(cat err)"
 "$mapprof" record -f -o run.db -- ./heavy 20000 >/dev/null 2>err || fail "record -f: $(cat err)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # record_syscalls.sh - the system calls 'mapprof record' and the collector
-# make per chunk of events (issue 29, session 13: a system call costs ~2.5 us
+# make per chunk of events (issue 29: a system call costs ~2.5 us
 # in this VM and a launch-heavy program fills ~1,800 chunks of 1,024 events a
 # second).  bench/launch_heavy.c with 60,000 regions (360,000 events, ~350
 # chunks) recorded under strace, the live expansion at the program's
@@ -28,7 +28,7 @@ command -v strace >/dev/null 2>&1 || skip "strace is missing (apt-get install st
 command -v sqlite3 >/dev/null || skip "sqlite3 is missing (apt-get install sqlite3)"
 d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
-ompcc -O2 "$MAPPROF_SRC/bench/launch_heavy.c" -o heavy || fail "cannot build bench/launch_heavy.c"
+compile_offload "$MAPPROF_SRC/bench/launch_heavy.c" heavy -O2
 
 regions=60000
 # (LeakSanitizer cannot run under ptrace: a sanitized build's mapprof would fail.)
@@ -66,8 +66,7 @@ polls=$(grep -cE '^[0-9]+ +[0-9.]+ poll\(\[\{fd=[0-9]+<pipe:' st)
 echo "ok: $chunks chunks: $reads spool reads, $writes spool writes; $polls polls in ${ms} ms"
 
 # The quiet program.
-ompcc -O1 -DBATCH=1 -DPAUSE_US=100000 "$MAPPROF_SRC/tests/e2e/timed_loop.c" -o quiet ||
-	fail "cannot build timed_loop.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/timed_loop.c" quiet -O1 -DBATCH=1 -DPAUSE_US=100000
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 MAPPROF_LIVE_EXPAND=eager \
 	strace -f -qq -ttt -y -e trace=fstat,newfstatat,execve,exit_group -o stq \
 	"$mapprof" record -o quiet.db -- ./quiet 1 >out 2>err || fail "record of the quiet program: $(cat err)"

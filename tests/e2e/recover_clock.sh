@@ -13,7 +13,7 @@ d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
 # loop SECONDS: target regions for SECONDS.
-ompcc -O1 -DPAUSE_US=200 "$MAPPROF_SRC/tests/e2e/timed_loop.c" -o loop || fail "cannot build timed_loop.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/timed_loop.c" loop -O1 -DPAUSE_US=200
 
 # killed_at NAME SECONDS: record (timestamp counter forced) killed after
 # SECONDS after its first events reached the spool, its spool recovered into

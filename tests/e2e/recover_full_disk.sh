@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 	return 5;
 }
 C
-ompcc -O1 n.c -o n || fail "cannot build n.c"
+compile_offload n.c n -O1
 clock=monotonic
 [ "$(uname -m)" = x86_64 ] && grep -qw tsc /proc/cpuinfo && clock=tsc
 events() { q "$1" "SELECT (SELECT COUNT(*) FROM data_op_raw) + (SELECT COUNT(*) FROM kernel_raw) + (SELECT COUNT(*) FROM target_raw)"; }

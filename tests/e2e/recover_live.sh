@@ -10,7 +10,7 @@ d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
 # loop SECONDS: target regions (6 events each) for SECONDS; prints how many.
-ompcc -O1 -DPAUSE_US=100 "$MAPPROF_SRC/tests/e2e/timed_loop.c" -o loop || fail "cannot build timed_loop.c"
+compile_offload "$MAPPROF_SRC/tests/e2e/timed_loop.c" loop -O1 -DPAUSE_US=100
 events() { q "$1" "SELECT (SELECT COUNT(*) FROM data_op_raw) + (SELECT COUNT(*) FROM kernel_raw) + (SELECT COUNT(*) FROM target_raw)"; }
 
 "$mapprof" record -o live.db -- ./loop 2 >loop.out 2>rec.err &

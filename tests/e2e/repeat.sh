@@ -28,7 +28,7 @@ int main(void)
 	return 0;
 }
 C
-ompcc -g -O1 prog.c -o prog || fail "cannot build prog"
+compile_offload prog.c prog -g -O1
 
 "$mapprof" run --repeat 3 -o rep --json rep.json --html rep.html -- ./prog >run.out 2>run.err ||
 	fail "run --repeat: $(cat run.err)"

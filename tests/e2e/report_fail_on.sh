@@ -77,7 +77,7 @@ int main(void)
 	return 7;
 }
 C
-ompcc -g -O1 fails.c -o fails || fail "cannot compile fails.c"
+compile_offload fails.c fails -g -O1
 rc=0; timeout 60 "$mapprof" run -q -o r3 --no-json --no-html --fail-on any -- ./fails >/dev/null 2>err || rc=$?
 assert_eq "$rc" 7 "run: the program's own status over --fail-on"
 grep -q -- '--fail-on any' err || fail "run: the tripped threshold is still said: $(cat err)"

@@ -43,7 +43,7 @@ int main(void)
 	return 0;
 }
 C
-ompcc -g names.c -o names || fail "cannot build names.c"
+compile_offload names.c names -g
 "$mapprof" run -o names --no-html --json names.json -- ./names >out 2>err || fail "run names: $(cat err)"
 
 # Sections as the source spells them, in the summary and the suggested clauses.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # report_one_pass.sh - 'mapprof report' reads the event tables once (issue
-# 27, session 13): the events are read on a thread of their own while the
+# 27): the events are read on a thread of their own while the
 # analysis runs, and the page timeline's intervals are recorded as the rows
 # go by (a temporary file) instead of read again.  MAPPROF_REPORT_SERIAL=1
 # is the way before (one thread, the timeline's own pass).  Checked, both

@@ -113,7 +113,7 @@ int main(void)
 	return 0;
 }
 C
-ompcc -g -O1 trip.c -o trip || fail "cannot compile trip.c"
+compile_offload trip.c trip -g -O1
 timeout 60 "$mapprof" run -q -o trip --no-html --no-json --sarif trip.sarif --source-root "$dir" -- ./trip \
 	>/dev/null 2>trip.err || fail "run trip failed: $(cat trip.err)"
 validate trip.sarif --relative

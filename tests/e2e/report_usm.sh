@@ -28,7 +28,7 @@ int main(void)
 	return 0;
 }
 C
-ompcc -g usm.c -o usm || fail "cannot build usm.c"
+compile_offload usm.c usm -g
 "$mapprof" run -o usm --no-html --no-json -- ./usm >out 2>err || fail "run usm: $(cat err)"
 assert_eq "$(head -1 out)" 3 "usm: its output"
 assert_eq "$(q usm.mapprof.db "SELECT COUNT(*) FROM data_ops WHERE bytes > 0") $(q usm.mapprof.db "SELECT COUNT(*) FROM kernels")" \
@@ -60,7 +60,7 @@ fi
 tr '\n' ' ' <out | grep -qF "${note#No}" || fail "usm: the terminal and report.json say it differently: $note"
 
 # Well mapped, with transfers: the usual line.
-ompcc -g "$MAPPROF_SRC/samples/well_mapped.c" -o well || fail "cannot build well_mapped.c"
+compile_offload "$MAPPROF_SRC/samples/well_mapped.c" well -g
 "$mapprof" run -o well --no-html --no-json -- ./well >out 2>err || fail "run well: $(cat err)"
 grep -q "no inefficient data mapping found" out || fail "well_mapped: $(tail -3 out)"
 grep -q "no data was mapped" out && fail "well_mapped: said nothing was mapped"

@@ -15,7 +15,7 @@ mapprof=$MAPPROF_BUILD/mapprof
 d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 cp "$MAPPROF_SRC/tests/e2e/struct_member.c" st.c
-ompcc -g st.c -o st || fail "cannot build struct_member.c"
+compile_offload st.c st -g
 for r in 1 2; do
 	"$mapprof" run -o "st$r" --no-html --json "st$r.json" --sarif "st$r.sarif" --top 100 -- ./st >"out$r" 2>"err$r" ||
 		fail "run $r: $(cat "err$r")"

@@ -7,7 +7,7 @@
  * analysis' stream (detectors, totals, costs, the kernels by place, the
  * timeline's span, and the page timeline's intervals, recorded as the rows
  * go by).  Before, the kernels by place were a query of their own, the
- * timeline read the tables twice, then (until session 13) once more.
+ * timeline read the tables twice, then once more.
  * MAPPROF_REPORT_SERIAL=1 is the way before: two passes.  The stream reads
  * data_op_raw, kernel_raw and delete_pair_raw from the file's pages
  * (db/pageread.h), which SQLite does not count: by SQLite it makes no pass
