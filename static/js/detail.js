@@ -198,7 +198,7 @@
     var body = h('tbody');
     r.events.slice(0, OCC_LIMIT).forEach(function (e, i) {
       var tr = h('tr');
-      add(tr, h('td', null, i + 1), h('td', null, has(e.begin_ns) ? fmtAt(e.begin_ns, runNs) : '\u2014'),
+      add(tr, h('td', null, i + 1), h('td', 'at', has(e.begin_ns) ? fmtAt(e.begin_ns, runNs) : '\u2014'),
         h('td', null, OPS[e.op] || str(e.op)), h('td', null, direction(e)),
         h('td', 'r', fmtBytes(e.bytes)),
         h('td', 'r', has(e.begin_ns) && has(e.end_ns) ? fmtDur(e.end_ns - e.begin_ns) : '\u2014'));

@@ -44,7 +44,7 @@
     if (r.tell) add(vr, h('span', 'tell', r.tell));
     if (r.variable) vr.title = r.variable + (r.tell ? ' (' + r.tell + ')' : '');
     add(tr, h('td', 'c-id', r.id), add(h('td', 'c-kind'), badge(r.kind), flavourNode(r.flavour)), loc, vr,
-      h('td', 'c-num', fmtInt(r.occ)), h('td', 'c-num', fmtBytes(r.bytes)), sav);
+      h('td', 'c-num c-occ', fmtInt(r.occ)), h('td', 'c-num c-bytes', fmtBytes(r.bytes)), sav);
     return tr;
   }
 

@@ -72,8 +72,9 @@
         add(grid, labels, cw);
         add(wrap, grid);
         add(box, wrap);
-        dev.canvas = cv; dev.wrap = cw;
+        dev.canvas = cv; dev.wrap = cw; dev.rowLabel = labels.firstChild;
         dev.rows = names.length + dev.threads.length;
+        dev.rowH = LANE_H;
         dev.height = dev.rows * LANE_H + AXIS_H;
         cv.style.height = dev.height + 'px';
         hook(dev);
@@ -132,8 +133,15 @@
     }
 
     function draw(dev) {
-      var cv = dev.canvas, W = dev.wrap.clientWidth, H = dev.height, dpr = window.devicePixelRatio || 1;
+      var cv = dev.canvas, W = dev.wrap.clientWidth, dpr = window.devicePixelRatio || 1;
       if (!W) return;
+      /* A row is as tall as its label: LANE_H beside the labels' column; on a
+         narrow screen (report.css) the labels lie over the canvas, each above
+         its lane, and the bars go under them, 'pad' lower. */
+      var rowH = Math.max(LANE_H, dev.rowLabel.offsetHeight), pad = rowH - LANE_H;
+      var H = dev.rows * rowH + AXIS_H;
+      if (H !== dev.height) { dev.height = H; cv.style.height = H + 'px'; }
+      dev.rowH = rowH;
       if (cv.width !== Math.round(W * dpr) || cv.height !== Math.round(H * dpr)) {
         cv.width = Math.round(W * dpr); cv.height = Math.round(H * dpr);
       }
@@ -144,10 +152,10 @@
       function x(t) { return (t - v0) / span * W; }
 
       dev.names.forEach(function (name, li) {
-        var y = li * LANE_H, L = dev.lanes[name];
+        var y = li * rowH, L = dev.lanes[name];
         g.fillStyle = li % 2 ? '#f7f8fa' : '#fbfcfd';
-        g.fillRect(0, y, W, LANE_H);
-        var top = y + 3, lh = LANE_H - 6;
+        g.fillRect(0, y, W, rowH);
+        var top = y + pad + 3, lh = LANE_H - 6;
         g.fillStyle = colors[name];
         if (L.intervals && name !== 'mapped') {
           L.intervals.forEach(function (iv) {
@@ -183,9 +191,9 @@
 
       /* the threads' lanes: exact intervals in their lane's colour, else busy bins */
       dev.threads.forEach(function (T, ti) {
-        var y = (dev.names.length + ti) * LANE_H, top = y + 3, lh = LANE_H - 6;
+        var y = (dev.names.length + ti) * rowH, top = y + pad + 3, lh = LANE_H - 6;
         g.fillStyle = (dev.names.length + ti) % 2 ? '#f7f8fa' : '#fbfcfd';
-        g.fillRect(0, y, W, LANE_H);
+        g.fillRect(0, y, W, rowH);
         if (T.intervals) {
           T.intervals.forEach(function (iv) {
             if (!Array.isArray(iv) || iv[1] < v0 || iv[0] > view[1]) return;
@@ -220,7 +228,7 @@
         outline(m, li);
       });
       function outline(m, row) {
-        var a = x(m.b), b = x(m.e), w = Math.max(3, b - a), y = row * LANE_H + 1;
+        var a = x(m.b), b = x(m.e), w = Math.max(3, b - a), y = row * rowH + pad + 1;
         if (w === 3) a -= 1;
         g.fillStyle = 'rgba(224, 49, 49, 0.28)';
         g.fillRect(a, y, w, LANE_H - 2);
@@ -231,7 +239,7 @@
       dev.threads.forEach(function (t, ti) { t.label.classList.toggle('marked', !!markedThreads[ti]); });
 
       /* time axis */
-      var ay = dev.rows * LANE_H;
+      var ay = dev.rows * rowH;
       g.fillStyle = '#cfd4dc';
       g.fillRect(0, ay, W, 1);
       g.fillStyle = '#5b6577'; g.font = '11px system-ui, sans-serif'; g.textBaseline = 'top';
@@ -280,7 +288,7 @@
     }
 
     function hover(dev, p, e) {
-      var li = Math.floor(p.y / LANE_H);
+      var li = Math.floor(p.y / dev.rowH);
       if (li >= dev.names.length && li < dev.rows && p.w) { hoverThread(dev, dev.threads[li - dev.names.length], p, e); return; }
       if (li < 0 || li >= dev.names.length || !p.w) { tip.hidden = true; return; }
       var name = dev.names[li], L = dev.lanes[name], span = view[1] - view[0];

@@ -21,7 +21,13 @@
 #            sideways, no code block or path in the detail pane overflows its
 #            box, rows show relative paths (the full one on hover), the host
 #            is called "host" and round trips show their flavour; screenshots
-#            OUTDIR/report-layout-1280.png and report-layout-1920.png
+#            OUTDIR/report-layout-1280.png and report-layout-1920.png; then at
+#            390x844 (a phone): the page does not scroll sideways, no number
+#            in a table wraps past two lines, no text cell is squeezed to a
+#            few characters, the timeline spans the width, text is at least
+#            11 px, no finding's row is taller than 200 px and the page is at
+#            most 3 times as tall as at 1280x800; screenshots
+#            OUTDIR/report-layout-390.png and report-layout-390-plans.png
 #   procs    a report over several databases (one per process): the Processes
 #            section lists each process of the data (pid, rank, command, how
 #            it ended, its findings), the merged table each merged finding
@@ -798,6 +804,7 @@ def layout_checks(b, data, findings, out_dir):
     by_id = {f['id']: f for f in findings}
     host = (data.get('run') or {}).get('host_device')
     os.makedirs(out_dir, exist_ok=True)
+    heights = {}
     for w, hgt in LAYOUT_SIZES:
         at = f'{w}x{hgt}'
         b._call(b.driver.execute_cdp_cmd, 'Emulation.setDeviceMetricsOverride',
@@ -855,6 +862,7 @@ def layout_checks(b, data, findings, out_dir):
                 check(flv is not None and (glyph is None or glyph in flv), f'{at}: {fid} shows its flavour', flv)
         select_finding(b, rows[0])
         b.next_frame()
+        heights[w] = b.js('return document.documentElement.scrollHeight;')
         no_overflow(b, f'{at}, first finding')
         host_named(b, data, f'{at}, first finding')
         if is_num(host):
@@ -871,7 +879,101 @@ def layout_checks(b, data, findings, out_dir):
         if w == 1280:
             columns_fit(b, findings, at)
             look_alikes_told_apart(b, findings, at)
+    narrow_checks(b, out_dir, heights.get(1280))
     share_checks(b, data, findings, plans, out_dir)
+
+
+NARROW = (390, 844)
+
+# The page at a phone's width, measured: what scrolls sideways, the numbers
+# in table cells that wrap (lines counted from the text's own boxes, so a
+# cell's bar or its row's height does not count), text cells squeezed to a
+# few characters a line (under 64 px, and wrapping), the timeline's canvases against their box, the
+# smallest text and the tallest row of the findings table.
+NARROW_JS = """
+const d = document.documentElement;
+const shown = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+const lines = (e) => {
+  const w = document.createTreeWalker(e, NodeFilter.SHOW_TEXT), tops = [];
+  for (let n = w.nextNode(); n; n = w.nextNode()) {
+    if (!n.textContent.trim()) continue;
+    const r = document.createRange();
+    r.selectNodeContents(n);
+    for (const b of r.getClientRects())
+      if (b.width > 0 && !tops.some((t) => Math.abs(t - b.top) < 3)) tops.push(b.top);
+  }
+  return tops.length;
+};
+const numeric = /^[-+\u2212]?\d[\d.,\u00a0\u202f]*\s?(%|[a-zA-Z\u00b5\u03bc\u00d7]{1,3})?$/;
+const cells = [...document.querySelectorAll('main table td')].filter(shown);
+const tall = cells.filter((e) => numeric.test(e.textContent.trim()) && lines(e) > 2)
+  .map((e) => e.closest('table').id + (e.closest('table').className ? '.' + e.closest('table').className : '')
+       + ' ' + JSON.stringify(e.textContent.trim()) + ' on ' + lines(e) + ' lines');
+const squeezed = cells.filter((e) => { const t = e.textContent.trim(), cs = getComputedStyle(e);
+    const inner = e.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    return t.length > 6 && !numeric.test(t) && inner < 64 && lines(e) > 1; })
+  .map((e) => e.closest('table').id + ' ' + e.className + ' ' + Math.round(e.clientWidth) + ' px: '
+       + JSON.stringify(e.textContent.trim().slice(0, 40)));
+const tl = document.getElementById('timeline'), tcs = getComputedStyle(tl);
+const tlInner = tl.clientWidth - parseFloat(tcs.paddingLeft) - parseFloat(tcs.paddingRight);
+const canvases = [...tl.querySelectorAll('canvas')].map((c) => Math.round(c.getBoundingClientRect().width));
+const sizes = [...document.querySelectorAll('body *')].filter((e) => shown(e)
+    && [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
+  .map((e) => [parseFloat(getComputedStyle(e).fontSize), e.tagName + '.' + e.className]);
+const small = sizes.filter((x) => x[0] < 11).map((x) => x[1] + ' ' + x[0] + ' px');
+const rows = [...document.querySelectorAll('#findings-body tr')].filter(shown)
+  .map((t) => [t.dataset.id, Math.round(t.getBoundingClientRect().height)]);
+return {scrollWidth: d.scrollWidth, clientWidth: d.clientWidth, innerWidth: innerWidth, height: d.scrollHeight,
+        tall: tall, squeezed: squeezed, timeline: Math.round(tlInner), canvases: canvases, small: small,
+        minFont: Math.min(...sizes.map((x) => x[0])), rows: rows};
+"""
+
+
+def narrow_checks(b, out_dir, height_1280):
+    """The page on a phone (issue 48, item 5): at 390 px the flat table once
+    broke numbers a digit a line and pushed the kernels and the timeline some
+    20 000 px down, and the timeline was 95 px wide."""
+    w, hgt = NARROW
+    at = f'{w}x{hgt}'
+    b._call(b.driver.execute_cdp_cmd, 'Emulation.setDeviceMetricsOverride',
+            {'width': w, 'height': hgt, 'deviceScaleFactor': 1, 'mobile': True})
+    b.drain_logs()
+    b.goto(b.page_url)
+    b.wait_for('return document.querySelector(\'html[data-ready="true"]\') !== null;', timeout=20)
+    b.next_frame()
+    for view in ('plans', 'findings'):
+        where = f'{at}, {view}'
+        if view == 'findings':
+            b.click('#tab-findings')
+            rows = row_ids(b)
+            if rows:
+                select_finding(b, rows[0])     # as at 1280x800, where the height was taken
+        b.next_frame()
+        m = b.js(NARROW_JS)
+        print(f'     {where}: page {m["height"]} px tall, scrollWidth {m["scrollWidth"]} (client {m["clientWidth"]}),'
+              f' timeline canvases {m["canvases"]} px in {m["timeline"]} px, smallest text {m["minFont"]} px')
+        check(m['scrollWidth'] <= m['clientWidth'] <= w, f'{where}: the page does not scroll sideways',
+              f'scrollWidth {m["scrollWidth"]}, clientWidth {m["clientWidth"]}')
+        check(not m['tall'], f'{where}: no number in a table cell wraps past two lines', ' | '.join(m['tall'][:8]))
+        check(not m['squeezed'], f'{where}: no table cell squeezes its text to a few characters a line',
+              ' | '.join(m['squeezed'][:8]))
+        check(m['canvases'] and min(m['canvases']) >= 330 and min(m['canvases']) >= 0.9 * m['timeline'],
+              f'{where}: the timeline spans the width (at least 330 px)',
+              f'canvases {m["canvases"]} in {m["timeline"]} px')
+        check(not m['small'], f'{where}: no text under 11 px', ' | '.join(m['small'][:8]))
+        if view == 'findings':
+            tall_rows = [f'{i} {h} px' for i, h in m['rows'] if h > 200]
+            check(m['rows'] and not tall_rows, f'{where}: no finding\'s row is taller than 200 px',
+                  ' | '.join(tall_rows[:8]) or 'no rows')
+            if height_1280:
+                # One column: the detail comes under the table, not beside it.
+                check(m['height'] <= 3 * height_1280,
+                      f'{where}: the page is at most 3 times as tall as at 1280x800 ({height_1280} px)',
+                      f'{m["height"]} px')
+        b.js('window.scrollTo(0, 0);')
+        shot = os.path.join(out_dir, f'report-layout-{w}' + ('-plans' if view == 'plans' else '') + '.png')
+        b.screenshot(shot, full_page=True)
+        print(f'     screenshot: {shot}')
 
 
 def columns_fit(b, findings, at):
