@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "db/db_internal.h"
-#include "db/pageformat.h"
+#include "db/pages/pageformat.h"
 
 extern const char mapprof_schema_sql[];
-/* An empty database holding the schema, built by db/mkimage.c. */
+/* An empty database holding the schema, built by db/pages/mkimage.c. */
 extern const unsigned char mapprof_empty_db[], mapprof_empty_db_end[];
 
 const char *db_schema_sql(void)

@@ -26,7 +26,7 @@
 # (Functions set a variable rather than print one: no fork per include.)
 part_of() {
 	case $1 in
-	db/spool.c | db/spool.h | db/ring.h) part=formats ;;
+	db/spool/*) part=formats ;;
 	db/*) part=storage ;;
 	collector/*) part=collector ;;
 	report/*) part=analysis ;;
@@ -58,6 +58,7 @@ room_of() {
 	report/plan/*) room=plan ;;
 	report/output/*) room=output ;;
 	report/compare/*) room=compare ;;
+	report/trace/*) room=trace ;;
 	report/*/*) room=unknown ;;
 	report/*) room=entry ;;
 	esac
@@ -68,7 +69,7 @@ room_of() {
 # attribute/ do: neither of a pair includes the other.
 room_allowed() {
 	case $1 in
-	entry) may="output compare plan findings detect attribute" ;;
+	entry) may="output compare trace plan findings detect attribute" ;;
 	output) may="plan findings detect attribute" ;;
 	compare) may="findings detect attribute" ;;
 	plan) may="findings detect attribute" ;;
@@ -151,14 +152,14 @@ out=$(check_tree "$MAPPROF_SRC") ||
 copy=$(tmpdir)
 (cd "$MAPPROF_SRC" && cp -r --parents collector db report cli lib "$copy/") ||
 	fail "cannot copy the tree"
-echo '#include "report/detect/detect.h"' >>"$copy/db/events.h"
-out=$(check_tree "$copy") && fail "the checker passed a tree where db/events.h includes report/detect/detect.h"
+echo '#include "report/detect/detect.h"' >>"$copy/db/read/events.h"
+out=$(check_tree "$copy") && fail "the checker passed a tree where db/read/events.h includes report/detect/detect.h"
 case $out in
-*'db/events.h:'*'"report/detect/detect.h"'*) ;;
-*) fail "the checker did not name db/events.h and its include: $out" ;;
+*'db/read/events.h:'*'"report/detect/detect.h"'*) ;;
+*) fail "the checker did not name db/read/events.h and its include: $out" ;;
 esac
 # And the collector reaching a storage file of db/.
-cp "$MAPPROF_SRC/db/events.h" "$copy/db/events.h"
+cp "$MAPPROF_SRC/db/read/events.h" "$copy/db/read/events.h"
 echo '#include "db/db.h"' >>"$copy/collector/hash.h"
 out=$(check_tree "$copy") && fail "the checker passed a tree where collector/hash.h includes db/db.h"
 cp "$MAPPROF_SRC/collector/hash.h" "$copy/collector/hash.h"
