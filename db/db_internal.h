@@ -42,14 +42,6 @@ int64_t db_scalar(struct db *db, const char *sql);
 uint32_t db_table_root(struct db *db, const char *name, const char *columns);
 
 /*
- * SQLite's lock bytes of the file open at fd (not a connection's): F_WRLCK
- * takes what an EXCLUSIVE lock holds, F_UNLCK lets it go.  fcntl()'s return.
- * Locks are the process's: closing any descriptor of the file drops them,
- * a connection's too.
- */
-int db_file_lock(int fd, short type);
-
-/*
  * SQLite's own file of the connection's main database (its VFS's, with
  * the methods SQLite reads and locks it through); NULL when there is none.
  * Borrowed: it lives as long as the connection.

@@ -30,6 +30,7 @@
 #include "db/ingest/finish.h"
 #include "db/ingest/ingest.h"
 #include "db/store/locations.h"
+#include "db/pages/pageformat.h"
 #include "db/pages/pagewrite.h"
 #include "db/spool/spool.h"
 #include "db/ingest/writer.h"
@@ -395,7 +396,6 @@ static int seen_before(struct hmap *seen, const unsigned char *map, int fd, cons
  * header and the roots saved here, truncated to its old size.
  * MAPPROF_PAGEWRITE=0 turns it off (every row through SQLite).
  */
-#define PENDING_BYTE 0x40000000
 #define PAGE_TABLES (DBW_TABLES + 1)   /* the event tables and delete_pair_raw */
 
 struct page_sink {
@@ -430,11 +430,23 @@ struct page_sink {
  * writer may begin, readers still read (the pages past the header's count
  * are not theirs to see).  The live expansion's while the program runs:
  * the database's readers ('mapprof report' of a recording under way) are
- * not kept out for the whole run; db_file_lock() excludes them at the end.
+ * not kept out for the whole run; lock_exclusive() excludes them at the end.
  */
 static int lock_reserved(int fd)
 {
 	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = PENDING_BYTE + 1, .l_len = 1 };
+	return fcntl(fd, F_SETLK, &l);
+}
+
+/*
+ * What SQLite's EXCLUSIVE lock holds (its pending, reserved and shared
+ * bytes) on the file open at fd, not a connection's.  fcntl()'s return.
+ * Locks are the process's: closing any descriptor of the file drops them,
+ * a connection's too.
+ */
+static int lock_exclusive(int fd)
+{
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = LOCK_BYTES };
 	return fcntl(fd, F_SETLK, &l);
 }
 
@@ -478,7 +490,7 @@ static struct page_sink *page_sink_new(struct db *db, int reserved)
 	/* The connection holds no lock now: SQLite's own, taken here, keep other processes out. */
 	ps->fd = open(file, O_RDWR | O_CLOEXEC);
 	/* Pages past the header's count (a live expansion's: 'mapprof record' killed while the program ran) cut off. */
-	if (ps->fd < 0 || (reserved ? lock_reserved(ps->fd) : db_file_lock(ps->fd, F_WRLCK)) < 0 ||
+	if (ps->fd < 0 || (reserved ? lock_reserved(ps->fd) : lock_exclusive(ps->fd)) < 0 ||
 	    pw_file_header(ps->fd, ps->hdr, &ps->h, &why) < 0)
 		goto no;
 	ps->size = (off_t)ps->h.pages * ps->h.page_size;
@@ -587,7 +599,7 @@ static int page_sink_undo(struct page_sink *ps, const char *file)
 
 	if (!ps->wrote)
 		return 0;
-	if (fd < 0 && ((fd = open(file, O_RDWR | O_CLOEXEC)) < 0 || db_file_lock(fd, F_WRLCK) < 0))
+	if (fd < 0 && ((fd = open(file, O_RDWR | O_CLOEXEC)) < 0 || lock_exclusive(fd) < 0))
 		rc = -1;
 	for (int t = 0; rc == 0 && t < PAGE_TABLES; t++)
 		if (pwrite(fd, ps->roots + (size_t)t * ps->h.page_size, ps->h.page_size,
@@ -1531,7 +1543,7 @@ int db_ingest_spool_live(struct db *db, const char *spool_path, struct ingest_re
 		goto usual_close;
 	}
 	/* Readers out now: the header and the roots change (a reader's query is short). */
-	for (int i = 0; db_file_lock(l->ps->fd, F_WRLCK) < 0; i++) {
+	for (int i = 0; lock_exclusive(l->ps->fd) < 0; i++) {
 		if (i == 100)
 			goto usual_close;
 		usleep(2000);
