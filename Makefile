@@ -86,14 +86,14 @@ COLLECTOR_OBJS := \
 # Builds the database from the spool of a collector loaded by hand (opened at
 # exit, so SQLite is not loaded into programs recorded by 'mapprof record').
 INGEST_OBJS := \
+	$(B)/db/db_pic.o \
+	$(B)/db/schema_pic.o \
+	$(B)/db/spool/spool_pic.o \
 	$(B)/db/ingest/ingest_pic.o \
 	$(B)/db/ingest/writer_pic.o \
+	$(B)/db/ingest/finish_pic.o \
 	$(B)/db/pages/pagewrite_pic.o \
 	$(B)/db/store/locations_pic.o \
-	$(B)/db/ingest/finish_pic.o \
-	$(B)/db/db_pic.o \
-	$(B)/db/spool/spool_pic.o \
-	$(B)/db/schema_pic.o \
 	$(B)/lib/hmap_pic.o \
 	$(B)/lib/tempfile_pic.o
 
@@ -201,19 +201,21 @@ $(B)/gen/assets.S: $(ASSETS) Makefile
 	  printf '\t.section .note.GNU-stack,"",@progbits\n'; } > $@
 
 # --- the CLI and the report stage ---------------------------------------------
+# db/'s rooms (docs/architecture.md): what 'record' needs, here; what the
+# report reads and stores, with the report objects below.
 DB_OBJS := \
 	$(B)/db/db.o \
-	$(B)/db/ingest/finish.o \
-	$(B)/db/ingest/process.o \
-	$(B)/db/ingest/writer.o \
-	$(B)/db/pages/pagewrite.o \
+	$(B)/db/schema.o \
 	$(B)/db/spool/spool.o \
 	$(B)/db/ingest/ingest.o \
-	$(B)/db/schema.o
+	$(B)/db/ingest/writer.o \
+	$(B)/db/ingest/finish.o \
+	$(B)/db/ingest/process.o \
+	$(B)/db/pages/pagewrite.o
 
 # BEGIN report objects (report/, room by room, and the db/ and lib/ objects it uses)
 # The rooms of report/ (docs/architecture.md): the entry point report.c, then
-# attribute/, detect/, findings/, plan/, output/, compare/.
+# attribute/, detect/, findings/, plan/, output/, trace/, compare/.
 REPORT_OBJS := \
 	$(B)/lib/hmap.o \
 	$(B)/lib/extsort.o \
@@ -226,22 +228,22 @@ REPORT_OBJS := \
 	$(B)/lib/units.o \
 	$(B)/lib/utf8.o \
 	$(B)/db/open.o \
-	$(B)/db/read/sound.o \
-	$(B)/db/read/events.o \
 	$(B)/db/pages/pageread.o \
 	$(B)/db/pages/rowsrc.o \
-	$(B)/db/store/findings.o \
 	$(B)/db/pages/finding_pages.o \
+	$(B)/db/store/findings.o \
+	$(B)/db/store/finding_rows.o \
 	$(B)/db/store/locations.o \
 	$(B)/db/store/attribution.o \
 	$(B)/db/store/source_files.o \
+	$(B)/db/store/source_path.o \
+	$(B)/db/read/events.o \
+	$(B)/db/read/sound.o \
 	$(B)/db/read/timeline_rows.o \
 	$(B)/db/read/timeline.o \
-	$(B)/db/store/source_path.o \
-	$(B)/db/store/finding_rows.o \
-	$(B)/db/read/trace_scan.o \
 	$(B)/db/read/kernel_sites.o \
 	$(B)/db/read/threads.o \
+	$(B)/db/read/trace_scan.o \
 	$(B)/gen/assets.o \
 	$(B)/report/report.o \
 	$(B)/report/attribute/attribute.o \
@@ -272,12 +274,12 @@ REPORT_OBJS := \
 	$(B)/report/output/html.o \
 	$(B)/report/output/sarif.o \
 	$(B)/report/output/summary.o \
+	$(B)/report/output/gate.o \
 	$(B)/report/trace/trace.o \
 	$(B)/report/trace/trace_flows.o \
 	$(B)/report/trace/trace_emit.o \
 	$(B)/report/trace/jsonbuf.o \
 	$(B)/report/trace/pftrace.o \
-	$(B)/report/output/gate.o \
 	$(B)/report/compare/diff.o \
 	$(B)/report/compare/outcome.o \
 	$(B)/report/compare/repeat.o \

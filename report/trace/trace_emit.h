@@ -1,6 +1,6 @@
 /*
- * trace_emit.h - the writing half of 'mapprof trace' (report/output/
- * trace.h): tracks, slices and arrows put into the Trace Event JSON or
+ * trace_emit.h - the writing half of 'mapprof trace' (report/trace/trace.h):
+ * tracks, slices and arrows put into the Trace Event JSON or
  * Perfetto's protobuf (report/trace/pftrace.h), as they are handed over.
  * What goes in (which event on which track, which arrows) is decided by
  * report/trace/trace.c and report/trace/trace_flows.h; this module only
