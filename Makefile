@@ -79,21 +79,21 @@ COLLECTOR_OBJS := \
 	$(B)/collector/state.o \
 	$(B)/collector/text.o \
 	$(XXH3_SIMD_OBJS) \
-	$(B)/db/spool_pic.o \
+	$(B)/db/spool/spool_pic.o \
 	$(B)/lib/ranks_pic.o \
 	$(B)/lib/termesc_pic.o
 
 # Builds the database from the spool of a collector loaded by hand (opened at
 # exit, so SQLite is not loaded into programs recorded by 'mapprof record').
 INGEST_OBJS := \
-	$(B)/db/ingest_pic.o \
-	$(B)/db/writer_pic.o \
-	$(B)/db/pagewrite_pic.o \
-	$(B)/db/locations_pic.o \
-	$(B)/db/finish_pic.o \
 	$(B)/db/db_pic.o \
-	$(B)/db/spool_pic.o \
 	$(B)/db/schema_pic.o \
+	$(B)/db/spool/spool_pic.o \
+	$(B)/db/ingest/ingest_pic.o \
+	$(B)/db/ingest/writer_pic.o \
+	$(B)/db/ingest/finish_pic.o \
+	$(B)/db/pages/pagewrite_pic.o \
+	$(B)/db/store/locations_pic.o \
 	$(B)/lib/hmap_pic.o \
 	$(B)/lib/tempfile_pic.o
 
@@ -153,7 +153,7 @@ $(B)/libmapprof-ingest.so: $(INGEST_OBJS)
 
 # --- the schema and the report assets, embedded at build time ----------------
 # The schema's text, and an empty database holding it (db_create copies it).
-$(B)/gen/mkimage: db/mkimage.c
+$(B)/gen/mkimage: db/pages/mkimage.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $< -o $@ $(SQLITE_LIBS)
@@ -201,19 +201,21 @@ $(B)/gen/assets.S: $(ASSETS) Makefile
 	  printf '\t.section .note.GNU-stack,"",@progbits\n'; } > $@
 
 # --- the CLI and the report stage ---------------------------------------------
+# db/'s rooms (docs/architecture.md): what 'record' needs, here; what the
+# report reads and stores, with the report objects below.
 DB_OBJS := \
 	$(B)/db/db.o \
-	$(B)/db/finish.o \
-	$(B)/db/process.o \
-	$(B)/db/writer.o \
-	$(B)/db/pagewrite.o \
-	$(B)/db/spool.o \
-	$(B)/db/ingest.o \
-	$(B)/db/schema.o
+	$(B)/db/schema.o \
+	$(B)/db/spool/spool.o \
+	$(B)/db/ingest/ingest.o \
+	$(B)/db/ingest/writer.o \
+	$(B)/db/ingest/finish.o \
+	$(B)/db/ingest/process.o \
+	$(B)/db/pages/pagewrite.o
 
 # BEGIN report objects (report/, room by room, and the db/ and lib/ objects it uses)
 # The rooms of report/ (docs/architecture.md): the entry point report.c, then
-# attribute/, detect/, findings/, plan/, output/, compare/.
+# attribute/, detect/, findings/, plan/, output/, trace/, compare/.
 REPORT_OBJS := \
 	$(B)/lib/hmap.o \
 	$(B)/lib/extsort.o \
@@ -226,22 +228,22 @@ REPORT_OBJS := \
 	$(B)/lib/units.o \
 	$(B)/lib/utf8.o \
 	$(B)/db/open.o \
-	$(B)/db/sound.o \
-	$(B)/db/events.o \
-	$(B)/db/pageread.o \
-	$(B)/db/rowsrc.o \
-	$(B)/db/findings.o \
-	$(B)/db/finding_pages.o \
-	$(B)/db/locations.o \
-	$(B)/db/attribution.o \
-	$(B)/db/source_files.o \
-	$(B)/db/timeline_rows.o \
-	$(B)/db/timeline.o \
-	$(B)/db/source_path.o \
-	$(B)/db/finding_rows.o \
-	$(B)/db/trace_scan.o \
-	$(B)/db/kernel_sites.o \
-	$(B)/db/threads.o \
+	$(B)/db/pages/pageread.o \
+	$(B)/db/pages/rowsrc.o \
+	$(B)/db/pages/finding_pages.o \
+	$(B)/db/store/findings.o \
+	$(B)/db/store/finding_rows.o \
+	$(B)/db/store/locations.o \
+	$(B)/db/store/attribution.o \
+	$(B)/db/store/source_files.o \
+	$(B)/db/store/source_path.o \
+	$(B)/db/read/events.o \
+	$(B)/db/read/sound.o \
+	$(B)/db/read/timeline_rows.o \
+	$(B)/db/read/timeline.o \
+	$(B)/db/read/kernel_sites.o \
+	$(B)/db/read/threads.o \
+	$(B)/db/read/trace_scan.o \
 	$(B)/gen/assets.o \
 	$(B)/report/report.o \
 	$(B)/report/attribute/attribute.o \
@@ -272,12 +274,12 @@ REPORT_OBJS := \
 	$(B)/report/output/html.o \
 	$(B)/report/output/sarif.o \
 	$(B)/report/output/summary.o \
-	$(B)/report/output/trace.o \
-	$(B)/report/output/trace_flows.o \
-	$(B)/report/output/trace_emit.o \
-	$(B)/report/output/jsonbuf.o \
-	$(B)/report/output/pftrace.o \
 	$(B)/report/output/gate.o \
+	$(B)/report/trace/trace.o \
+	$(B)/report/trace/trace_flows.o \
+	$(B)/report/trace/trace_emit.o \
+	$(B)/report/trace/jsonbuf.o \
+	$(B)/report/trace/pftrace.o \
 	$(B)/report/compare/diff.o \
 	$(B)/report/compare/outcome.o \
 	$(B)/report/compare/repeat.o \

@@ -1,5 +1,5 @@
 /*
- * drain.c - 'mapprof record's side of the ring (db/ring.h).
+ * drain.c - 'mapprof record's side of the ring (db/spool/ring.h).
  *
  * Before the program starts, record creates the spool and the ring and lets
  * the program inherit both.  While the program runs, record waits for it
@@ -42,8 +42,8 @@
 #include <unistd.h>
 
 #include "cli/drain.h"
-#include "db/ring.h"
-#include "db/spool.h"
+#include "db/spool/ring.h"
+#include "db/spool/spool.h"
 
 /* Polling interval while the program runs, adapted to how fast chunks fill. */
 #define POLL_MIN_MS 1
@@ -383,7 +383,7 @@ static int by_first_seq(const void *a, const void *b)
  * threads were still filling.  Returns how many were written.  They go in
  * the order of their first event, not of their place in the ring (which
  * wraps): a thread's events then reach the spool in the order it recorded
- * them, and the expansion pairs deletes as it reads them (db/finish.c)
+ * them, and the expansion pairs deletes as it reads them (db/ingest/finish.c)
  * instead of sorting the whole table.
  */
 static unsigned drain_pass_locked(struct drain *d, int final)

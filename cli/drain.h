@@ -1,5 +1,5 @@
 /*
- * drain.h - 'mapprof record's side of the ring of event buffers (db/ring.h).
+ * drain.h - 'mapprof record's side of the ring of event buffers (db/spool/ring.h).
  */
 #ifndef MAPPROF_CLI_DRAIN_H
 #define MAPPROF_CLI_DRAIN_H
@@ -24,11 +24,11 @@ int drain_ring_fd(const struct drain *d);
 int drain_live_fd(const struct drain *d);
 /* MAPPROF_LIVE_FD's value: the pipe's descriptor and inode, "FD:INODE" (the collector checks it is ours). */
 const char *drain_live_env(const struct drain *d);
-/* MAPPROF_RECORDER's value: this process, "PID:START" (db/ring.h ring_proc_start()). */
+/* MAPPROF_RECORDER's value: this process, "PID:START" (db/spool/ring.h ring_proc_start()). */
 const char *drain_recorder_env(const struct drain *d);
 /* How the program's first process ended, as its collector said (enum ring_end); *status for RING_ENDED_EXIT. */
 int drain_ended(const struct drain *d, int *status);
-/* Offload calls the program made after its collector finished (db/ring.h calls_late). */
+/* Offload calls the program made after its collector finished (db/spool/ring.h calls_late). */
 int64_t drain_calls_late(const struct drain *d);
 /* The program started: record closes its copy of the pipe's read end. */
 void drain_started(struct drain *d);

@@ -41,11 +41,11 @@
 #include "cli/record.h"
 #include "cli/record_procs.h"
 #include "db/db.h"
-#include "db/finish.h"
-#include "db/ingest.h"
-#include "db/locations.h"
-#include "db/ring.h"
-#include "db/spool.h"
+#include "db/ingest/finish.h"
+#include "db/ingest/ingest.h"
+#include "db/store/locations.h"
+#include "db/spool/ring.h"
+#include "db/spool/spool.h"
 #include "lib/ranks.h"
 #include "report/attribute/attribute.h"
 #include "report/report.h"
@@ -163,7 +163,7 @@ static void free_env(char **env)
 }
 
 /*
- * The live expansion's thread (db/ingest.h): the spool's new frames
+ * The live expansion's thread (db/ingest/ingest.h): the spool's new frames
  * expanded every few ms while the program runs, on the core the drain
  * leaves idle, so that little is left to do once it ends.
  */

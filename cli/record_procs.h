@@ -32,7 +32,7 @@ struct record_procs *record_procs_open(const char *output, int force, char **mai
  * Once the first process's spool is in its database: store how that
  * process ended (wstatus is that of the program record started, pid
  * 'child'; ring_end and ring_status: what its collector said, enum ring_end
- * of db/ring.h), and when -o depends on the process, rename the database to its
+ * of db/spool/ring.h), and when -o depends on the process, rename the database to its
  * name.  *path is replaced by the final path.  0, -1 (said why), or 1: no
  * process took the buffers but others recorded (the program is mpirun or a
  * shell): the database at *path holds nothing and is not wanted.

@@ -7,7 +7,7 @@
  * that moment stay in the spool beside the database.  When the database
  * could not take the events (a full disk), record keeps the spool too.
  * Either way the database's run says which spool and this command.  The
- * spool is expanded as record would have (db/ingest.c, db/finish.c); what
+ * spool is expanded as record would have (db/ingest/ingest.c, db/ingest/finish.c); what
  * the program did after the spool ends is not known, so the run is marked
  * incomplete with the reason, and its exit status stays unknown.
  *
@@ -32,8 +32,8 @@
 #include "cli/cli.h"
 #include "cli/record_procs.h"
 #include "db/db.h"
-#include "db/finish.h"
-#include "db/ingest.h"
+#include "db/ingest/finish.h"
+#include "db/ingest/ingest.h"
 
 static const char recover_usage[] =
 	"usage: mapprof recover [-o PATH] [-f] SPOOL|SPOOL_DIR\n"

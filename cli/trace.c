@@ -15,7 +15,7 @@
 #include "cli/report_cli.h"
 #include "db/db.h"
 #include "lib/outfile.h"
-#include "report/output/trace.h"
+#include "report/trace/trace.h"
 
 static const char trace_usage[] =
 	"usage: mapprof trace [-o PATH|-] [--format json|pftrace] [--from TIME] [--to TIME] DB\n"

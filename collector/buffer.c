@@ -3,7 +3,7 @@
  *
  * An OMPT callback fills one slot of its thread's buffer: no lock, no
  * allocation, no system call.  Under 'mapprof record' the buffers are
- * chunks of the ring shared with 'record' (db/ring.h): a full one is marked
+ * chunks of the ring shared with 'record' (db/spool/ring.h): a full one is marked
  * full and the thread takes a free one, and 'record' writes it to the spool
  * on another core.  Without a ring, or when no chunk is free, the thread
  * appends its full buffer to the spool itself (one lock and one write() per
@@ -40,7 +40,7 @@
 #include "collector/buffer.h"
 #include "collector/output.h"
 #include "collector/state.h"
-#include "db/ring.h"
+#include "db/spool/ring.h"
 
 #define BUF_RECS RING_CHUNK_RECS
 

@@ -15,8 +15,8 @@
 #include <stdatomic.h>
 
 #include "collector/state.h"
-#include "db/ring.h"
-#include "db/spool.h"
+#include "db/spool/ring.h"
+#include "db/spool/spool.h"
 
 /* When buffer.c asks the files above it for the frames that go with the events. */
 enum buffer_moment {

@@ -7,7 +7,7 @@
  * opens libmapprof-ingest.so (installed beside it) to build the database.
  *
  * Under 'mapprof record' the spool is already open (MAPPROF_SPOOL_FD) and
- * comes with the ring of event buffers (MAPPROF_RING_FD, db/ring.h); the
+ * comes with the ring of event buffers (MAPPROF_RING_FD, db/spool/ring.h); the
  * first process to set the ring's owner records, so a child or a second
  * program of a recorded script does not.  Loaded by hand, the first process
  * to create the spool (O_EXCL) owns it.
@@ -60,8 +60,8 @@
 #include "collector/output.h"
 #include "collector/state.h"
 #include "collector/text.h"
-#include "db/ring.h"
-#include "db/spool.h"
+#include "db/spool/ring.h"
+#include "db/spool/spool.h"
 #include "lib/shquote.h"
 
 #define INGEST_LIB "libmapprof-ingest.so"

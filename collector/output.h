@@ -1,5 +1,5 @@
 /*
- * output.h - the spool file the collector's events go to (db/spool.h).
+ * output.h - the spool file the collector's events go to (db/spool/spool.h).
  *
  * The bottom of the collector's line above the leaves: every file that
  * writes frames calls it, and it calls only text.h and db/.  Frames are
@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #include "collector/state.h"
-#include "db/ring.h"
-#include "db/spool.h"
+#include "db/spool/ring.h"
+#include "db/spool/spool.h"
 
 /*
  * Claim the spool.  0; -1: this process does not record (said why on
@@ -37,11 +37,11 @@ int output_ring_grow(uint32_t upto);
 /* The pid of 'mapprof record' (MAPPROF_RECORDER), or 0. */
 long output_recorder(void);
 /*
- * How this process ends (enum ring_end, db/ring.h), told to 'record' through
+ * How this process ends (enum ring_end, db/spool/ring.h), told to 'record' through
  * its ring.  Takes no lock: async-signal-safe.
  */
 void output_ended(int how, int status);
-/* One more offload call after the collector finished (db/ring.h calls_late). */
+/* One more offload call after the collector finished (db/spool/ring.h calls_late). */
 void output_call_late(void);
 /*
  * For _exit() and exec, which a signal handler may call (procs.c): with 'on',
@@ -76,7 +76,7 @@ int output_failed(void);
 int output_check(int writing);
 /* Why the spool stopped, as the run's status detail, into buf; 0, or -1 while it goes on. */
 int output_stop_text(char *buf, size_t n);
-/* The ring shared with 'mapprof record' (db/ring.h), or NULL; borrowed for the process's life. */
+/* The ring shared with 'mapprof record' (db/spool/ring.h), or NULL; borrowed for the process's life. */
 struct ring_header *output_ring(void);
 /* Close the spool; loaded by hand, also build the database from it. */
 void output_close(void);

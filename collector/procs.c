@@ -38,7 +38,7 @@
 #include "collector/runinfo.h"
 #include "collector/state.h"
 #include "collector/text.h"
-#include "db/ring.h"
+#include "db/spool/ring.h"
 #include "lib/ranks.h"
 
 /* The variables MPI launchers set to a process's rank (docs/usage.md). */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "collector/state.h"
-#include "db/spool.h"
+#include "db/spool/spool.h"
 
 int64_t collector_start_ns;
 int collector_tsc;

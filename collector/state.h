@@ -10,7 +10,7 @@
  * program's offload calls to them), then buffer.c (per-thread buffers),
  * wtrack.c (write tracking of host ranges), modules.c and runinfo.c (what
  * the run is), output.c (the spool file,
- * db/spool.h), and the leaves: this file, text.h, hash.h.
+ * db/spool/spool.h), and the leaves: this file, text.h, hash.h.
  * It never exits, aborts or prints to stdout inside the user's program: on
  * trouble it says so once on stderr ("mapprof-collector: ...") and stops
  * recording.

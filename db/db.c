@@ -12,10 +12,9 @@
 #include <unistd.h>
 
 #include "db/db_internal.h"
-#include "db/pageformat.h"
 
 extern const char mapprof_schema_sql[];
-/* An empty database holding the schema, built by db/mkimage.c. */
+/* An empty database holding the schema, built by db/pages/mkimage.c. */
 extern const unsigned char mapprof_empty_db[], mapprof_empty_db_end[];
 
 const char *db_schema_sql(void)
@@ -334,10 +333,4 @@ sqlite3_file *db_main_file(sqlite3 *sql)
 	if (sqlite3_file_control(sql, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f || !f->pMethods)
 		return NULL;
 	return f;
-}
-
-int db_file_lock(int fd, short type)
-{
-	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = PENDING_BYTE, .l_len = LOCK_BYTES };
-	return fcntl(fd, F_SETLK, &l);
 }

@@ -18,7 +18,7 @@ struct db {
 
 /*
  * Note any row of data_op_raw (the one table read from the file's pages,
- * db/rowsrc.h) this connection inserts, updates or deletes (SQLite's update
+ * db/pages/rowsrc.h) this connection inserts, updates or deletes (SQLite's update
  * hook: not a DELETE without WHERE, which nothing here runs): its changes
  * may then be in its cache only, and the table is read by SQLite instead.
  */
@@ -42,14 +42,6 @@ int64_t db_scalar(struct db *db, const char *sql);
 uint32_t db_table_root(struct db *db, const char *name, const char *columns);
 
 /*
- * SQLite's lock bytes of the file open at fd (not a connection's): F_WRLCK
- * takes what an EXCLUSIVE lock holds, F_UNLCK lets it go.  fcntl()'s return.
- * Locks are the process's: closing any descriptor of the file drops them,
- * a connection's too.
- */
-int db_file_lock(int fd, short type);
-
-/*
  * SQLite's own file of the connection's main database (its VFS's, with
  * the methods SQLite reads and locks it through); NULL when there is none.
  * Borrowed: it lives as long as the connection.
@@ -60,10 +52,10 @@ sqlite3_file *db_main_file(sqlite3 *sql);
 void db_bind_opt_int64(sqlite3_stmt *st, int idx, int present, int64_t v);
 
 /*
- * A column's value as the event readers use it (db/sound.h, db/events.c,
- * db/timeline_rows.c): what sqlite3_value_int64() reads from it, its type
+ * A column's value as the event readers use it (db/read/sound.h, db/read/events.c,
+ * db/read/timeline_rows.c): what sqlite3_value_int64() reads from it, its type
  * (SQLITE_INTEGER, SQLITE_NULL, ...) and, for a real, the real.  Filled from
- * a statement's row by db_fetch_values(), or from a page (db/pageread.h).
+ * a statement's row by db_fetch_values(), or from a page (db/pages/pageread.h).
  */
 struct dbval {
 	int64_t i;

@@ -1,9 +1,9 @@
 /*
  * varint.h - unsigned LEB128 varints: 7 bits a byte, low bits first, the
  * high bit set on every byte but the last (protobuf's varint; not SQLite's,
- * db/pagewrite.c).  At most 10 bytes for a 64-bit value.  The .pftrace
- * writer (report/output/pftrace.c), the page timeline's temporary files
- * (db/timeline_rows.c) and the findings' operations sorted through a file
+ * db/pages/pagewrite.c).  At most 10 bytes for a 64-bit value.  The .pftrace
+ * writer (report/trace/pftrace.c), the page timeline's temporary files
+ * (db/read/timeline_rows.c) and the findings' operations sorted through a file
  * (report/findings/opspill.c) use them.
  */
 #ifndef MAPPROF_LIB_VARINT_H

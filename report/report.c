@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db/attribution.h"
+#include "db/store/attribution.h"
 #include "db/db.h"
-#include "db/finish.h"
-#include "db/timeline.h"
+#include "db/ingest/finish.h"
+#include "db/read/timeline.h"
 #include "lib/batchq.h"
 #include "lib/outfile.h"
 #include "lib/termesc.h"
@@ -113,7 +113,7 @@ void report_result_release(struct report_result *res)
 
 /*
  * The page's timeline binned on a thread of its own while the findings are
- * finished and stored and the document is made (db/timeline.h), with every event the
+ * finished and stored and the document is made (db/read/timeline.h), with every event the
  * findings kept as candidate marks (the page marks those its findings
  * list).  NULL: the page builds it when written.
  */

@@ -3,10 +3,10 @@
  * data mapping patterns, store them in the database, print a summary and
  * write report.json (and report.html).
  *
- * The stages: db_read_run() and the event stream (db/events.h) feed the
+ * The stages: db_read_run() and the event stream (db/read/events.h) feed the
  * detectors (report/detect/detect.h) and the run totals (report/findings/totals.h); the
  * occurrences are grouped into findings (report/findings/findings.h), stored
- * (report/findings/findings_store.h, as the rows of db/findings.h), rendered as JSON
+ * (report/findings/findings_store.h, as the rows of db/store/findings.h), rendered as JSON
  * (report/output/json.h, the document every other output is built from), as a
  * terminal summary (report/output/summary.h) and as HTML (report/output/html.h).
  */
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "db/db.h"
-#include "db/events.h"
+#include "db/read/events.h"
 #include "report/findings/analysis.h"
 
 struct db;

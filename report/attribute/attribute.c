@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/attribution.h"
-#include "db/locations.h"
-#include "db/source_files.h"
+#include "db/store/attribution.h"
+#include "db/store/locations.h"
+#include "db/store/source_files.h"
 #include "lib/hmap.h"
 #include "report/attribute/attribute.h"
 #include "report/attribute/snippet.h"
@@ -36,7 +36,7 @@ struct update {
 	const struct codeptr_row *codeptrs;
 	char **comp_dirs;
 	size_t ncodeptrs;
-	/* report time: what record found (db/source_files.h); none: nothing to compare */
+	/* report time: what record found (db/store/source_files.h); none: nothing to compare */
 	struct source_file_row *recorded;
 	size_t nrecorded;
 	/* wanted: each exactly placed code pointer and its place (call_sites) */

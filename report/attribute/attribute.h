@@ -2,8 +2,8 @@
  * attribute.h - the attribution stage of 'mapprof report': every recorded
  * code pointer symbolized (report/attribute/symbolize.h, report/attribute/dwarfline.h), the
  * variable of every data operation named, the source lines around them read
- * (report/attribute/snippet.h), and all of it stored as the rows of db/locations.h for
- * the outputs to read back (db/attribution.h).
+ * (report/attribute/snippet.h), and all of it stored as the rows of db/store/locations.h for
+ * the outputs to read back (db/store/attribution.h).
  *
  * Run once per report: it replaces what a previous run stored, so running
  * report twice gives the same database (docs/attribution.md).
@@ -79,12 +79,12 @@ int attribute_sites(struct db *db, struct op_keys *keys, struct call_sites *site
  * quote, found as attribute_run() finds them (the same symbolizer, the same
  * rules: each location's file and each map clause's declaration file, a
  * source file of the program readable here), each with its size and
- * XXH3-64 stored in source_file_raw (db/source_files.h), replacing what was
+ * XXH3-64 stored in source_file_raw (db/store/source_files.h), replacing what was
  * there.  attribute_run() then compares every file it would quote with its
  * row: one that differs is neither quoted nor edited by a plan, and is named
  * in table source_changed (docs/attribution.md, "When the source changed").
  * 'keys': the run's attribution keys gathered as its spool was expanded
- * (db/ingest.h), or NULL to read them from data_op_raw.
+ * (db/ingest/ingest.h), or NULL to read them from data_op_raw.
  * Returns the number of files stored, or -1 with *err set.
  */
 int attribute_record_sources(struct db *db, struct op_keys *keys, char **err);

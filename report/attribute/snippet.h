@@ -36,7 +36,7 @@ char *snippet_read(const char *path, int line, int context, int *first_line);
 /*
  * The size of the file at 'path' and the XXH3-64 of its bytes as 16
  * lower-case hex digits (hash[16] is the NUL): what 'mapprof record' stores
- * for each source file (db/source_files.h) and 'report' compares with the
+ * for each source file (db/store/source_files.h) and 'report' compares with the
  * file it would quote.  Read as snippet_read() reads (a regular file of at
  * most SAFEFILE_MAX_SOURCE_BYTES).  0, or -1 when it cannot be read.
  */

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "db/locations.h"
+#include "db/store/locations.h"
 #include "lib/hmap.h"
 #include "report/attribute/dwarfline.h"
 #include "report/attribute/safefile.h"

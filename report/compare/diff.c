@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/attribution.h"
+#include "db/store/attribution.h"
 #include "db/db.h"
-#include "db/finish.h"
+#include "db/ingest/finish.h"
 #include "lib/sat.h"
 #include "lib/termesc.h"
 #include "report/attribute/attribute.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "db/db.h"
-#include "db/process.h"
+#include "db/ingest/process.h"
 #include "report/compare/merge.h"
 #include "report/detect/occurrence.h"
 #include "lib/grow.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/attribution.h"
+#include "db/store/attribution.h"
 #include "lib/hmap.h"
 #include "report/compare/outcome.h"
 #include "report/findings/analysis.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "db/db.h"
-#include "db/finish.h"
+#include "db/ingest/finish.h"
 #include "lib/sort.h"
 #include "lib/termesc.h"
 #include "report/compare/repeat.h"

@@ -2,8 +2,8 @@
  * detect.h - the five inefficient data mapping patterns, found in one pass
  * over a recorded run.
  *
- * Input: events (db/events.h) in the order  ORDER BY begin_ns, seq  over
- * data operations and kernels merged (db/events.h streams them so); feeding
+ * Input: events (db/read/events.h) in the order  ORDER BY begin_ns, seq  over
+ * data operations and kernels merged (db/read/events.h streams them so); feeding
  * them out of that order is an error.  Output: "occurrences", handed one at a
  * time to a callback as soon as they are certain.  An occurrence is the unit
  * users and tests count (see docs/report-json.md):
@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db/events.h"
+#include "db/read/events.h"
 #include "report/detect/detect_common.h"
 #include "report/detect/occurrence.h"
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/attribution.h"
+#include "db/store/attribution.h"
 #include "db/db.h"
-#include "db/locations.h"
+#include "db/store/locations.h"
 #include "report/findings/analysis.h"
 #include "lib/batchq.h"
 #include "lib/tempfile.h"

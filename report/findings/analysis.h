@@ -1,7 +1,7 @@
 /*
  * analysis.h - one recorded run, analysed: its run row, totals and
  * findings, what every output (summary, JSON, HTML, SARIF, diff) is built
- * from.  analysis_run() reads the event stream (db/events.h) through the
+ * from.  analysis_run() reads the event stream (db/read/events.h) through the
  * detectors (report/detect/detect.h) and the totals (report/findings/totals.h) and groups
  * the occurrences into findings (report/findings/findings.h).
  */
@@ -10,9 +10,9 @@
 
 #include <stdint.h>
 
-#include "db/events.h"
-#include "db/kernel_sites.h"
-#include "db/timeline.h"
+#include "db/read/events.h"
+#include "db/read/kernel_sites.h"
+#include "db/read/timeline.h"
 #include "report/findings/cost.h"
 #include "report/findings/findings.h"
 #include "report/findings/results.h"
@@ -27,7 +27,7 @@ struct op_keys;
 /* Everything the outputs show about one run. */
 struct analysis {
 	struct run_info run;
-	struct damaged damaged_ops;      /* data_op_raw rows left out (db/sound.h) */
+	struct damaged damaged_ops;      /* data_op_raw rows left out (db/read/sound.h) */
 	struct damaged damaged_kernels;  /* kernel_raw rows left out */
 	struct run_totals totals;
 	struct findings findings;
@@ -49,7 +49,7 @@ struct analysis {
 	 */
 	const struct plans *plans;
 	/*
-	 * The kernels by launching place (db/kernel_sites.h), read by
+	 * The kernels by launching place (db/read/kernel_sites.h), read by
 	 * report_run() for the summary and the document.  Borrowed; NULL: not
 	 * read (the outputs leave the kernels out).
 	 */
@@ -67,7 +67,7 @@ struct analysis {
 int analysis_run(struct db *db, struct analysis *a, char **err);
 /*
  * The same, for an HTML page: the pass also records the timeline's
- * intervals in a.span (db/timeline.h), so that the page reads no table
+ * intervals in a.span (db/read/timeline.h), so that the page reads no table
  * again.
  */
 int analysis_run_page(struct db *db, struct analysis *a, char **err);

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db/events.h"
+#include "db/read/events.h"
 #include "lib/hmap.h"
 
 enum cost_class {

@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db/events.h"
+#include "db/read/events.h"
 #include "lib/hmap.h"
 #include "report/detect/occurrence.h"
 #include "report/findings/cost.h"

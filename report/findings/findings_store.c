@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/findings.h"
+#include "db/store/findings.h"
 #include "report/findings/findings.h"
 #include "report/findings/findings_store.h"
 
@@ -100,7 +100,7 @@ int findings_store(struct db *db, struct findings *f, findings_tap_fn tap, void 
 
 	if (!w)
 		return -1;
-	/* A long run's events as pages first (db/findings.h), else with the rest. */
+	/* A long run's events as pages first (db/store/findings.h), else with the rest. */
 	for (size_t i = 0; i < f->n; i++)
 		nrows += f->v[i].nops;
 	paged = findings_writer_pages(w, nrows, store_ops, &p, err);

@@ -1,6 +1,6 @@
 /*
  * findings_store.h - the findings of 'mapprof report' written back into the
- * run's database, as the rows of db/findings.h: one per finding, one per
+ * run's database, as the rows of db/store/findings.h: one per finding, one per
  * operation a fix would remove, one summary per kind and one for "all".
  */
 #ifndef MAPPROF_REPORT_FINDINGS_STORE_H
@@ -24,7 +24,7 @@ typedef int (*findings_tap_fn)(void *arg, size_t pos, const struct finding_op *o
  * order, as they are handed to the writer (another pass over them saved).
  * 0 (tap has seen them all, f is finished), or -1 with *err set: the
  * database then as before, or, on a long run whose old findings were
- * deleted in a commit of their own (db/findings.h), without findings; f's
+ * deleted in a commit of their own (db/store/findings.h), without findings; f's
  * finish then perhaps not ended (findings_finish_end(f, 0) ends it).
  */
 int findings_store(struct db *db, struct findings *f, findings_tap_fn tap, void *tap_arg, char **err);

@@ -1,5 +1,5 @@
 /*
- * kernels.h - the kernels by launching place (db/kernel_sites.h's rows),
+ * kernels.h - the kernels by launching place (db/read/kernel_sites.h's rows),
  * gathered from the analysis' event stream instead of a query of their own.
  *
  * kernel_sites_read() grouped the kernels, and the transfers of the target
@@ -16,8 +16,8 @@
 #ifndef MAPPROF_REPORT_KERNELS_H
 #define MAPPROF_REPORT_KERNELS_H
 
-#include "db/events.h"
-#include "db/kernel_sites.h"
+#include "db/read/events.h"
+#include "db/read/kernel_sites.h"
 
 struct kernel_tally;
 

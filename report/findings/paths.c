@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/attribution.h"
+#include "db/store/attribution.h"
 #include "report/findings/paths.h"
 #include "report/findings/analysis.h"
 

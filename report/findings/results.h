@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db/events.h"
+#include "db/read/events.h"
 #include "lib/hmap.h"
 
 /* One host range a transfer touched, in order of its first transfer. */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db/events.h"
+#include "db/read/events.h"
 
 /* A running union of intervals that arrive in order of their begin. */
 struct busy {

@@ -17,8 +17,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "db/attribution.h"
-#include "db/timeline.h"
+#include "db/store/attribution.h"
+#include "db/read/timeline.h"
 #include "lib/outfile.h"
 #include "report/output/html.h"
 

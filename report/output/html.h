@@ -23,7 +23,7 @@ struct db;
 /*
  * Write the page for 'report' (the report.json document; borrowed, not
  * modified) to 'path' ("-" = stdout).  When 'db' is not NULL the page also
- * gets the timeline of that database (db/timeline.h), with the events listed
+ * gets the timeline of that database (db/read/timeline.h), with the events listed
  * in the findings' "events" arrays marked for highlighting.  Written as
  * lib/outfile.h says: a regular file through a temporary file renamed over
  * it, so a failure leaves no half page; a device or FIFO in place (oflags:
@@ -36,7 +36,7 @@ int html_write(const char *path, unsigned oflags, json_t *report, struct db *db,
 struct timeline_span;
 
 /*
- * html_write() with the timeline's span known (db/timeline.h; NULL: the
+ * html_write() with the timeline's span known (db/read/timeline.h; NULL: the
  * timeline reads it) and the timeline begun already (timeline_job_start();
  * NULL: built here): the job is finished with the findings' events as its
  * marks, and freed, whatever becomes of the page.

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db/attribution.h"
-#include "db/kernel_sites.h"
+#include "db/store/attribution.h"
+#include "db/read/kernel_sites.h"
 #include "lib/outfile.h"
 #include "report/output/json.h"
 #include "report/findings/paths.h"
@@ -19,7 +19,7 @@
 #include "lib/sort.h"
 #include "lib/utf8.h"
 
-/* s as a JSON string, never lost to bytes that are not UTF-8 (db/attribution.h). */
+/* s as a JSON string, never lost to bytes that are not UTF-8 (db/store/attribution.h). */
 static json_t *text(const char *s)
 {
 	return attribution_text(s, strlen(s));
@@ -44,7 +44,7 @@ static void add_relative(const struct analysis *a, json_t *o, const char *key, c
  * {"address", "module", "offset"}: module and offset when a module holds it;
  * plus, where the report symbolized it, "function", "file", "path" (file
  * relative to the source root), "line", "column", "origin", "note" and
- * "snippet" (db/attribution.h).
+ * "snippet" (db/store/attribution.h).
  */
 static json_t *place(const struct analysis *a, uint64_t addr)
 {
@@ -89,7 +89,7 @@ static double rounded(double v)
 	return round(v * 10000.0) / 10000.0;
 }
 
-/* {"data_ops": N, "kernels": N, "run": N}: rows the report left out (db/sound.h). */
+/* {"data_ops": N, "kernels": N, "run": N}: rows the report left out (db/read/sound.h). */
 static json_t *damaged_json(const struct analysis *a)
 {
 	return json_pack("{sIsIsI}", "data_ops", (json_int_t)a->damaged_ops.rows,
@@ -323,7 +323,7 @@ static json_t *plans_json(const struct analysis *a)
 }
 
 /*
- * The kernels by launching place (db/kernel_sites.h), most time first:
+ * The kernels by launching place (db/read/kernel_sites.h), most time first:
  * {"location": place, "device", "launches", "total_ns", "mean_ns", "min_ns",
  * "max_ns", "bytes_to_device", "bytes_from_device", "transfers",
  * "transfer_ns"}.

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/source_path.h"
+#include "db/store/source_path.h"
 #include "report/output/json.h"
 #include "report/detect/occurrence.h"
 #include "report/output/sarif.h"

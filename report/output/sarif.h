@@ -26,7 +26,7 @@ struct db;
 
 /*
  * The SARIF log of 'doc' (a report_json() document).  'db' gives each
- * location's source file (db/source_path.h); 'source_root' is a directory
+ * location's source file (db/store/source_path.h); 'source_root' is a directory
  * or NULL.  A new reference the caller owns, or NULL with *err set
  * (malloc'ed): out of memory, or a source root that does not exist.
  */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/attribution.h"
-#include "db/kernel_sites.h"
+#include "db/store/attribution.h"
+#include "db/read/kernel_sites.h"
 #include "report/output/json.h"
 #include "report/findings/paths.h"
 #include "report/plan/plans.h"
@@ -275,7 +275,7 @@ static void print_overlap_note(FILE *out, const struct analysis *a)
 
 /*
  * The kernels by launching place, most time first: the first 'top' of
- * them, each with what its constructs' map clauses moved (db/kernel_sites.h).
+ * them, each with what its constructs' map clauses moved (db/read/kernel_sites.h).
  */
 static void print_kernels(FILE *out, const struct analysis *a, int top)
 {

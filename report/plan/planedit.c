@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db/attribution.h"
+#include "db/store/attribution.h"
 #include "report/plan/loopscan.h"
 #include "report/findings/paths.h"
 #include "report/plan/plans.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/attribution.h"
+#include "db/store/attribution.h"
 #include "report/plan/plans.h"
 #include "report/findings/analysis.h"
 #include "lib/grow.h"

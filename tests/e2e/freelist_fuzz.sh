@@ -3,7 +3,7 @@
 # (tests/fuzz/mutate_freelist.py: loops, pages listed twice, pages out of
 # the file, counts that do not add up, flipped bytes), where a long run's
 # finding events are written as pages into the freelist's pages
-# (db/finding_pages.c).  Each case is reported twice, through SQLite's
+# (db/pages/finding_pages.c).  Each case is reported twice, through SQLite's
 # inserts (MAPPROF_PAGEWRITE=0) and as the report chooses; the second must
 # end as the first: the same exit status, and the same file byte for byte
 # (the writer refused the freelist and SQLite's path ran), or both files

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ingest_live.sh - 'mapprof record' expands the spool while the program runs
 # (issue 29: "done while the program runs on the drain's otherwise idle
-# time"; db/ingest.c's live expansion): the event rows go to pages as the
+# time"; db/ingest/ingest.c's live expansion): the event rows go to pages as the
 # frames land, their times as written, converted in place at the end.  The
 # database must be the one 'mapprof recover' makes of the very same spool
 # (kept with MAPPROF_KEEP_SPOOL), and whole:

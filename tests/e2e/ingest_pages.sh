@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ingest_pages.sh - the spool's expansion writes the event tables and
-# delete_pair_raw as pages (db/pagewrite.c) instead of through SQLite's
+# delete_pair_raw as pages (db/pages/pagewrite.c) instead of through SQLite's
 # inserts (issue 29, "events at SQLite's speed"); the database must be the
 # one SQLite's inserts make (MAPPROF_PAGEWRITE=0), and whole:
 #   - a real recording's spool (a sample and a four-thread loop: events out

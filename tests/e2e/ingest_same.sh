@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ingest_same.sh - the spool's expansion (db/ingest.c) pairs deletes as it
+# ingest_same.sh - the spool's expansion (db/ingest/ingest.c) pairs deletes as it
 # reads the events, and inserts them through a virtual table over the
 # records (issue 29, "events at SQLite's speed"); the database must be the
 # one the sorting expansion before it made, row for row:
@@ -23,7 +23,7 @@ command -v sqlite3 >/dev/null || skip "sqlite3 is missing (apt-get install sqlit
 d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
 
-# gen.py MODE OUT: a synthetic spool (db/spool.h); the same bytes for the same MODE.
+# gen.py MODE OUT: a synthetic spool (db/spool/spool.h); the same bytes for the same MODE.
 cat >gen.py <<'PY'
 import random, struct, sys
 
@@ -123,7 +123,7 @@ with open(out, 'wb') as f:
     f.write(b'MPSPOOL\0' + struct.pack('<IIq', 2, 96, 42) + b''.join(frames))
 PY
 
-# The pairs the rule gives (db/finish.c): in the stream of one (device,
+# The pairs the rule gives (db/ingest/finish.c): in the stream of one (device,
 # address) ordered by end, allocations first on ties, then seq, a delete
 # right after an allocation frees it.  Prints "expected got missing extra".
 pairs_check() {

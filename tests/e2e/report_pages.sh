@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # report_pages.sh - the report reads data_op_raw, kernel_raw, target_raw and
-# delete_pair_raw from the file's pages (db/pageread.c, db/rowsrc.c) where it
+# delete_pair_raw from the file's pages (db/pages/pageread.c, db/pages/rowsrc.c) where it
 # can, and gives exactly what SQLite gives: the
 # same report.json, page and stored findings as MAPPROF_PAGEREAD=0 (SQLite
 # reads every row), byte for byte, on

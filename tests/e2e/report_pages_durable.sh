@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# report_pages_durable.sh - the order of db/finding_pages.c's writes, as
+# report_pages_durable.sh - the order of db/pages/finding_pages.c's writes, as
 # SQLite's rollback journal needs it (sqlite.org/atomiccommit.html), seen
 # in the report's system calls (strace -y): between the creation of its
 # journal (O_EXCL) and the journal's removal (the commit),

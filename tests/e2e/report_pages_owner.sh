@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # report_pages_owner.sh - a report run as root on a database another user
 # owns, killed at the commit of its finding events as pages (the removal of
-# db/finding_pages.c's journal): the journal it leaves is the owner's, with
+# db/pages/finding_pages.c's journal): the journal it leaves is the owner's, with
 # the database's mode, as SQLite gives its own journals, so the owner's
 # next connection rolls the file back (sqlite3 and 'mapprof report' as that
 # user, through setpriv).

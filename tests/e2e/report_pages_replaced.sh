@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # report_pages_replaced.sh - 'mapprof report' of a run whose database is
 # replaced (record -f -o the same path) while the report runs, in the gap
-# before the finding events are written as pages (db/finding_pages.c opens
+# before the finding events are written as pages (db/pages/finding_pages.c opens
 # the file again there).  tests/e2e/open_gate.c holds that open until the
 # new recording is in place, so the gap is hit every time.  The report must
 # not write the old run's findings into the new database: the new file is

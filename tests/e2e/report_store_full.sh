@@ -4,7 +4,7 @@
 # events intact), and the exit status says the findings were not stored
 # (5, with a warning), so a CI step can tell; once there is room the next
 # report stores them.  Both ways of storing a long run's finding events:
-# as pages (db/finding_pages.c) and SQLite's inserts.  The disk is a small
+# as pages (db/pages/finding_pages.c) and SQLite's inserts.  The disk is a small
 # tmpfs (needs root: skipped without it), grown afterwards with a remount.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "no sqlite3 (apt-get install sqlite3)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # report_store_pages.sh - a long run's finding events written as pages
-# (db/finding_pages.c) instead of SQLite's inserts, on a synthetic run of
+# (db/pages/finding_pages.c) instead of SQLite's inserts, on a synthetic run of
 # 1.8 M events (bench/gen_events.sh; 1.2 M finding events):
 # - the same rows, the same record bytes and the same report as SQLite's
 #   inserts (MAPPROF_PAGEWRITE=0), and SQLite's integrity check says ok;
@@ -30,7 +30,7 @@ MAPPROF_PAGEWRITE=0 "$m" report -q --no-html --json "$t/sql.json" "$t/sql.db" 2>
 want=$(rows "$t/sql.db")
 [ "${want%%:*}" -gt 100000 ] || fail "SQLite's inserts stored ${want%%:*} finding events"
 
-# Pages: the journal of db/finding_pages.c is the one made with O_EXCL.
+# Pages: the journal of db/pages/finding_pages.c is the one made with O_EXCL.
 if command -v strace >/dev/null 2>&1; then
 	strace -f -qq -e trace=openat -o "$t/st" "$m" report -q --no-html --json "$t/pages.json" "$t/pages.db" \
 		2>"$t/err" || fail "report (pages): $(cat "$t/err")"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # report_store_replace.sh - how 'mapprof report' replaces the findings it
-# stored before (db/findings.c): the old ones are deleted in a commit of
+# stored before (db/store/findings.c): the old ones are deleted in a commit of
 # their own, then the new ones written and committed at the end, when there
 # are more than 65,536 old finding events (fewer: one transaction, as
 # report_open_locks.sh counts).
@@ -14,7 +14,7 @@
 #   stores its findings all the same;
 # - a report killed (SIGKILL) once the old findings are gone leaves the
 #   database without findings (no finding, no summary row: finding events
-#   written as pages before them may be there, db/findings.h), its events
+#   written as pages before them may be there, db/store/findings.h), its events
 #   and its integrity as they were; the next report stores the same
 #   findings again.  With strace the kill lands at the last commit, when
 #   SQLite removes its journal (the findings and summary rows are in that

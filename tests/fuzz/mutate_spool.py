@@ -7,7 +7,7 @@
 # recover' succeeds) and what was done, separated by tabs.  One process for
 # every case: Python's start costs more than a case.
 #
-# The spool (db/spool.h): a 24-byte header (magic, version, sizeof(struct
+# The spool (db/spool/spool.h): a 24-byte header (magic, version, sizeof(struct
 # rec), pid), then frames { uint32 type, uint32 len, payload[len] }.  One to
 # three mutations, each one of:
 #   flip        XOR a few bytes (often in a frame header or the file header)
@@ -150,7 +150,7 @@ def mutate(seed):
 
     # What 'mapprof recover' must keep: every record of a known type in the
     # whole RECORDS frames (a frame cut short ends the spool), a frame with
-    # the very payload of an earlier one once (db/ingest.c skips the copy of
+    # the very payload of an earlier one once (db/ingest/ingest.c skips the copy of
     # a chunk written twice).
     events = 0
     seen = set()

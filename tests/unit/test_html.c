@@ -19,7 +19,7 @@
 #include "check.h"
 #include "check_db.h"
 #include "db/db.h"
-#include "db/timeline.h"
+#include "db/read/timeline.h"
 #include "report/output/html.h"
 
 extern const char asset_report_css[];

@@ -1,5 +1,5 @@
 /*
- * test_pageread.c - a table's rows read from its pages (db/pageread.c)
+ * test_pageread.c - a table's rows read from its pages (db/pages/pageread.c)
  * against SQLite's own reading of the same file: the same rows in the same
  * order, every value SQLite reads as an integer or NULL the same, every
  * other row handed back as PR_ODD; files and tables it must not read are
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "tests/unit/check.h"
-#include "db/pageread.h"
+#include "db/pages/pageread.h"
 
 #define NCOLS 7
 

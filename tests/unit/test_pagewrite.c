@@ -1,5 +1,5 @@
 /*
- * test_pagewrite.c - table b-trees written page by page (db/pagewrite.c)
+ * test_pagewrite.c - table b-trees written page by page (db/pages/pagewrite.c)
  * read back by SQLite: the same rows as SQLite's own inserts, and its
  * integrity check finds nothing, whatever the depth of the tree.
  */
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "tests/unit/check.h"
-#include "db/pagewrite.h"
+#include "db/pages/pagewrite.h"
 
 #define NCOLS 6
 

@@ -11,9 +11,9 @@
 #include "tests/unit/check.h"
 #include "tests/unit/check_db.h"
 #include "db/db.h"
-#include "db/events.h"
-#include "db/locations.h"
-#include "db/timeline_rows.h"
+#include "db/read/events.h"
+#include "db/store/locations.h"
+#include "db/read/timeline_rows.h"
 #include "report/findings/findings_store.h"
 #include "report/output/json.h"
 #include "report/report.h"
@@ -354,7 +354,7 @@ static void test_kernel_code_pointers(void)
 }
 
 /*
- * The attribution's code pointers (db/locations.h): target_raw's rows are
+ * The attribution's code pointers (db/store/locations.h): target_raw's rows are
  * given to the keys by the stream, which reads them beside the kernels,
  * every row once however the kernels jump (so op_keys_rows() reads no
  * table): the same code pointers and kinds as SQLite's reading of both
@@ -443,7 +443,7 @@ static void test_real_times(void)
 
 /*
  * The stream reads data_op_raw, kernel_raw, target_raw and delete_pair_raw
- * from the file's pages (db/pageread.h) only
+ * from the file's pages (db/pages/pageread.h) only
  * where the file holds what SQLite would give: a row changed in the report's
  * open write transaction (in SQLite's cache, not yet in the file) reads as
  * changed, and every value as SQLite gives it, the pages used or not.

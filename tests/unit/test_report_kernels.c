@@ -1,7 +1,7 @@
 /*
  * test_report_kernels.c - what the analysis' one pass gathers for the
  * outputs equals what the queries it replaced gave: the kernels by launching
- * place (report/findings/kernels.h against db/kernel_sites.h's query) and the
+ * place (report/findings/kernels.h against db/read/kernel_sites.h's query) and the
  * page timeline's span (timeline_build_span() against timeline_build()'s own
  * first pass, and timeline_job_start()/finish() on a thread with other
  * candidate marks than the final ones, or none), on a hand-made run with the odd cases and on a long loop whose
@@ -14,8 +14,8 @@
 #include "tests/unit/check.h"
 #include "tests/unit/check_db.h"
 #include "db/db.h"
-#include "db/kernel_sites.h"
-#include "db/timeline.h"
+#include "db/read/kernel_sites.h"
+#include "db/read/timeline.h"
 #include "report/findings/analysis.h"
 
 static char path[64];

@@ -10,7 +10,7 @@
  * timeline read the tables twice, then once more.
  * MAPPROF_REPORT_SERIAL=1 is the way before: two passes.  The stream reads
  * data_op_raw, kernel_raw and delete_pair_raw from the file's pages
- * (db/pageread.h), which SQLite does not count: by SQLite it makes no pass
+ * (db/pages/pageread.h), which SQLite does not count: by SQLite it makes no pass
  * over those tables then (and the tests say so, which proves the pages were
  * read), one with MAPPROF_PAGEREAD=0.  The pairs are read three times
  * (the stream's, and the timeline's count and walk of them), all from the

@@ -9,8 +9,8 @@
 
 #include "tests/unit/check.h"
 #include "tests/unit/check_db.h"
-#include "db/ingest.h"
-#include "db/spool.h"
+#include "db/ingest/ingest.h"
+#include "db/spool/spool.h"
 
 static void test_pack_unpack(void)
 {
