@@ -51,6 +51,8 @@ struct event {
 	int64_t begin_ns;     /* since run start */
 	int64_t end_ns;
 	int has_hash;         /* transfers whose host side was hashed */
+	int first_copy;       /* not read: the analysis sets it (report/findings/cost.h) on a
+				 copy into device memory allocated and not written since */
 	uint64_t hash;        /* XXH3-64 of the bytes moved */
 	uint64_t codeptr;     /* return address in the program, 0 if unknown */
 	int64_t target_id;    /* enclosing target construct, 0 if none */

@@ -184,7 +184,7 @@ static int on_delete(struct alloc_detector *d, struct detect_ctx *ctx, const str
 		return 0;
 	la = *a;
 	hmap_del(&d->live, &seq);
-	alloc = (struct op_ref){ ev->alloc_seq, la.begin_ns, la.end_ns, la.codeptr, ROLE_ALLOC };
+	alloc = (struct op_ref){ ev->alloc_seq, la.begin_ns, la.end_ns, la.codeptr, ROLE_ALLOC, 0 };
 	del = op_of(ev, ROLE_DELETE);
 	if ((d->kinds & 1u << FINDING_REPEATED_ALLOC) && (la.flags & LIVE_REPEATED) &&
 	    emit(ctx, FINDING_REPEATED_ALLOC, &alloc, &del, la.device, la.host_addr, la.bytes) < 0)
@@ -237,7 +237,7 @@ int alloc_finish(struct alloc_detector *d, struct detect_ctx *ctx)
 		return ctx_oom(ctx);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const struct live_alloc *a = live[i].val;
-		struct op_ref alloc = { live[i].seq, a->begin_ns, a->end_ns, a->codeptr, ROLE_ALLOC };
+		struct op_ref alloc = { live[i].seq, a->begin_ns, a->end_ns, a->codeptr, ROLE_ALLOC, 0 };
 		struct dev_stat *s = ctx_device(ctx, a->device);
 
 		if (!s)

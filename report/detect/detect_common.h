@@ -71,7 +71,7 @@ static inline int ev_is_transfer(const struct event *ev)
 
 static inline struct op_ref op_of(const struct event *ev, enum op_role role)
 {
-	struct op_ref r = { ev->seq, ev->begin_ns, ev->end_ns, ev->codeptr, role };
+	struct op_ref r = { ev->seq, ev->begin_ns, ev->end_ns, ev->codeptr, role, ev->first_copy };
 	return r;
 }
 

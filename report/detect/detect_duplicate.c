@@ -116,7 +116,7 @@ int dup_feed(struct dup_detector *d, struct detect_ctx *ctx, const struct event 
 	occ.nops = 1;
 	occ.ops[0] = op_of(ev, ROLE_TRANSFER);
 	occ.has_origin = 1;
-	occ.origin = (struct op_ref){ (int64_t)seen->seq, 0, 0, seen->codeptr, ROLE_TRANSFER };
+	occ.origin = (struct op_ref){ (int64_t)seen->seq, 0, 0, seen->codeptr, ROLE_TRANSFER, 0 };
 	occ.ndevices = 2;
 	occ.devices[0] = ev->src_device;
 	occ.devices[1] = ev->dest_device;

@@ -59,7 +59,7 @@ static int emit_trip(struct detect_ctx *ctx, const struct rt_last *t, const stru
 
 	occ.kind = FINDING_ROUND_TRIP;
 	occ.nops = 2;
-	occ.ops[0] = (struct op_ref){ t->seq, t->begin_ns, t->end_ns, t->codeptr, ROLE_SEND };
+	occ.ops[0] = (struct op_ref){ t->seq, t->begin_ns, t->end_ns, t->codeptr, ROLE_SEND, 0 };
 	occ.ops[1] = op_of(r, ROLE_RETURN);
 	occ.ndevices = 2;
 	occ.devices[0] = r->dest_device;   /* A */

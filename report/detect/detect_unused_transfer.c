@@ -53,7 +53,7 @@ static int emit(struct detect_ctx *ctx, const struct ut_latest *x, int device, u
 	occ.kind = FINDING_UNUSED_TRANSFER;
 	occ.flavour = flavour;
 	occ.nops = 1;
-	occ.ops[0] = (struct op_ref){ x->seq, x->begin_ns, x->end_ns, x->codeptr, ROLE_TRANSFER };
+	occ.ops[0] = (struct op_ref){ x->seq, x->begin_ns, x->end_ns, x->codeptr, ROLE_TRANSFER, 0 };
 	occ.ndevices = 2;
 	occ.devices[0] = x->src_device;
 	occ.devices[1] = device;

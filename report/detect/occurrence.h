@@ -57,6 +57,7 @@ struct op_ref {
 	int64_t end_ns;
 	uint64_t codeptr;
 	enum op_role role;
+	int first_copy;    /* a copy into fresh device memory (struct event's) */
 };
 
 struct occurrence {

@@ -43,7 +43,8 @@ static int feed_reader_side(struct analysis *a, struct kernel_tally *kt, const s
 	return kernel_tally_feed(kt, ev, why);
 }
 
-static int feed_rest(struct analysis *a, struct detect *d, const struct event *ev, const char **why)
+/* ev's first_copy is set here (cost_feed()), before the detectors read it. */
+static int feed_rest(struct analysis *a, struct detect *d, struct event *ev, const char **why)
 {
 	if (totals_feed(&a->totals, ev) < 0 || results_feed(&a->results, ev, a->host_device) < 0 ||
 	    cost_feed(&a->cost, ev) < 0) {
@@ -53,7 +54,7 @@ static int feed_rest(struct analysis *a, struct detect *d, const struct event *e
 	return detect_feed(d, ev, why);
 }
 
-static int feed_one(struct analysis *a, struct detect *d, struct kernel_tally *kt, const struct event *ev,
+static int feed_one(struct analysis *a, struct detect *d, struct kernel_tally *kt, struct event *ev,
 		    const char **why)
 {
 	return feed_reader_side(a, kt, ev, why) < 0 || feed_rest(a, d, ev, why) < 0 ? -1 : 0;
@@ -117,7 +118,7 @@ static int consume(struct batchq *q, struct feeder *f)
 	size_t n;
 
 	while ((n = batchq_take(q, &recs)) > 0) {
-		const struct event *evs = recs;
+		struct event *evs = (struct event *)recs;   /* the batch is this thread's until the next take */
 		for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
 			detect_prefetch(f->d, &evs[i]);
 		for (size_t i = 0; i < n; i++) {

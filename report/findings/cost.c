@@ -15,6 +15,7 @@ void cost_init(struct cost_model *c, int host_device)
 	for (int k = 0; k < COST_CLASS_COUNT; k++)
 		for (int i = 0; i < COST_BUCKETS; i++)
 			hmap_init(&c->b[k][i].values, 1, sizeof(uint64_t));
+	hmap_init(&c->fresh, 2, sizeof(uint8_t));
 }
 
 void cost_release(struct cost_model *c)
@@ -24,6 +25,7 @@ void cost_release(struct cost_model *c)
 	for (int k = 0; k < COST_CLASS_COUNT; k++)
 		for (int i = 0; i < COST_BUCKETS; i++)
 			hmap_release(&c->b[k][i].values);
+	hmap_release(&c->fresh);
 	c->distinct = 0;
 }
 
@@ -106,7 +108,8 @@ static int bucket_of(uint64_t bytes)
 
 static int per_byte(enum cost_class cls)
 {
-	return cls == COST_TO_DEVICE || cls == COST_FROM_DEVICE || cls == COST_DEVICE_DEVICE;
+	return cls == COST_TO_DEVICE || cls == COST_FROM_DEVICE || cls == COST_DEVICE_DEVICE ||
+	       cls == COST_TO_DEVICE_FIRST;
 }
 
 enum cost_class cost_transfer_class(const struct cost_model *c, int src_device, int dest_device)
@@ -118,19 +121,39 @@ enum cost_class cost_transfer_class(const struct cost_model *c, int src_device, 
 	return COST_DEVICE_DEVICE;
 }
 
-int cost_feed(struct cost_model *c, const struct event *ev)
+int cost_feed(struct cost_model *c, struct event *ev)
 {
 	enum cost_class cls;
 	struct cost_bucket *b;
 	double ns = (double)(ev->end_ns > ev->begin_ns ? ev->end_ns - ev->begin_ns : 0);
+	uint64_t key[2];
 
+	ev->first_copy = 0;
 	switch (ev->kind) {
 	case EV_TO_DEVICE:
 	case EV_FROM_DEVICE:
 		cls = cost_transfer_class(c, ev->src_device, ev->dest_device);
+		key[0] = (uint64_t)(uint32_t)ev->dest_device;
+		key[1] = ev->dest_addr;
+		if (cls == COST_TO_DEVICE && c->fresh.count && hmap_del(&c->fresh, key)) {
+			cls = COST_TO_DEVICE_FIRST;
+			ev->first_copy = 1;
+		}
 		break;
-	case EV_ALLOC: cls = COST_ALLOC; break;
-	case EV_DELETE: cls = COST_DELETE; break;
+	case EV_ALLOC:
+		cls = COST_ALLOC;
+		key[0] = (uint64_t)(uint32_t)ev->dest_device;
+		key[1] = ev->dest_addr;
+		if (ev->dest_device != c->host_device && ev->dest_addr && !hmap_put(&c->fresh, key, NULL))
+			return -1;
+		break;
+	case EV_DELETE:
+		cls = COST_DELETE;
+		key[0] = (uint64_t)(uint32_t)ev->src_device;
+		key[1] = ev->src_addr;
+		if (c->fresh.count)
+			hmap_del(&c->fresh, key);
+		break;
 	default: return 0;
 	}
 	b = &c->b[cls][bucket_of(ev->bytes)];
@@ -248,6 +271,38 @@ void cost_finish(struct cost_model *c)
 			hmap_release(&b->values);
 			hmap_init(&b->values, 1, sizeof(uint64_t));
 		}
+}
+
+/* The first bucket of cls from 'at' up that has samples, or -1. */
+static int larger_with_samples(const struct cost_model *c, enum cost_class cls, int at)
+{
+	for (int i = at; i < COST_BUCKETS; i++)
+		if (c->b[cls][i].n)
+			return i;
+	return -1;
+}
+
+/*
+ * A copy into memory already written: of this size; else of a larger size
+ * (per byte: a smaller copy's time per byte is mostly its fixed cost, and
+ * would price a large one many times over); else a copy back to the host of
+ * this size or larger, whose destination the program has written (the same
+ * copy, the other way); else the first copies.
+ */
+int64_t cost_estimate_warm_ns(const struct cost_model *c, enum cost_class cls, uint64_t bytes, int *other_size)
+{
+	int at = bucket_of(bytes), i;
+	enum cost_class from = COST_FROM_DEVICE;
+
+	*other_size = 0;
+	if (cls != COST_TO_DEVICE || c->b[cls][at].n)
+		return cost_estimate_ns(c, cls, bytes);
+	if ((i = larger_with_samples(c, cls, at + 1)) < 0 && (i = larger_with_samples(c, from, at)) >= 0)
+		cls = from;
+	if (i < 0)
+		return cost_estimate_ns(c, COST_TO_DEVICE_FIRST, bytes);
+	*other_size = 1;
+	return (int64_t)(c->b[cls][i].median * (double)bytes + 0.5);
 }
 
 int64_t cost_estimate_ns(const struct cost_model *c, enum cost_class cls, uint64_t bytes)

@@ -38,6 +38,9 @@ enum cost_class {
 	COST_DEVICE_DEVICE,
 	COST_ALLOC,
 	COST_DELETE,
+	COST_TO_DEVICE_FIRST,  /* host -> device into memory allocated for it, not written
+				  since: the first touch of fresh pages (page faults on host
+				  offload) */
 	COST_CLASS_COUNT
 };
 
@@ -57,13 +60,19 @@ struct cost_model {
 	int host_device;
 	size_t distinct;     /* values held in all buckets */
 	struct cost_bucket b[COST_CLASS_COUNT][COST_BUCKETS];
+	struct hmap fresh;   /* {device, address} of allocations not yet written */
 };
 
 void cost_init(struct cost_model *c, int host_device);
 void cost_release(struct cost_model *c);
 
-/* Account one event (others than data operations are ignored).  0, or -1 when out of memory. */
-int cost_feed(struct cost_model *c, const struct event *ev);
+/*
+ * Account one event (others than data operations are ignored), and set its
+ * first_copy: a copy from the host into device memory allocated (at that
+ * address) and not written since is priced apart, COST_TO_DEVICE_FIRST.  0,
+ * or -1 when out of memory.
+ */
+int cost_feed(struct cost_model *c, struct event *ev);
 
 /* The medians; frees the samples. */
 void cost_finish(struct cost_model *c);
@@ -76,5 +85,15 @@ enum cost_class cost_transfer_class(const struct cost_model *c, int src_device, 
  * cost_finish()): ns, rounded; -1 when the run had no such operation.
  */
 int64_t cost_estimate_ns(const struct cost_model *c, enum cost_class cls, uint64_t bytes);
+
+/*
+ * The same for a copy that need not have touched fresh memory (a 'to' that a
+ * fix maps 'alloc': the page faults move into the kernel that writes the
+ * data): from copies into memory already written of this size, else (per
+ * byte; *other_size set) of the next larger size the run has, else from
+ * copies back to the host of this size or larger, else from first copies;
+ * -1 when none.
+ */
+int64_t cost_estimate_warm_ns(const struct cost_model *c, enum cost_class cls, uint64_t bytes, int *other_size);
 
 #endif

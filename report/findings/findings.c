@@ -163,10 +163,11 @@ int findings_add(void *arg, const struct occurrence *occ)
 	for (int i = 0; i < occ->nops; i++) {
 		const struct op_ref *op = &occ->ops[i];
 		struct spill_op rec = { op->seq, op->begin_ns, op->end_ns, (uint32_t)g->occurrences,
-					SPILL_TAG(g->slot, op->role) };
+					SPILL_TAG(g->slot, op->role, op->first_copy) };
 		if (opspill_add(f->ops, &rec, &why) < 0 || keep_event(g, op->seq) < 0)
 			return -1;
 		g->nops++;
+		g->first_copies += op->first_copy != 0;
 		add_location(g->locations, &g->nlocations, op->codeptr);
 		if (op->seq < g->first_seq)
 			g->first_seq = op->seq;
@@ -206,6 +207,7 @@ static int merge_into(struct finding *to, struct finding *from)
 		add_location(to->origins, &to->norigins, from->origins[i]);
 	to->occurrences += from->occurrences;
 	to->nops += from->nops;
+	to->first_copies += from->first_copies;
 	to->bytes = sat_add_u64(to->bytes, from->bytes);
 	if (from->first_seq < to->first_seq)
 		to->first_seq = from->first_seq;
@@ -353,9 +355,19 @@ static int64_t sweep_total(const struct sweep *s)
 	return v >= (double)INT64_MAX ? INT64_MAX : (int64_t)(v + 0.5);
 }
 
+/*
+ * A first copy into fresh device memory costs its page faults too: priced
+ * from such copies, which a fix that keeps the data mapped saves with the
+ * allocation.  Not for an unused transfer: mapping it 'alloc' keeps the
+ * fresh memory, and the kernel that writes it takes the faults instead.
+ */
 static int64_t price_of(const struct finding *g, const struct finding_op *op)
 {
-	return op->role < ROLE_COUNT ? g->est_ns[op->role] : -1;
+	if (op->role >= ROLE_COUNT)
+		return -1;
+	if (op->first_copy && g->kind != FINDING_UNUSED_TRANSFER && g->est_first_ns[op->role] >= 0)
+		return g->est_first_ns[op->role];
+	return g->est_ns[op->role];
 }
 
 int finding_op_saved(const struct finding *g, const struct finding_op *op)
@@ -393,7 +405,7 @@ int findings_each_op(const struct findings *f,
 		return -1;
 	while ((rc = opspill_next(r, &rec)) == 1) {
 		struct finding_op op = { rec.seq, rec.begin_ns, rec.end_ns, rec.occurrence,
-					 SPILL_ROLE(rec.tag) };
+					 SPILL_ROLE(rec.tag), SPILL_FIRST(rec.tag) };
 		size_t slot = SPILL_SLOT(rec.tag);
 		if (slot >= (f->slot_to ? f->nslots : f->n)) {
 			rc = -1;
@@ -739,9 +751,10 @@ static int disambiguate(struct findings *f)
 /* The price of one operation of each role of 'g' (-1: its own time). */
 static void price(struct finding *g, const struct cost_model *cost)
 {
+	g->priced_other_size = 0;
 	for (int r = 0; r < ROLE_COUNT; r++) {
 		enum cost_class cls;
-		g->est_ns[r] = -1;
+		g->est_ns[r] = g->est_first_ns[r] = -1;
 		if (!cost)
 			continue;
 		switch (r) {
@@ -756,7 +769,15 @@ static void price(struct finding *g, const struct cost_model *cost)
 			cls = cost_transfer_class(cost, g->devices[0], g->devices[1]);
 			break;
 		}
-		g->est_ns[r] = cost_estimate_ns(cost, cls, g->data_bytes);
+		if (cls == COST_TO_DEVICE && g->kind == FINDING_UNUSED_TRANSFER) {
+			int other = 0;
+			g->est_ns[r] = cost_estimate_warm_ns(cost, cls, g->data_bytes, &other);
+			g->priced_other_size |= other;
+		} else {
+			g->est_ns[r] = cost_estimate_ns(cost, cls, g->data_bytes);
+		}
+		if (cls == COST_TO_DEVICE)
+			g->est_first_ns[r] = cost_estimate_ns(cost, COST_TO_DEVICE_FIRST, g->data_bytes);
 	}
 }
 

@@ -49,6 +49,7 @@ struct finding_op {
 	int64_t end_ns;
 	uint32_t occurrence;          /* 0-based index of its occurrence in the finding */
 	uint32_t role;                /* enum op_role */
+	uint32_t first_copy;          /* a copy into fresh device memory (cost.h) */
 };
 
 /* The smallest seqs of a finding's operations kept for the reports. */
@@ -74,6 +75,9 @@ struct finding {
 	uint64_t origins[FINDING_MAX_LOCATIONS];
 	int64_t first_seq;            /* smallest seq of its operations */
 	int64_t est_ns[ROLE_COUNT];   /* the price of one operation of each role; -1: its own time */
+	int64_t est_first_ns[ROLE_COUNT];  /* the same for a first copy into fresh device memory */
+	uint64_t first_copies;        /* its operations that were such copies */
+	int priced_other_size;        /* an unused transfer priced from warm copies of other sizes */
 	/*
 	 * Its operations are in the findings' store (struct findings 'ops'),
 	 * never here: a finding of a long run has millions.  Kept: how many,

@@ -19,13 +19,14 @@ struct spill_op {
 	int64_t begin_ns;
 	int64_t end_ns;
 	uint32_t occurrence;   /* 0-based index of its occurrence in the finding */
-	uint32_t tag;          /* finding slot << 3 | role (enum op_role) */
+	uint32_t tag;          /* finding slot << 4 | first copy << 3 | role (enum op_role) */
 };
 
-#define SPILL_TAG(slot, role) ((uint32_t)(slot) << 3 | (uint32_t)(role))
-#define SPILL_SLOT(tag) ((tag) >> 3)
+#define SPILL_TAG(slot, role, first) ((uint32_t)(slot) << 4 | (uint32_t)!!(first) << 3 | (uint32_t)(role))
+#define SPILL_SLOT(tag) ((tag) >> 4)
 #define SPILL_ROLE(tag) ((tag) & 7u)
-#define SPILL_MAX_SLOT (UINT32_MAX >> 3)
+#define SPILL_FIRST(tag) ((tag) >> 3 & 1u)
+#define SPILL_MAX_SLOT (UINT32_MAX >> 4)
 
 /* The default buffer: 2^20 operations (32 MiB). */
 #define SPILL_DEFAULT_OPS ((size_t)1 << 20)

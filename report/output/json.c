@@ -208,6 +208,35 @@ static json_t *events_json(const struct finding *g, int *truncated)
 		json_array_append_new(arr, json_integer(g->events[i]));
 	return arr;
 }
+/*
+ * How a finding's copies into fresh device memory were priced (findings.c
+ * price_of()), in words; null when it had none and was priced from copies
+ * of its own size.
+ */
+static json_t *price_note(const struct finding *g)
+{
+	char *s = NULL;
+	json_t *v;
+	int rc;
+
+	if (g->kind == FINDING_UNUSED_TRANSFER && (g->first_copies || g->priced_other_size))
+		rc = asprintf(&s, "priced from copies into device memory already written%s: mapping it 'alloc' "
+			      "keeps the fresh memory, and the kernel that first writes it takes its page faults",
+			      g->priced_other_size ? " (per byte, of a larger size or the other way: the run has none of "
+			      "this size)" : "");
+	else if (g->first_copies)
+		rc = asprintf(&s, "%llu of its copies went into freshly allocated device memory: priced from such "
+			      "copies, page faults included, which keeping the data mapped saves with the allocation",
+			      (unsigned long long)g->first_copies);
+	else
+		return json_null();
+	if (rc < 0)
+		return NULL;
+	v = json_string(s);
+	free(s);
+	return v;
+}
+
 
 static json_t *finding_json(const struct analysis *a, const struct finding *g)
 {
@@ -223,6 +252,8 @@ static json_t *finding_json(const struct analysis *a, const struct finding *g)
 	json_object_set_new(o, "occurrences", json_integer((json_int_t)g->occurrences));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)g->bytes));
 	json_object_set_new(o, "savings_ns", json_integer(g->savings_ns));
+	json_object_set_new(o, "first_copies", json_integer((json_int_t)g->first_copies));
+	json_object_set_new(o, "price_note", price_note(g));
 	for (int i = 0; i < g->ndevices; i++)
 		json_array_append_new(devices, json_integer(g->devices[i]));
 	json_object_set_new(o, "devices", devices);

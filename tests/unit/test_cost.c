@@ -53,7 +53,7 @@ static int64_t savings_with(int slow, int model, int64_t *price)
 		struct event ev = xfer(i + 1, EV_TO_DEVICE, MIB, t, dur);
 		CHECK_INT(cost_feed(&c, &ev), 0);
 		if (i >= 10) {
-			o.ops[0] = (struct op_ref){ ev.seq, ev.begin_ns, ev.end_ns, 0x401000, ROLE_TRANSFER };
+			o.ops[0] = (struct op_ref){ ev.seq, ev.begin_ns, ev.end_ns, 0x401000, ROLE_TRANSFER, 0 };
 			CHECK_INT(findings_add(&f, &o), 0);
 		}
 		t += dur + 10;
@@ -164,9 +164,9 @@ static void test_buckets(void)
 static void test_overlap(void)
 {
 	struct priced_op ops[] = {
-		{ { 1, 0, 100, 0, ROLE_TRANSFER }, 300 },
-		{ { 2, 0, 100, 0, ROLE_TRANSFER }, 300 },   /* fully overlapped */
-		{ { 3, 200, 300, 0, ROLE_TRANSFER }, -1 },  /* its own time */
+		{ { 1, 0, 100, 0, ROLE_TRANSFER, 0 }, 300 },
+		{ { 2, 0, 100, 0, ROLE_TRANSFER, 0 }, 300 },   /* fully overlapped */
+		{ { 3, 200, 300, 0, ROLE_TRANSFER, 0 }, -1 },  /* its own time */
 	};
 	/* union 200 of 300 own: (300 + 300 + 100) * 2/3 */
 	CHECK_INT(priced_ops_ns(ops, 3), 467);
@@ -174,9 +174,125 @@ static void test_overlap(void)
 	CHECK_INT(priced_ops_ns(ops, 0), 0);
 }
 
+/* An allocation of 'bytes' at device address 'addr' on device 0. */
+static struct event alloc_at(int64_t seq, uint64_t addr, uint64_t bytes)
+{
+	struct event ev = xfer(seq, EV_ALLOC, bytes, 0, 100);
+	ev.src_device = HOST;
+	ev.dest_device = 0;
+	ev.dest_addr = addr;
+	return ev;
+}
+
+/* A copy of 'bytes' from the host into device address 'addr', taking dur. */
+static struct event send_to(int64_t seq, uint64_t addr, uint64_t bytes, int64_t b, int64_t dur)
+{
+	struct event ev = xfer(seq, EV_TO_DEVICE, bytes, b, dur);
+	ev.dest_addr = addr;
+	return ev;
+}
+
+/*
+ * A copy into device memory allocated and not written since is a first
+ * copy: it says so (first_copy), is priced apart from copies into memory
+ * already written, and a delete forgets the allocation.  A duplicate's first
+ * copies are priced as first copies (keeping the data mapped saves their
+ * page faults); an unused transfer's as copies into written memory (mapping
+ * it 'alloc' moves them into the kernel).
+ */
+static void test_first_copies(void)
+{
+	struct cost_model c;
+	struct findings f;
+	struct findings_context ctx = { NULL, 0, HOST, 1000000000, NULL };
+	struct occurrence o = { 0 };
+	struct event ev[] = {
+		alloc_at(1, 0x10000000, MIB), send_to(2, 0x10000000, MIB, 1000, 10000),   /* first */
+		send_to(3, 0x10000000, MIB, 20000, 1000),                                  /* warm */
+		alloc_at(4, 0x20000000, MIB), send_to(5, 0x20000000, MIB, 30000, 12000),  /* first */
+		send_to(6, 0x20000000, MIB, 50000, 1200),                                  /* warm */
+		alloc_at(7, 0x30000000, MIB),
+	};
+	struct event del = xfer(8, EV_DELETE, MIB, 60000, 100), late;
+	int64_t first, warm;
+	int other;
+
+	cost_init(&c, HOST);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		CHECK_INT(cost_feed(&c, &ev[i]), 0);
+	CHECK_INT(ev[1].first_copy, 1);
+	CHECK_INT(ev[2].first_copy, 0);
+	CHECK_INT(ev[4].first_copy, 1);
+	CHECK_INT(ev[5].first_copy, 0);
+	del.src_device = 0;
+	del.src_addr = 0x30000000;
+	CHECK_INT(cost_feed(&c, &del), 0);
+	late = send_to(9, 0x30000000, MIB, 70000, 1100);   /* its allocation was freed: not a first copy */
+	CHECK_INT(cost_feed(&c, &late), 0);
+	CHECK_INT(late.first_copy, 0);
+	cost_finish(&c);
+	warm = cost_estimate_ns(&c, COST_TO_DEVICE, MIB);
+	first = cost_estimate_ns(&c, COST_TO_DEVICE_FIRST, MIB);
+	CHECK_INT(warm, 1100);    /* the median of 1000, 1100, 1200 */
+	CHECK_INT(first, 11000);  /* of 10000 and 12000 */
+	CHECK_INT(cost_estimate_warm_ns(&c, COST_TO_DEVICE, MIB, &other), 1100);
+	CHECK_INT(other, 0);
+
+	/* The two first copies as a duplicate, then as an unused transfer. */
+	for (int k = 0; k < 2; k++) {
+		findings_init(&f);
+		o.kind = k ? FINDING_UNUSED_TRANSFER : FINDING_DUPLICATE_TRANSFER;
+		o.flavour = k ? FLAVOUR_AFTER_LAST_KERNEL : FLAVOUR_SAME_DATA;
+		o.nops = 1;
+		o.ndevices = 2;
+		o.devices[0] = HOST;
+		o.devices[1] = 0;
+		o.data_addr = 0x9000;
+		o.data_bytes = o.bytes = MIB;
+		for (int i = 1; i <= 4; i += 3) {
+			o.ops[0] = (struct op_ref){ ev[i].seq, ev[i].begin_ns, ev[i].end_ns, 0x401000, ROLE_TRANSFER,
+						    ev[i].first_copy };
+			CHECK_INT(findings_add(&f, &o), 0);
+		}
+		ctx.cost = &c;
+		CHECK_INT(findings_finish(&f, &ctx), 0);
+		CHECK_INT(f.n, 1);
+		CHECK_INT(f.v[0].first_copies, 2);
+		CHECK_INT(f.v[0].savings_ns, k ? 2 * warm : 2 * first);
+		findings_release(&f);
+	}
+	cost_release(&c);
+
+	/* No copy into written memory of that size: a larger one's time per byte, else a return's. */
+	cost_init(&c, HOST);
+	ev[0] = alloc_at(1, 0x10000000, MIB);
+	ev[1] = send_to(2, 0x10000000, MIB, 1000, 10000);
+	ev[2] = send_to(3, 0x50000000, 4 * MIB, 20000, 2000);   /* no allocation seen: written memory */
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(cost_feed(&c, &ev[i]), 0);
+	cost_finish(&c);
+	CHECK_INT(cost_estimate_warm_ns(&c, COST_TO_DEVICE, MIB, &other), 500);
+	CHECK_INT(other, 1);
+	cost_release(&c);
+	cost_init(&c, HOST);
+	ev[2] = xfer(3, EV_FROM_DEVICE, MIB, 20000, 800);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(cost_feed(&c, &ev[i]), 0);
+	cost_finish(&c);
+	CHECK_INT(cost_estimate_warm_ns(&c, COST_TO_DEVICE, MIB, &other), 800);
+	CHECK_INT(other, 1);
+	cost_release(&c);
+	cost_init(&c, HOST);
+	for (int i = 0; i < 2; i++)
+		CHECK_INT(cost_feed(&c, &ev[i]), 0);
+	cost_finish(&c);
+	CHECK_INT(cost_estimate_warm_ns(&c, COST_TO_DEVICE, MIB, &other), 10000);   /* first copies only */
+}
+
 int main(void)
 {
 	RUN(test_outliers_change_nothing);
+	RUN(test_first_copies);
 	RUN(test_estimators);
 	RUN(test_buckets);
 	RUN(test_overlap);

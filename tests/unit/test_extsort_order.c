@@ -268,7 +268,7 @@ static void opspill_codec(size_t buffer)
 		o->end_ns = odd ? wide[next_rand() % 7] : o->begin_ns + next_rand() % 100000;
 		o->seq = odd ? wide[next_rand() % 7] : (int64_t)i * 3 + next_rand() % 10;
 		o->occurrence = odd ? UINT32_MAX - (uint32_t)(next_rand() % 2) : (uint32_t)(next_rand() % 100000);
-		o->tag = odd ? UINT32_MAX : SPILL_TAG(next_rand() % 5000, next_rand() % 5);
+		o->tag = odd ? UINT32_MAX : SPILL_TAG(next_rand() % 5000, next_rand() % 5, next_rand() % 2);
 		CHECK_INT(opspill_add(s, o, &why), 0);
 	}
 	CHECK(opspill_runs(s) >= N / buffer);

@@ -17,7 +17,7 @@ static struct occurrence occ1(enum finding_kind kind, uint64_t cp, int dev, uint
 	o.kind = kind;
 	o.flavour = kind == FINDING_DUPLICATE_TRANSFER ? FLAVOUR_SAME_DATA : FLAVOUR_NONE;
 	o.nops = 1;
-	o.ops[0] = (struct op_ref){ seq, b, e, cp, ROLE_TRANSFER };
+	o.ops[0] = (struct op_ref){ seq, b, e, cp, ROLE_TRANSFER, 0 };
 	o.ndevices = 2;
 	o.devices[0] = HOST;
 	o.devices[1] = dev;
@@ -35,8 +35,8 @@ static struct occurrence trip(uint64_t cp1, uint64_t cp2, int64_t s1, int64_t b1
 	o.kind = FINDING_ROUND_TRIP;
 	o.flavour = FLAVOUR_HOST_DEVICE_HOST;
 	o.nops = 2;
-	o.ops[0] = (struct op_ref){ s1, b1, e1, cp1, ROLE_SEND };
-	o.ops[1] = (struct op_ref){ s2, b2, e2, cp2, ROLE_RETURN };
+	o.ops[0] = (struct op_ref){ s1, b1, e1, cp1, ROLE_SEND, 0 };
+	o.ops[1] = (struct op_ref){ s2, b2, e2, cp2, ROLE_RETURN, 0 };
 	o.ndevices = 2;
 	o.devices[0] = HOST;
 	o.devices[1] = 0;
@@ -248,8 +248,8 @@ static void test_empty(void)
 static void test_union_helper(void)
 {
 	struct finding_op ops[] = {
-		{ 1, 0, 10, 0, 0 }, { 2, 0, 3, 0, 0 }, { 2, 0, 3, 0, 0 }, { 3, 10, 12, 0, 0 },
-		{ 4, 20, 20, 0, 0 }, { 5, 30, 25, 0, 0 },   /* zero length; end before begin */
+		{ 1, 0, 10, 0, 0, 0 }, { 2, 0, 3, 0, 0, 0 }, { 2, 0, 3, 0, 0, 0 }, { 3, 10, 12, 0, 0, 0 },
+		{ 4, 20, 20, 0, 0, 0 }, { 5, 30, 25, 0, 0, 0 },   /* zero length; end before begin */
 	};
 	CHECK_INT(ops_union_ns(ops, 6), 12);
 	CHECK_INT(ops_union_ns(ops, 0), 0);
