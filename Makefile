@@ -153,13 +153,13 @@ $(B)/libmapprof-ingest.so: $(INGEST_OBJS)
 
 # --- the schema and the report assets, embedded at build time ----------------
 # The schema's text, and an empty database holding it (db_create copies it).
-$(B)/gen/mkimage: db/pages/mkimage.c
+$(B)/gen/pages/mkimage: db/pages/mkimage.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $< -o $@ $(SQLITE_LIBS)
 
-$(B)/gen/empty.db: db/schema.sql $(B)/gen/mkimage
-	$(Q)$(B)/gen/mkimage db/schema.sql $@
+$(B)/gen/empty.db: db/schema.sql $(B)/gen/pages/mkimage
+	$(Q)$(B)/gen/pages/mkimage db/schema.sql $@
 
 $(B)/gen/schema.S: db/schema.sql $(B)/gen/empty.db
 	@mkdir -p $(@D)
@@ -546,6 +546,11 @@ $(B)/bench/accuracy/%.fixed: bench/accuracy/%.c bench/accuracy/common.h
 
 accuracy: all $(ACCURACY_PROGS)
 	$(Q)LLVM_DIR='$(LLVM_DIR)' ACCURACY_PAIRS='$(ACCURACY_PAIRS)' bench/accuracy/run.sh $(B)
+	$(Q)OMPCC='$(OMPCC)' OFFLOAD_TARGET='$(OFFLOAD_TARGET)' LLVM_DIR='$(LLVM_DIR)' bench/accuracy/plans.sh $(B)
+
+# The fix plans alone: each patch applied and measured (bench/accuracy/plans.sh).
+accuracy-plans: all
+	$(Q)OMPCC='$(OMPCC)' OFFLOAD_TARGET='$(OFFLOAD_TARGET)' LLVM_DIR='$(LLVM_DIR)' bench/accuracy/plans.sh $(B)
 
 install: all
 	install -D -m 755 $(B)/mapprof $(DESTDIR)$(PREFIX)/bin/mapprof
@@ -560,7 +565,8 @@ help:
 	@echo "make deps     install the Debian packages mapprof needs (when missing)"
 	@echo "make          build build/mapprof and the collector libraries"
 	@echo "make demo     deps + build + record a bundled sample"
-	@echo "make accuracy predicted vs measured savings on naive/fixed pairs (ACCURACY_RUNS=5, ACCURACY_GROUP=3)"
+	@echo "make accuracy predicted vs measured savings on naive/fixed pairs (ACCURACY_RUNS=5, ACCURACY_GROUP=3),"
+	@echo "               then every fix plan's patch applied and measured (make accuracy-plans alone)"
 	@echo "make samples  build the sample offload programs (OFFLOAD_TARGET=$(OFFLOAD_TARGET))"
 	@echo "make check    install what the tests need, build and run every test (CI=true: a skip fails)"
 	@echo "make test     build and run every test (no installs)"
@@ -599,7 +605,7 @@ BENCH_LARGE_EVENTS ?= 10 30 100
 bench-large: all
 	$(Q)bench/report_large.sh $(B) $(BENCH_LARGE_EVENTS)
 
-.PHONY: golden-update bench-report bench-large
+.PHONY: golden-update bench-report bench-large accuracy-plans
 # END report targets
 
 # The includes point one way (README.md, "Architecture"); also run by 'make test'.
