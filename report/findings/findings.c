@@ -179,7 +179,7 @@ int findings_add(void *arg, const struct occurrence *occ)
 	return 0;
 }
 
-static uint64_t site_of(const uint64_t (*pairs)[2], size_t n, uint64_t codeptr)
+uint64_t findings_site_of(const uint64_t (*pairs)[2], size_t n, uint64_t codeptr)
 {
 	size_t lo = 0, hi = n;
 
@@ -223,7 +223,7 @@ static void key_by_site(struct finding *g, const uint64_t (*pairs)[2], size_t n)
 	int nseen = 0;
 
 	for (int i = 0; i < g->nkey; i++) {
-		g->key[i] = site_of(pairs, n, g->key[i]);
+		g->key[i] = findings_site_of(pairs, n, g->key[i]);
 		add_location(seen, &nseen, g->key[i]);
 	}
 	for (int i = 0; i < g->nlocations; i++)
@@ -261,8 +261,8 @@ int findings_merge_sites(struct findings *f, const uint64_t (*pairs)[2], size_t 
 		int created;
 
 		key[0] = (uint64_t)g->kind << 8 | g->flavour;
-		key[1] = site_of(pairs, n, g->key[0]);
-		key[2] = g->nkey > 1 ? site_of(pairs, n, g->key[1]) : 0;
+		key[1] = findings_site_of(pairs, n, g->key[0]);
+		key[2] = g->nkey > 1 ? findings_site_of(pairs, n, g->key[1]) : 0;
 		key[3] = (uint64_t)(uint32_t)g->devices[0] << 32 |
 			 (uint32_t)(g->ndevices > 1 ? g->devices[1] : -1);
 		key[4] = g->data_addr;
@@ -491,19 +491,7 @@ int findings_unions_keep(struct unions *u, size_t k, const int64_t *seqs, size_t
 
 static int kept_seq(const struct unions *u, size_t k, int64_t seq)
 {
-	const int64_t *v = u->keep ? u->keep[k] : NULL;
-	size_t lo = 0, hi = u->nkeep ? u->nkeep[k] : 0;
-
-	while (v && lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] == seq)
-			return 1;
-		if (v[mid] < seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return u->keep && seq_listed(u->keep[k], u->nkeep ? u->nkeep[k] : 0, seq);
 }
 
 void findings_unions_left(const struct unions *u, int64_t *left)
@@ -588,7 +576,7 @@ struct sets_pass {
 	struct sweep *s, *left;
 };
 
-static int in_seqs(const int64_t *v, size_t n, int64_t seq)
+int seq_listed(const int64_t *v, size_t n, int64_t seq)
 {
 	size_t lo = 0, hi = n;
 
@@ -613,7 +601,7 @@ static int sets_op(void *arg, size_t pos, const struct finding_op *op)
 		return 0;
 	for (size_t j = p->start[pos]; j < p->start[pos + 1]; j++) {
 		size_t k = p->sets[j];
-		int kept = p->keep && in_seqs(p->keep[k], p->nkeep[k], op->seq);
+		int kept = p->keep && seq_listed(p->keep[k], p->nkeep[k], op->seq);
 		sweep_add(kept ? &p->left[k] : &p->s[k], op, price_of(g, op));
 	}
 	return 0;

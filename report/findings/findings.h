@@ -140,6 +140,12 @@ int findings_add(void *arg, const struct occurrence *occ);
  */
 int findings_merge_sites(struct findings *f, const uint64_t (*pairs)[2], size_t n);
 
+/* The directive's first call site of 'codeptr' (pairs as above), or codeptr itself. */
+uint64_t findings_site_of(const uint64_t (*pairs)[2], size_t n, uint64_t codeptr);
+
+/* Whether seq is among v[0..n) (ascending; v may be NULL when n is 0). */
+int seq_listed(const int64_t *v, size_t n, int64_t seq);
+
 struct findings_context {
 	const struct run_module *modules;
 	size_t nmodules;

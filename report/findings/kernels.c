@@ -10,6 +10,7 @@
 #include "lib/sat.h"
 #include "lib/sort.h"
 #include "lib/tempfile.h"
+#include "report/findings/findings.h"
 #include "report/findings/kernels.h"
 
 /*
@@ -312,22 +313,6 @@ int kernel_tally_finish(struct kernel_tally *t, struct kernel_sites *out, const 
 	return 0;
 }
 
-static uint64_t site_first(const uint64_t (*pairs)[2], size_t n, uint64_t codeptr)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (pairs[mid][0] == codeptr)
-			return pairs[mid][1];
-		if (pairs[mid][0] < codeptr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return codeptr;
-}
-
 static int cmp_place(const void *a, const void *b)
 {
 	const struct kernel_site *x = a, *y = b;
@@ -342,7 +327,7 @@ void kernel_sites_merge(struct kernel_sites *s, const uint64_t (*pairs)[2], size
 	if (!n || !s->n)
 		return;
 	for (size_t i = 0; i < s->n; i++)
-		s->v[i].codeptr = site_first(pairs, n, s->v[i].codeptr);
+		s->v[i].codeptr = findings_site_of(pairs, n, s->v[i].codeptr);
 	sort_array(s->v, s->n, sizeof(*s->v), cmp_place);
 	for (size_t i = 0; i < s->n; i++) {
 		struct kernel_site *k = &s->v[kept - (kept > 0)], *x = &s->v[i];

@@ -53,6 +53,17 @@ int plan_edit_same_loop(const struct plan_edit *e, const struct plan_edit *by)
 	       e->loop_last == by->loop_last && e->loop_first > 0;
 }
 
+/* e without its patch: 'text' and 'unsure' (taken) in place of its own. */
+static void give_up_patch(struct plan_edit *e, char *text, char *unsure)
+{
+	free(e->text);
+	free(e->patch);
+	free(e->unsure);
+	e->text = text;
+	e->patch = NULL;
+	e->unsure = unsure;
+}
+
 int plan_edit_no_effect(struct plan_edit *e)
 {
 	static const char why[] = "the patch would take no finding's every operation of one kind "
@@ -65,12 +76,7 @@ int plan_edit_no_effect(struct plan_edit *e)
 		free(text);
 		return -1;
 	}
-	free(e->text);
-	free(e->patch);
-	free(e->unsure);
-	e->text = text;
-	e->patch = NULL;
-	e->unsure = unsure;
+	give_up_patch(e, text, unsure);
 	e->nkeeps = e->nremoves = 0;
 	return 0;
 }
@@ -90,12 +96,7 @@ int plan_edit_cover(struct plan_edit *e, int n, const struct plan_edit *by)
 		free(text);
 		return -1;
 	}
-	free(e->text);
-	free(e->patch);
-	free(e->unsure);
-	e->text = text;
-	e->patch = NULL;
-	e->unsure = unsure;
+	give_up_patch(e, text, unsure);
 	e->covered_by = n;
 	return 0;
 }
@@ -886,23 +887,6 @@ static size_t sort_unique_seqs(int64_t *v, size_t n)
 	return m;
 }
 
-/* Whether seq is in v (n seqs, ascending). */
-static int bsearch_seq(const int64_t *v, size_t n, int64_t seq)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] == seq)
-			return 1;
-		if (v[mid] < seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
-
 static void list_add(struct buf *b, const char *name)
 {
 	if (!listed(b, name))
@@ -1402,7 +1386,7 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			continue;
 		for (k = 0; k < nsites && sites[k].codeptr != o->codeptr; k++)
 			;
-		if (k == nsites || !sites[k].inloop || bsearch_seq(pe->keeps, pe->nkeeps, o->seq))
+		if (k == nsites || !sites[k].inloop || seq_listed(pe->keeps, pe->nkeeps, o->seq))
 			continue;
 		for (k = 0; k < nkept && !in_kept; k++)
 			in_kept = o->host_addr >= kept[k].addr && o->host_addr + o->bytes <= kept[k].addr + kept[k].bytes;
