@@ -45,7 +45,7 @@ struct update {
 	size_t nsites, capsites;
 };
 
-/* A code pointer and where it is: "file\nline:column", then "\nfile:line:column" per inlining. */
+/* A code pointer and where it is: "module\nfile\nline:column", then "\nfile:line:column" per inlining. */
 struct site {
 	uint64_t codeptr;
 	char *place;
@@ -249,7 +249,10 @@ static int note_site(struct update *u, const struct location *loc)
 		u->sites = t;
 		u->capsites = ncap;
 	}
-	if (asprintf(&place, "%s\n%d:%d", loc->file, loc->line, loc->column) < 0)
+	/* A relative file is its compilation directory's: two kernel.c of two folders are two files. */
+	if (asprintf(&place, "%s\n%s%s%s\n%d:%d", loc->module ? loc->module : "",
+		     loc->file[0] != '/' && loc->comp_dir ? loc->comp_dir : "",
+		     loc->file[0] != '/' && loc->comp_dir ? "/" : "", loc->file, loc->line, loc->column) < 0)
 		return -1;
 	for (size_t i = 0; i < loc->n_inlined; i++) {
 		const struct inline_frame *f = &loc->inlined[i];

@@ -51,7 +51,8 @@ int attribute_run(struct db *db, struct symbolizer *s, int snippets, struct op_k
 
 /*
  * The run's call sites that are one directive: code pointers whose
- * locations have the same file, line, column and inline chain (a loop the
+ * locations have the same module, file (a relative one joined to its
+ * compilation directory), line, column and inline chain (a loop the
  * compiler unrolled, or a function it cloned, calls the runtime from
  * several places for one directive).  'pairs' holds {code pointer, the
  * first code pointer of its place} for each but the first of each place,

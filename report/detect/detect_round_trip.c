@@ -25,7 +25,7 @@
 #include "lib/sat.h"
 #include "report/detect/detect_round_trip.h"
 
-enum { RT_HAS_HASH = 1, RT_PAIRED = 2 };
+enum { RT_HAS_HASH = 1, RT_PAIRED = 2, RT_FIRST_COPY = 4 };
 
 struct rt_last {
 	int64_t seq, begin_ns, end_ns;
@@ -59,7 +59,8 @@ static int emit_trip(struct detect_ctx *ctx, const struct rt_last *t, const stru
 
 	occ.kind = FINDING_ROUND_TRIP;
 	occ.nops = 2;
-	occ.ops[0] = (struct op_ref){ t->seq, t->begin_ns, t->end_ns, t->codeptr, ROLE_SEND, 0 };
+	occ.ops[0] = (struct op_ref){ t->seq, t->begin_ns, t->end_ns, t->codeptr, ROLE_SEND,
+				      (t->flags & RT_FIRST_COPY) != 0 };
 	occ.ops[1] = op_of(r, ROLE_RETURN);
 	occ.ndevices = 2;
 	occ.devices[0] = r->dest_device;   /* A */
@@ -102,6 +103,6 @@ int rt_feed(struct rt_detector *d, struct detect_ctx *ctx, const struct event *e
 	if (!t)
 		return ctx_oom(ctx);
 	*t = (struct rt_last){ ev->seq, ev->begin_ns, ev->end_ns, ev->codeptr, ev->hash, ev->src_addr,
-			       ev->has_hash ? RT_HAS_HASH : 0 };
+			       (ev->has_hash ? RT_HAS_HASH : 0) | (ev->first_copy ? RT_FIRST_COPY : 0) };
 	return 0;
 }

@@ -32,7 +32,8 @@ struct ut_latest {
 	uint64_t host_addr;
 	uint64_t kernels_then;
 	int32_t src_device;
-	uint32_t used;
+	uint16_t used;
+	uint16_t first_copy;   /* the event's (a copy into fresh device memory) */
 };
 
 void ut_init(struct ut_detector *d)
@@ -53,7 +54,7 @@ static int emit(struct detect_ctx *ctx, const struct ut_latest *x, int device, u
 	occ.kind = FINDING_UNUSED_TRANSFER;
 	occ.flavour = flavour;
 	occ.nops = 1;
-	occ.ops[0] = (struct op_ref){ x->seq, x->begin_ns, x->end_ns, x->codeptr, ROLE_TRANSFER, 0 };
+	occ.ops[0] = (struct op_ref){ x->seq, x->begin_ns, x->end_ns, x->codeptr, ROLE_TRANSFER, x->first_copy };
 	occ.ndevices = 2;
 	occ.devices[0] = x->src_device;
 	occ.devices[1] = device;
@@ -81,7 +82,7 @@ int ut_feed(struct ut_detector *d, struct detect_ctx *ctx, const struct event *e
 		return -1;
 	*x = (struct ut_latest){ ev->seq, ev->begin_ns, ev->end_ns, ev->codeptr,
 				 transfer_host_addr(ev, ctx->cfg->host_device), s->kernels,
-				 ev->src_device, s->max_end_ns >= ev->begin_ns };
+				 ev->src_device, s->max_end_ns >= ev->begin_ns, (uint16_t)ev->first_copy };
 	return 0;
 }
 

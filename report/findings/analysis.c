@@ -280,10 +280,16 @@ int analysis_finish(struct analysis *a, char **err)
 
 int analysis_merge_sites(struct analysis *a, const uint64_t (*pairs)[2], size_t n, char **err)
 {
+	if (n && !(a->site_pairs = malloc(n * sizeof(*a->site_pairs))))
+		goto oom;
+	if (n)
+		memcpy(a->site_pairs, pairs, n * sizeof(*a->site_pairs));
+	a->nsite_pairs = n;
 	if (findings_merge_sites(&a->findings, pairs, n) == 0) {
 		kernel_sites_merge(&a->kernel_sites, pairs, n);
 		return 0;
 	}
+oom:
 	if (err)
 		*err = strdup("out of memory");
 	return -1;
@@ -316,6 +322,9 @@ void analysis_release(struct analysis *a)
 	cost_release(&a->cost);
 	kernel_sites_release(&a->kernel_sites);
 	timeline_span_release(&a->span);
+	free(a->site_pairs);
+	a->site_pairs = NULL;
+	a->nsite_pairs = 0;
 }
 
 int run_incomplete(const struct run_info *run)

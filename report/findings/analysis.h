@@ -56,6 +56,8 @@ struct analysis {
 	const struct kernel_sites *kernels;
 	/* The sites the pass gathered (report/findings/kernels.h), for 'kernels' to point at. */
 	struct kernel_sites kernel_sites;
+	uint64_t (*site_pairs)[2];  /* the call sites of one directive (analysis_merge_sites()) */
+	size_t nsite_pairs;
 	struct timeline_span span;  /* the page timeline's span, from the same pass */
 	int with_timeline;          /* the span records the timeline's intervals too (analysis_run_page()) */
 };
@@ -85,7 +87,10 @@ int analysis_run_page(struct db *db, struct analysis *a, char **err);
  */
 int analysis_pass(struct db *db, struct analysis *a, int with_timeline, char **err);
 int analysis_finish(struct analysis *a, char **err);
-/* findings_merge_sites() on a's findings: 0, or -1 with *err set. */
+/*
+ * findings_merge_sites() on a's findings (and the kernels table), the pairs
+ * kept in a->site_pairs for the plans: 0, or -1 with *err set.
+ */
 int analysis_merge_sites(struct analysis *a, const uint64_t (*pairs)[2], size_t n, char **err);
 int analysis_finish_begin(struct analysis *a, char **err);
 int analysis_finish_end(struct analysis *a, char **err);

@@ -121,6 +121,12 @@ enum cost_class cost_transfer_class(const struct cost_model *c, int src_device, 
 	return COST_DEVICE_DEVICE;
 }
 
+static int on_device(const uint64_t *key, void *val, void *arg)
+{
+	(void)val;
+	return key[0] == (uint64_t)(uint32_t)*(const int64_t *)arg;
+}
+
 int cost_feed(struct cost_model *c, struct event *ev)
 {
 	enum cost_class cls;
@@ -138,6 +144,8 @@ int cost_feed(struct cost_model *c, struct event *ev)
 		if (cls == COST_TO_DEVICE && c->fresh.count && hmap_del(&c->fresh, key)) {
 			cls = COST_TO_DEVICE_FIRST;
 			ev->first_copy = 1;
+		} else if (cls == COST_DEVICE_DEVICE && c->fresh.count) {
+			hmap_del(&c->fresh, key);   /* written, by the other device */
 		}
 		break;
 	case EV_ALLOC:
@@ -154,6 +162,13 @@ int cost_feed(struct cost_model *c, struct event *ev)
 		if (c->fresh.count)
 			hmap_del(&c->fresh, key);
 		break;
+	case EV_KERNEL:
+		/* It may write any of its device's fresh memory: none is known fresh after it. */
+		if (c->fresh.count) {
+			int64_t device = ev->dest_device;
+			hmap_sweep(&c->fresh, on_device, &device);
+		}
+		return 0;
 	default: return 0;
 	}
 	b = &c->b[cls][bucket_of(ev->bytes)];

@@ -69,8 +69,12 @@ void cost_release(struct cost_model *c);
 /*
  * Account one event (others than data operations are ignored), and set its
  * first_copy: a copy from the host into device memory allocated (at that
- * address) and not written since is priced apart, COST_TO_DEVICE_FIRST.  0,
- * or -1 when out of memory.
+ * address) and not written since is priced apart, COST_TO_DEVICE_FIRST.
+ * Written: by a copy to that address (from the host or another device), or
+ * by any kernel of the device (which may write it).  A copy into the
+ * middle of an allocation is not a first copy, nor a later one to its
+ * start; memory the runtime reuses at an address it freed counts as fresh
+ * again.  0, or -1 when out of memory.
  */
 int cost_feed(struct cost_model *c, struct event *ev);
 

@@ -167,7 +167,9 @@ int findings_add(void *arg, const struct occurrence *occ)
 		if (opspill_add(f->ops, &rec, &why) < 0 || keep_event(g, op->seq) < 0)
 			return -1;
 		g->nops++;
-		g->first_copies += op->first_copy != 0;
+		/* (Counted where they are saved: a host->device->host trip's send is not.) */
+		g->first_copies += op->first_copy && !(occ->kind == FINDING_ROUND_TRIP &&
+						       occ->flavour == FLAVOUR_HOST_DEVICE_HOST && op->role == ROLE_SEND);
 		add_location(g->locations, &g->nlocations, op->codeptr);
 		if (op->seq < g->first_seq)
 			g->first_seq = op->seq;
@@ -571,8 +573,8 @@ int findings_unions_ns(const struct findings *f, const size_t *set_of, size_t ns
 struct sets_pass {
 	const struct findings *f;
 	const size_t *start, *sets;
-	const int64_t *const *keep;
-	const size_t *nkeep;
+	const int64_t *const *keep, *const *only;
+	const size_t *nkeep, *nonly;
 	struct sweep *s, *left;
 };
 
@@ -602,15 +604,18 @@ static int sets_op(void *arg, size_t pos, const struct finding_op *op)
 	for (size_t j = p->start[pos]; j < p->start[pos + 1]; j++) {
 		size_t k = p->sets[j];
 		int kept = p->keep && seq_listed(p->keep[k], p->nkeep[k], op->seq);
+		if (!kept && p->only && p->only[k] && !seq_listed(p->only[k], p->nonly[k], op->seq))
+			continue;
 		sweep_add(kept ? &p->left[k] : &p->s[k], op, price_of(g, op));
 	}
 	return 0;
 }
 
 int findings_sets_ns(const struct findings *f, const size_t *start, const size_t *sets, size_t nsets,
-		     const int64_t *const *keep, const size_t *nkeep, int64_t *out, int64_t *left)
+		     const int64_t *const *keep, const size_t *nkeep, const int64_t *const *only,
+		     const size_t *nonly, int64_t *out, int64_t *left)
 {
-	struct sets_pass p = { f, start, sets, keep, nkeep, NULL, NULL };
+	struct sets_pass p = { f, start, sets, keep, only, nkeep, nonly, NULL, NULL };
 	int rc = -1;
 
 	p.s = calloc(nsets ? nsets : 1, sizeof(*p.s));

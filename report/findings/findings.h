@@ -258,13 +258,16 @@ int findings_saved_ops(const struct findings *f, struct priced_op **out, size_t 
  * The savings of sets of findings that may share findings (a fix plan's
  * findings include another directive's that its patch removes too): set
  * k's are the union of the operations of the findings in it, priced, each
- * once; its kept operations (keep[k], nkeep[k] ascending seqs; NULL: none)
- * summed apart into left[k].  Finding i is in sets[start[i]] ..
+ * once; with only[k] (ascending seqs; NULL: all), only those operations
+ * (what a patch removes: a round trip it ends by removing one leg keeps the
+ * other); its kept operations (keep[k], nkeep[k] ascending seqs; NULL:
+ * none) summed apart into left[k].  Finding i is in sets[start[i]] ..
  * sets[start[i + 1] - 1].  One pass over the operations.  0, or -1 when
  * out of memory or the store cannot be read.
  */
 int findings_sets_ns(const struct findings *f, const size_t *start, const size_t *sets, size_t nsets,
-		     const int64_t *const *keep, const size_t *nkeep, int64_t *out, int64_t *left);
+		     const int64_t *const *keep, const size_t *nkeep, const int64_t *const *only,
+		     const size_t *nonly, int64_t *out, int64_t *left);
 
 int findings_each_op(const struct findings *f,
 		     int (*fn)(void *arg, size_t pos, const struct finding_op *op), void *arg);

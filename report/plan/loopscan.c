@@ -243,6 +243,19 @@ static int leaves_early(const char *text, size_t n, int first, int last)
 	return 0;
 }
 
+/* Line 'line' (1-based) of text: its bytes [*b, *e), the newline left out. */
+static void line_span(const char *text, size_t n, int line, size_t *b, size_t *e)
+{
+	size_t i = 0;
+
+	for (int l = 1; l < line && i < n; i++)
+		l += text[i] == '\n';
+	*b = i;
+	while (i < n && text[i] != '\n')
+		i++;
+	*e = i;
+}
+
 /*
  * Whether line 'line' of text is a loop hint, a pragma that belongs to the
  * loop after it ('#pragma clang loop ...', '#pragma unroll', '#pragma
@@ -252,12 +265,9 @@ static int leaves_early(const char *text, size_t n, int first, int last)
 static int loop_hint(const char *text, size_t n, int line)
 {
 	static const char *const hints[] = { "clang loop", "unroll", "nounroll", "GCC unroll", "GCC ivdep" };
-	size_t i = 0, end;
+	size_t i, end;
 
-	for (int l = 1; l < line && i < n; i++)
-		l += text[i] == '\n';
-	for (end = i; end < n && text[end] != '\n'; end++)
-		;
+	line_span(text, n, line, &i, &end);
 	if (end > i && text[end - 1] == '\\')
 		return 0;
 	while (i < end && isblank((unsigned char)text[i]))
@@ -275,6 +285,20 @@ static int loop_hint(const char *text, size_t n, int line)
 		if (end - i >= len && !memcmp(text + i, hints[k], len) &&
 		    (end - i == len || !isalnum((unsigned char)text[i + len])))
 			return 1;
+	}
+	return 0;
+}
+
+/* The line before 'line' that is not blank or a '//' comment alone (0: none). */
+static int prev_code_line(const char *text, size_t n, int line)
+{
+	while (--line > 0) {
+		size_t i, end;
+		line_span(text, n, line, &i, &end);
+		while (i < end && isspace((unsigned char)text[i]))
+			i++;
+		if (i < end && !(end - i >= 2 && text[i] == '/' && text[i + 1] == '/'))
+			return line;
 	}
 	return 0;
 }
@@ -307,9 +331,14 @@ int loopscan_find(const char *text, size_t n, int line, struct loop_span *out)
 		out->last_line = last;
 		out->alone = (best == 0 || s.t[best - 1].line != first) &&
 			     ((size_t)best_end + 1 >= s.n || s.t[best_end + 1].line != last);
-		while (first > 1 && first - 1 <= s.nlines && s.pre[first - 1] && loop_hint(text, n, first - 1))
-			out->first_line = --first;
-		out->pragma_before = first > 1 && first - 1 <= s.nlines && s.pre[first - 1];
+		/* Loop hints above it, even past blank or comment lines, go with it. */
+		for (int p = prev_code_line(text, n, first); p > 0 && p <= s.nlines && s.pre[p] &&
+		     loop_hint(text, n, p); p = prev_code_line(text, n, first))
+			out->first_line = first = p;
+		{
+			int p = prev_code_line(text, n, first);
+			out->pragma_before = p > 0 && p <= s.nlines && s.pre[p];
+		}
 		out->leaves = leaves_early(text, n, first, last);
 	}
 out:

@@ -898,6 +898,7 @@ struct insert {
 	int at;
 	int after;
 	char *text;
+	size_t order;      /* the order it was made in: lines at one place keep it */
 };
 
 static int cmp_insert(const void *x, const void *y)
@@ -905,7 +906,9 @@ static int cmp_insert(const void *x, const void *y)
 	const struct insert *a = x, *b = y;
 	if (a->at != b->at)
 		return a->at < b->at ? -1 : 1;
-	return b->after - a->after;
+	if (a->after != b->after)
+		return b->after - a->after;
+	return (a->order > b->order) - (a->order < b->order);
 }
 
 /*
@@ -916,72 +919,63 @@ static int cmp_insert(const void *x, const void *y)
  */
 /*
  * The call sites of one directive (a loop the compiler unrolled: several
- * code pointers, one file, line and column) made one in 'ops': each takes
- * the smallest code pointer of its place (the one its findings are keyed
- * by), so that the plan sees one construct per directive.  0, or -1 when
- * out of memory.
+ * code pointers for one file, line, column and inlining) made one in 'ops',
+ * the one its findings are keyed by (a->site_pairs, as the analysis merged
+ * them), so that the plan sees one construct per directive.
  */
-static int one_site_per_directive(struct attribution *at, uint64_t own, struct host_op *ops, size_t nops)
+static void one_site_per_directive(const struct analysis *a, struct host_op *ops, size_t nops)
 {
-	struct place {
-		uint64_t codeptr, rep;
-		const char *file;
-		int line, column;
-		json_t *loc;
-	} *pl = malloc((nops + 1) * sizeof(*pl));
-	size_t np = 0;
+	for (size_t i = 0; a->nsite_pairs && i < nops; i++)
+		ops[i].codeptr = findings_site_of((const uint64_t (*)[2])a->site_pairs, a->nsite_pairs,
+						  ops[i].codeptr);
+}
 
-	if (!pl)
-		return -1;
-	for (size_t i = 0; i <= nops; i++) {
-		uint64_t cp = i ? ops[i - 1].codeptr : own;
-		size_t k;
-		for (k = 0; k < np && pl[k].codeptr != cp; k++)
-			;
-		if (k < np)
-			continue;
-		pl[np].codeptr = cp;
-		pl[np].loc = attribution_location(at, cp);
-		pl[np].file = json_string_value(json_object_get(pl[np].loc, "file"));
-		pl[np].line = (int)json_integer_value(json_object_get(pl[np].loc, "line"));
-		pl[np].column = (int)json_integer_value(json_object_get(pl[np].loc, "column"));
-		np++;
-	}
-	/* Each place's smallest code pointer, as the findings key it (findings_merge_sites()). */
-	for (size_t k = 0; k < np; k++) {
-		pl[k].rep = pl[k].codeptr;
-		if (!pl[k].file || pl[k].line <= 0)
-			continue;
-		for (size_t f = 0; f < np; f++)
-			if (pl[f].file && pl[f].line == pl[k].line && pl[f].column == pl[k].column &&
-			    !strcmp(pl[f].file, pl[k].file) && pl[f].codeptr < pl[k].rep)
-				pl[k].rep = pl[f].codeptr;
-	}
-	for (size_t i = 0; i < nops; i++) {
-		size_t k;
-		for (k = 0; pl[k].codeptr != ops[i].codeptr; k++)
-			;
-		ops[i].codeptr = pl[k].rep;
-	}
-	for (size_t k = 0; k < np; k++)
-		json_decref(pl[k].loc);
-	free(pl);
-	return 0;
+/*
+ * The variable an item of a clause list names, as a path: up to its first
+ * '[', blanks dropped, a leading '*', '&' or '(' and "this->" skipped
+ * ("s.v[0:N]" -> "s.v", "(*p)" -> "p)", "this->a" -> "a"); into out (n bytes).
+ */
+static void item_path(const char *b, const char *e, char *out, size_t n)
+{
+	size_t k = 0;
+
+	while (b < e && (isspace((unsigned char)*b) || *b == '*' || *b == '&' || *b == '('))
+		b++;
+	if (e - b > 6 && !memcmp(b, "this->", 6))
+		b += 6;
+	for (; b < e && *b != '[' && k + 1 < n; b++)
+		if (!isspace((unsigned char)*b) && *b != '(' && *b != ')' && *b != '*')
+			out[k++] = *b;
+	out[k] = 0;
+}
+
+/* Whether two paths name overlapping data: equal, or one a member path of the other. */
+static int paths_overlap(const char *x, const char *y)
+{
+	size_t nx = strlen(x), ny = strlen(y);
+	const char *longer = nx >= ny ? x : y;
+	size_t n = nx < ny ? nx : ny;
+
+	if (strncmp(x, y, n))
+		return 0;
+	return !longer[n] || longer[n] == '.' || (longer[n] == '-' && longer[n + 1] == '>');
 }
 
 /*
  * The items of 'list' (a clause's comma list) in update directives of their
- * own where they share a variable: clang takes a variable once per 'target
- * update' ("s.v[0:N], s" is an error), so 's.v[0:N]' goes in one and 's' in
- * the next.  Each item joins the first group without its variable; the
- * groups' texts into out[] (at most max; malloc'ed).  The number of
- * groups, or -1 when out of memory or more than max are needed.
+ * own where they name overlapping data: clang takes a variable once per
+ * 'target update', and not with data derived from it ("s.v[0:N], s" is an
+ * error; "p.x[0:n], p.y[0:n]" is not), so 's.v[0:N]' goes in one and 's'
+ * in the next.  Each item joins the first group where it overlaps nothing;
+ * the groups' texts into out[] (at most max; malloc'ed).  The number of
+ * groups; -2 when more than max (or more than 64 items) are needed; -1 when
+ * out of memory.
  */
 static int update_groups(const char *list, char **out, int max)
 {
 	enum { MAX_ITEMS = 64 };
 	struct buf g[CHANGE_MAX_INS];
-	struct { const char *p; size_t n; int group; } item[MAX_ITEMS];
+	struct { char path[128]; int group; } item[MAX_ITEMS];
 	int ni = 0, ng = 0, rc = -1;
 	const char *p = list;
 
@@ -991,22 +985,26 @@ static int update_groups(const char *list, char **out, int max)
 	while (*p) {
 		const char *b, *e = p;
 		int depth = 0, k = 0;
-		size_t bl;
 		while (*e && (depth || *e != ',')) {
 			depth += (*e == '[' || *e == '(') - (*e == ']' || *e == ')');
 			e++;
 		}
 		for (b = p; b < e && isspace((unsigned char)*b); b++)
 			;
-		for (bl = 0; b + bl < e && (isalnum((unsigned char)b[bl]) || b[bl] == '_'); bl++)
-			;
-		/* The first group that holds no item of this variable. */
-		for (int j = 0; j < ni; j++)
-			if (item[j].n == bl && !memcmp(item[j].p, b, bl) && item[j].group >= k)
-				k = item[j].group + 1;
-		if (ni == MAX_ITEMS || k >= max)
+		if (ni == MAX_ITEMS) {
+			rc = -2;
 			goto out;
-		item[ni++] = (typeof(item[0])){ b, bl, k };
+		}
+		item_path(b, e, item[ni].path, sizeof(item[ni].path));
+		/* The first group after every one that holds overlapping data. */
+		for (int j = 0; j < ni; j++)
+			if (paths_overlap(item[j].path, item[ni].path) && item[j].group >= k)
+				k = item[j].group + 1;
+		if (k >= max) {
+			rc = -2;
+			goto out;
+		}
+		item[ni++].group = k;
 		if (k == ng)
 			g[ng++].ok = 1;
 		put(&g[k], "%s%.*s", g[k].len ? ", " : "", (int)(e - b), b);
@@ -1044,9 +1042,9 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 
 	*clauses = NULL;
 	*patch = NULL;
-	if (attribution_host_ops(a->attr, pl->codeptr, &ops, &nops) < 0 ||
-	    one_site_per_directive(a->attr, pl->codeptr, ops, nops) < 0)
+	if (attribution_host_ops(a->attr, pl->codeptr, &ops, &nops) < 0)
 		goto out;
+	one_site_per_directive(a, ops, nops);
 	if (!nops) {
 		put(unsure, " The recording holds no transfer of this construct's data to check the plan against.");
 		rc = 0;
@@ -1131,6 +1129,19 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			kv->name = name;
 			kv->index = index;
 			nkept++;
+		}
+	}
+	/* A map with 'always' copies inside a region too: what the region saves is not known. */
+	for (size_t k = 0; k < nsites; k++) {
+		int dl = 0;
+		char *d = sites[k].inloop ? directive_text(src, sites[k].line, &dl) : NULL;
+		int always = d && strstr(d, "always") != NULL;
+		free(d);
+		if (always) {
+			put(unsure, " The construct at line %d maps with 'always', which copies inside a 'target "
+				"data' region too: the plan cannot tell what a region would save.", sites[k].line);
+			rc = 0;
+			goto out;
 		}
 	}
 	/* Every range the construct moves must be one the region holds. */
@@ -1310,7 +1321,14 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			int ng;
 			if (!list->len)
 				continue;
-			if ((ng = update_groups(list->s, groups, CHANGE_MAX_INS)) < 0) {
+			if ((ng = update_groups(list->s, groups, CHANGE_MAX_INS)) == -2) {
+				put(unsure, " The construct at line %d would need more 'target update' directives "
+					"than the plan writes (data that overlaps other data in one list).", st->line);
+				carried_release(&c);
+				rc = 0;
+				goto out;
+			}
+			if (ng < 0) {
 				oom = 1;
 				break;
 			}
@@ -1398,6 +1416,8 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 		}
 		pe->removes[pe->nremoves++] = o->seq;
 	}
+	for (size_t i = 0; i < nins; i++)
+		ins[i].order = i;
 	sort_array(ins, nins, sizeof(*ins), cmp_insert);
 	ch = calloc(nins, sizeof(*ch));
 	if (!ch)
@@ -1670,9 +1690,9 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 	patchable = src && utf8_valid(src->text, src->n) && utf8_valid(in->rel, strlen(in->rel)) && src->final_newline;
 	if (patchable) {
 		dir = directive_text(src, in->line, &dlast);
-		if (attribution_host_ops(a->attr, pl->codeptr, &ops, &nops) < 0 ||
-		    one_site_per_directive(a->attr, pl->codeptr, ops, nops) < 0)
+		if (attribution_host_ops(a->attr, pl->codeptr, &ops, &nops) < 0)
 			goto out;
+		one_site_per_directive(a, ops, nops);
 	}
 	if (in->repeat) {
 		e->clauses = clause_list(in->entries, in->names[FINDING_KIND_COUNT], &oom);

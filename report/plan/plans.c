@@ -92,11 +92,12 @@ struct plans_pass *plans_begin(const struct analysis *a, struct plans *p)
 		struct plan *pl;
 		if (!i || strcmp(keys[i].key, keys[i - 1].key)) {
 			pl = &p->v[p->n++];
-			pl->members = p->store + i;
+			pl->members = pl->mine = p->store + i;
 			pl->codeptr = g->nlocations ? g->locations[0] : 0;
 		}
 		pl = &p->v[p->n - 1];
 		pl->members[pl->nmembers++] = keys[i].index;
+		pl->nmine = pl->nmembers;
 		pl->occurrences += g->occurrences;
 		pl->kinds[g->kind]++;
 	}
@@ -191,8 +192,12 @@ static int claim(const struct analysis *a, struct plans *p)
 	void *val;
 	int rc = -1;
 
-	for (size_t k = 0; k < p->n; k++)
+	/* A patch that names no operation it removes removes no finding. */
+	for (size_t k = 0; k < p->n; k++) {
+		if (p->v[k].edit.patch && !p->v[k].edit.nremoves && plan_edit_no_effect(&p->v[k].edit) < 0)
+			return -1;
 		c.n += p->v[k].edit.nremoves;
+	}
 	if (!c.n)
 		return 0;
 	hmap_init(&c.hit, 1, ROLE_COUNT * sizeof(uint64_t));
@@ -266,23 +271,35 @@ out:
 	return rc;
 }
 
-/* Each plan's savings from its members (findings_sets_ns()), its kept transfers apart. */
+/*
+ * Each plan's savings from its members (findings_sets_ns()) into ns[k]:
+ * with a patch, only the operations it removes, its kept transfers apart
+ * (left[k]); and from the directive's own findings into ns[n + k] (a plan
+ * that loses its patch to another's region falls back to them).
+ */
 static int sums(const struct analysis *a, const struct plans *p, int64_t *ns, int64_t *left)
 {
-	size_t nf = a->findings.n, total = 0;
+	size_t nf = a->findings.n, total = 0, n = p->n;
 	size_t *start = calloc(nf + 1, sizeof(*start)), *sets = NULL, *fill = NULL;
-	const int64_t **keep = malloc((p->n ? p->n : 1) * sizeof(*keep));
-	size_t *nkeep = malloc((p->n ? p->n : 1) * sizeof(*nkeep));
+	const int64_t **keep = calloc(2 * n + 1, sizeof(*keep)), **only = calloc(2 * n + 1, sizeof(*only));
+	size_t *nkeep = calloc(2 * n + 1, sizeof(*nkeep)), *nonly = calloc(2 * n + 1, sizeof(*nonly));
 	int rc = -1;
 
-	if (!start || !keep || !nkeep)
+	if (!start || !keep || !nkeep || !only || !nonly)
 		goto out;
-	for (size_t k = 0; k < p->n; k++) {
-		keep[k] = p->v[k].edit.keeps;
-		nkeep[k] = p->v[k].edit.nkeeps;
-		for (size_t j = 0; j < p->v[k].nmembers; j++)
-			start[p->v[k].members[j] + 1]++;
-		total += p->v[k].nmembers;
+	for (size_t k = 0; k < n; k++) {
+		const struct plan *pl = &p->v[k];
+		keep[k] = pl->edit.keeps;
+		nkeep[k] = pl->edit.nkeeps;
+		if (pl->edit.nremoves) {
+			only[k] = pl->edit.removes;
+			nonly[k] = pl->edit.nremoves;
+		}
+		for (size_t j = 0; j < pl->nmembers; j++)
+			start[pl->members[j] + 1]++;
+		for (size_t j = 0; j < pl->nmine; j++)
+			start[pl->mine[j] + 1]++;
+		total += pl->nmembers + pl->nmine;
 	}
 	for (size_t i = 0; i < nf; i++)
 		start[i + 1] += start[i];
@@ -291,22 +308,48 @@ static int sums(const struct analysis *a, const struct plans *p, int64_t *ns, in
 	if (!sets || !fill)
 		goto out;
 	memcpy(fill, start, nf * sizeof(*fill));
-	for (size_t k = 0; k < p->n; k++)
+	for (size_t k = 0; k < n; k++) {
 		for (size_t j = 0; j < p->v[k].nmembers; j++)
 			sets[fill[p->v[k].members[j]]++] = k;
-	rc = findings_sets_ns(&a->findings, start, sets, p->n, keep, nkeep, ns, left);
+		for (size_t j = 0; j < p->v[k].nmine; j++)
+			sets[fill[p->v[k].mine[j]]++] = n + k;
+	}
+	rc = findings_sets_ns(&a->findings, start, sets, 2 * n, keep, nkeep, only, nonly, ns, left);
 out:
 	free(start);
 	free(sets);
 	free(fill);
 	free(keep);
 	free(nkeep);
+	free(only);
+	free(nonly);
 	return rc;
+}
+
+/* The directive's own findings as pl's members again, and their savings (its patch went). */
+static void back_to_mine(const struct analysis *a, struct plan *pl)
+{
+	free(pl->own);
+	free(pl->leaves);
+	pl->own = pl->leaves = NULL;
+	pl->nleaves = 0;
+	pl->members = pl->mine;
+	pl->nmembers = pl->nmine;
+	pl->occurrences = 0;
+	memset(pl->kinds, 0, sizeof(pl->kinds));
+	for (size_t j = 0; j < pl->nmembers; j++) {
+		const struct finding *g = &a->findings.v[pl->members[j]];
+		pl->occurrences += g->occurrences;
+		pl->kinds[g->kind]++;
+	}
+	pl->edit.nremoves = pl->edit.nkeeps = 0;
+	pl->edit.left_ns = 0;
+	pl->savings_ns = a->duration_ns > 0 && pl->mine_ns > a->duration_ns ? a->duration_ns : pl->mine_ns;
 }
 
 int plans_end(const struct analysis *a, struct plans *p, struct plans_pass *pp, int fed)
 {
-	int64_t *ns = malloc((p->n ? p->n : 1) * sizeof(*ns)), *left = malloc((p->n ? p->n : 1) * sizeof(*left));
+	int64_t *ns = malloc((2 * p->n + 1) * sizeof(*ns)), *left = malloc((2 * p->n + 1) * sizeof(*left));
 	int rc = -1;
 
 	int keeps = 0;
@@ -356,6 +399,7 @@ int plans_end(const struct analysis *a, struct plans *p, struct plans_pass *pp, 
 	for (size_t k = 0; k < p->n; k++) {
 		p->v[k].savings_ns = a->duration_ns > 0 && ns[k] > a->duration_ns ? a->duration_ns : ns[k];
 		p->v[k].edit.left_ns = left[k];
+		p->v[k].mine_ns = keeps ? ns[p->n + k] : ns[k];
 	}
 	sort_array(p->v, p->n, sizeof(*p->v), cmp_plan);
 	/*
@@ -368,6 +412,7 @@ int plans_end(const struct analysis *a, struct plans *p, struct plans_pass *pp, 
 			if (plan_edit_same_loop(&p->v[j].edit, &p->v[i].edit)) {
 				if (plan_edit_cover(&p->v[j].edit, (int)i + 1, &p->v[i].edit) < 0)
 					goto out;
+				back_to_mine(a, &p->v[j]);
 				break;
 			}
 	rc = 0;

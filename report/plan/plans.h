@@ -40,6 +40,9 @@ struct plan {
 					 remove, ascending (malloc'ed); NULL: none */
 	size_t nleaves;
 	size_t *own;                  /* members when not in struct plans' store (malloc'ed) */
+	size_t *mine;                 /* the directive's own findings (in the store), ascending */
+	size_t nmine;
+	int64_t mine_ns;              /* their savings, each operation once */
 	int64_t savings_ns;           /* union of the members' operations */
 	uint64_t occurrences;         /* sum over the members */
 	uint64_t kinds[FINDING_KIND_COUNT];  /* members of each kind */
