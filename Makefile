@@ -530,6 +530,19 @@ bench: all samples $(BENCH_PROGS) $(REAL_PROGS) $(B)/bench/hash_bench $(B)/bench
 bench-real: all $(REAL_PROGS) $(BENCH_TOOLS)
 	$(Q)bench/run.sh $(B) real
 
+# Against the published tool (OMPDataPerf): REF=DIR holds the checkouts
+# DIR/ompdataperf and DIR/t1ha; it is built and run in a scratch folder
+# outside the repository (REF_BUILD, REF_RUNS: bench/reference/run.sh).
+ifneq ($(filter bench-reference,$(MAKECMDGOALS)),)
+ifeq ($(REF),)
+$(error usage: make bench-reference REF=DIR (DIR/ompdataperf, DIR/t1ha))
+endif
+endif
+bench-reference: all $(REAL_PROGS) $(BENCH_TOOLS)
+	$(Q)OMPCC='$(OMPCC)' OFFLOAD_TARGET='$(OFFLOAD_TARGET)' LLVM_DIR='$(LLVM_DIR)' bench/reference/run.sh $(B) '$(REF)'
+
+.PHONY: bench-reference
+
 # --- accuracy of the savings model: naive/fixed pairs, 'mapprof diff' ------------
 ACCURACY_PAIRS := duplicate round_trip round_trip_to repeated_alloc unused jacobi
 ACCURACY_PROGS := $(foreach p,$(ACCURACY_PAIRS),$(B)/bench/accuracy/$(p).naive $(B)/bench/accuracy/$(p).fixed)
@@ -574,6 +587,8 @@ help:
 	@echo "make fresh-check  the README's set-up lines in a new minbase Debian 12 root (root, debootstrap)"
 	@echo "make bench    measure what recording costs (BENCH_RUNS=31, BENCH_REAL_RUNS=8)"
 	@echo "make bench-real  the realistic suite alone (bench/real/, BENCH_REAL_RUNS=8)"
+	@echo "make bench-reference REF=DIR  mapprof and the hash floor against the published tool, built from"
+	@echo "                  DIR/ompdataperf and DIR/t1ha in REF_BUILD=\$${TMPDIR:-/tmp}/mapprof-reference (REF_RUNS=5)"
 	@echo "make bench-large  'mapprof report' of 10, 30, 100 M synthetic events: time, peak RSS"
 	@echo "                  (BENCH_LARGE_EVENTS; BENCH_LARGE_COLD=1: the databases not read before;"
 	@echo "                  also in 'make bench' with BENCH_LARGE=1)"
