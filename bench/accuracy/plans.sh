@@ -29,7 +29,7 @@
 # loaded machine; its line says "(noise)" when the saving is under the
 # naive recordings' busy+kernel spread (max - min).
 set -euo pipefail
-B=${1:-build}
+B=$(cd "${1:-build}" && pwd)
 N=${ACCURACY_RUNS:-3}
 mapprof=${MAPPROF:-$B/mapprof}
 OMPCC=${OMPCC:-clang-19}

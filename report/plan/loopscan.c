@@ -289,6 +289,25 @@ static int loop_hint(const char *text, size_t n, int line)
 	return 0;
 }
 
+/*
+ * Whether line 'line' is an '#endif': what it closes ends before the loop,
+ * which a region can then go around ('#ifdef X' ... '#endif' right above a
+ * loop, as the benchmarks write their fixed variants).
+ */
+static int is_endif(const char *text, size_t n, int line)
+{
+	size_t i, end;
+
+	line_span(text, n, line, &i, &end);
+	while (i < end && isblank((unsigned char)text[i]))
+		i++;
+	if (i == end || text[i++] != '#')
+		return 0;
+	while (i < end && isblank((unsigned char)text[i]))
+		i++;
+	return end - i >= 5 && !memcmp(text + i, "endif", 5) && (end - i == 5 || !isalnum((unsigned char)text[i + 5]));
+}
+
 /* The line before 'line' that is not blank or a '//' comment alone (0: none). */
 static int prev_code_line(const char *text, size_t n, int line)
 {
@@ -337,7 +356,7 @@ int loopscan_find(const char *text, size_t n, int line, struct loop_span *out)
 			out->first_line = first = p;
 		{
 			int p = prev_code_line(text, n, first);
-			out->pragma_before = p > 0 && p <= s.nlines && s.pre[p];
+			out->pragma_before = p > 0 && p <= s.nlines && s.pre[p] && !is_endif(text, n, p);
 		}
 		out->leaves = leaves_early(text, n, first, last);
 	}

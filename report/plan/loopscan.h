@@ -23,7 +23,8 @@ struct loop_span {
 				hints just above it ('#pragma clang loop', 'unroll', ...) */
 	int last_line;       /* the line where its body (or do's 'while (...);') ends */
 	int alone;           /* nothing else on those two lines: lines can go around it */
-	int pragma_before;   /* the line before it is a preprocessor line (a pragma of its own) */
+	int pragma_before;   /* the line before it (past blank and '//' lines) is a preprocessor
+				line (a pragma of its own), but an '#endif' */
 	int leaves;          /* its lines hold 'return', 'goto' or a longjmp: control may leave it
 				other than at its end, which a region around it may not allow */
 };

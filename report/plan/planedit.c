@@ -1284,7 +1284,7 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 		struct carried c = { 0 };
 		struct stmt_span sp = { 0 };
 		char *d;
-		int dlast = 0, ind;
+		int dlast = 0, ind, structured;
 		if (!st->to.len && !st->from.len)
 			continue;
 		if (!(d = directive_text(src, st->line, &dlast))) {
@@ -1297,6 +1297,8 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			free(d);
 			goto out;
 		}
+		/* A kernel, or a 'target data' region (whose copies back come at its statement's end). */
+		structured = st->kind == 1 || strstr(d, "target data") != NULL;
 		free(d);
 		ind = (int)strspn(src_line(src, st->line), " \t");
 		if (c.nowait_alone || c.iterator) {
@@ -1307,7 +1309,7 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			goto out;
 		}
 		if (!loopscan_statement(src->text, src->n, dlast, &sp) || !sp.in_block ||
-		    (st->kind == 1 && (!sp.alone_after || sp.last_line >= loop->last_line))) {
+		    (structured && (!sp.alone_after || sp.last_line >= loop->last_line))) {
 			put(unsure, " The construct at line %d is not a statement of its own in a braced block (the body "
 				"of an if or loop without braces, or more on its lines): the plan cannot put an update "
 				"beside it.", st->line);
@@ -1344,7 +1346,7 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 						oom = 1;
 					} else if (dir_from) {
 						ins[nins].after = 1;
-						ins[nins++].at = st->kind == 1 ? sp.last_line + 1 : dlast + 1;
+						ins[nins++].at = structured ? sp.last_line + 1 : dlast + 1;
 					} else {
 						ins[nins++].at = st->line;
 					}
