@@ -189,6 +189,8 @@ static int read_pair(struct event_stream *s, char **err)
 	if (rc < 0)
 		return -1;
 	s->have_pair = rc;
+	if (!rc)
+		return 0;   /* no row: c[] holds nothing */
 	/* (the values sqlite3_column_int64() gives: 0 for a NULL) */
 	s->pair_delete = c[0].type == SQLITE_NULL ? 0 : c[0].i;
 	s->pair_alloc = c[1].type == SQLITE_NULL ? 0 : c[1].i;

@@ -314,8 +314,10 @@ int64_t cost_estimate_warm_ns(const struct cost_model *c, enum cost_class cls, u
 		return cost_estimate_ns(c, cls, bytes);
 	if ((i = larger_with_samples(c, cls, at + 1)) < 0 && (i = larger_with_samples(c, from, at)) >= 0)
 		cls = from;
-	if (i < 0)
+	if (i < 0) {
+		*other_size = 2;
 		return cost_estimate_ns(c, COST_TO_DEVICE_FIRST, bytes);
+	}
 	*other_size = 1;
 	return (int64_t)(c->b[cls][i].median * (double)bytes + 0.5);
 }

@@ -93,9 +93,9 @@ int64_t cost_estimate_ns(const struct cost_model *c, enum cost_class cls, uint64
 /*
  * The same for a copy that need not have touched fresh memory (a 'to' that a
  * fix maps 'alloc': the page faults move into the kernel that writes the
- * data): from copies into memory already written of this size, else (per
- * byte; *other_size set) of the next larger size the run has, else from
- * copies back to the host of this size or larger, else from first copies;
+ * data): from copies into memory already written of this size (*other_size
+ * 0), else per byte of the next larger size the run has, else of copies
+ * back to the host of this size or larger (1), else from first copies (2);
  * -1 when none.
  */
 int64_t cost_estimate_warm_ns(const struct cost_model *c, enum cost_class cls, uint64_t bytes, int *other_size);

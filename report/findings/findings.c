@@ -765,7 +765,8 @@ static void price(struct finding *g, const struct cost_model *cost)
 		if (cls == COST_TO_DEVICE && g->kind == FINDING_UNUSED_TRANSFER) {
 			int other = 0;
 			g->est_ns[r] = cost_estimate_warm_ns(cost, cls, g->data_bytes, &other);
-			g->priced_other_size |= other;
+			if (other > g->priced_other_size)
+				g->priced_other_size = other;
 		} else {
 			g->est_ns[r] = cost_estimate_ns(cost, cls, g->data_bytes);
 		}

@@ -77,7 +77,8 @@ struct finding {
 	int64_t est_ns[ROLE_COUNT];   /* the price of one operation of each role; -1: its own time */
 	int64_t est_first_ns[ROLE_COUNT];  /* the same for a first copy into fresh device memory */
 	uint64_t first_copies;        /* its operations that were such copies */
-	int priced_other_size;        /* an unused transfer priced from warm copies of other sizes */
+	int priced_other_size;        /* an unused transfer priced from warm copies of other sizes (1),
+					 or, with none in the run, from first copies (2) */
 	/*
 	 * Its operations are in the findings' store (struct findings 'ops'),
 	 * never here: a finding of a long run has millions.  Kept: how many,

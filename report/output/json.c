@@ -219,7 +219,11 @@ static json_t *price_note(const struct finding *g)
 	json_t *v;
 	int rc;
 
-	if (g->kind == FINDING_UNUSED_TRANSFER && (g->first_copies || g->priced_other_size))
+	if (g->kind == FINDING_UNUSED_TRANSFER && g->priced_other_size == 2)
+		rc = asprintf(&s, "priced from first copies into fresh device memory, page faults included: the run "
+			      "has no copy into memory already written to price it from, and mapping it 'alloc' "
+			      "moves the page faults into the kernel that first writes it, so it may save less");
+	else if (g->kind == FINDING_UNUSED_TRANSFER && (g->first_copies || g->priced_other_size))
 		rc = asprintf(&s, "priced from copies into device memory already written%s: mapping it 'alloc' "
 			      "keeps the fresh memory, and the kernel that first writes it takes its page faults",
 			      g->priced_other_size ? " (per byte, of a larger size or the other way: the run has none of "

@@ -297,6 +297,8 @@ static void test_first_copies(void)
 		CHECK_INT(cost_feed(&c, &ev[i]), 0);
 	cost_finish(&c);
 	CHECK_INT(cost_estimate_warm_ns(&c, COST_TO_DEVICE, MIB, &other), 10000);   /* first copies only */
+	CHECK_INT(other, 2);
+	cost_release(&c);
 }
 
 int main(void)
