@@ -8,7 +8,7 @@
 # the same, and recorded again it has no round trip left.  Members of one
 # struct are told apart (tests/hazards/struct_members.c: s.a changed, s.b
 # not; both start with 's').  A struct and its pointer's data get updates
-# of their own.
+# of their own; two members of one struct share one.
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "no jq (apt-get install jq)"
 command -v patch >/dev/null || skip "no patch (apt-get install patch)"
@@ -89,4 +89,47 @@ cp "$t/d/attach.c" "$t/e/"
 	fail "attach.c: the patched program does not build: $(cat "$t/e/err") $patch"
 (cd "$t/e" && ./attach >out) || fail "attach.c: the patched program fails"
 assert_eq "$(cat "$t/e/out")" "$(cat "$t/d/out")" "attach.c: the patched program's output"
-echo "ok: a clause list split, every unchanged variable retyped, struct members told apart, a struct and its pointer's data updated apart, the results kept"
+
+# Two members of one struct the host changes in the loop ('p.x[0:N]',
+# 'p.y[0:N]'): one 'target update' may name both (they do not overlap), so
+# the plan writes one each way, not one per member; it builds and keeps the
+# output.
+mkdir "$t/f" "$t/g"
+cat >"$t/f/soa.c" <<'PROG'
+#include <stdio.h>
+#define N 65536
+struct soa { double *x, *y; };
+int main(void)
+{
+	static double xs[N], ys[N];
+	struct soa p = { xs, ys };
+	for (int it = 0; it < 4; it++) {
+		for (int i = 0; i < N; i++) {
+			p.x[i] += 1;
+			p.y[i] += 2;
+		}
+#pragma omp target map(tofrom: p.x[0:N], p.y[0:N])
+		for (int i = 0; i < N; i++) {
+			p.x[i] *= 0.5;
+			p.y[i] *= 0.5;
+		}
+	}
+	printf("%f %f\n", xs[5], ys[5]);
+	return 0;
+}
+PROG
+(cd "$t/f" && ompcc -g -O1 -Wall -Werror -o soa soa.c) || fail "cannot build soa.c"
+(cd "$t/f" && "$m" record -f -o r.db -- ./soa >out 2>err) || fail "record: $(cat "$t/f/err")"
+"$m" report -q --no-html --json "$t/f/r.json" "$t/f/r.db" 2>"$t/err" || fail "report: $(cat "$t/err")"
+patch=$(jq -r '.plans[0].edit.patch // empty' "$t/f/r.json")
+[ -n "$patch" ] || fail "soa.c: no patch: $(jq -r '.plans[0].edit.text' "$t/f/r.json")"
+assert_eq "$(grep -c '^+#pragma omp target update to(' <<<"$patch")" 1 "soa.c: 'target update to' directives"
+grep '^+#pragma omp target update to(' <<<"$patch" | grep -q 'p\.x.*p\.y\|p\.y.*p\.x' ||
+	fail "soa.c: the update does not name both members: $patch"
+cp "$t/f/soa.c" "$t/g/"
+(cd "$t/g" && patch -p1 -s <<<"$patch") || fail "soa.c: the patch does not apply"
+(cd "$t/g" && ompcc -g -O1 -Wall -Werror -o soa soa.c 2>err) ||
+	fail "soa.c: the patched program does not build: $(cat "$t/g/err") $patch"
+(cd "$t/g" && ./soa >out) || fail "soa.c: the patched program fails"
+assert_eq "$(cat "$t/g/out")" "$(cat "$t/f/out")" "soa.c: the patched program's output"
+echo "ok: a clause list split, every unchanged variable retyped, struct members told apart, a struct and its pointer's data updated apart, two members updated together, the results kept"
