@@ -61,19 +61,25 @@ static void add_location(uint64_t *set, int *n, uint64_t codeptr)
 		set[(*n)++] = codeptr;
 }
 
+/* The key of a finding: what its occurrences share (findings.h). */
+static void group_key(uint64_t key[KEY_WORDS], enum finding_kind kind, enum flavour flavour, const uint64_t cp[2],
+		      int ndevices, const int devices[2], uint64_t data_addr, uint64_t data_bytes)
+{
+	key[0] = (uint64_t)kind << 8 | flavour;
+	key[1] = cp[0];
+	key[2] = cp[1];
+	key[3] = (uint64_t)(uint32_t)devices[0] << 32 | (uint32_t)(ndevices > 1 ? devices[1] : -1);
+	key[4] = data_addr;
+	key[5] = data_bytes;
+}
+
 static struct finding *group_of(struct findings *f, const struct occurrence *occ)
 {
 	uint64_t cp[2], key[KEY_WORDS], *pos;
 	int nkey = group_codeptrs(occ, cp), created;
 	struct finding *g;
 
-	key[0] = (uint64_t)occ->kind << 8 | occ->flavour;
-	key[1] = cp[0];
-	key[2] = cp[1];
-	key[3] = (uint64_t)(uint32_t)occ->devices[0] << 32 |
-		 (uint32_t)(occ->ndevices > 1 ? occ->devices[1] : -1);
-	key[4] = occ->data_addr;
-	key[5] = occ->data_bytes;
+	group_key(key, occ->kind, occ->flavour, cp, occ->ndevices, occ->devices, occ->data_addr, occ->data_bytes);
 	pos = hmap_put(&f->index, key, &created);
 	if (!pos)
 		return NULL;
@@ -260,15 +266,11 @@ int findings_merge_sites(struct findings *f, const uint64_t (*pairs)[2], size_t 
 	for (size_t i = 0; i < f->n; i++) {
 		const struct finding *g = &f->v[i];
 		uint64_t key[KEY_WORDS], *pos;
+		uint64_t cp[2] = { findings_site_of(pairs, n, g->key[0]),
+				   g->nkey > 1 ? findings_site_of(pairs, n, g->key[1]) : 0 };
 		int created;
 
-		key[0] = (uint64_t)g->kind << 8 | g->flavour;
-		key[1] = findings_site_of(pairs, n, g->key[0]);
-		key[2] = g->nkey > 1 ? findings_site_of(pairs, n, g->key[1]) : 0;
-		key[3] = (uint64_t)(uint32_t)g->devices[0] << 32 |
-			 (uint32_t)(g->ndevices > 1 ? g->devices[1] : -1);
-		key[4] = g->data_addr;
-		key[5] = g->data_bytes;
+		group_key(key, g->kind, g->flavour, cp, g->ndevices, g->devices, g->data_addr, g->data_bytes);
 		if (!(pos = hmap_put(&by, key, &created)))
 			goto out;
 		if (created)

@@ -256,6 +256,33 @@ static void line_span(const char *text, size_t n, int line, size_t *b, size_t *e
 	*e = i;
 }
 
+/* Whether text[i..end) starts with the word w (nothing alphanumeric right after it). */
+static int word_at(const char *text, size_t i, size_t end, const char *w)
+{
+	size_t len = strlen(w);
+
+	return end - i >= len && !memcmp(text + i, w, len) && (end - i == len || !isalnum((unsigned char)text[i + len]));
+}
+
+/*
+ * Line 'line' of text as a preprocessor line: 1 with *i at its directive
+ * (past the '#' and blanks) and *end at the line's end; 0 for any other
+ * line, and for one continued on the next ('\\' at its end).
+ */
+static int preproc_line(const char *text, size_t n, int line, size_t *i, size_t *end)
+{
+	line_span(text, n, line, i, end);
+	if (*end > *i && text[*end - 1] == '\\')
+		return 0;
+	while (*i < *end && isblank((unsigned char)text[*i]))
+		(*i)++;
+	if (*i == *end || text[(*i)++] != '#')
+		return 0;
+	while (*i < *end && isblank((unsigned char)text[*i]))
+		(*i)++;
+	return 1;
+}
+
 /*
  * Whether line 'line' of text is a loop hint, a pragma that belongs to the
  * loop after it ('#pragma clang loop ...', '#pragma unroll', '#pragma
@@ -267,25 +294,13 @@ static int loop_hint(const char *text, size_t n, int line)
 	static const char *const hints[] = { "clang loop", "unroll", "nounroll", "GCC unroll", "GCC ivdep" };
 	size_t i, end;
 
-	line_span(text, n, line, &i, &end);
-	if (end > i && text[end - 1] == '\\')
+	if (!preproc_line(text, n, line, &i, &end) || !word_at(text, i, end, "pragma"))
 		return 0;
-	while (i < end && isblank((unsigned char)text[i]))
-		i++;
-	if (i == end || text[i++] != '#')
-		return 0;
-	while (i < end && isblank((unsigned char)text[i]))
-		i++;
-	if (end - i < 6 || memcmp(text + i, "pragma", 6) || (i += 6) == end || !isblank((unsigned char)text[i]))
-		return 0;
-	while (i < end && isblank((unsigned char)text[i]))
-		i++;
-	for (size_t k = 0; k < sizeof(hints) / sizeof(hints[0]); k++) {
-		size_t len = strlen(hints[k]);
-		if (end - i >= len && !memcmp(text + i, hints[k], len) &&
-		    (end - i == len || !isalnum((unsigned char)text[i + len])))
+	for (i += 6; i < end && isblank((unsigned char)text[i]); i++)
+		;
+	for (size_t k = 0; k < sizeof(hints) / sizeof(hints[0]); k++)
+		if (word_at(text, i, end, hints[k]))
 			return 1;
-	}
 	return 0;
 }
 
@@ -298,14 +313,7 @@ static int is_endif(const char *text, size_t n, int line)
 {
 	size_t i, end;
 
-	line_span(text, n, line, &i, &end);
-	while (i < end && isblank((unsigned char)text[i]))
-		i++;
-	if (i == end || text[i++] != '#')
-		return 0;
-	while (i < end && isblank((unsigned char)text[i]))
-		i++;
-	return end - i >= 5 && !memcmp(text + i, "endif", 5) && (end - i == 5 || !isalnum((unsigned char)text[i + 5]));
+	return preproc_line(text, n, line, &i, &end) && word_at(text, i, end, "endif");
 }
 
 /* The line before 'line' that is not blank or a '//' comment alone (0: none). */
@@ -345,19 +353,15 @@ int loopscan_find(const char *text, size_t n, int line, struct loop_span *out)
 		}
 	}
 	if (best >= 0) {
-		int first = s.t[best].line, last = s.t[best_end].line;
+		int first = s.t[best].line, last = s.t[best_end].line, p;
 		out->first_line = first;
 		out->last_line = last;
 		out->alone = (best == 0 || s.t[best - 1].line != first) &&
 			     ((size_t)best_end + 1 >= s.n || s.t[best_end + 1].line != last);
 		/* Loop hints above it, even past blank or comment lines, go with it. */
-		for (int p = prev_code_line(text, n, first); p > 0 && p <= s.nlines && s.pre[p] &&
-		     loop_hint(text, n, p); p = prev_code_line(text, n, first))
+		while ((p = prev_code_line(text, n, first)) > 0 && p <= s.nlines && s.pre[p] && loop_hint(text, n, p))
 			out->first_line = first = p;
-		{
-			int p = prev_code_line(text, n, first);
-			out->pragma_before = p > 0 && p <= s.nlines && s.pre[p] && !is_endif(text, n, p);
-		}
+		out->pragma_before = p > 0 && p <= s.nlines && s.pre[p] && !is_endif(text, n, p);
 		out->leaves = leaves_early(text, n, first, last);
 	}
 out:

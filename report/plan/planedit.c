@@ -918,22 +918,28 @@ static int cmp_insert(const void *x, const void *y)
  * *unsure).  0, or -1 when out of memory.
  */
 /*
- * The call sites of one directive (a loop the compiler unrolled: several
- * code pointers for one file, line, column and inlining) made one in 'ops',
- * the one its findings are keyed by (a->site_pairs, as the analysis merged
- * them), so that the plan sees one construct per directive.
+ * The allocations and transfers that touched pl's data
+ * (attribution_host_ops()), the call sites of one directive (a loop the
+ * compiler unrolled: several code pointers for one file, line, column and
+ * inlining) made the one its findings are keyed by (a->site_pairs, as the
+ * analysis merged them), so that the plan sees one construct per
+ * directive.  0, or -1 when out of memory or on a read error.
  */
-static void one_site_per_directive(const struct analysis *a, struct host_op *ops, size_t nops)
+static int host_ops(const struct analysis *a, const struct plan *pl, struct host_op **ops, size_t *nops)
 {
-	for (size_t i = 0; a->nsite_pairs && i < nops; i++)
-		ops[i].codeptr = findings_site_of((const uint64_t (*)[2])a->site_pairs, a->nsite_pairs,
-						  ops[i].codeptr);
+	if (attribution_host_ops(a->attr, pl->codeptr, ops, nops) < 0)
+		return -1;
+	for (size_t i = 0; a->nsite_pairs && i < *nops; i++)
+		(*ops)[i].codeptr = findings_site_of((const uint64_t (*)[2])a->site_pairs, a->nsite_pairs,
+						     (*ops)[i].codeptr);
+	return 0;
 }
 
 /*
- * The variable an item of a clause list names, as a path: up to its first
- * '[', blanks dropped, a leading '*', '&' or '(' and "this->" skipped
- * ("s.v[0:N]" -> "s.v", "(*p)" -> "p)", "this->a" -> "a"); into out (n bytes).
+ * The variable an item of a clause list names, as item_name() names it,
+ * pointer syntax aside: a leading '*', '&' or '(' and "this->" skipped, and
+ * the parentheses and '*' of a dereference dropped ("s.v[0:N]" -> "s.v",
+ * "(*p)" -> "p", "this->a" -> "a"); into out (n bytes).
  */
 static void item_path(const char *b, const char *e, char *out, size_t n)
 {
@@ -943,10 +949,11 @@ static void item_path(const char *b, const char *e, char *out, size_t n)
 		b++;
 	if (e - b > 6 && !memcmp(b, "this->", 6))
 		b += 6;
-	for (; b < e && *b != '[' && k + 1 < n; b++)
-		if (!isspace((unsigned char)*b) && *b != '(' && *b != ')' && *b != '*')
+	for (; b < e && k + 1 < n; b++)
+		if (*b != '(' && *b != ')' && *b != '*')
 			out[k++] = *b;
 	out[k] = 0;
+	item_name(out, out, n);
 }
 
 /* Whether two paths name overlapping data: equal, or one a member path of the other. */
@@ -1042,9 +1049,8 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 
 	*clauses = NULL;
 	*patch = NULL;
-	if (attribution_host_ops(a->attr, pl->codeptr, &ops, &nops) < 0)
+	if (host_ops(a, pl, &ops, &nops) < 0)
 		goto out;
-	one_site_per_directive(a, ops, nops);
 	if (!nops) {
 		put(unsure, " The recording holds no transfer of this construct's data to check the plan against.");
 		rc = 0;
@@ -1692,9 +1698,8 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 	patchable = src && utf8_valid(src->text, src->n) && utf8_valid(in->rel, strlen(in->rel)) && src->final_newline;
 	if (patchable) {
 		dir = directive_text(src, in->line, &dlast);
-		if (attribution_host_ops(a->attr, pl->codeptr, &ops, &nops) < 0)
+		if (host_ops(a, pl, &ops, &nops) < 0)
 			goto out;
-		one_site_per_directive(a, ops, nops);
 	}
 	if (in->repeat) {
 		e->clauses = clause_list(in->entries, in->names[FINDING_KIND_COUNT], &oom);

@@ -173,6 +173,18 @@ static int claims_op(void *arg, size_t pos, const struct finding_op *op)
 	return 0;
 }
 
+/* pl's occurrences and findings by kind, from its members. */
+static void count_members(const struct analysis *a, struct plan *pl)
+{
+	pl->occurrences = 0;
+	memset(pl->kinds, 0, sizeof(pl->kinds));
+	for (size_t j = 0; j < pl->nmembers; j++) {
+		const struct finding *g = &a->findings.v[pl->members[j]];
+		pl->occurrences += g->occurrences;
+		pl->kinds[g->kind]++;
+	}
+}
+
 static int cmp_size(const void *x, const void *y)
 {
 	size_t a = *(const size_t *)x, b = *(const size_t *)y;
@@ -254,13 +266,7 @@ static int claim(const struct analysis *a, struct plans *p)
 		}
 		pl->members = pl->own;
 		pl->nmembers = n;
-		pl->occurrences = 0;
-		memset(pl->kinds, 0, sizeof(pl->kinds));
-		for (size_t j = 0; j < n; j++) {
-			const struct finding *g = &a->findings.v[pl->members[j]];
-			pl->occurrences += g->occurrences;
-			pl->kinds[g->kind]++;
-		}
+		count_members(a, pl);
 	}
 	rc = 0;
 out:
@@ -335,13 +341,7 @@ static void back_to_mine(const struct analysis *a, struct plan *pl)
 	pl->nleaves = 0;
 	pl->members = pl->mine;
 	pl->nmembers = pl->nmine;
-	pl->occurrences = 0;
-	memset(pl->kinds, 0, sizeof(pl->kinds));
-	for (size_t j = 0; j < pl->nmembers; j++) {
-		const struct finding *g = &a->findings.v[pl->members[j]];
-		pl->occurrences += g->occurrences;
-		pl->kinds[g->kind]++;
-	}
+	count_members(a, pl);
 	pl->edit.nremoves = pl->edit.nkeeps = 0;
 	pl->edit.left_ns = 0;
 	pl->savings_ns = a->duration_ns > 0 && pl->mine_ns > a->duration_ns ? a->duration_ns : pl->mine_ns;
