@@ -192,6 +192,21 @@ static struct event send_to(int64_t seq, uint64_t addr, uint64_t bytes, int64_t 
 	return ev;
 }
 
+/* cost_estimate_warm_ns() of a 1 MiB send, from a model fed ev[0..n). */
+static int64_t warm_price(struct event *ev, size_t n, int *other)
+{
+	struct cost_model c;
+	int64_t ns;
+
+	cost_init(&c, HOST);
+	for (size_t i = 0; i < n; i++)
+		CHECK_INT(cost_feed(&c, &ev[i]), 0);
+	cost_finish(&c);
+	ns = cost_estimate_warm_ns(&c, COST_TO_DEVICE, MIB, other);
+	cost_release(&c);
+	return ns;
+}
+
 /*
  * A copy into device memory allocated and not written since is a first
  * copy: it says so (first_copy), is priced apart from copies into memory
@@ -274,31 +289,16 @@ static void test_first_copies(void)
 	cost_release(&c);
 
 	/* No copy into written memory of that size: a larger one's time per byte, else a return's. */
-	cost_init(&c, HOST);
 	ev[0] = alloc_at(1, 0x10000000, MIB);
 	ev[1] = send_to(2, 0x10000000, MIB, 1000, 10000);
 	ev[2] = send_to(3, 0x50000000, 4 * MIB, 20000, 2000);   /* no allocation seen: written memory */
-	for (int i = 0; i < 3; i++)
-		CHECK_INT(cost_feed(&c, &ev[i]), 0);
-	cost_finish(&c);
-	CHECK_INT(cost_estimate_warm_ns(&c, COST_TO_DEVICE, MIB, &other), 500);
+	CHECK_INT(warm_price(ev, 3, &other), 500);
 	CHECK_INT(other, 1);
-	cost_release(&c);
-	cost_init(&c, HOST);
 	ev[2] = xfer(3, EV_FROM_DEVICE, MIB, 20000, 800);
-	for (int i = 0; i < 3; i++)
-		CHECK_INT(cost_feed(&c, &ev[i]), 0);
-	cost_finish(&c);
-	CHECK_INT(cost_estimate_warm_ns(&c, COST_TO_DEVICE, MIB, &other), 800);
+	CHECK_INT(warm_price(ev, 3, &other), 800);
 	CHECK_INT(other, 1);
-	cost_release(&c);
-	cost_init(&c, HOST);
-	for (int i = 0; i < 2; i++)
-		CHECK_INT(cost_feed(&c, &ev[i]), 0);
-	cost_finish(&c);
-	CHECK_INT(cost_estimate_warm_ns(&c, COST_TO_DEVICE, MIB, &other), 10000);   /* first copies only */
+	CHECK_INT(warm_price(ev, 2, &other), 10000);   /* first copies only */
 	CHECK_INT(other, 2);
-	cost_release(&c);
 }
 
 int main(void)
