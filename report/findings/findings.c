@@ -458,9 +458,6 @@ struct unions {
 	unsigned char *several;     /* by set: it has several: swept */
 	struct sweep *s;            /* by set, when any has several */
 	int any;
-	const int64_t **keep;       /* by set: the seqs its fix keeps (findings_unions_keep()) */
-	size_t *nkeep;
-	struct sweep *left;         /* by set: those kept operations */
 };
 
 void findings_unions_free(struct unions *u)
@@ -470,38 +467,7 @@ void findings_unions_free(struct unions *u)
 	free(u->s);
 	free(u->one);
 	free(u->several);
-	free(u->keep);
-	free(u->nkeep);
-	free(u->left);
 	free(u);
-}
-
-int findings_unions_keep(struct unions *u, size_t k, const int64_t *seqs, size_t n)
-{
-	if (k >= u->nsets || !n)
-		return 0;
-	if ((!u->keep && !(u->keep = calloc(u->nsets, sizeof(*u->keep)))) ||
-	    (!u->nkeep && !(u->nkeep = calloc(u->nsets, sizeof(*u->nkeep)))) ||
-	    (!u->left && !(u->left = calloc(u->nsets, sizeof(*u->left)))) ||
-	    (!u->s && !(u->s = calloc(u->nsets, sizeof(*u->s)))))
-		return -1;
-	u->keep[k] = seqs;
-	u->nkeep[k] = n;
-	/* Swept, even a set of one finding: its union_ns holds the kept operations. */
-	u->several[k] = u->one[k] != SIZE_MAX;
-	u->any |= u->several[k];
-	return 0;
-}
-
-static int kept_seq(const struct unions *u, size_t k, int64_t seq)
-{
-	return u->keep && seq_listed(u->keep[k], u->nkeep ? u->nkeep[k] : 0, seq);
-}
-
-void findings_unions_left(const struct unions *u, int64_t *left)
-{
-	for (size_t k = 0; k < u->nsets; k++)
-		left[k] = u->left ? sweep_total(&u->left[k]) : 0;
 }
 
 struct unions *findings_unions_begin(const struct findings *f, const size_t *set_of, size_t nsets)
@@ -547,7 +513,7 @@ int findings_unions_op(void *arg, size_t pos, const struct finding_op *op)
 	/* A send kept by the fix is skipped here, not deduplicated: the same
 	 * operation still counts where another finding removes it. */
 	if (u->any && k != SIZE_MAX && u->several[k] && finding_op_saved(g, op))
-		sweep_add(kept_seq(u, k, op->seq) ? &u->left[k] : &u->s[k], op, price_of(g, op));
+		sweep_add(&u->s[k], op, price_of(g, op));
 	return 0;
 }
 

@@ -221,18 +221,6 @@ void findings_unions_end(struct unions *u, int64_t *out);
 void findings_unions_free(struct unions *u);
 
 /*
- * Before the operations: set k's fix keeps the operations of these seqs
- * (seqs[0..n), ascending, the caller's until the end): a plan's patch that
- * moves them still, as a 'target update' beside a construct.  They leave
- * its out[k] and go to findings_unions_left()'s left[k].  0, or -1 when out
- * of memory.
- */
-int findings_unions_keep(struct unions *u, size_t k, const int64_t *seqs, size_t n);
-
-/* Before end: left[k], the union of set k's kept operations (0 where none). */
-void findings_unions_left(const struct unions *u, int64_t *left);
-
-/*
  * 1 when fixing finding 'g' makes 'op' (one of g's operations) go away, so
  * that its time counts in the savings.  Every operation does, except the
  * send of a host->device->host round trip: its natural fix (map(to:) for

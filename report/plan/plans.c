@@ -392,7 +392,7 @@ int plans_end(const struct analysis *a, struct plans *p, struct plans_pass *pp, 
 			     findings_each_op(&a->findings, findings_unions_op, pp->u) < 0))
 				goto out;
 		}
-		findings_unions_left(pp->u, left);
+		memset(left, 0, p->n * sizeof(*left));   /* no patch keeps a transfer */
 		findings_unions_end(pp->u, ns);
 		pp->u = NULL;
 	}

@@ -311,40 +311,42 @@ static void test_sets_union(void)
 	}
 	/*
 	 * Sets whose fix keeps some of their operations (a plan's patch whose
-	 * updates still move them): those leave the set's union for left[].
+	 * updates still move them): those leave the set's union for left[]
+	 * (findings_sets_ns(): finding i in sets[start[i]..start[i + 1])).
 	 * Set 0 keeps the round trip's return [40,50]: u and a remain, 40.  Set
 	 * 1 keeps the first duplicate [0,10]: the second [5,15] remains, 10.
 	 */
 	{
 		static const int64_t keep0[] = { 3 }, keep1[] = { 1 };
+		static const size_t start[] = { 0, 1, 2, 3, 4 }, sets[] = { 1, 0, 0, 0 }, nkeep[] = { 1, 1 };
+		const int64_t *keep[] = { keep0, keep1 };
 		int64_t left[2] = { -1, -1 };
-		struct unions *un = findings_unions_begin(&f, set_of, 2);
-		CHECK(un != NULL);
-		CHECK_INT(findings_unions_keep(un, 0, keep0, 1), 0);
-		CHECK_INT(findings_unions_keep(un, 1, keep1, 1), 0);
-		CHECK(findings_unions_need_ops(un));
-		CHECK_INT(findings_each_op(&f, findings_unions_op, un), 0);
-		findings_unions_left(un, left);
-		findings_unions_end(un, ns);
+		CHECK_INT(findings_sets_ns(&f, start, sets, 2, keep, nkeep, NULL, NULL, ns, left), 0);
 		CHECK_INT(ns[0], 40);
 		CHECK_INT(left[0], 10);
 		CHECK_INT(ns[1], 10);
 		CHECK_INT(left[1], 10);
 	}
 	/* A set of one finding that keeps nothing of it: its own union, nothing left. */
-	set_of[0] = set_of[1] = set_of[3] = SIZE_MAX;
-	set_of[2] = 0;
 	{
 		static const int64_t keep_none[] = { 99 };
+		static const size_t start[] = { 0, 0, 0, 1, 1 }, sets[] = { 0 }, nkeep[] = { 1 };
+		const int64_t *keep[] = { keep_none };
 		int64_t left[1] = { -1 };
-		struct unions *un = findings_unions_begin(&f, set_of, 1);
-		CHECK(un != NULL);
-		CHECK_INT(findings_unions_keep(un, 0, keep_none, 1), 0);
-		CHECK_INT(findings_each_op(&f, findings_unions_op, un), 0);
-		findings_unions_left(un, left);
-		findings_unions_end(un, ns);
+		CHECK_INT(findings_sets_ns(&f, start, sets, 1, keep, nkeep, NULL, NULL, ns, left), 0);
 		CHECK_INT(ns[0], 10);
 		CHECK_INT(left[0], 0);
+	}
+	/* Only what a patch removes: set 0 counts only the return [40,50] of its operations. */
+	{
+		static const int64_t only0[] = { 3 };
+		static const size_t start[] = { 0, 1, 2, 3, 4 }, sets[] = { 1, 0, 0, 0 }, nonly[] = { 1, 0 };
+		const int64_t *only[] = { only0, NULL };
+		int64_t left[2] = { -1, -1 };
+		CHECK_INT(findings_sets_ns(&f, start, sets, 2, NULL, NULL, only, nonly, ns, left), 0);
+		CHECK_INT(ns[0], 10);
+		CHECK_INT(left[0], 0);
+		CHECK_INT(ns[1], 15);
 	}
 	findings_release(&f);
 }
