@@ -1,6 +1,8 @@
 /*
  * attribution.c - the attribution tables read back as JSON for the report.
  */
+#define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +23,7 @@ enum {
 	ST_CHANGED,
 	ST_CHANGED_ALL,
 	ST_HOST_OPS,
+	ST_INLINE_CHAIN,
 	ST_ALL
 };
 
@@ -64,6 +67,7 @@ static const char *const optional_sql[ST_ALL - ST_COUNT] = {
 				    " FROM ops o LEFT JOIN target_raw t ON t.id = o.target_id"
 				    " WHERE EXISTS (SELECT 1 FROM mine m WHERE o.h < m.a + m.b AND m.a < o.h + o.bytes)"
 				    " ORDER BY o.seq"),
+	[ST_INLINE_CHAIN - ST_COUNT] = "SELECT inline_chain, comp_dir FROM location WHERE codeptr = ?",
 };
 
 struct attribution {
@@ -284,6 +288,40 @@ char *attribution_source_path(struct attribution *at, uint64_t codeptr)
 		path = strdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_reset(st);
 	return path;
+}
+
+json_t *attribution_inline_chain(struct attribution *at, uint64_t codeptr)
+{
+	sqlite3_stmt *st = at->st[ST_INLINE_CHAIN];
+	json_t *chain = NULL, *frame;
+	size_t i;
+
+	if (!st)
+		return NULL;
+	sqlite3_bind_int64(st, 1, (int64_t)codeptr);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		const char *dir = (const char *)sqlite3_column_text(st, 1);
+		chain = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+		if (!json_is_array(chain)) {
+			json_decref(chain);
+			chain = NULL;
+		}
+		json_array_foreach(chain, i, frame) {
+			const char *file = json_string_value(json_object_get(frame, "file"));
+			char *joined;
+			if (!file || file[0] == '/' || !dir || !*dir)
+				continue;
+			if (asprintf(&joined, "%s/%s", dir, file) < 0) {
+				json_decref(chain);
+				chain = NULL;
+				break;
+			}
+			json_object_set_new(frame, "file", json_string(joined));
+			free(joined);
+		}
+	}
+	sqlite3_reset(st);
+	return chain;
 }
 
 json_t *attribution_map_entries(struct attribution *at, uint64_t codeptr)

@@ -62,6 +62,13 @@ json_t *attribution_events(struct attribution *at, json_t *seqs);
 char *attribution_source_path(struct attribution *at, uint64_t codeptr);
 
 /*
+ * The callers codeptr's code was inlined into, innermost first:
+ * [{"function", "file", "line", "column"}], a relative file joined to the
+ * compilation directory; NULL when not inlined (or not known).
+ */
+json_t *attribution_inline_chain(struct attribution *at, uint64_t codeptr);
+
+/*
  * The named map entries of the construct at codeptr that moved data, in map
  * order: [{"index", "name" (as written, macros expanded), "alloc",
  * "to_device", "from_device" (operations recorded)}]; NULL when unknown.

@@ -12,6 +12,7 @@
 struct tok {
 	char kind;   /* f(or) w(hile) d(o) i(f) e(lse) s(witch), x: other word, else the punctuation */
 	int line;
+	size_t at, len;   /* a word's bytes in the text (0 for other tokens) */
 };
 
 struct scan {
@@ -33,6 +34,7 @@ static int push(struct scan *s, char kind, int line)
 		s->cap = cap;
 	}
 	s->t[s->n].kind = kind;
+	s->t[s->n].at = s->t[s->n].len = 0;
 	s->t[s->n++].line = line;
 	return 0;
 }
@@ -115,6 +117,8 @@ static int tokenize(struct scan *s, const char *text, size_t n)
 			at_start = 0;
 			if (push(s, isdigit((unsigned char)c) ? 'x' : word_kind(text + b, i - b), line) < 0)
 				return -1;
+			s->t[s->n - 1].at = b;
+			s->t[s->n - 1].len = i - b;
 		} else {
 			at_start = 0;
 			if (push(s, strchr("(){}[];", c) ? c : 'x', line) < 0)
@@ -330,7 +334,7 @@ static int prev_code_line(const char *text, size_t n, int line)
 	return 0;
 }
 
-int loopscan_find(const char *text, size_t n, int line, struct loop_span *out)
+static int find_loop(const char *text, size_t n, int line, int or_on, struct loop_span *out)
 {
 	struct scan s = { 0 };
 	long best = -1, best_end = -1, tail = -1;
@@ -347,7 +351,7 @@ int loopscan_find(const char *text, size_t n, int line, struct loop_span *out)
 		if (k == 'd' && (e = stmt_end(&s, (long)i + 1, 0)) >= 0 && kind_at(&s, e + 1) == 'w')
 			tail = e + 1;
 		e = stmt_end(&s, (long)i, 0);
-		if (e >= 0 && s.t[e].line > line) {
+		if (e >= 0 && (s.t[e].line > line || (or_on && s.t[e].line == line))) {
 			best = (long)i;
 			best_end = e;
 		}
@@ -371,6 +375,16 @@ out:
 	return best >= 0;
 }
 
+int loopscan_find(const char *text, size_t n, int line, struct loop_span *out)
+{
+	return find_loop(text, n, line, 0, out);
+}
+
+int loopscan_find_call(const char *text, size_t n, int line, struct loop_span *out)
+{
+	return find_loop(text, n, line, 1, out);
+}
+
 int loopscan_statement(const char *text, size_t n, int pragma_line, struct stmt_span *out)
 {
 	struct scan s = { 0 };
@@ -392,6 +406,65 @@ int loopscan_statement(const char *text, size_t n, int pragma_line, struct stmt_
 out:
 	free(s.t);
 	free(s.match);
+	free(s.pre);
+	return found;
+}
+
+int loopscan_function(const char *text, size_t n, int line, int *first, int *last)
+{
+	struct scan s = { 0 };
+	long depth = 0, start = 0;
+	int found = 0;
+
+	if (!text || line <= 0 || tokenize(&s, text, n) < 0 || match_brackets(&s) < 0)
+		goto out;
+	for (size_t i = 0; i < s.n && !found; i++) {
+		char k = s.t[i].kind;
+		if (depth == 0 && k == '{' && s.match[i] > (long)i) {
+			long e = s.match[i];
+			if (s.t[i].line <= line && s.t[e].line >= line) {
+				*first = s.t[start].line;
+				*last = s.t[e].line;
+				found = 1;
+			}
+			i = (size_t)e;   /* past the body: the next definition starts after it */
+			start = e + 1;
+			continue;
+		}
+		if (k == '(' || k == '[' || k == '{')
+			depth++;
+		else if ((k == ')' || k == ']' || k == '}') && depth > 0)
+			depth--;
+		if (depth == 0 && (k == ';' || k == '}'))
+			start = (long)i + 1;
+	}
+out:
+	free(s.t);
+	free(s.match);
+	free(s.pre);
+	return found;
+}
+
+int loopscan_file_scope(const char *text, size_t n, const char *id, size_t idl, int before)
+{
+	struct scan s = { 0 };
+	long depth = 0;
+	int found = 0;
+
+	if (!text || !idl || tokenize(&s, text, n) < 0)
+		goto out;
+	for (size_t i = 0; i < s.n && s.t[i].line < before && !found; i++) {
+		char k = s.t[i].kind;
+		if (k == '(' || k == '[' || k == '{')
+			depth++;
+		else if ((k == ')' || k == ']' || k == '}') && depth > 0)
+			depth--;
+		else if (depth == 0 && s.t[i].len == idl && !memcmp(text + s.t[i].at, id, idl) &&
+			 kind_at(&s, (long)i + 1) != '(')
+			found = 1;
+	}
+out:
+	free(s.t);
 	free(s.pre);
 	return found;
 }

@@ -11,7 +11,8 @@
  * loop written by a macro, or braces inside one, is not seen), the file is
  * scanned as it is now (it may have changed since it was compiled), and a
  * loop in a caller (a construct inside a function called from a loop) is
- * not found: only the loops of the directive's own function.
+ * found only from the call's line (loopscan_find_call(): the plans take it
+ * from the directive's inline chain).
  */
 #ifndef MAPPROF_REPORT_LOOPSCAN_H
 #define MAPPROF_REPORT_LOOPSCAN_H
@@ -36,6 +37,12 @@ struct loop_span {
  */
 int loopscan_find(const char *text, size_t n, int line, struct loop_span *out);
 
+/*
+ * The same for a statement on 'line' (a call): a loop starting before the
+ * line whose statement ends on it or after it (an unbraced body on it).
+ */
+int loopscan_find_call(const char *text, size_t n, int line, struct loop_span *out);
+
 /* The statement a directive applies to (loopscan_statement()). */
 struct stmt_span {
 	int first_line;      /* its first token's line */
@@ -51,5 +58,21 @@ struct stmt_span {
  * found (*out set), 0 when none or unsure.
  */
 int loopscan_statement(const char *text, size_t n, int pragma_line, struct stmt_span *out);
+
+/*
+ * The function whose body holds 'line': *first the line where its
+ * definition begins (the first token after the top-level ';' or '}' before
+ * it: return type, name, parameters), *last the line of its closing brace.
+ * 1 when found, 0 when the line is in no top-level braced block.
+ */
+int loopscan_function(const char *text, size_t n, int line, int *first, int *last);
+
+/*
+ * Whether identifier id (idl bytes) is named at file scope before line
+ * 'before': outside every brace, bracket and parenthesis, not followed by
+ * '(' (a function's name).  A file-scope name a function uses without
+ * declaring it is a global the function's callers can name too.
+ */
+int loopscan_file_scope(const char *text, size_t n, const char *id, size_t idl, int before);
 
 #endif

@@ -1031,9 +1031,98 @@ out:
 	return rc;
 }
 
+/*
+ * A region around a caller's loop: the directive's function was inlined
+ * into a caller that calls it from a loop of its own (the location's
+ * inline chain), in the same source file.  A region around the directive's
+ * own loop is entered again at every call and maps its data again each
+ * time; one around the caller's loop maps it once for all calls, where
+ * every name it maps means the same there (a global: declared in neither
+ * function).
+ */
+struct widen {
+	struct loop_span outer;       /* the caller's loop: where the region goes */
+	int call_line;                /* the call inside it */
+	char caller[64];              /* the caller's name */
+	int body_first, body_last;    /* the constructs the region serves: the directive's
+					 loop, or its function when it has none */
+	int fn_first, fn_last;        /* the directive's function (parameters included) */
+	int caller_first, caller_last;
+};
+
+/* Whether two paths name the same file (the same path, or the same inode). */
+static int same_file(const char *x, const char *y)
+{
+	char *rx, *ry;
+	int same;
+
+	if (!strcmp(x, y))
+		return 1;
+	rx = realpath(x, NULL);
+	ry = realpath(y, NULL);
+	same = rx && ry && !strcmp(rx, ry);
+	free(rx);
+	free(ry);
+	return same;
+}
+
+/* 1 when a caller's loop is found (*w set), 0 when none. */
+static int caller_loop(const struct analysis *a, const struct plan *pl, const struct inputs *in,
+		       const struct source *src, const char *path, const struct loop_span *inner, struct widen *w)
+{
+	json_t *chain = a->attr ? attribution_inline_chain(a->attr, pl->codeptr) : NULL;
+	json_t *f = json_array_get(chain, 0);
+	const char *file = json_string_value(json_object_get(f, "file"));
+	const char *fn = json_string_value(json_object_get(f, "function"));
+	int ok = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->call_line = (int)json_integer_value(json_object_get(f, "line"));
+	if (file && path && fn && w->call_line > 0 && has_line(src, w->call_line) && same_file(file, path) &&
+	    loopscan_function(src->text, src->n, in->line, &w->fn_first, &w->fn_last) &&
+	    (w->call_line < w->fn_first || w->call_line > w->fn_last) &&
+	    loopscan_function(src->text, src->n, w->call_line, &w->caller_first, &w->caller_last) &&
+	    loopscan_find_call(src->text, src->n, w->call_line, &w->outer) && w->outer.first_line >= w->caller_first &&
+	    w->outer.last_line <= w->caller_last) {
+		snprintf(w->caller, sizeof(w->caller), "%s", fn);
+		w->body_first = inner ? inner->first_line : w->fn_first;
+		w->body_last = inner ? inner->last_line : w->fn_last;
+		ok = 1;
+	}
+	json_decref(chain);
+	return ok;
+}
+
+/*
+ * Whether one of ' '-separated ids cannot be named before the region: one
+ * declared inside the loop; around a caller's loop, one that is not a
+ * file-scope name before that loop, or that either function declares (a
+ * local or parameter: the callee's would be another object, the caller's
+ * would hide the global).  The first such id goes into out.
+ */
+static int declared_around(const struct source *src, const struct loop_span *loop, const struct widen *w,
+			   const char *ids, char *out, size_t size)
+{
+	if (!w)
+		return any_declared(src, loop->first_line, loop->last_line, ids, out, size);
+	for (const char *p = ids; *p;) {
+		size_t n;
+		p += strspn(p, " ");
+		n = strcspn(p, " ");
+		if (n && !loopscan_file_scope(src->text, src->n, p, n, w->outer.first_line)) {
+			snprintf(out, size, "%.*s", (int)n, p);
+			return 1;
+		}
+		p += n;
+	}
+	return any_declared(src, w->fn_first, w->fn_last, ids, out, size) ||
+	       any_declared(src, w->caller_first, w->caller_last, ids, out, size);
+}
+
 static int keep_region(const struct analysis *a, const struct plan *pl, const struct inputs *in,
-		       const struct source *src, const struct loop_span *loop, json_t *names,
-		       char **clauses, char **patch, struct buf *unsure, struct buf *note, struct plan_edit *pe)
+		       const struct source *src, const struct loop_span *loop, const struct widen *w, json_t *names,
+		       char **clauses, char **patch, struct buf *unsure, struct buf *note, struct plan_edit *pe,
+		       size_t *nkept_out)
 {
 	struct host_op *ops = NULL;
 	size_t nops = 0, nsites = 0, nkept = 0, nins = 0, ins_cap = 0;
@@ -1044,11 +1133,14 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 	struct carried own = { 0 };
 	int64_t w0 = -1, w1 = -1;
 	int device = -1, rc = -1, last_line = 0, oom = 0;
+	/* The constructs the region serves: those of the loop, or of the directive's loop in a callee. */
+	int body_first = w ? w->body_first : loop->first_line, body_last = w ? w->body_last : loop->last_line;
 	char *dir = NULL, ident[64];
 	struct buf cl = { .ok = 1 };
 
 	*clauses = NULL;
 	*patch = NULL;
+	*nkept_out = 0;
 	if (host_ops(a, pl, &ops, &nops) < 0)
 		goto out;
 	if (!nops) {
@@ -1080,8 +1172,8 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			st->codeptr = ops[i].codeptr;
 			st->line = (int)json_integer_value(json_object_get(loc, "line"));
 			st->kind = ops[i].target_kind;
-			st->inloop = file && in->file && !strcmp(file, in->file) && st->line >= loop->first_line &&
-				     st->line <= loop->last_line;
+			st->inloop = file && in->file && !strcmp(file, in->file) && st->line >= body_first &&
+				     st->line <= body_last;
 			st->to.ok = st->from.ok = 1;
 			json_decref(loc);
 		}
@@ -1125,9 +1217,14 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 				free(ids.s);
 				goto out;
 			}
-			declared = ids.s && any_declared(src, loop->first_line, loop->last_line, ids.s, ident, sizeof(ident));
+			declared = ids.s && declared_around(src, loop, w, ids.s, ident, sizeof(ident));
 			free(ids.s);
-			if (declared) {
+			if (declared && w) {
+				put(note, " %s stays mapped by the construct alone: '%s' is not a global both the "
+					"construct's function and %s() see, so a region in %s() cannot name it.", name,
+				    ident, w->caller, w->caller);
+				continue;
+			} else if (declared) {
 				put(note, " %s stays mapped by the construct alone: '%s' is declared inside the loop, "
 					"so a region before it cannot name it.", name, ident);
 				continue;
@@ -1166,14 +1263,15 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 				break;
 			}
 	}
+	*nkept_out = nkept;
 	if (!nkept) {
 		put(unsure, " No variable can be kept on the device by a region before the loop.");
 		rc = 0;
 		goto out;
 	}
-	if (any_declared(src, loop->first_line, loop->last_line, own.idents, ident, sizeof(ident))) {
-		put(unsure, " The construct's device or if clause uses '%s', declared inside the loop: a region "
-			"before the loop cannot.", ident);
+	if (declared_around(src, loop, w, own.idents, ident, sizeof(ident))) {
+		put(unsure, " The construct's device or if clause uses '%s', %s: a region before the loop cannot.",
+		    ident, w ? "not a global both functions see" : "declared inside the loop");
 		rc = 0;
 		goto out;
 	}
@@ -1315,7 +1413,7 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			goto out;
 		}
 		if (!loopscan_statement(src->text, src->n, dlast, &sp) || !sp.in_block ||
-		    (structured && (!sp.alone_after || sp.last_line >= loop->last_line))) {
+		    (structured && (!sp.alone_after || sp.last_line >= body_last))) {
 			put(unsure, " The construct at line %d is not a statement of its own in a braced block (the body "
 				"of an if or loop without braces, or more on its lines): the plan cannot put an update "
 				"beside it.", st->line);
@@ -1669,6 +1767,77 @@ static int is_update(const struct source *s, int k)
 	return is_directive(s, k, "update");
 }
 
+/*
+ * A wrap_loop's region: around the directive's own loop ('loop'), or around
+ * its caller's loop ('w') where that region keeps the same variables and
+ * gives a patch (it maps them once for all calls).  Sets e's clauses, patch,
+ * keeps and removes, and writes why not (unsure) and what it adds (note).
+ * 1 when the caller's loop was taken, 0 when not, -1 when out of memory.
+ */
+static int wrap_region(const struct analysis *a, struct plan *pl, const struct inputs *in, const struct source *src,
+		       const struct loop_span *loop, const struct widen *w, struct plan_edit *e, struct buf *unsure,
+		       struct buf *note)
+{
+	struct plan_edit wide = { 0 };
+	struct buf wu = { .ok = 1 }, wn = { .ok = 1 };
+	char *clauses = NULL, *wclauses = NULL, *wpatch = NULL;
+	size_t nkept = 0, wkept = 0;
+	int rc = -1;
+
+	if (loop && keep_region(a, pl, in, src, loop, NULL, in->names[FINDING_KIND_COUNT], &clauses, &e->patch,
+				unsure, note, e, &nkept) < 0)
+		goto out;
+	if (w && keep_region(a, pl, in, src, &w->outer, w, in->names[FINDING_KIND_COUNT], &wclauses, &wpatch,
+			     &wu, &wn, &wide, &wkept) < 0)
+		goto out;
+	if (!wu.ok || !wn.ok)
+		goto out;
+	if (w && wpatch && !wu.len && wkept >= nkept) {
+		/* The caller's loop: its clauses, patch, keeps, removes and words. */
+		free(e->patch);
+		free(clauses);
+		free(e->keeps);
+		free(e->removes);
+		e->patch = wpatch, wpatch = NULL;
+		clauses = wclauses, wclauses = NULL;
+		e->keeps = wide.keeps, e->nkeeps = wide.nkeeps, e->keeps_cap = wide.keeps_cap;
+		e->removes = wide.removes, e->nremoves = wide.nremoves, e->removes_cap = wide.removes_cap;
+		wide.keeps = wide.removes = NULL;
+		free(unsure->s);
+		free(note->s);
+		*unsure = (struct buf){ .ok = 1 };
+		*note = wn, wn = (struct buf){ .ok = 1 };
+		rc = 1;
+	} else if (!loop) {
+		/* No loop of its own: the caller's attempt says why it gave no patch. */
+		free(unsure->s);
+		free(note->s);
+		*unsure = wu, wu = (struct buf){ .ok = 1 };
+		*note = wn, wn = (struct buf){ .ok = 1 };
+		if (wclauses) {
+			free(clauses);
+			clauses = wclauses, wclauses = NULL;
+		}
+		rc = 0;
+	} else {
+		rc = 0;
+	}
+	if (clauses) {
+		free(e->clauses);
+		e->clauses = clauses;
+		clauses = NULL;
+	}
+out:
+	free(clauses);
+	free(wclauses);
+	free(wpatch);
+	free(wu.s);
+	free(wn.s);
+	free(wide.keeps);
+	free(wide.removes);
+	return rc;
+}
+
 static int build(const struct analysis *a, struct plan *pl, struct inputs *in, struct plan_sources *sources)
 {
 	struct plan_edit *e = &pl->edit;
@@ -1679,7 +1848,8 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 	struct host_op *ops = NULL;
 	size_t nops = 0;
 	char *path = NULL, *dir = NULL;
-	int oom = 0, found = 0, rc = -1, patchable, dlast = 0;
+	int oom = 0, found = 0, rc = -1, patchable, dlast = 0, widened = 0;
+	struct widen wd = { 0 };
 
 	/*
 	 * The source is read only when it is the one that was run, as far as
@@ -1696,6 +1866,9 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 			loop.last_line >= loop.first_line && loop.last_line <= src->nlines;
 	/* A diff is bytes: JSON carries only UTF-8, so a file (or name) that is not gets none. */
 	patchable = src && utf8_valid(src->text, src->n) && utf8_valid(in->rel, strlen(in->rel)) && src->final_newline;
+	widened = src && in->repeat && caller_loop(a, pl, in, src, path, found ? &loop : NULL, &wd) &&
+		  wd.outer.alone && !wd.outer.pragma_before && !wd.outer.leaves &&
+		  !region_around(src, wd.outer.first_line);
 	if (patchable) {
 		dir = directive_text(src, in->line, &dlast);
 		if (host_ops(a, pl, &ops, &nops) < 0)
@@ -1749,34 +1922,47 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 			put(&t, " '%s' is declared inside the loop: declare it before the region to map it there, "
 				"or leave it to the construct (a few bytes a step).", inside);
 		put(&unsure, " The region's clauses are edited by hand: the plan does not rewrite a region.");
-	} else if (in->repeat && found && e->clauses) {
+	} else if (in->repeat && e->clauses && (found || (widened && !json_array_size(in->hdh)))) {
+		int wide = 0;
 		e->kind = EDIT_WRAP_LOOP;
-		e->loop_first = loop.first_line;
-		e->loop_last = loop.last_line;
 		if (!patchable)
 			put(&unsure, " The source cannot be given as a patch (not UTF-8, or no final newline).");
-		else if (!loop.alone || loop.pragma_before)
+		else if (found && (!loop.alone || loop.pragma_before))
 			put(&unsure, " The loop's first or last line holds more than the loop, or a pragma of its own "
 				"precedes it: the plan cannot put a region around it.");
-		else if (loop.leaves)
+		else if (found && loop.leaves)
 			put(&unsure, " The loop may be left by 'return', 'goto' or a longjmp, which may not leave a "
 				"'target data' region: move the data region by hand (to the function, or after "
 				"turning the early exit into a 'break').");
-		else {
-			char *clauses = NULL;
-			if (keep_region(a, pl, in, src, &loop, in->names[FINDING_KIND_COUNT], &clauses, &e->patch, &unsure,
-					&note, e) < 0)
-				goto out;
-			if (clauses) {
-				free(e->clauses);
-				e->clauses = clauses;
-			}
+		else if ((wide = wrap_region(a, pl, in, src, found ? &loop : NULL, widened ? &wd : NULL, e, &unsure,
+					     &note)) < 0)
+			goto out;
+		if (wide) {
+			e->loop_first = wd.outer.first_line;
+			e->loop_last = wd.outer.last_line;
+			put(&t, "Suggested: wrap lines %d-%d of %s (the loop in %s() around its call on line %d, "
+				"which repeats the construct on line %d) in '#pragma omp target data %s' (a braced "
+				"block), so that the data is mapped once for all the calls instead of on every "
+				"iteration. A region around the loop in the construct's own function would map it "
+				"again at every call. The construct's own map clauses can stay: the data is then "
+				"present, so they allocate and copy nothing.",
+			    e->loop_first, e->loop_last, in->rel, wd.caller, wd.call_line, in->line, e->clauses);
+		} else if (found) {
+			e->loop_first = loop.first_line;
+			e->loop_last = loop.last_line;
+			put(&t, "Suggested: wrap lines %d-%d of %s (the loop around line %d) in "
+				"'#pragma omp target data %s' (a braced block), so that the data is mapped once around the "
+				"loop instead of on every iteration. The construct's own map clauses can stay: "
+				"the data is then present, so they allocate and copy nothing.",
+			    loop.first_line, loop.last_line, in->rel, in->line, e->clauses);
+		} else {
+			e->kind = EDIT_HOIST;
+			put(&t, "Suggested: map the data once around the loop in %s() (lines %d-%d of %s) that "
+				"repeats the construct on line %d (through the call on line %d) with '#pragma omp "
+				"target data %s' (a braced block), with 'target update' where the host or the "
+				"device changes the data in between.%s", wd.caller, wd.outer.first_line,
+			    wd.outer.last_line, in->rel, in->line, wd.call_line, e->clauses, note.s ? note.s : "");
 		}
-		put(&t, "Suggested: wrap lines %d-%d of %s (the loop around line %d) in "
-			"'#pragma omp target data %s' (a braced block), so that the data is mapped once around the "
-			"loop instead of on every iteration. The construct's own map clauses can stay: "
-			"the data is then present, so they allocate and copy nothing.",
-		    loop.first_line, loop.last_line, in->rel, in->line, e->clauses);
 		if (e->patch)
 			put(&t, " The region maps a variable 'to' where the loop sends it first, else 'alloc'; "
 				"where the recorded contents show the host or the device changing it inside the "
