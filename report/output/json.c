@@ -301,6 +301,9 @@ static json_t *edit_json(const struct plan_edit *e)
 	/* What the patch's updates still move: left out of the plan's savings_ns. */
 	json_object_set_new(o, "kept_transfers", json_integer((json_int_t)e->nkeeps));
 	json_object_set_new(o, "kept_ns", json_integer(e->left_ns));
+	/* The page faults of fresh device memory its removed allocations take with them: in savings_ns. */
+	json_object_set_new(o, "fresh_allocations", json_integer((json_int_t)e->nfaults));
+	json_object_set_new(o, "fresh_faults_ns", json_integer(e->faults_ns));
 	return o;
 }
 

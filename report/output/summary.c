@@ -104,8 +104,17 @@ static void print_edit(FILE *out, const struct plan_edit *e, int with_patch)
 		end ? "." : "");
 	if (e->nkeeps && !e->covered_by) {
 		char t[32];
-		fprintf(out, "     leaves: %zu transfer%s its updates still make (%s), not in its savings\n", e->nkeeps,
-			e->nkeeps == 1 ? "" : "s", format_ns(t, sizeof(t), e->left_ns));
+		if (e->left_ns > 0)
+			fprintf(out, "     leaves: %zu transfer%s its updates still make (%s), not in its savings\n",
+				e->nkeeps, e->nkeeps == 1 ? "" : "s", format_ns(t, sizeof(t), e->left_ns));
+		else   /* in no finding: not priced */
+			fprintf(out, "     leaves: %zu transfer%s its updates still make, not in its savings\n",
+				e->nkeeps, e->nkeeps == 1 ? "" : "s");
+	}
+	if (e->nfaults && !e->covered_by) {
+		char t[32];
+		fprintf(out, "     and: the page faults of %zu fresh device allocation%s (%s), in its savings\n",
+			e->nfaults, e->nfaults == 1 ? "" : "s", format_ns(t, sizeof(t), e->faults_ns));
 	}
 	if (!with_patch || !e->patch)
 		return;

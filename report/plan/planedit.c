@@ -1119,6 +1119,50 @@ static int declared_around(const struct source *src, const struct loop_span *loo
 	       any_declared(src, w->caller_first, w->caller_last, ids, out, size);
 }
 
+/*
+ * What touching fresh device memory costs beyond a copy into written
+ * memory, for 'bytes': the run's first-copy premium (cost.h); 0 when the
+ * run cannot say.  On host offload, page faults; on a GPU about nothing.
+ */
+static int64_t fault_premium(const struct cost_model *c, uint64_t bytes)
+{
+	int other = 0;
+	int64_t first = cost_estimate_ns(c, COST_TO_DEVICE_FIRST, bytes);
+	int64_t warm = cost_estimate_warm_ns(c, COST_TO_DEVICE, bytes, &other);
+
+	return first > 0 && warm >= 0 && other < 2 && first > warm ? first - warm : 0;
+}
+
+/*
+ * The page faults pe's removed allocations took with them (pe->faults_ns):
+ * each one's fresh memory was touched first by something that stays (the
+ * construct's kernel, or a copy an update keeps) and will touch the
+ * region's memory, written already, instead.  An allocation whose first
+ * copy the patch removes too is left out: that copy is priced as a first
+ * copy, its faults included.  ops in seq order, pe->removes ascending.
+ */
+static void fresh_faults(const struct analysis *a, const struct host_op *ops, size_t nops, struct plan_edit *pe)
+{
+	pe->faults_ns = 0;
+	pe->nfaults = 0;
+	for (size_t i = 0; i < nops; i++) {
+		const struct host_op *o = &ops[i], *next = NULL;
+		int64_t ns;
+		if (o->op != 1 || !seq_listed(pe->removes, pe->nremoves, o->seq))
+			continue;
+		for (size_t j = i + 1; j < nops && !next; j++)
+			if (ops[j].host_addr == o->host_addr && ops[j].device == o->device)
+				next = &ops[j];
+		if (next && next->op == 2 && next->target_id == o->target_id &&
+		    seq_listed(pe->removes, pe->nremoves, next->seq))
+			continue;
+		if ((ns = fault_premium(&a->cost, o->bytes)) > 0) {
+			pe->faults_ns += ns;
+			pe->nfaults++;
+		}
+	}
+}
+
 static int keep_region(const struct analysis *a, const struct plan *pl, const struct inputs *in,
 		       const struct source *src, const struct loop_span *loop, const struct widen *w, json_t *names,
 		       char **clauses, char **patch, struct buf *unsure, struct buf *note, struct plan_edit *pe,
@@ -1522,6 +1566,7 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 		}
 		pe->removes[pe->nremoves++] = o->seq;
 	}
+	fresh_faults(a, ops, nops, pe);
 	for (size_t i = 0; i < nins; i++)
 		ins[i].order = i;
 	sort_array(ins, nins, sizeof(*ins), cmp_insert);
@@ -1969,7 +2014,12 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 				"loop, the patch adds 'target update to' before the construct or 'target update "
 				"from' after it, with the construct's device, if, nowait and depend clauses, so "
 				"that the program computes what it computed.%s", note.s ? note.s : "");
-		else
+		if (e->patch && e->nfaults)
+			put(&t, " Its savings include the page faults of %zu fresh device allocation%s that a kernel "
+				"or a kept copy touched first: the region's memory is written already (priced at "
+				"this run's extra cost of a copy into fresh memory over one into written memory).",
+			    e->nfaults, e->nfaults == 1 ? "" : "s");
+		if (!e->patch)
 			put(&t, " A variable the device changes must come back where the host reads it ('target "
 				"update from' after the construct, or map it 'tofrom' on the region), and one the "
 				"host changes inside the loop must be sent again ('target update to').");
@@ -2184,7 +2234,7 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 	}
 	/* Kept transfers are what a patch keeps: with none, the plan's savings are all its findings'. */
 	if (!e->patch)
-		e->nkeeps = e->nremoves = 0;
+		e->nkeeps = e->nremoves = e->nfaults = 0, e->faults_ns = 0;
 	else if (e->nremoves)
 		e->nremoves = sort_unique_seqs(e->removes, e->nremoves);
 	if (unsure.len) {

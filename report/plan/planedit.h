@@ -77,6 +77,13 @@ struct plan_edit {
 				  it removes are those it takes every operation of one
 				  role from (plans.c) */
 	size_t nremoves, removes_cap;
+	int64_t faults_ns;     /* wrap_loop: the page faults of fresh device memory its
+				  removed allocations no longer cause where the memory
+				  was touched first by a kernel or by a copy its updates
+				  keep (a removed first copy's are in its own price):
+				  per allocation, the run's first-copy premium of that
+				  size (cost.h); in the plan's savings */
+	size_t nfaults;        /* those allocations */
 };
 
 /* "wrap_loop", ... (static). */

@@ -342,8 +342,8 @@ static void back_to_mine(const struct analysis *a, struct plan *pl)
 	pl->members = pl->mine;
 	pl->nmembers = pl->nmine;
 	count_members(a, pl);
-	pl->edit.nremoves = pl->edit.nkeeps = 0;
-	pl->edit.left_ns = 0;
+	pl->edit.nremoves = pl->edit.nkeeps = pl->edit.nfaults = 0;
+	pl->edit.left_ns = pl->edit.faults_ns = 0;
 	pl->savings_ns = a->duration_ns > 0 && pl->mine_ns > a->duration_ns ? a->duration_ns : pl->mine_ns;
 }
 
@@ -397,6 +397,7 @@ int plans_end(const struct analysis *a, struct plans *p, struct plans_pass *pp, 
 		pp->u = NULL;
 	}
 	for (size_t k = 0; k < p->n; k++) {
+		ns[k] += p->v[k].edit.faults_ns;   /* 0 without a patch */
 		p->v[k].savings_ns = a->duration_ns > 0 && ns[k] > a->duration_ns ? a->duration_ns : ns[k];
 		p->v[k].edit.left_ns = left[k];
 		p->v[k].mine_ns = keeps ? ns[p->n + k] : ns[k];
