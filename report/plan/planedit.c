@@ -48,9 +48,15 @@ void plan_edit_release(struct plan_edit *e)
 
 int plan_edit_same_loop(const struct plan_edit *e, const struct plan_edit *by)
 {
-	return e->kind == EDIT_WRAP_LOOP && by->kind == EDIT_WRAP_LOOP && !by->covered_by && by->patch && e->file &&
-	       by->file && !strcmp(e->file, by->file) && e->loop_first == by->loop_first &&
-	       e->loop_last == by->loop_last && e->loop_first > 0;
+	if (!(by->kind == EDIT_WRAP_LOOP && !by->covered_by && by->patch && e->file && by->file &&
+	      !strcmp(e->file, by->file)))
+		return 0;
+	/* A region around a caller's loop serves every construct of the callee's lines. */
+	if (by->serves_first > 0 && (e->kind == EDIT_WRAP_LOOP || e->kind == EDIT_HOIST) &&
+	    e->line >= by->serves_first && e->line <= by->serves_last)
+		return 1;
+	return e->kind == EDIT_WRAP_LOOP && e->loop_first == by->loop_first && e->loop_last == by->loop_last &&
+	       e->loop_first > 0;
 }
 
 /* e without its patch: 'text' and 'unsure' (taken) in place of its own. */
@@ -85,14 +91,21 @@ int plan_edit_cover(struct plan_edit *e, int n, const struct plan_edit *by)
 {
 	char *text = NULL, *unsure = NULL;
 
-	if (asprintf(&text, "Covered by plan %d, which wraps the same loop (lines %d-%d) in its 'target data' "
-		     "region: apply plan %d, then record again; what its region leaves of this directive's "
-		     "findings is planned anew from that recording. A second region around the same loop "
-		     "would only nest inside the first, so this plan gives no patch. (Alone, it would wrap "
-		     "the loop in '#pragma omp target data %s'.)",
-		     n, by->loop_first, by->loop_last, n, e->clauses ? e->clauses : "") < 0)
+	int wide = by->serves_first > 0 && e->line >= by->serves_first && e->line <= by->serves_last;
+
+	if ((wide ? asprintf(&text, "Covered by plan %d, whose 'target data' region around lines %d-%d (a loop that "
+			    "calls this directive's function) holds the data of the constructs on lines %d-%d: "
+			    "apply plan %d, then record again; what its region leaves of this directive's "
+			    "findings is planned anew from that recording, so this plan gives no patch.",
+			    n, by->loop_first, by->loop_last, by->serves_first, by->serves_last, n)
+		 : asprintf(&text, "Covered by plan %d, which wraps the same loop (lines %d-%d) in its 'target data' "
+			    "region: apply plan %d, then record again; what its region leaves of this directive's "
+			    "findings is planned anew from that recording. A second region around the same loop "
+			    "would only nest inside the first, so this plan gives no patch. (Alone, it would wrap "
+			    "the loop in '#pragma omp target data %s'.)",
+			    n, by->loop_first, by->loop_last, n, e->clauses ? e->clauses : "")) < 0)
 		return -1;
-	if (asprintf(&unsure, "covered by plan %d (the same loop)", n) < 0) {
+	if (asprintf(&unsure, "covered by plan %d (%s)", n, wide ? "its region serves this directive" : "the same loop") < 0) {
 		free(text);
 		return -1;
 	}
@@ -1094,6 +1107,37 @@ static int caller_loop(const struct analysis *a, const struct plan *pl, const st
 }
 
 /*
+ * Whether the host may write name between the start of a region around the
+ * caller's loop and the first pass of the construct's loop: one of its
+ * identifiers is named in the caller's loop on the lines before the call's,
+ * or in the callee before its loop (or in a function of this file called
+ * there).
+ * Later writes show in the recorded contents; these the region's own copy
+ * would miss (it sends what the host held before them).
+ */
+static int written_before(const struct source *src, const struct widen *w, const char *name)
+{
+	struct buf ids = { .ok = 1 };
+	int named = 0;
+
+	put_idents(&ids, name, strlen(name));
+	if (!ids.ok) {
+		free(ids.s);
+		return 1;
+	}
+	for (const char *p = ids.s ? ids.s : ""; *p && !named;) {
+		size_t n;
+		p += strspn(p, " ");
+		n = strcspn(p, " ");
+		named = n && (loopscan_mentions(src->text, src->n, w->outer.first_line + 1, w->call_line - 1, p, n) ||
+			      loopscan_mentions(src->text, src->n, w->fn_first, w->body_first - 1, p, n));
+		p += n;
+	}
+	free(ids.s);
+	return named;
+}
+
+/*
  * Whether one of ' '-separated ids cannot be named before the region: one
  * declared inside the loop; around a caller's loop, one that is not a
  * file-scope name before that loop, or that either function declares (a
@@ -1373,10 +1417,18 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 								      : entry_name(st->entries, o->map_index);
 			int changed = !kv->known || o->hash != kv->last;
 			if (!kv->seen) {
-				/* The region's own copy in: the host's content at the loop's start. */
+				/*
+				 * The region's own copy in: the host's content at the loop's
+				 * start.  Around a caller's loop, the callee's code before its
+				 * loop may write the data first (a search that resets its
+				 * distances): the region only allocates, and the first send
+				 * is an update.
+				 */
 				kv->seen = 1;
-				if (o->op == 2)
+				if (o->op == 2 && (!w || !written_before(src, w, kv->name)))
 					kv->to = 1, changed = 0;
+				else if (o->op == 2)
+					changed = 1;
 			}
 			if (changed && !name) {
 				put(unsure, " The construct at line %d moves %s under no recorded name.", st->line, kv->name);
@@ -1985,6 +2037,8 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		if (wide) {
 			e->loop_first = wd.outer.first_line;
 			e->loop_last = wd.outer.last_line;
+			e->serves_first = wd.body_first;
+			e->serves_last = wd.body_last;
 			put(&t, "Suggested: wrap lines %d-%d of %s (the loop in %s() around its call on line %d, "
 				"which repeats the construct on line %d) in '#pragma omp target data %s' (a braced "
 				"block), so that the data is mapped once for all the calls instead of on every "
@@ -2301,6 +2355,7 @@ int plan_edit_build(const struct analysis *a, struct plan *pl, struct plan_sourc
 	}
 	if (in.file && !(pl->edit.file = strdup(in.file)))
 		goto out;
+	pl->edit.line = in.line > 0 ? in.line : 0;
 	rc = build(a, pl, &in, sources);
 out:
 	for (int k = 0; k <= FINDING_KIND_COUNT; k++)

@@ -59,6 +59,10 @@ struct plan_edit {
 	char *text;            /* the suggestion and its reason */
 	char *clauses;         /* "map(tofrom: a) map(to: b[0:n])"; NULL: none */
 	int loop_first, loop_last;  /* the loop around the directive; 0: none found */
+	int line;              /* the directive's line; 0: unknown */
+	int serves_first, serves_last;  /* a region around a caller's loop: the lines of the
+				  constructs it serves (the directive's loop, or its
+				  function); 0: none */
 	char *patch;           /* unified diff; NULL: none */
 	char *unsure;          /* why the plan gives no patch it can stand by (sentences);
 				  NULL: its patch keeps the program's results, as far as the

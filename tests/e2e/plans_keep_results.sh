@@ -4,7 +4,9 @@
 # For every sample (samples/*.c) and every hazard program (tests/hazards/*.c,
 # shaped like the codes of issue #25: host-read flags, device(1), swapped
 # grids, update/enter data that move nothing used, host-written inputs,
-# nowait + depend, reductions, a loop in a caller, ...): build it with -g
+# nowait + depend, reductions, a loop in a caller, ...) and every program
+# of the realistic suite (bench/real/*.c, naive, at the small sizes of
+# real_args below): build it with -g
 # and -Wall -Werror, record it, report it, then for each plan in
 # report.json: its patch applies ('patch -p1' in the source root) to a copy,
 # the copy builds with -Wall -Werror, prints the same and exits the same,
@@ -36,15 +38,21 @@ build() {
 		(cd "$dir" && ompcc -g -O1 -Wall -Werror -fPIC -shared -o liboffload_kernels.so offload_kernels.c) || return 1
 		(cd "$dir" && ompcc -g -O1 -Wall -Werror -o "$name" "$name.c" -L. -loffload_kernels -Wl,-rpath,"$dir") || return 1
 	else
-		(cd "$dir" && ompcc -g -O1 -Wall -Werror -o "$name" "$name.c") || return 1
+		(cd "$dir" && ompcc -g -O1 -Wall -Werror -o "$name" "$name.c" -lm) || return 1
 	fi
 }
 
 # record DIR NAME TAG: record DIR/NAME as DIR/TAG.db (stdout TAG.out, status
 # TAG.rc) and report it as DIR/TAG.json.
+# bench/real's programs at sizes that take a second or less recorded
+# (their arguments: bench/real/*.c's main()); the others take none.
+declare -A real_args=([bfs]="1" [heat]="64 10" [lu]="256 32" [monitor]="4096 10" [stencil]="64 10"
+	[stream]="10" [tealeaf]="64 2" [cg]="")
 record() {
 	local dir=$1 name=$2 tag=$3 rc=0
-	(cd "$dir" && timeout 60 "$bin" record -f -o "$dir/$tag.db" -- "./$name" >"$dir/$tag.out" 2>"$dir/$tag.log") || rc=$?
+	# shellcheck disable=SC2086 # the arguments are words
+	(cd "$dir" && timeout 60 "$bin" record -f -o "$dir/$tag.db" -- "./$name" ${real_args[$name]:-} \
+		>"$dir/$tag.out" 2>"$dir/$tag.log") || rc=$?
 	echo "$rc" >"$dir/$tag.rc"
 	"$bin" report -q --no-html --json "$dir/$tag.json" "$dir/$tag.db" 2>>"$dir/$tag.log" || return 1
 }
@@ -97,7 +105,7 @@ check_patched() {
 }
 
 programs=()
-for f in "$MAPPROF_SRC"/samples/*.c "$MAPPROF_SRC"/tests/hazards/*.c; do
+for f in "$MAPPROF_SRC"/samples/*.c "$MAPPROF_SRC"/tests/hazards/*.c "$MAPPROF_SRC"/bench/real/*.c; do
 	name=$(basename "$f" .c)
 	if [ -n "${PLANS_ONLY:-}" ] && ! [[ " $PLANS_ONLY " == *" $name "* ]]; then
 		continue
