@@ -2,6 +2,7 @@
  * loopscan.c - tokens, matched brackets, statements: the loop around a line.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +13,7 @@
 struct tok {
 	char kind;   /* f(or) w(hile) d(o) i(f) e(lse) s(witch), x: other word, else the punctuation */
 	int line;
-	size_t at, len;   /* a word's bytes in the text (0 for other tokens) */
+	size_t at, len;   /* its first byte in the text; a word's length (0 for other tokens) */
 };
 
 struct scan {
@@ -104,10 +105,12 @@ static int tokenize(struct scan *s, const char *text, size_t n)
 				line += text[i] == '\n';
 			i = i < n ? i + 2 : n;
 		} else if (c == '"' || c == '\'') {
+			size_t b = i;
 			at_start = 0;
 			i = skip_quoted(text, n, i, &line);
 			if (push(s, 'x', line) < 0)
 				return -1;
+			s->t[s->n - 1].at = b;
 		} else if (isalnum((unsigned char)c) || c == '_') {
 			size_t b = i;
 			while (i < n && (isalnum((unsigned char)text[i]) || text[i] == '_' ||
@@ -123,6 +126,7 @@ static int tokenize(struct scan *s, const char *text, size_t n)
 			at_start = 0;
 			if (push(s, strchr("(){}[];", c) ? c : 'x', line) < 0)
 				return -1;
+			s->t[s->n - 1].at = i;   /* (len 0: punctuation, text[at] its character) */
 			i++;
 		}
 	}
@@ -521,6 +525,448 @@ int loopscan_mentions(const char *text, size_t n, int first, int last, const cha
 			 !(s.match[i + 1] > 0 && kind_at(&s, s.match[i + 1] + 1) == '{') &&   /* not a definition */
 			 (body = definition_of(&s, text, s.t[i].at, s.t[i].len, &end)) >= 0)
 			found = names_in(&s, text, body, end, id, idl);   /* a call: its body, one level */
+	}
+out:
+	free(s.t);
+	free(s.match);
+	free(s.pre);
+	return found;
+}
+
+/*
+ * --- what the host may do to a file-scope name ------------------------------
+ */
+
+static int tok_is(const struct scan *s, const char *text, long i, const char *w)
+{
+	return i >= 0 && (size_t)i < s->n && s->t[i].len == strlen(w) && !memcmp(text + s->t[i].at, w, s->t[i].len);
+}
+
+static int tok_id(const struct scan *s, const char *text, long i, const char *id, size_t idl)
+{
+	return i >= 0 && (size_t)i < s->n && s->t[i].len == idl && !memcmp(text + s->t[i].at, id, idl);
+}
+
+/* The last non-blank byte before at (SIZE_MAX: none), and the first at or after at (n: none). */
+static size_t before_at(const char *text, size_t at)
+{
+	while (at > 0 && isspace((unsigned char)text[at - 1]))
+		at--;
+	return at > 0 ? at - 1 : (size_t)-1;
+}
+
+static size_t after_at(const char *text, size_t n, size_t at)
+{
+	while (at < n && isspace((unsigned char)text[at]))
+		at++;
+	return at;
+}
+
+/* Whether text[p...] is an assignment ('=', 'op='), '++' or '--'. */
+static int assigns_at(const char *text, size_t n, size_t p)
+{
+	if (p >= n)
+		return 0;
+	if (text[p] == '=')
+		return p + 1 >= n || text[p + 1] != '=';
+	if (p + 1 < n && (text[p] == '+' || text[p] == '-') && text[p + 1] == text[p])
+		return 1;
+	if (p + 1 < n && strchr("+-*/%&|^", text[p]) && text[p + 1] == '=')
+		return 1;
+	return p + 2 < n && (text[p] == '<' || text[p] == '>') && text[p + 1] == text[p] && text[p + 2] == '=';
+}
+
+/* The end of token i in the text. */
+static size_t tok_end(const struct scan *s, long i)
+{
+	return s->t[i].at + (s->t[i].len ? s->t[i].len : 1);
+}
+
+/* The word before the '(' that encloses token i (its index), or -1. */
+static long enclosing_call(const struct scan *s, long i)
+{
+	for (long j = i - 1, depth = 0; j >= 0; j--) {
+		char k = s->t[j].kind;
+		if (k == ')' || k == ']')
+			depth++;
+		else if ((k == '(' || k == '[') && depth > 0)
+			depth--;
+		else if (k == '(')
+			return j > 0 && s->t[j - 1].len ? j - 1 : -1;
+		else if (k == '[' || k == '{' || k == '}' || k == ';')
+			return -1;
+	}
+	return -1;
+}
+
+enum name_kind { NAME_SCALAR, NAME_ARRAY, NAME_POINTER };
+
+/* How the file-scope declaration of id declares it (a scalar when not found). */
+static enum name_kind declared_kind(const struct scan *s, const char *text, const char *id, size_t idl)
+{
+	long depth = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		char k = s->t[i].kind;
+		size_t p;
+		if (k == '(' || k == '[' || k == '{')
+			depth++;
+		else if ((k == ')' || k == ']' || k == '}') && depth > 0)
+			depth--;
+		else if (depth == 0 && tok_id(s, text, (long)i, id, idl)) {
+			p = before_at(text, s->t[i].at);
+			if (p != (size_t)-1 && text[p] == '=')
+				continue;   /* another name's initializer */
+			if (kind_at(s, (long)i + 1) == '[')
+				return NAME_ARRAY;
+			return p != (size_t)-1 && text[p] == '*' ? NAME_POINTER : NAME_SCALAR;
+		}
+	}
+	return NAME_SCALAR;
+}
+
+/*
+ * What the occurrence of id at token i does: 0 a read, LS_CONTENT a write
+ * of (or a way to) its content, LS_IDENTITY an assignment of the name
+ * itself.  A member of something else named id (after '.' or '->') is
+ * nothing of it.
+ */
+static int occurrence(const struct scan *s, const char *text, size_t n, long i, enum name_kind kind)
+{
+	size_t p = before_at(text, s->t[i].at), a;
+	int amp, inc, star, indexed = 0;
+	long j = i, call;
+
+	if (p != (size_t)-1 && (text[p] == '.' || (text[p] == '>' && p > 0 && text[p - 1] == '-')))
+		return 0;
+	amp = p != (size_t)-1 && text[p] == '&' && !(p > 0 && text[p - 1] == '&');
+	inc = p != (size_t)-1 && p > 0 && (text[p] == '+' || text[p] == '-') && text[p - 1] == text[p];
+	star = p != (size_t)-1 && text[p] == '*';
+	call = enclosing_call(s, i);
+	if (tok_is(s, text, i - 1, "sizeof") || (call >= 0 && tok_is(s, text, call, "sizeof")))
+		return 0;
+	while (kind_at(s, j + 1) == '[') {
+		if (s->match[j + 1] < 0)
+			return LS_CONTENT;
+		j = s->match[j + 1];
+		indexed = 1;
+	}
+	a = after_at(text, n, tok_end(s, j));
+	if (a < n && (text[a] == '.' || (text[a] == '-' && a + 1 < n && text[a + 1] == '>')))
+		return LS_CONTENT;   /* a member: written or not, the scan does not follow */
+	if (indexed || star)
+		return assigns_at(text, n, a) || amp || inc ? LS_CONTENT : 0;
+	if (assigns_at(text, n, a) || inc)
+		return LS_IDENTITY;
+	if (amp)
+		return LS_CONTENT;
+	if (kind == NAME_SCALAR)
+		return 0;   /* its value read */
+	/* An array's or pointer's value: tested or freed is read; else it may be kept or passed on. */
+	if ((p != (size_t)-1 && text[p] == '!' ) ||
+	    (a + 1 < n && (text[a] == '=' || text[a] == '!') && text[a + 1] == '=') ||
+	    (call >= 0 && tok_is(s, text, call, "free")))
+		return 0;
+	return LS_CONTENT;
+}
+
+/* C library functions that write nothing of the caller's but what they return. */
+static int readonly_call(const struct scan *s, const char *text, long i)
+{
+	static const char *const names[] = {
+		"printf", "fprintf", "puts", "putchar", "fputs", "fflush", "sqrt", "fabs", "pow", "exp",
+		"log", "sin", "cos", "floor", "ceil", "fmin", "fmax", "abs", "labs", "llabs", "atoi",
+		"atol", "atof", "strlen", "strcmp", "strncmp", "memcmp", "free", "malloc", "calloc",
+		"exit", "abort", "assert", "rand", "srand", "omp_get_wtime", "omp_get_thread_num",
+		"omp_get_num_threads", "omp_get_max_threads", "omp_get_num_devices",
+		"omp_get_default_device", "omp_get_initial_device", "omp_is_initial_device",
+	};
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (tok_is(s, text, i, names[k]))
+			return 1;
+	return 0;
+}
+
+/* Words that precede '(' without being a call. */
+static int not_a_call(const struct scan *s, const char *text, long i)
+{
+	static const char *const words[] = { "return", "sizeof", "defined", "alignof", "_Alignof",
+					     "__attribute__", "typeof", "__typeof__", "_Static_assert" };
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (tok_is(s, text, i, words[k]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether a macro's line holds only map clauses ('#define MAP_A map(to:
+ * a[0:N])'): names in it are mapped, not written.  No '=', ';' or '++'/'--',
+ * and 'map(' in it.
+ */
+static int clause_macro(const char *l, size_t len)
+{
+	int map = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (l[i] == ';' || (l[i] == '=' && (i + 1 == len || l[i + 1] != '=') && (i == 0 || !strchr("=!<>", l[i - 1]))))
+			return 0;
+		if (i + 1 < len && (l[i] == '+' || l[i] == '-') && l[i + 1] == l[i])
+			return 0;
+		if (i + 4 <= len && !memcmp(l + i, "map(", 4) && (i == 0 || !(isalnum((unsigned char)l[i - 1]) || l[i - 1] == '_')))
+			map = 1;
+	}
+	return map;
+}
+
+/*
+ * Whether a preprocessor line but '#pragma' names id (a macro may write it):
+ * 1; -1 when id is a macro's own name; 0 when none names it.
+ */
+static int macro_names(const struct scan *s, const char *text, size_t n, const char *id, size_t idl)
+{
+	for (int line = 1; line <= s->nlines; line++) {
+		size_t b, e, i;
+		if (!s->pre[line])
+			continue;
+		line_span(text, n, line, &b, &e);
+		for (i = b; i < e && isspace((unsigned char)text[i]); i++)
+			;
+		if (i < e && text[i] == '#') {
+			for (i++; i < e && isspace((unsigned char)text[i]); i++)
+				;
+			if (e - i >= 6 && !memcmp(text + i, "pragma", 6))
+				continue;
+			if (e - i >= 6 && !memcmp(text + i, "define", 6)) {
+				size_t m = i + 6;
+				while (m < e && isspace((unsigned char)text[m]))
+					m++;
+				if (m + idl <= e && !memcmp(text + m, id, idl) &&
+				    (m + idl == e || !(isalnum((unsigned char)text[m + idl]) || text[m + idl] == '_')))
+					return -1;   /* id is this macro: a constant, no variable */
+			}
+		}
+		for (size_t m = i; m + idl <= e; m++)
+			if (!memcmp(text + m, id, idl) && (m == b || !(isalnum((unsigned char)text[m - 1]) || text[m - 1] == '_')) &&
+			    (m + idl == e || !(isalnum((unsigned char)text[m + idl]) || text[m + idl] == '_')) &&
+			    !clause_macro(text + i, e - i))
+				return 1;
+	}
+	return 0;
+}
+
+#define BODIES_MAX 256
+
+/* Whether a '#pragma omp target ...' of these bytes launches a kernel (not data, update, enter, exit). */
+static int kernel_pragma(const char *l, size_t len)
+{
+	const char *end = l + len, *p;
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) - 1 ? len : sizeof(buf) - 1), l);
+	if (!(p = strstr(buf, "pragma")) || !(p = strstr(p, "omp")) || !(p = strstr(p, "target")))
+		return 0;
+	(void)end;
+	p += 6;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return strncmp(p, "data", 4) && strncmp(p, "update", 6) && strncmp(p, "enter", 5) && strncmp(p, "exit", 4);
+}
+
+int loopscan_host_writes(const char *text, size_t n, const int *first, const int *last, int nranges,
+			 const char *skip, size_t skipl, const char *id, size_t idl)
+{
+	struct scan s = { 0 };
+	long todo[BODIES_MAX][2], seen[BODIES_MAX];
+	int ntodo = 0, nseen = 0, flags = 0;
+	enum name_kind kind;
+	unsigned char *scanned = NULL;
+
+	if (!text || !idl || tokenize(&s, text, n) < 0 || match_brackets(&s) < 0 ||
+	    !(scanned = calloc(s.n ? s.n : 1, 1))) {
+		flags = LS_CONTENT;
+		goto out;
+	}
+	kind = declared_kind(&s, text, id, idl);
+	switch (macro_names(&s, text, n, id, idl)) {
+	case -1:
+		goto out;   /* a macro's name ('#define N 4096'): nothing writes it */
+	case 1:
+		flags |= LS_CONTENT;
+		break;
+	}
+	/* The statements of kernels run on the device: their writes are the device's (recorded). */
+	for (int line = 1; line <= s.nlines; line++) {
+		size_t b, e;
+		long k, end;
+		if (!s.pre[line] || (line > 1 && s.pre[line - 1]))
+			continue;
+		line_span(text, n, line, &b, &e);
+		while (line < s.nlines && s.pre[line + 1] && e > b && text[e - 1] == '\\') {
+			size_t b2;
+			line_span(text, n, ++line, &b2, &e);
+		}
+		if (!kernel_pragma(text + b, e - b))
+			continue;
+		for (k = 0; (size_t)k < s.n && s.t[k].line <= line; k++)
+			;
+		if ((size_t)k < s.n && (end = stmt_end(&s, k, 0)) >= 0)
+			for (long j = k; j <= end; j++)
+				scanned[j] = 2;
+	}
+	/* The ranges' tokens, then every body they call, each once. */
+	for (int r = 0; r < nranges; r++) {
+		long a = -1, b = -1;
+		for (size_t i = 0; i < s.n; i++)
+			if (s.t[i].line >= first[r] && s.t[i].line <= last[r]) {
+				if (a < 0)
+					a = (long)i;
+				b = (long)i;
+			}
+		if (a >= 0 && ntodo < BODIES_MAX) {
+			todo[ntodo][0] = a;
+			todo[ntodo++][1] = b;
+		}
+	}
+	while (ntodo > 0 && !(flags & LS_CONTENT && flags & LS_IDENTITY)) {
+		long a = todo[ntodo - 1][0], b = todo[ntodo - 1][1];
+		ntodo--;
+		for (long i = a; i <= b; i++) {
+			if (scanned[i] == 2)
+				continue;   /* a kernel's */
+			scanned[i] = 1;
+			if (tok_id(&s, text, i, id, idl)) {
+				flags |= occurrence(&s, text, n, i, kind);
+				continue;
+			}
+			if (!s.t[i].len || s.t[i].kind != 'x' || kind_at(&s, i + 1) != '(' || not_a_call(&s, text, i) ||
+			    (s.match[i + 1] > 0 && kind_at(&s, s.match[i + 1] + 1) == '{'))
+				continue;   /* not a call (a definition's name, a keyword) */
+			if (skip && s.t[i].len == skipl && !memcmp(text + s.t[i].at, skip, skipl))
+				continue;
+			{
+				long depth = 0, found = 0;
+				for (size_t d = 0; d + 1 < s.n; d++) {
+					char k = s.t[d].kind;
+					long open;
+					if (k == '(' || k == '[' || k == '{')
+						depth++;
+					else if ((k == ')' || k == ']' || k == '}') && depth > 0)
+						depth--;
+					if (depth != 0 || !s.t[d].len || s.t[d].len != s.t[i].len ||
+					    memcmp(text + s.t[d].at, text + s.t[i].at, s.t[i].len) ||
+					    kind_at(&s, (long)d + 1) != '(' || s.match[d + 1] < 0 ||
+					    kind_at(&s, s.match[d + 1] + 1) != '{')
+						continue;
+					open = s.match[d + 1] + 1;
+					found = 1;   /* every definition (#ifdef branches): all are followed */
+					if (s.match[open] < 0) {
+						flags |= LS_CONTENT;
+						continue;
+					}
+					{
+						int k2;
+						for (k2 = 0; k2 < nseen && seen[k2] != open; k2++)
+							;
+						if (k2 < nseen)
+							continue;
+						if (nseen == BODIES_MAX || ntodo == BODIES_MAX) {
+							flags |= LS_CONTENT;   /* too many to follow: unsure */
+							continue;
+						}
+						seen[nseen++] = open;
+						todo[ntodo][0] = open;
+						todo[ntodo++][1] = s.match[open];
+					}
+				}
+				if (!found && !readonly_call(&s, text, i))
+					flags |= LS_CONTENT;   /* defined elsewhere: it may write anything */
+			}
+		}
+	}
+	/* Elsewhere in the file, a way to it kept for later ('p = x', '&x', a call's argument). */
+	for (size_t i = 0; i < s.n && !(flags & LS_CONTENT); i++) {
+		long depth = 0;
+		if (scanned[i] || !tok_id(&s, text, (long)i, id, idl))
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			char k = s.t[j].kind;
+			if (k == '(' || k == '[' || k == '{')
+				depth++;
+			else if ((k == ')' || k == ']' || k == '}') && depth > 0)
+				depth--;
+		}
+		if (depth == 0) {
+			size_t p = before_at(text, s.t[i].at);
+			if (p != (size_t)-1 && (text[p] == '=' || text[p] == '&'))
+				flags |= LS_CONTENT;   /* another name's initializer: an alias */
+			continue;                      /* its declaration */
+		}
+		if (occurrence(&s, text, n, (long)i, kind) & LS_CONTENT) {
+			/* A write elsewhere is no alias; a way to it is. */
+			size_t p = before_at(text, s.t[i].at), a;
+			long j = (long)i;
+			while (kind_at(&s, j + 1) == '[' && s.match[j + 1] > 0)
+				j = s.match[j + 1];
+			a = after_at(text, n, tok_end(&s, j));
+			if (j == (long)i && !(p != (size_t)-1 && text[p] == '*') &&
+			    !(a < n && (text[a] == '.' || text[a] == '-')))
+				flags |= LS_CONTENT;
+		}
+	}
+out:
+	free(scanned);
+	free(s.t);
+	free(s.match);
+	free(s.pre);
+	return flags;
+}
+
+int loopscan_declares(const char *text, size_t n, int first, int last, const char *id, size_t idl)
+{
+	static const char *const not_types[] = { "return", "goto", "case", "sizeof", "break", "continue",
+						 "default" };
+	struct scan s = { 0 };
+	int found = 0;
+
+	if (!text || !idl || tokenize(&s, text, n) < 0 || match_brackets(&s) < 0) {
+		found = 1;   /* unsure: say it is */
+		goto out;
+	}
+	for (size_t i = 0; i + 1 < s.n && !found; i++) {
+		char pk = i ? s.t[i - 1].kind : ';';
+		int typeword = 1;
+		if (s.t[i].line < first || s.t[i].line > last)
+			continue;
+		if (!(pk == ';' || pk == '{' || pk == '}' || pk == '(' ||
+		      (i && !s.t[i - 1].len && s.t[i - 1].kind == 'x' && text[s.t[i - 1].at] == ',')))
+			continue;
+		if (!s.t[i].len || s.t[i].kind != 'x')
+			continue;
+		for (size_t k = 0; k < sizeof(not_types) / sizeof(not_types[0]); k++)
+			if (tok_is(&s, text, (long)i, not_types[k]))
+				typeword = 0;
+		/* 'type name', 'type *name': a declaration (or, rarely, 'a * b': counted too). */
+		if (!typeword || !(s.t[i + 1].len || (s.t[i + 1].kind == 'x' && text[s.t[i + 1].at] == '*')))
+			continue;
+		for (size_t j = i + 1, init = 0; j < s.n; j++) {
+			char k = s.t[j].kind;
+			if (k == '(' || k == '[' || k == '{') {
+				if (s.match[j] < 0)
+					break;
+				if (k == '{')
+					break;   /* a body or an initializer list: its names are not declared */
+				j = (size_t)s.match[j];
+				continue;
+			}
+			if (k == ';' || k == ')' || k == ']' || k == '}')
+				break;
+			if (!s.t[j].len && k == 'x' && text[s.t[j].at] == ',')
+				init = 0;   /* the next declarator */
+			else if (!s.t[j].len && k == 'x' && text[s.t[j].at] == '=' && !init)
+				init = 1;   /* its initializer: names read, not declared */
+			else if (!init && tok_id(&s, text, (long)j, id, idl))
+				found = 1;
+		}
 	}
 out:
 	free(s.t);

@@ -83,4 +83,32 @@ int loopscan_file_scope(const char *text, size_t n, const char *id, size_t idl, 
  */
 int loopscan_mentions(const char *text, size_t n, int first, int last, const char *id, size_t idl);
 
+/* What the host may do to a file-scope name (loopscan_host_writes()). */
+enum {
+	LS_CONTENT = 1,    /* write its content, or reach it by another name */
+	LS_IDENTITY = 2,   /* assign the name itself (a pointer, a size) */
+};
+
+/*
+ * What the code on lines first[k]..last[k] (k < nranges), and every function
+ * defined in text that it calls (all levels, every definition of a name),
+ * may do to the file-scope name id: LS_* flags, 0 when it only reads it.
+ * Calls of skip (skipl bytes; NULL: none) are not followed.  A scan of
+ * words, conservative: a call of a function not defined in text (but a few
+ * of the C library's that write nothing of the caller's), a macro that names
+ * id, a use of it that is not plainly a read (passed on, its address taken,
+ * a member), or a way to it kept anywhere else in the file (an initializer,
+ * 'p = x') counts as LS_CONTENT.
+ */
+int loopscan_host_writes(const char *text, size_t n, const int *first, const int *last, int nranges,
+			 const char *skip, size_t skipl, const char *id, size_t idl);
+
+/*
+ * Whether a declaration on lines first..last may declare id: a statement (or
+ * a parameter, or a for's first clause) that starts 'type name' or 'type
+ * *name' and names id before its end, its initializers' braces aside.  Errs
+ * towards "declares" ('a * b;' counts).
+ */
+int loopscan_declares(const char *text, size_t n, int first, int last, const char *id, size_t idl);
+
 #endif

@@ -83,7 +83,8 @@ int plan_edit_no_effect(struct plan_edit *e)
 		return -1;
 	}
 	give_up_patch(e, text, unsure);
-	e->nkeeps = e->nremoves = 0;
+	e->nkeeps = e->nremoves = e->nfaults = 0;
+	e->faults_ns = 0;
 	return 0;
 }
 
@@ -845,6 +846,8 @@ struct kept {
 	int seen;             /* an operation inside the loop was replayed */
 	int known;            /* last holds the content last moved */
 	uint64_t last;
+	int written;          /* around a caller's loop: the host may write it before the
+				 first pass (its first send is an update) */
 };
 
 /* A construct inside the loop that needs updates. */
@@ -1057,6 +1060,7 @@ struct widen {
 	struct loop_span outer;       /* the caller's loop: where the region goes */
 	int call_line;                /* the call inside it */
 	char caller[64];              /* the caller's name */
+	char callee[64];              /* the directive's function's name ("": unknown) */
 	int body_first, body_last;    /* the constructs the region serves: the directive's
 					 loop, or its function when it has none */
 	int fn_first, fn_last;        /* the directive's function (parameters included) */
@@ -1097,7 +1101,11 @@ static int caller_loop(const struct analysis *a, const struct plan *pl, const st
 	    loopscan_function(src->text, src->n, w->call_line, &w->caller_first, &w->caller_last) &&
 	    loopscan_find_call(src->text, src->n, w->call_line, &w->outer) && w->outer.first_line >= w->caller_first &&
 	    w->outer.last_line <= w->caller_last) {
+		json_t *loc = attribution_location(a->attr, pl->codeptr);
+		const char *callee = json_string_value(json_object_get(loc, "function"));
 		snprintf(w->caller, sizeof(w->caller), "%s", fn);
+		snprintf(w->callee, sizeof(w->callee), "%s", callee && strlen(callee) < sizeof(w->callee) ? callee : "");
+		json_decref(loc);
 		w->body_first = inner ? inner->first_line : w->fn_first;
 		w->body_last = inner ? inner->last_line : w->fn_last;
 		ok = 1;
@@ -1107,34 +1115,74 @@ static int caller_loop(const struct analysis *a, const struct plan *pl, const st
 }
 
 /*
- * Whether the host may write name between the start of a region around the
- * caller's loop and the first pass of the construct's loop: one of its
- * identifiers is named in the caller's loop on the lines before the call's,
- * or in the callee before its loop (or in a function of this file called
- * there).
- * Later writes show in the recorded contents; these the region's own copy
- * would miss (it sends what the host held before them).
+ * Whether the host code on lines first..last (kernels aside, and what it
+ * calls) may write what name maps, or change what it names: then the
+ * region's own copy at its start would send older content than the
+ * construct on the next line does.
  */
-static int written_before(const struct source *src, const struct widen *w, const char *name)
+static int written_in(const struct source *src, int first, int last, const char *name)
 {
 	struct buf ids = { .ok = 1 };
-	int named = 0;
+	int written = 0;
 
+	if (first > last)
+		return 0;
 	put_idents(&ids, name, strlen(name));
 	if (!ids.ok) {
 		free(ids.s);
 		return 1;
 	}
-	for (const char *p = ids.s ? ids.s : ""; *p && !named;) {
+	for (const char *p = ids.s ? ids.s : ""; *p && !written;) {
 		size_t n;
 		p += strspn(p, " ");
 		n = strcspn(p, " ");
-		named = n && (loopscan_mentions(src->text, src->n, w->outer.first_line + 1, w->call_line - 1, p, n) ||
-			      loopscan_mentions(src->text, src->n, w->fn_first, w->body_first - 1, p, n));
+		written = n && loopscan_host_writes(src->text, src->n, &first, &last, 1, NULL, 0, p, n);
 		p += n;
 	}
 	free(ids.s);
-	return named;
+	return written;
+}
+
+/*
+ * What the host may do to name between the start of a region around the
+ * caller's loop and a pass of the construct: 0 nothing (the region's own
+ * copy sends what the construct would), 1 write its content (its first send
+ * is an update before the construct), 2 assign a pointer or a size the name
+ * is made of (the region cannot hold it).  The code that can run in between
+ * is the caller's loop and the callee, and what they call (loopscan.h:
+ * loopscan_host_writes(), kernels aside); a write the scan cannot rule out
+ * counts.
+ */
+static int host_access(const struct source *src, const struct widen *w, const char *callee, const char *name)
+{
+	struct buf ids = { .ok = 1 };
+	int first[2] = { w->outer.first_line, w->fn_first }, last[2] = { w->outer.last_line, w->fn_last };
+	int access = 0, base = 1;
+
+	put_idents(&ids, name, strlen(name));
+	if (!ids.ok) {
+		free(ids.s);
+		return 2;
+	}
+	for (const char *p = ids.s ? ids.s : ""; *p && access < 2;) {
+		size_t n;
+		int f;
+		p += strspn(p, " ");
+		n = strcspn(p, " ");
+		if (!n)
+			break;
+		f = loopscan_host_writes(src->text, src->n, first, last, 2, callee, callee ? strlen(callee) : 0, p, n);
+		if (base && !strchr(name, '['))
+			access = f ? 1 : access;      /* a variable mapped whole: any write is of its content */
+		else if (base)
+			access = f & LS_IDENTITY ? 2 : f ? 1 : access;   /* a section's pointer */
+		else if (f)
+			access = 2;                   /* a section's bound or offset */
+		base = 0;
+		p += n;
+	}
+	free(ids.s);
+	return access;
 }
 
 /*
@@ -1154,6 +1202,17 @@ static int declared_around(const struct source *src, const struct loop_span *loo
 		p += strspn(p, " ");
 		n = strcspn(p, " ");
 		if (n && !loopscan_file_scope(src->text, src->n, p, n, w->outer.first_line)) {
+			snprintf(out, size, "%.*s", (int)n, p);
+			return 1;
+		}
+		p += n;
+	}
+	for (const char *p = ids; *p;) {
+		size_t n;
+		p += strspn(p, " ");
+		n = strcspn(p, " ");
+		if (n && (loopscan_declares(src->text, src->n, w->fn_first, w->fn_last, p, n) ||
+			  loopscan_declares(src->text, src->n, w->caller_first, w->caller_last, p, n))) {
 			snprintf(out, size, "%.*s", (int)n, p);
 			return 1;
 		}
@@ -1179,31 +1238,52 @@ static int64_t fault_premium(const struct cost_model *c, uint64_t bytes)
 
 /*
  * The page faults pe's removed allocations took with them (pe->faults_ns):
- * each one's fresh memory was touched first by something that stays (the
- * construct's kernel, or a copy an update keeps) and will touch the
- * region's memory, written already, instead.  An allocation whose first
- * copy the patch removes too is left out: that copy is priced as a first
- * copy, its faults included.  ops in seq order, pe->removes ascending.
+ * each one's fresh memory was touched first by something that stays and
+ * will touch the region's memory, written already, instead: the kernel
+ * (seen when a copy back of it follows), or a copy its updates keep.  An
+ * allocation whose first copy the patch removes too is left out (that copy
+ * is priced as a first copy, its faults included), as is one nothing is
+ * seen touching (an unused 'alloc').  The region's own allocation of each
+ * range is fresh too: one allocation a range is not saved.  ops in seq
+ * order, pe->removes ascending.
  */
 static void fresh_faults(const struct analysis *a, const struct host_op *ops, size_t nops, struct plan_edit *pe)
 {
+	uint64_t range = 0;
+	int have = 0;
+
 	pe->faults_ns = 0;
 	pe->nfaults = 0;
 	for (size_t i = 0; i < nops; i++) {
 		const struct host_op *o = &ops[i], *next = NULL;
 		int64_t ns;
+		int kept_copy, returned;
 		if (o->op != 1 || !seq_listed(pe->removes, pe->nremoves, o->seq))
 			continue;
 		for (size_t j = i + 1; j < nops && !next; j++)
 			if (ops[j].host_addr == o->host_addr && ops[j].device == o->device)
 				next = &ops[j];
-		if (next && next->op == 2 && next->target_id == o->target_id &&
-		    seq_listed(pe->removes, pe->nremoves, next->seq))
+		if (!next || next->target_id != o->target_id)
 			continue;
-		if ((ns = fault_premium(&a->cost, o->bytes)) > 0) {
-			pe->faults_ns += ns;
-			pe->nfaults++;
+		kept_copy = next->op == 2 && !seq_listed(pe->removes, pe->nremoves, next->seq);
+		returned = next->op == 3;
+		if (!kept_copy && !returned)
+			continue;
+		if ((ns = fault_premium(&a->cost, o->bytes)) <= 0)
+			continue;
+		/* The first counted allocation of each range stands for the region's own. */
+		if (!have || range != o->host_addr) {
+			int seen = 0;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = ops[j].op == 1 && ops[j].host_addr == o->host_addr &&
+				       seq_listed(pe->removes, pe->nremoves, ops[j].seq);
+			range = o->host_addr;
+			have = 1;
+			if (!seen)
+				continue;
 		}
+		pe->faults_ns += ns;
+		pe->nfaults++;
 	}
 }
 
@@ -1317,9 +1397,45 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 					"so a region before it cannot name it.", name, ident);
 				continue;
 			}
+			kv->written = 0;
+			if (w) {
+				int access = host_access(src, w, w->callee[0] ? w->callee : NULL, name);
+				if (access == 2) {
+					put(note, " %s stays mapped by the construct alone: the host may change what it "
+						"names (a pointer or a size) between the region's start and the construct.",
+					    name);
+					continue;
+				}
+				kv->written = access;
+			}
 			kv->name = name;
 			kv->index = index;
 			nkept++;
+		}
+	}
+	/*
+	 * Around a caller's loop, every construct the region serves must be
+	 * reached through that call: a callee inlined at another call too (a
+	 * second loop) has constructs on the same lines that the region does
+	 * not hold.
+	 */
+	for (size_t k = 0; w && k < nsites; k++) {
+		json_t *chain, *f;
+		const char *fn;
+		int same;
+		if (!sites[k].inloop)
+			continue;
+		chain = attribution_inline_chain(a->attr, sites[k].codeptr);
+		f = json_array_get(chain, 0);
+		fn = json_string_value(json_object_get(f, "function"));
+		same = fn && !strcmp(fn, w->caller) && json_integer_value(json_object_get(f, "line")) == w->call_line;
+		json_decref(chain);
+		if (!same) {
+			put(unsure, " The construct at line %d is also reached other than through the call on line %d: "
+				"a region around that call's loop does not hold its data there.", sites[k].line,
+			    w->call_line);
+			rc = 0;
+			goto out;
 		}
 	}
 	/* A map with 'always' copies inside a region too: what the region saves is not known. */
@@ -1425,7 +1541,9 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 				 * is an update.
 				 */
 				kv->seen = 1;
-				if (o->op == 2 && (!w || !written_before(src, w, kv->name)))
+				if (!w && o->op == 2)
+					kv->written = written_in(src, loop->first_line, st->line - 1, kv->name);
+				if (o->op == 2 && !kv->written)
 					kv->to = 1, changed = 0;
 				else if (o->op == 2)
 					changed = 1;
@@ -1899,6 +2017,7 @@ static int wrap_region(const struct analysis *a, struct plan *pl, const struct i
 		clauses = wclauses, wclauses = NULL;
 		e->keeps = wide.keeps, e->nkeeps = wide.nkeeps, e->keeps_cap = wide.keeps_cap;
 		e->removes = wide.removes, e->nremoves = wide.nremoves, e->removes_cap = wide.removes_cap;
+		e->faults_ns = wide.faults_ns, e->nfaults = wide.nfaults;
 		wide.keeps = wide.removes = NULL;
 		free(unsure->s);
 		free(note->s);
@@ -1917,6 +2036,20 @@ static int wrap_region(const struct analysis *a, struct plan *pl, const struct i
 		}
 		rc = 0;
 	} else {
+		if (w && e->patch && !unsure->len) {
+			/*
+			 * Entered at every call of a function its caller calls from a
+			 * loop, the region maps the data again each time: the findings
+			 * keep fewer occurrences, none goes.  The caller's loop could not
+			 * take it: why, in its own words.
+			 */
+			put(unsure, " The construct's function is called from the loop in %s() (lines %d-%d, the call "
+				"on line %d): a region around its own loop would be entered, and map the data again, "
+				"at every call, which leaves its findings with fewer occurrences instead of removing "
+				"them; a region around the caller's loop cannot hold the data here:%s%s", w->caller,
+			    w->outer.first_line, w->outer.last_line, w->call_line, wu.len ? wu.s : "",
+			    wn.len ? wn.s : (wu.len ? "" : " it would keep fewer variables."));
+		}
 		rc = 0;
 	}
 	if (clauses) {

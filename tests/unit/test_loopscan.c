@@ -70,6 +70,63 @@ static void mentions(void)
 	CHECK(!loopscan_mentions(src, n, 7, 6, "more", 4));   /* no lines */
 }
 
+static const char host[] =
+	"#define N 64\n"                                      /* 1 */
+	"static int a[N], b[N], *p, n = N;\n"                 /* 2 */
+	"static int *const alias = b;\n"                      /* 3 */
+	"static void fill(void) { for (int i = 0; i < N; i++) a[i] = i; }\n"  /* 4 */
+	"static void prep(void) { fill(); }\n"                /* 5 */
+	"static int peek(void) { return a[0] + b[1]; }\n"     /* 6 */
+	"static void kern(void)\n"                            /* 7 */
+	"{\n"                                                 /* 8 */
+	"#pragma omp target map(tofrom: a)\n"                 /* 9 */
+	"\t{ a[0] = 1; }\n"                                  /* 10 */
+	"}\n"                                                 /* 11 */
+	"int main(void)\n"                                    /* 12 */
+	"{\n"                                                 /* 13 */
+	"\tint shown, n2 = 16, m = n;\n"                     /* 14 */
+	"\tfor (int s = 0; s < 4; s++) {\n"                  /* 15 */
+	"\t\tprep();\n"                                     /* 16 */
+	"\t\tpeek();\n"                                     /* 17 */
+	"\t\tkern();\n"                                     /* 18 */
+	"\t\tp = &b[0];\n"                                  /* 19 */
+	"\t}\n"                                              /* 20 */
+	"\treturn shown + n2 + m + external();\n"            /* 21 */
+	"}\n";                                                /* 22 */
+
+static int writes(int first, int last, const char *id)
+{
+	return loopscan_host_writes(host, sizeof(host) - 1, &first, &last, 1, NULL, 0, id, strlen(id));
+}
+
+static void host_writes(void)
+{
+	/* prep() -> fill() writes a: two levels down. */
+	CHECK_INT(writes(16, 16, "a"), LS_CONTENT);
+	/* peek() only reads; b has an alias (line 3) anywhere in the file. */
+	CHECK_INT(writes(17, 17, "a"), 0);
+	CHECK_INT(writes(17, 17, "b"), LS_CONTENT);
+	/* kern()'s write is in its kernel: the device's. */
+	CHECK_INT(writes(18, 18, "a"), 0);
+	/* 'p = &b[0]': p's identity, and a way to b. */
+	CHECK_INT(writes(19, 19, "p"), LS_IDENTITY);
+	CHECK_INT(writes(19, 19, "b") & LS_CONTENT, LS_CONTENT);
+	/* A macro's own name is no variable; a call defined elsewhere may write anything. */
+	CHECK_INT(writes(15, 20, "N"), 0);
+	CHECK_INT(writes(21, 21, "n"), LS_CONTENT);
+}
+
+static void declares(void)
+{
+	const size_t n = sizeof(host) - 1;
+	/* The second name of a list, not a name in an initializer. */
+	CHECK(loopscan_declares(host, n, 12, 22, "n2", 2));
+	CHECK(loopscan_declares(host, n, 12, 22, "shown", 5));
+	CHECK(!loopscan_declares(host, n, 12, 22, "n", 1));
+	CHECK(loopscan_declares(host, n, 12, 22, "s", 1));   /* a for's first clause */
+	CHECK(!loopscan_declares(host, n, 12, 22, "a", 1));
+}
+
 static void loops(void)
 {
 	struct loop_span l = { 0 };
@@ -89,6 +146,8 @@ int main(void)
 	RUN(function_spans);
 	RUN(file_scope_names);
 	RUN(mentions);
+	RUN(host_writes);
+	RUN(declares);
 	RUN(loops);
 	return check_done();
 }
