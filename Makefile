@@ -181,6 +181,7 @@ REPORT_JS := \
 	static/js/detail.js \
 	static/js/baseline.js \
 	static/js/kernels.js \
+	static/js/checks.js \
 	static/js/share.js \
 	static/js/timeline.js \
 	static/js/main.js
