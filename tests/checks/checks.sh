@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# tests/checks/checks.sh - each program of tests/checks/*.c has one mapping
+# bug ('// expect: KIND VARIABLE BYTES' says which, '// <- bug' marks the
+# directive): recorded with 'mapprof run --check' it gives exactly one check
+# finding, of that kind, at that line, naming that variable and byte count;
+# built with -DFIXED (the same program, fixed) it gives none.  Also: the
+# finding reaches the summary, the SARIF log (level error, its rule) and
+# --fail-on check (exit 1), and without --check nothing of it is recorded.
+. "$(dirname "$0")/../e2e/lib.sh"
+
+dir=$(tmpdir)
+cd "$dir" || fail "cannot enter $dir"
+M=$MAPPROF_BUILD/mapprof
+
+# KIND VARIABLE BYTES LINE of check finding 1 of report.json $1, or "none" / "N findings".
+first_check() {
+	"$PYTHON" - "$1" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])).get("checks")
+if c is None:
+    print("no checks"); sys.exit()
+f = c["findings"]
+if len(f) != 1:
+    print("%d findings: %s" % (len(f), [x["message"] for x in f])); sys.exit()
+f = f[0]
+print(f["kind"], (f["variable"] or {}).get("name"), f["bytes"], f["location"].get("line"))
+PY
+}
+
+n=0
+for src in "$MAPPROF_SRC"/tests/checks/*.c; do
+	name=$(basename "$src" .c)
+	read -r kind var bytes < <(sed -n 's|^// expect: ||p' "$src")
+	line=$(grep -n '// <- bug' "$src" | cut -d: -f1)
+	[ -n "$kind" ] && [ -n "$line" ] || fail "$name.c: no '// expect:' or '// <- bug' line"
+	compile_offload "$src" "$name" -O1 -g
+	compile_offload "$src" "$name.fixed" -O1 -g -DFIXED
+	rc=0
+	"$M" run -f -q --check --no-html --json "$name.json" --sarif "$name.sarif" --fail-on check \
+		-o "$name" -- "./$name" >/dev/null 2>"$name.err" || rc=$?
+	[ "$rc" = 77 ] && { echo "note: $name: needs two devices"; continue; }
+	assert_eq "$rc" 1 "$name: exit status of 'run --check --fail-on check' (stderr: $(cat "$name.err"))"
+	grep -q -- "--fail-on check: 1 check occurrence" "$name.err" || fail "$name: --fail-on's message: $(cat "$name.err")"
+	assert_eq "$(first_check "$name.json")" "$kind $var $bytes $line" "$name: the check finding"
+	"$PYTHON" - "$name.sarif" "$kind" <<'PY' || fail "$name: SARIF result"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+res = [x for x in r["results"] if x["ruleId"].startswith("mapprof.check.")]
+assert len(res) == 1, res
+assert res[0]["level"] == "error"
+assert r["tool"]["driver"]["rules"][res[0]["ruleIndex"]]["id"] == res[0]["ruleId"]
+assert res[0]["ruleId"] == "mapprof.check." + sys.argv[2].replace("_", "-")
+PY
+	"$M" report --no-json --no-html "$name.mapprof.db" >"$name.txt" 2>&1 || fail "$name: report"
+	head -n 2 "$name.txt" | grep -q "^  B1 $kind at .*$name.c:$line: 1 time" ||
+		fail "$name: the summary does not lead with the finding: $(head -n 3 "$name.txt")"
+	"$M" run -f -q --check --no-html --json "$name.fixed.json" --fail-on check -o "$name.fixed" \
+		-- "./$name.fixed" >/dev/null 2>"$name.fixed.err" ||
+		fail "$name fixed: 'run --check --fail-on check' failed: $(cat "$name.fixed.err")"
+	"$PYTHON" -c 'import json,sys; c=json.load(open(sys.argv[1]))["checks"]; sys.exit(len(c["findings"]))' \
+		"$name.fixed.json" || fail "$name fixed: check findings: $(sqlite3 "$name.fixed.mapprof.db" 'select * from check_raw')"
+	# Without --check: no rows, no stat, no 'checks' in report.json.
+	"$M" run -f -q --no-html --json "$name.off.json" -o "$name.off" -- "./$name" >/dev/null 2>&1 ||
+		fail "$name: run without --check"
+	assert_eq "$(q "$name.off.mapprof.db" "select count(*) from check_raw")" 0 "$name: rows without --check"
+	"$PYTHON" -c 'import json,sys; sys.exit("checks" in json.load(open(sys.argv[1])))' "$name.off.json" ||
+		fail "$name: report.json has 'checks' without --check"
+	echo "ok $name: $kind at line $line"
+	n=$((n + 1))
+done
+[ "$n" -ge 6 ] || fail "only $n programs checked"
