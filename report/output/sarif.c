@@ -367,14 +367,14 @@ static json_t *result_json(struct sarif_ctx *c, json_t *f, double duration_ns)
 static json_t *check_rule_json(int k)
 {
 	static const char *const full[CHECK_KIND_COUNT] = {
-		"A copy from the device to the host brought back bytes that nothing wrote on the device "
-		"since its buffer was allocated (no kernel, no transfer): uninitialised device memory "
-		"overwrote the host's data.",
-		"A copy from the device overwrote host bytes that the host changed after they were last "
-		"sent to or received from that device: the device never saw the change, and the copy "
-		"silently undid it.",
-		"The host wrote the source of a nowait copy to a device, or the destination of a nowait "
-		"copy back, between the copy's start and its task's completion.",
+		("A copy from the device to the host brought back bytes that nothing wrote on the device "
+		 "since its buffer was allocated (no kernel, no transfer): uninitialised device memory "
+		 "overwrote the host's data."),
+		("A copy from the device overwrote host bytes that the host changed after they were last "
+		 "sent to or received from that device: the device never saw the change, and the copy "
+		 "silently undid it."),
+		("The host wrote the source of a nowait copy to a device, or the destination of a nowait "
+		 "copy back, between the copy's start and its task's completion."),
 	};
 	json_t *o = json_object(), *props = json_object();
 

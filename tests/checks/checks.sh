@@ -69,3 +69,17 @@ PY
 	n=$((n + 1))
 done
 [ "$n" -ge 6 ] || fail "only $n programs checked"
+# Their report.json, findings and all, against the schema (docs/report-json.schema.json).
+if "$PYTHON" -c 'import jsonschema' 2>/dev/null; then
+	"$PYTHON" - "$MAPPROF_SRC/docs/report-json.schema.json" ./*.json <<'PY' || fail "a report.json does not validate"
+import json, sys, jsonschema
+v = jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))
+bad = 0
+for p in sys.argv[2:]:
+    for e in list(v.iter_errors(json.load(open(p))))[:3]:
+        print(p, "/".join(map(str, e.absolute_path)), e.message[:200]); bad = 1
+sys.exit(bad)
+PY
+else
+	echo "note: python3-jsonschema is missing: the reports were not validated"
+fi
