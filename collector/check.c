@@ -2,8 +2,9 @@
  * check.c - the mapping bugs of 'mapprof record --check' (check.h says
  * which and how; docs/checks.md what each costs and cannot see).
  *
- * One struct dbuf per live device buffer that the host can write (the
- * host-offload plugin's "device" memory is host memory).  Beside each, in
+ * One struct dbuf per live device buffer; the canary goes only into those
+ * the host can write (the host-offload plugin's "device" memory is host
+ * memory).  Beside each, in
  * one anonymous mapping that costs pages only where it is touched: three
  * bitmaps of one bit a byte (sent: written by a transfer since the
  * allocation; known: the shadow holds the host's bytes at their last sync
@@ -195,14 +196,10 @@ static void fill_canary(unsigned char *p, uint64_t n)
 void check_alloc(uint64_t seq, int dev, uint64_t host_addr, uint64_t dev_addr, uint64_t bytes)
 {
 	(void)seq;
+	int fill = collector_device_host_addressable(dev);
+
 	if (!bytes || !dev_addr)
 		return;
-	if (!collector_device_host_addressable(dev)) {
-		pthread_mutex_lock(&mu);
-		skipped(dev, CK_NEVER_WRITTEN, no_fill_reason());
-		pthread_mutex_unlock(&mu);
-		return;
-	}
 	uint64_t words = (bytes + 63) / 64;
 	size_t bitmap = (size_t)words * 8;
 	pthread_mutex_lock(&mu);
@@ -239,10 +236,15 @@ void check_alloc(uint64_t seq, int dev, uint64_t host_addr, uint64_t dev_addr, u
 		shadow_bytes += bytes;
 	}
 	nbufs++;
-	/* Nothing has the new buffer yet: the canary goes in before its first transfer. */
-	fill_canary((unsigned char *)(uintptr_t)dev_addr, bytes);
-	b->canary = 1;
-	canary_bytes += bytes;
+	if (fill) {
+		/* Nothing has the new buffer yet: the canary goes in before its first transfer. */
+		fill_canary((unsigned char *)(uintptr_t)dev_addr, bytes);
+		b->canary = 1;
+		canary_bytes += bytes;
+	} else if (dev >= 0 && dev < SKIP_DEVICES && !(skip_said[dev] & (1u << CK_NEVER_WRITTEN))) {
+		/* Its shadow still serves lost_host_write, which reads host memory only. */
+		skipped(dev, CK_NEVER_WRITTEN, no_fill_reason());
+	}
 	pthread_mutex_unlock(&mu);
 }
 

@@ -69,6 +69,24 @@ PY
 	n=$((n + 1))
 done
 [ "$n" -ge 6 ] || fail "only $n programs checked"
+
+# Device memory the host cannot write (as a GPU's; MAPPROF_DEVICE_MEMORY_HOST=0
+# says so on host offload): never_written is skipped, with its reason, and
+# finds nothing; lost_host_write, on host memory only, still finds its bug.
+MAPPROF_DEVICE_MEMORY_HOST=0 "$M" run -f -q --check --no-html --json nw_dev.json -o nw_dev -- ./nw_global_whole \
+	>/dev/null 2>&1 || fail "run --check with device memory the host cannot write"
+"$PYTHON" - nw_dev.json <<'PY' || fail "never_written on device memory the host cannot write"
+import json, sys
+c = json.load(open(sys.argv[1]))["checks"]
+assert c["findings"] == [], c["findings"]
+assert len(c["skipped"]) == 1 and c["skipped"][0].startswith("device 0: never_written: the device's memory is not host memory"), c["skipped"]
+PY
+"$M" report --no-json --no-html nw_dev.mapprof.db 2>&1 | grep -q "^  not checked on device 0: never_written: " ||
+	fail "the summary does not say never_written was not checked"
+MAPPROF_DEVICE_MEMORY_HOST=0 "$M" run -f -q --check --no-html --json lw_dev.json -o lw_dev -- ./lw_global_exit \
+	>/dev/null 2>&1 || fail "run --check (lost_host_write) with device memory the host cannot write"
+assert_eq "$(first_check lw_dev.json)" "lost_host_write a 4 $(grep -n '// <- bug' "$MAPPROF_SRC/tests/checks/lw_global_exit.c" | cut -d: -f1)" \
+	"lost_host_write on device memory the host cannot write"
 # Their report.json, findings and all, against the schema (docs/report-json.schema.json).
 if "$PYTHON" -c 'import jsonschema' 2>/dev/null; then
 	"$PYTHON" - "$MAPPROF_SRC/docs/report-json.schema.json" ./*.json <<'PY' || fail "a report.json does not validate"
@@ -83,3 +101,9 @@ PY
 else
 	echo "note: python3-jsonschema is missing: the reports were not validated"
 fi
+
+# --fail-on check counts occurrences only, and tolerates N of them.
+rc=0; "$M" report -q --no-json --no-html --fail-on check:5% nw_global_whole.mapprof.db >/dev/null 2>&1 || rc=$?
+assert_eq "$rc" 2 "--fail-on check:5% (a saving for a check)"
+"$M" report -q --no-json --no-html --fail-on check:1 nw_global_whole.mapprof.db >/dev/null 2>&1 ||
+	fail "--fail-on check:1 tripped on one occurrence"
