@@ -455,6 +455,24 @@ void check_copied_back(uint64_t seq, int src_dev, uint64_t src_addr, uint64_t ds
 	pthread_mutex_unlock(&mu);
 }
 
+void check_at_fork(enum fork_moment when)
+{
+	if (!check_on)
+		return;
+	if (when == FORK_PREPARE) {
+		pthread_mutex_lock(&mu);
+	} else if (when == FORK_PARENT) {
+		pthread_mutex_unlock(&mu);
+	} else {
+		/* The parent's shadows and snapshots stay mapped in the child, unused: forgotten, not freed. */
+		pthread_mutex_init(&mu, NULL);
+		nbufs = 0;
+		nflights = 0;
+		memset(skip_said, 0, sizeof(skip_said));
+		memset(frames, 0, sizeof(frames));
+	}
+}
+
 void check_stats(void)
 {
 	if (!check_on)

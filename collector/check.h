@@ -56,6 +56,13 @@ void check_copied_back(uint64_t seq, int src_dev, uint64_t src_addr, uint64_t ds
 /* A nowait construct's target task completed: its copies' completion point. */
 void check_task_done(const void *task);
 
+/*
+ * Around fork() (collector.c's pthread_atfork handlers): the lock is held
+ * across it; the child forgets the parent's buffers and copies (its
+ * runtime starts anew, docs/usage.md "Several processes").
+ */
+void check_at_fork(enum fork_moment when);
+
 /* The run's check counters as STAT frames (at the end of the run). */
 void check_stats(void);
 

@@ -269,12 +269,14 @@ static void held_flush(struct thread_state *t, int signal_safe)
 /* A fork's child holds none of its parent's transfers. */
 static void held_fork_prepare(void)
 {
+	check_at_fork(FORK_PREPARE);
 	pthread_mutex_lock(&held_mu);
 }
 
 static void held_fork_parent(void)
 {
 	pthread_mutex_unlock(&held_mu);
+	check_at_fork(FORK_PARENT);
 }
 
 static void held_fork_child(void)
@@ -282,6 +284,7 @@ static void held_fork_child(void)
 	pthread_mutex_init(&held_mu, NULL);
 	atomic_store(&nheld, 0);
 	on_initial_thread = -1;  /* the thread that forked is the child's only, initial thread */
+	check_at_fork(FORK_CHILD);
 }
 
 /* The nowait construct's target task a data op of thread t belongs to (held_keep()'s), or NULL. */
