@@ -72,6 +72,7 @@ COLLECTOR_OBJS := \
 	$(B)/collector/runinfo.o \
 	$(B)/collector/hash.o \
 	$(B)/collector/wtrack.o \
+	$(B)/collector/check.o \
 	$(B)/collector/interpose.o \
 	$(B)/collector/got.o \
 	$(B)/collector/output.o \
@@ -180,6 +181,7 @@ REPORT_JS := \
 	static/js/detail.js \
 	static/js/baseline.js \
 	static/js/kernels.js \
+	static/js/checks.js \
 	static/js/share.js \
 	static/js/timeline.js \
 	static/js/main.js
@@ -242,6 +244,7 @@ REPORT_OBJS := \
 	$(B)/db/read/timeline_rows.o \
 	$(B)/db/read/timeline.o \
 	$(B)/db/read/kernel_sites.o \
+	$(B)/db/read/checks.o \
 	$(B)/db/read/threads.o \
 	$(B)/db/read/trace_scan.o \
 	$(B)/gen/assets.o \
@@ -259,6 +262,7 @@ REPORT_OBJS := \
 	$(B)/report/detect/detect_unused_transfer.o \
 	$(B)/report/detect/occurrence.o \
 	$(B)/report/findings/analysis.o \
+	$(B)/report/findings/checks.o \
 	$(B)/report/findings/findings.o \
 	$(B)/report/findings/opspill.o \
 	$(B)/report/findings/totals.o \

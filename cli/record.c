@@ -54,7 +54,7 @@
 
 static const char record_usage[] =
 	"usage: mapprof record [-o PATH] [-f] [--max-spool SIZE] [--ranks LIST] [--analyse]\n"
-	"                      [--] PROGRAM [ARGS...]\n"
+	"                      [--check] [--] PROGRAM [ARGS...]\n"
 	"\n"
 	"Run PROGRAM with the mapprof collector and record every target construct,\n"
 	"kernel and data transfer of the run into one SQLite database.\n"
@@ -84,6 +84,11 @@ static const char record_usage[] =
 	"                      --no-html' would), where and while the job's other\n"
 	"                      ranks do the same: 'mapprof-mpi report --stored'\n"
 	"                      then merges the stored findings only\n"
+	"      --check         also look for mapping bugs while the program runs (as\n"
+	"                      MAPPROF_CHECK=1 does): copies back of bytes the device\n"
+	"                      never wrote, host writes a copy back undoes, host writes\n"
+	"                      racing a nowait copy (docs/checks.md); costs time and\n"
+	"                      memory only when given\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"The program's standard streams are left alone; mapprof speaks on stderr only.\n"
@@ -971,6 +976,7 @@ int cmd_record(int argc, char **argv)
 		{ "ranks", required_argument, NULL, 'R' },
 		{ "analyse", no_argument, NULL, 'A' },
 		{ "analyze", no_argument, NULL, 'A' },
+		{ "check", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -994,6 +1000,11 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'A':
 			want_analysis = 1;
+			break;
+		case 'C':
+			/* The collector reads it in the program (collector/check.h). */
+			if (setenv("MAPPROF_CHECK", "1", 1) < 0)
+				return error("out of memory");
 			break;
 		case 'R':
 			if (!ranks_valid(optarg))

@@ -32,6 +32,9 @@ static const char run_usage[] =
 	"                      as 'mapprof report --same-program' does: the first's\n"
 	"                      report, with each saving as the median over the N\n"
 	"                      recordings and its interval\n"
+	"  --check             also look for mapping bugs while the program runs, as\n"
+	"                      'mapprof record --check' (MAPPROF_CHECK=1): their findings\n"
+	"                      come first in every output; --fail-on check fails on them\n"
 	"  --json PATH|-, --html PATH|-, --no-json, --no-html, --no-source, --top N, -q,\n"
 	"  --sarif PATH|-, --source-root DIR, --fail-on KIND[:THRESHOLD]\n"
 	"                      as for 'mapprof report' (outputs that are the database\n"
@@ -112,6 +115,13 @@ int cmd_run(int argc, char **argv)
 		case 'h':
 			free(db);
 			return help_out(run_usage);
+		case 'C':
+			/* Not report's --check (the database's quick_check): run checks the program. */
+			if (setenv("MAPPROF_CHECK", "1", 1) < 0) {
+				free(db);
+				return error("out of memory");
+			}
+			break;
 		default:
 			if ((c = report_parse_option(c, optarg, &rc)) < 0) {
 				free(db);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "collector/buffer.h"
+#include "collector/check.h"
 #include "collector/hash.h"
 #include "collector/interpose.h"
 #include "collector/modules.h"
@@ -190,6 +191,8 @@ static void held_commit(struct held *h, int signal_safe)
 		h->r.hash = signal_safe ? hash_bytes(dest, h->r.bytes)
 					: hash_parallel(dest, h->r.bytes, threads_waiting(h->r.bytes));
 	h->r.has_hash = 1;
+	if (check_on && !signal_safe)
+		check_copied_back(h->r.seq, h->r.src_dev, h->r.src_addr, h->r.dst_addr, h->r.bytes, h->task);
 	if (t && (r = buffer_slot(t))) {
 		*r = h->r;
 		buffer_commit(t);
@@ -266,12 +269,14 @@ static void held_flush(struct thread_state *t, int signal_safe)
 /* A fork's child holds none of its parent's transfers. */
 static void held_fork_prepare(void)
 {
+	check_at_fork(FORK_PREPARE);
 	pthread_mutex_lock(&held_mu);
 }
 
 static void held_fork_parent(void)
 {
 	pthread_mutex_unlock(&held_mu);
+	check_at_fork(FORK_PARENT);
 }
 
 static void held_fork_child(void)
@@ -279,6 +284,24 @@ static void held_fork_child(void)
 	pthread_mutex_init(&held_mu, NULL);
 	atomic_store(&nheld, 0);
 	on_initial_thread = -1;  /* the thread that forked is the child's only, initial thread */
+	check_at_fork(FORK_CHILD);
+}
+
+/* The nowait construct's target task a data op of thread t belongs to (held_keep()'s), or NULL. */
+static const void *check_task(const struct thread_state *t)
+{
+	return t->call_nowait ? (t->task ? t->task : (const void *)t) : NULL;
+}
+
+/* --check's share of a data op's end: allocations, deletes (check.h). */
+static void check_op_end(int optype, const struct pending *p, int src_dev, void *src_addr, int dst_dev,
+			 void *dst_addr, size_t bytes, struct thread_state *t)
+{
+	(void)t;
+	if (optype == ompt_target_data_alloc || optype == ompt_target_data_alloc_async)
+		check_alloc(p ? p->seq : 0, dst_dev, (uint64_t)src_addr, (uint64_t)dst_addr, bytes);
+	else if (optype == ompt_target_data_delete || optype == ompt_target_data_delete_async)
+		check_delete(src_dev, (uint64_t)src_addr);
 }
 
 static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
@@ -338,6 +361,10 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			p->map_index = interpose_map_index(t, (uint64_t)src_addr);
 		else if (is_transfer_from(optype))
 			p->map_index = interpose_map_index(t, (uint64_t)dest_addr);
+		if (check_on && (is_transfer_to(optype) || is_transfer_from(optype)))
+			check_transfer_begin(p->seq, is_transfer_to(optype), src_device_num, (uint64_t)src_addr,
+					     dest_device_num, (uint64_t)dest_addr, bytes, learn_host_device(),
+					     check_task(t));
 		if (host_op_id)
 			*host_op_id = p->seq;
 		p->begin_ns = event_time();  /* last: the hash is not the operation's time */
@@ -361,6 +388,8 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 	if ((optype == ompt_target_data_delete || optype == ompt_target_data_delete_async) &&
 	    atomic_load_explicit(&nheld, memory_order_relaxed))
 		held_release(HELD_DELETE, t, NULL, 0);
+	if (check_on)
+		check_op_end(optype, p, src_device_num, src_addr, dest_device_num, dest_addr, bytes, t);
 	/*
 	 * A copy into host memory that the destination is hashed for: the record
 	 * waits for a completion point (above) inside a construct; outside one
@@ -414,6 +443,9 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 				r->hash = hash_parallel(dest_addr, bytes, threads_waiting(bytes));
 				r->has_hash = 1;
 			}
+			if (check_on && is_transfer_from(optype) && dest_device_num == learn_host_device())
+				check_copied_back(r->seq, src_device_num, (uint64_t)src_addr, (uint64_t)dest_addr,
+						  bytes, check_task(t));
 			buffer_commit(t);
 		}
 	}
@@ -527,6 +559,8 @@ static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t pr
 	if (prior_task_status == ompt_task_complete && prior_task_data &&
 	    atomic_load_explicit(&nheld, memory_order_relaxed))
 		held_release(HELD_TASK, NULL, prior_task_data, 0);
+	if (check_on && prior_task_status == ompt_task_complete && prior_task_data)
+		check_task_done(prior_task_data);
 }
 
 static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,
@@ -619,6 +653,7 @@ static void side_frames_write(enum buffer_moment when)
 		output_frame(SPOOL_STAT, "hash_from_at_op_end", (int64_t)atomic_load(&held_at_end));
 		/* Of those, the transfers of nowait constructs (completed with their task, not their end). */
 		output_frame(SPOOL_STAT, "hash_from_nowait", (int64_t)atomic_load(&held_nowait));
+		check_stats();
 	} else if (modules_changed()) {
 		/* At a swap, a library loaded since also gets its offload calls sent to us. */
 		if (when == BUFFER_SWAPPED)
@@ -744,6 +779,7 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 	if (procs_rank_off())
 		return NULL;
 	state_clock_start();
+	check_start();
 	runtime_version = runtime ? strdup(runtime) : NULL;
 	omp_in_parallel_fn = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_in_parallel");
 	omp_max_threads_fn = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");

@@ -168,6 +168,24 @@ CREATE TABLE source_raw (
     map_names  TEXT
 );
 
+-- What 'record --check' found while the program ran (docs/checks.md), one row
+-- per occurrence: a copy back of bytes the device never wrote
+-- ('never_written'), host writes a copy back undid ('lost_host_write'), host
+-- writes racing a nowait copy ('race'); or a check that could not run on a
+-- device ('skipped', note says why).  Empty when recorded without --check.
+-- IF NOT EXISTS: older databases lack it and are still read.
+CREATE TABLE IF NOT EXISTS check_raw (
+    id          INTEGER PRIMARY KEY,
+    kind        TEXT,
+    seq         INTEGER,  -- the data operation (data_op_raw.seq); -1 for 'skipped'
+    device      INTEGER,
+    host_addr   INTEGER,  -- host start of that operation's range
+    first_byte  INTEGER,  -- the bytes found: [first_byte, end_byte) of that range
+    end_byte    INTEGER,
+    bytes       INTEGER,  -- bytes found in that range (not every byte between may be)
+    note        TEXT
+);
+
 -- Written by 'mapprof record' after the run: each delete paired with the
 -- allocation it frees (the runtime reports deletes by device address only).
 CREATE TABLE delete_pair_raw (

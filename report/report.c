@@ -46,12 +46,13 @@ static void explain_failure(struct db *db, struct report_result *res, char **err
 }
 
 /* res->tripped: each --fail-on the findings are over.  0, or -1 out of memory. */
-static int check_gates(const struct report_options *opt, const struct findings *f,
+static int check_gates(const struct report_options *opt, const struct analysis *a,
 		       struct report_result *res)
 {
 	for (int i = 0; i < opt->ngates; i++) {
 		char *why = NULL, *lines = NULL;
-		int rc = gate_check(&opt->gates[i], f, &why);
+		int rc = opt->gates[i].kind == GATE_CHECK ? gate_check_checks(&opt->gates[i], &a->checks, &why)
+							  : gate_check(&opt->gates[i], &a->findings, &why);
 		if (rc <= 0) {
 			if (rc < 0)
 				return -1;
@@ -258,7 +259,7 @@ int report_run(const struct report_options *opt, struct report_result *res, char
 	/* The findings' sums, in a pass of their own when the store did not feed them. */
 	if (analysis_finish_end(&a, err) < 0)
 		goto release;
-	if (check_gates(opt, &a.findings, res) < 0) {
+	if (check_gates(opt, &a, res) < 0) {
 		if (err)
 			*err = strdup("out of memory");
 		goto release;

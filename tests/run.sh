@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: the unit-test binaries in BUILD/tests/test_* and the
-# end-to-end scripts tests/e2e/*.sh and tests/browser/*.sh (but lib.sh and
+# end-to-end scripts tests/e2e/*.sh, tests/browser/*.sh and tests/checks/*.sh (but lib.sh and
 # lib_*.sh, which the tests source).  Each is one test
 # case for the summary; the output of a failing one is shown.
 #
@@ -63,10 +63,11 @@ for t in "$B"/tests/test_*; do
 	[ -x "$t" ] || continue
 	run_one "unit/$(basename "$t")" "$t"
 done
-for t in "$MAPPROF_SRC"/tests/e2e/*.sh "$MAPPROF_SRC"/tests/browser/*.sh; do
+for t in "$MAPPROF_SRC"/tests/e2e/*.sh "$MAPPROF_SRC"/tests/browser/*.sh "$MAPPROF_SRC"/tests/checks/*.sh; do
 	[ -f "$t" ] || continue
 	case "$(basename "$t")" in lib.sh | lib_*.sh) continue ;; esac  # sourced by the tests, not tests
-	run_one "e2e/$(basename "$t" .sh)" bash "$t"
+	case "$t" in */tests/checks/*) group=checks ;; *) group=e2e ;; esac
+	run_one "$group/$(basename "$t" .sh)" bash "$t"
 done
 echo
 [ ${#failed[@]} -eq 0 ] || echo "failed: ${failed[*]}"

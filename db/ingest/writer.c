@@ -477,6 +477,16 @@ int dbw_stat(struct db_writer *w, const char *name, int64_t value)
 			   name, value);
 }
 
+int dbw_check(struct db_writer *w, const char *kind, int64_t seq, int device, int64_t host_addr,
+	      int64_t first, int64_t end, int64_t bytes, const char *note)
+{
+	if (!kind)
+		return 0;
+	return exec_params(w, "INSERT INTO check_raw (kind, seq, device, host_addr, first_byte, end_byte,"
+			   " bytes, note) VALUES (?,?,?,?,?,?,?,?)", "tiiiiiit", kind, seq, (int64_t)device,
+			   host_addr, first, end, bytes, note);
+}
+
 int dbw_status(struct db_writer *w, const char *status, const char *detail)
 {
 	return exec_params(w, "UPDATE run_raw SET status = ?, status_detail = ? WHERE id = 1", "tt",

@@ -36,6 +36,9 @@ int dbw_run_info(struct db_writer *w, const struct run_info *ri);
 int dbw_env(struct db_writer *w, const char *name, const char *value);
 /* A counter of the run (stats table); a later value of the same name replaces it. */
 int dbw_stat(struct db_writer *w, const char *name, int64_t value);
+/* A row of check_raw (a CHECK frame, db/spool/spool.h): seq -1 for none. */
+int dbw_check(struct db_writer *w, const char *kind, int64_t seq, int device, int64_t host_addr,
+	      int64_t first, int64_t end, int64_t bytes, const char *note);
 int dbw_status(struct db_writer *w, const char *status, const char *detail);
 int dbw_end(struct db_writer *w, int64_t end_ns, uint64_t events_lost);
 int dbw_device(struct db_writer *w, int num, const char *type, int64_t init_ns, int64_t fini_ns);

@@ -87,6 +87,8 @@ enum spool_frame_type {
 	SPOOL_CLOCK,        /* ticks, ns: the timestamp counter and CLOCK_MONOTONIC read together */
 	SPOOL_PROCESS,      /* pid, ppid, rank (-1: none), rank_var, started ("record", "exec", "fork") */
 	SPOOL_STAT,         /* name, value: a counter of the run (the stats table) */
+	SPOOL_CHECK,        /* kind, seq, device, host_addr, first, end, bytes, note: a --check
+			       finding's occurrence, or a check skipped on a device (check_raw) */
 	SPOOL_FRAME_TYPES
 };
 

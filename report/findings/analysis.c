@@ -20,6 +20,7 @@ static void analysis_reset(struct analysis *a)
 {
 	totals_release(&a->totals);
 	findings_release(&a->findings);
+	checks_release(&a->checks);
 	results_release(&a->results);
 	cost_release(&a->cost);
 	kernel_sites_release(&a->kernel_sites);
@@ -241,6 +242,8 @@ int analysis_pass(struct db *db, struct analysis *a, int with_timeline, char **e
 		a->sorted = 1;
 		rc = analyse_stream(db, a, EVENTS_SORTED, err);
 	}
+	if (rc >= 0 && checks_load(db, &a->checks, err) < 0)
+		return -1;
 	return rc < 0 ? -1 : 0;
 }
 
@@ -318,6 +321,7 @@ void analysis_release(struct analysis *a)
 	a->source_root = NULL;
 	totals_release(&a->totals);
 	findings_release(&a->findings);
+	checks_release(&a->checks);
 	results_release(&a->results);
 	cost_release(&a->cost);
 	kernel_sites_release(&a->kernel_sites);

@@ -13,6 +13,7 @@
 #include "db/read/events.h"
 #include "db/read/kernel_sites.h"
 #include "db/read/timeline.h"
+#include "report/findings/checks.h"
 #include "report/findings/cost.h"
 #include "report/findings/findings.h"
 #include "report/findings/results.h"
@@ -31,6 +32,7 @@ struct analysis {
 	struct damaged damaged_kernels;  /* kernel_raw rows left out */
 	struct run_totals totals;
 	struct findings findings;
+	struct check_findings checks;  /* what 'record --check' found (checks.h) */
 	struct cost_model cost;  /* what an operation costs in this run (cost.h) */
 	struct results results;  /* the last content of every host range (results.h) */
 	int host_device;         /* -1 when unknown */

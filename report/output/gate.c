@@ -84,6 +84,8 @@ int gate_parse(const char *spec, struct gate *g, const char **why)
 	g->kind = -2;
 	if (n == 3 && !strncmp(spec, "any", 3)) {
 		g->kind = -1;
+	} else if (n == 5 && !strncmp(spec, "check", 5)) {
+		g->kind = GATE_CHECK;
 	} else if (n == 7 && !strncmp(spec, "savings", 7)) {
 		g->kind = -1;
 		savings = 1;
@@ -96,7 +98,7 @@ int gate_parse(const char *spec, struct gate *g, const char **why)
 	}
 	if (g->kind == -2) {
 		*why = "unknown kind (use any, savings, duplicate_transfer, round_trip, "
-		       "repeated_alloc, unused_alloc or unused_transfer)";
+		       "repeated_alloc, unused_alloc, unused_transfer or check)";
 		return -1;
 	}
 	if (!colon) {
@@ -107,6 +109,10 @@ int gate_parse(const char *spec, struct gate *g, const char **why)
 	}
 	if (parse_threshold(colon + 1, g, why) < 0)
 		return -1;
+	if (g->kind == GATE_CHECK && g->threshold != GATE_OCCURRENCES) {
+		*why = "'check' takes a number of occurrences (check:0), not a saving";
+		return -1;
+	}
 	if (savings && g->threshold == GATE_OCCURRENCES) {
 		*why = "'savings' takes a percentage (savings:5%) or a time (savings:10ms)";
 		return -1;
@@ -132,6 +138,8 @@ int gate_check(const struct gate *g, const struct findings *f, char **msg)
 		savings = f->kinds[g->kind].savings_ns;
 	}
 	*msg = NULL;
+	if (g->kind == GATE_CHECK)
+		return 0;  /* gate_check_checks()'s */
 	switch (g->threshold) {
 	case GATE_OCCURRENCES:
 		if (occ <= g->count)
@@ -154,6 +162,23 @@ int gate_check(const struct gate *g, const struct findings *f, char **msg)
 		break;
 	}
 	if (rc < 0) {
+		*msg = NULL;
+		return -1;
+	}
+	return 1;
+}
+
+int gate_check_checks(const struct gate *g, const struct check_findings *c, char **msg)
+{
+	uint64_t occ = 0;
+
+	*msg = NULL;
+	for (size_t i = 0; i < c->n; i++)
+		occ += c->v[i].occurrences;
+	if (occ <= g->count)
+		return 0;
+	if (asprintf(msg, "%llu check occurrence%s (mapping bugs)", (unsigned long long)occ,
+		     occ == 1 ? "" : "s") < 0) {
 		*msg = NULL;
 		return -1;
 	}

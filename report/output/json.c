@@ -391,6 +391,63 @@ static json_t *kernels_json(const struct analysis *a)
 	return arr;
 }
 
+/* The variable a check finding's operation moved, as the report names it (borrowed from var). */
+static const char *var_name(const json_t *var)
+{
+	return json_string_value(json_object_get(var, "name"));
+}
+
+/*
+ * A check finding: {"id", "kind", "rule", "title", "device", "direction",
+ * "location", "variable", "seq", "range": {"first", "end"}, "bytes",
+ * "operation_bytes", "occurrences", "total_bytes", "message", "fix"}.
+ */
+static json_t *check_json(const struct analysis *a, const struct check_finding *c)
+{
+	json_t *o = json_object(), *var = NULL;
+	char *msg;
+
+	if (!o)
+		return NULL;
+	if (a->attr && c->seq >= 0 && (var = attribution_variable(a->attr, c->seq)))
+		add_relative(a, var, "decl_file", "decl_path");
+	msg = check_message(c, var_name(var));
+	json_object_set_new(o, "id", json_integer(c->id));
+	json_object_set_new(o, "kind", json_string(check_kind_name(c->kind)));
+	json_object_set_new(o, "rule", json_string(check_rule_id(c->kind)));
+	json_object_set_new(o, "title", json_string(check_title(c->kind)));
+	json_object_set_new(o, "device", json_integer(c->device));
+	json_object_set_new(o, "direction", json_string(c->to_device ? "to_device" : "from_device"));
+	json_object_set_new(o, "location", place(a, c->codeptr));
+	json_object_set_new(o, "variable", var ? var : json_null());
+	json_object_set_new(o, "seq", json_integer(c->seq));
+	json_object_set_new(o, "host_address", hex(c->host_addr));
+	json_object_set_new(o, "range", json_pack("{sIsI}", "first", (json_int_t)c->first, "end",
+						  (json_int_t)c->end));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)c->bytes));
+	json_object_set_new(o, "operation_bytes", json_integer((json_int_t)c->op_bytes));
+	json_object_set_new(o, "occurrences", json_integer((json_int_t)c->occurrences));
+	json_object_set_new(o, "total_bytes", json_integer((json_int_t)c->total_bytes));
+	json_object_set_new(o, "message", msg ? text(msg) : json_null());
+	json_object_set_new(o, "fix", json_string(check_fix(c)));
+	free(msg);
+	return o;
+}
+
+/* {"findings": [...], "skipped": ["device N: why", ...]}: only for a run recorded with --check. */
+static json_t *checks_json(const struct analysis *a)
+{
+	json_t *o = json_object(), *v = json_array(), *sk = json_array();
+
+	for (size_t i = 0; i < a->checks.n; i++)
+		json_array_append_new(v, check_json(a, &a->checks.v[i]));
+	for (size_t i = 0; i < a->checks.nskipped; i++)
+		json_array_append_new(sk, text(a->checks.skipped[i]));
+	json_object_set_new(o, "findings", v);
+	json_object_set_new(o, "skipped", sk);
+	return o;
+}
+
 json_t *report_json(const struct analysis *a)
 {
 	json_t *doc = json_object(), *findings = json_array(), *plans = plans_json(a);
@@ -405,6 +462,8 @@ json_t *report_json(const struct analysis *a)
 	json_object_set_new(doc, "version", json_integer(REPORT_JSON_VERSION));
 	json_object_set_new(doc, "run", run_json(a));
 	json_object_set_new(doc, "summary", summary_json(a));
+	if (a->checks.ran || a->checks.n || a->checks.nskipped)
+		json_object_set_new(doc, "checks", checks_json(a));
 	for (size_t i = 0; i < a->findings.n; i++)
 		json_array_append_new(findings, finding_json(a, &a->findings.v[i]));
 	json_object_set_new(doc, "findings", findings);

@@ -11,6 +11,7 @@
 #include "db/store/source_path.h"
 #include "report/output/json.h"
 #include "report/detect/occurrence.h"
+#include "report/findings/checks.h"
 #include "report/output/sarif.h"
 #include "lib/units.h"
 
@@ -362,11 +363,100 @@ static json_t *result_json(struct sarif_ctx *c, json_t *f, double duration_ns)
 	return r;
 }
 
+/* A check's rule (report/findings/checks.h): always level error, its own id. */
+static json_t *check_rule_json(int k)
+{
+	static const char *const full[CHECK_KIND_COUNT] = {
+		("A copy from the device to the host brought back bytes that nothing wrote on the device "
+		 "since its buffer was allocated (no kernel, no transfer): uninitialised device memory "
+		 "overwrote the host's data."),
+		("A copy from the device overwrote host bytes that the host changed after they were last "
+		 "sent to or received from that device: the device never saw the change, and the copy "
+		 "silently undid it."),
+		("The host wrote the source of a nowait copy to a device, or the destination of a nowait "
+		 "copy back, between the copy's start and its task's completion."),
+	};
+	json_t *o = json_object(), *props = json_object();
+
+	json_object_set_new(o, "id", json_string(check_rule_id(k)));
+	json_object_set_new(o, "name", json_string(check_kind_name(k)));
+	json_object_set_new(o, "shortDescription", text(check_title(k)));
+	json_object_set_new(o, "fullDescription", text(full[k]));
+	json_object_set_new(o, "help", json_pack("{ss}", "text", "found by 'mapprof record --check': "
+						 "docs/checks.md says how, and what it cannot see"));
+	json_object_set_new(o, "defaultConfiguration", json_pack("{ss}", "level", "error"));
+	json_object_set_new(props, "tags", json_pack("[sss]", "correctness", "openmp", "data-mapping"));
+	json_object_set_new(o, "properties", props);
+	return o;
+}
+
+static int check_kind_index(const char *kind)
+{
+	for (int k = 0; kind && k < CHECK_KIND_COUNT; k++)
+		if (!strcmp(kind, check_kind_name(k)))
+			return k;
+	return -1;
+}
+
+/* A stable id across runs: the kind, the module-relative place and the variable (FNV-1a, hex). */
+static json_t *check_fingerprint(json_t *f)
+{
+	json_t *place = json_object_get(f, "location");
+	const char *parts[4] = {
+		json_string_value(json_object_get(f, "rule")),
+		json_string_value(json_object_get(place, "module")),
+		json_string_value(json_object_get(place, "offset")),
+		json_string_value(json_object_get(json_object_get(f, "variable"), "name")),
+	};
+	uint64_t h = 1469598103934665603ull;
+	char buf[24];
+
+	for (int i = 0; i < 4; i++) {
+		for (const char *p = parts[i] ? parts[i] : ""; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ull;
+		h = (h ^ 0xff) * 1099511628211ull;
+	}
+	snprintf(buf, sizeof(buf), "%016llx", (unsigned long long)h);
+	return json_string(buf);
+}
+
+static json_t *check_result_json(struct sarif_ctx *c, json_t *f)
+{
+	int k = check_kind_index(json_string_value(json_object_get(f, "kind")));
+	const char *msg = json_string_value(json_object_get(f, "message"));
+	const char *fix = json_string_value(json_object_get(f, "fix"));
+	json_t *r, *arr, *loc, *props;
+	char *all = NULL;
+
+	if (k < 0 || asprintf(&all, "%s: %s. Fix: %s.", check_title(k), msg ? msg : "", fix ? fix : "") < 0)
+		return NULL;
+	r = json_object();
+	json_object_set_new(r, "ruleId", json_string(check_rule_id(k)));
+	json_object_set_new(r, "ruleIndex", json_integer(FINDING_KIND_COUNT + k));
+	json_object_set_new(r, "level", json_string("error"));
+	json_object_set_new(r, "message", text(all));
+	free(all);
+	arr = json_array();
+	if ((loc = location(c, json_object_get(f, "location"), -1, NULL)))
+		json_array_append_new(arr, loc);
+	json_object_set_new(r, "locations", arr);
+	json_object_set_new(r, "partialFingerprints", json_pack("{so}", FINGERPRINT_KEY, check_fingerprint(f)));
+	props = json_object();
+	json_object_set_new(props, "id", json_deep_copy(json_object_get(f, "id")));
+	json_object_set_new(props, "kind", json_string(check_kind_name(k)));
+	json_object_set_new(props, "occurrences", json_deep_copy(json_object_get(f, "occurrences")));
+	json_object_set_new(props, "bytes", json_deep_copy(json_object_get(f, "bytes")));
+	json_object_set_new(props, "range", json_deep_copy(json_object_get(f, "range")));
+	json_object_set_new(props, "device", json_deep_copy(json_object_get(f, "device")));
+	json_object_set_new(r, "properties", props);
+	return r;
+}
+
 json_t *report_sarif(json_t *doc, struct db *db, const char *source_root, char **err)
 {
 	struct sarif_ctx c = { db, NULL };
 	json_t *log, *run, *driver, *rules_arr, *results, *findings = json_object_get(doc, "findings");
-	json_t *summary = json_object_get(doc, "summary");
+	json_t *summary = json_object_get(doc, "summary"), *checks = json_object_get(doc, "checks");
 	double duration = (double)json_integer_value(json_object_get(summary, "duration_ns"));
 
 	if (source_root) {
@@ -392,6 +482,10 @@ json_t *report_sarif(json_t *doc, struct db *db, const char *source_root, char *
 	json_object_set_new(driver, "version", json_string(MAPPROF_VERSION));
 	for (int k = 0; k < FINDING_KIND_COUNT; k++)
 		json_array_append_new(rules_arr, rule_json(k));
+	/* The checks' rules after the waste kinds', in a run recorded with --check only. */
+	if (checks)
+		for (int k = 0; k < CHECK_KIND_COUNT; k++)
+			json_array_append_new(rules_arr, check_rule_json(k));
 	json_object_set_new(driver, "rules", rules_arr);
 	json_object_set_new(run, "tool", json_pack("{so}", "driver", driver));
 	if (c.root) {
@@ -405,6 +499,11 @@ json_t *report_sarif(json_t *doc, struct db *db, const char *source_root, char *
 			free(uri);
 		}
 		free(dir);
+	}
+	for (size_t i = 0; i < json_array_size(json_object_get(checks, "findings")); i++) {
+		json_t *r = check_result_json(&c, json_array_get(json_object_get(checks, "findings"), i));
+		if (r)
+			json_array_append_new(results, r);
 	}
 	for (size_t i = 0; i < json_array_size(findings); i++) {
 		json_t *r = result_json(&c, json_array_get(findings, i), duration);

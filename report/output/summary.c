@@ -63,6 +63,46 @@ static void print_devices(FILE *out, const struct analysis *a, const struct find
 	}
 }
 
+/*
+ * The findings of 'record --check', before the waste: each with its
+ * place, its variable, what happened and the fix.  Nothing when the run
+ * was recorded without --check.
+ */
+static void print_checks(FILE *out, const struct analysis *a)
+{
+	const struct check_findings *c = &a->checks;
+	uint64_t occ = 0;
+
+	if (!c->ran && !c->n && !c->nskipped)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		occ += c->v[i].occurrences;
+	if (!c->n)
+		fprintf(out, "mapprof: --check found no mapping bugs\n");
+	else
+		fprintf(out, "mapprof: --check found %zu mapping bug%s (%" PRIu64 " occurrence%s):\n", c->n,
+			c->n == 1 ? "" : "s", occ, occ == 1 ? "" : "s");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct check_finding *g = &c->v[i];
+		json_t *v = a->attr && g->seq >= 0 ? attribution_variable(a->attr, g->seq) : NULL;
+		char *msg = check_message(g, json_string_value(json_object_get(v, "name")));
+
+		fprintf(out, "  B%d %s at ", g->id, check_kind_name(g->kind));
+		print_place(out, a, g->codeptr);
+		fprintf(out, ": %" PRIu64 " time%s\n     ", g->occurrences, g->occurrences == 1 ? "" : "s");
+		termesc_fputs(msg ? msg : "out of memory", out, 0);
+		fprintf(out, "\n     fix: %s\n", check_fix(g));
+		free(msg);
+		json_decref(v);
+	}
+	for (size_t i = 0; i < c->nskipped; i++) {
+		fputs("  not checked on ", out);
+		termesc_fputs(c->skipped[i], out, 0);
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}
+
 /* What tells a finding from its look-alikes on the same line, in words. */
 static const char *flavour_words(enum flavour flavour)
 {
@@ -335,6 +375,7 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 		print_incomplete(out, &a->run);
 		fprintf(out, "\nmapprof: this report covers only what was recorded\n");
 	}
+	print_checks(out, a);
 	fprintf(out, "mapprof: %" PRIu64 " events in %s; transfers busy %s, allocations busy %s\n",
 		a->totals.events, format_ns(d, sizeof(d), a->duration_ns),
 		format_ns(t, sizeof(t), busy_ns(&a->totals.transfer)),

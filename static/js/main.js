@@ -1,6 +1,7 @@
   /* ---------- start ---------- */
 
   renderHeader();
+  renderChecks();
   renderKpis();
   renderKindControls();
   initTable();

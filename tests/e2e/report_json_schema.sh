@@ -20,6 +20,8 @@ done
 "$m" record -o rt2.db -- "$MAPPROF_BUILD/samples/round_trip" >/dev/null 2>&1 || fail "record round_trip again"
 "$m" report -q --no-html --json baseline.json --baseline round_trip.db rt2.db 2>/dev/null || fail "report --baseline"
 "$m" report -q --no-html --json same.json --same-program round_trip.db rt2.db 2>/dev/null || fail "report --same-program"
+"$m" record --check -o checked.db -- "$MAPPROF_BUILD/samples/round_trip" >/dev/null 2>&1 || fail "record --check"
+"$m" report -q --no-html --json checked.json checked.db 2>/dev/null || fail "report on a run recorded with --check"
 "$m" report -q --no-html --json merged.json round_trip.db duplicate_transfer.db jacobi_like.db 2>/dev/null ||
 	fail "report over three databases"
 
