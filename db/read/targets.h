@@ -9,8 +9,12 @@
  * trace' puts several processes' databases on one time line with it.
  *
  * Rows with no thread, no begin or a time out of range (db/read/sound.h's
- * limits) are left out.  SQLite sorts them (ORDER BY begin_ns, id): its
- * sorter spills to temporary files, so memory does not grow with the rows.
+ * limits) are left out.  Two ways to get begin order, as db/read/events.h
+ * has them: TARGETS_BY_ID reads the rows in id order (no sort: the
+ * collector numbers a construct when it begins) through a reorder window
+ * of TARGETS_WINDOW rows, and returns TARGETS_RESTART when a row comes too
+ * late for it; TARGETS_SORTED has SQLite sort them (ORDER BY begin_ns,
+ * id), always right, at the sort's cost in time and memory.
  */
 #ifndef MAPPROF_DB_TARGETS_H
 #define MAPPROF_DB_TARGETS_H
@@ -29,10 +33,18 @@ struct target_row {
 	uint64_t codeptr;      /* 0 when unknown */
 };
 
-/* Start reading.  NULL with *err set on error. */
-struct target_stream *target_stream_open(struct db *db, char **err);
+enum targets_mode { TARGETS_BY_ID, TARGETS_SORTED };
 
-/* Next row into *row: 1, 0 at the end, -1 with *err set. */
+#define TARGETS_WINDOW 4096
+#define TARGETS_RESTART (-2)
+
+/* Start reading.  NULL with *err set on error. */
+struct target_stream *target_stream_open(struct db *db, enum targets_mode mode, char **err);
+
+/*
+ * Next row into *row: 1, 0 at the end, -1 with *err set, or (TARGETS_BY_ID
+ * only) TARGETS_RESTART when the order cannot be kept.
+ */
 int target_stream_next(struct target_stream *s, struct target_row *row, char **err);
 
 /* Accepts NULL. */

@@ -92,6 +92,60 @@ static OTF2_FlushType pre_flush(void *data, OTF2_FileType type, OTF2_LocationRef
 
 static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
 
+/*
+ * The chunks of one buffer.  libotf2 keeps every chunk it is given until
+ * the writer closes, unless an allocation fails: then it writes the full
+ * ones out (pre_flush) and frees them (free_all).  So an event buffer is
+ * given EVT_CHUNKS chunks at a time, and memory stays flat however many
+ * events come (libotf2's file layer adds a buffer of its own, about 4 MiB
+ * per event file once it holds that much); definitions get what they ask
+ * for.
+ */
+#define EVT_CHUNKS 1
+
+struct chunks {
+	size_t n, cap;
+	void **v;
+};
+
+static void *chunk_alloc(void *data, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, uint64_t size)
+{
+	struct chunks *c = *per_buffer;
+	void *p;
+
+	(void)data;
+	(void)loc;
+	if (!c && !(c = *per_buffer = calloc(1, sizeof(*c))))
+		return NULL;
+	if (type == OTF2_FILETYPE_EVENTS && c->n >= EVT_CHUNKS)
+		return NULL;
+	if (grow_one((void **)&c->v, &c->cap, c->n, sizeof(*c->v)) < 0 || !(p = malloc(size)))
+		return NULL;
+	c->v[c->n++] = p;
+	return p;
+}
+
+static void chunk_free_all(void *data, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, bool final)
+{
+	struct chunks *c = *per_buffer;
+
+	(void)data;
+	(void)type;
+	(void)loc;
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i]);
+	c->n = 0;
+	if (final) {
+		free(c->v);
+		free(c);
+		*per_buffer = NULL;
+	}
+}
+
+static const OTF2_MemoryCallbacks memory_callbacks = { chunk_alloc, chunk_free_all };
+
 /* A libotf2 call's result: 0, or -1 with the error kept. */
 static int check(struct otf2w *w, OTF2_ErrorCode rc)
 {
@@ -117,6 +171,7 @@ struct otf2w *otf2w_open(const char *dir, char **err)
 	w->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, EVT_CHUNK, DEF_CHUNK, OTF2_SUBSTRATE_POSIX,
 				  OTF2_COMPRESSION_NONE);
 	if (!w->ar || check(w, OTF2_Archive_SetFlushCallbacks(w->ar, &flush_callbacks, NULL)) ||
+	    check(w, OTF2_Archive_SetMemoryCallbacks(w->ar, &memory_callbacks, NULL)) ||
 	    check(w, OTF2_Archive_SetSerialCollectiveCallbacks(w->ar)) ||
 	    check(w, OTF2_Archive_SetCreator(w->ar, "mapprof")) ||
 	    check(w, OTF2_Archive_SetDescription(w->ar, "OpenMP offload data mapping, recorded by mapprof")) ||

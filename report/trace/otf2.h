@@ -7,9 +7,10 @@
  * The archive is 'DIR/traces.otf2' (the anchor file), 'DIR/traces.def'
  * (the global definitions) and 'DIR/traces/' (one event file per
  * location), as Score-P names them.  Events are written as they come, one
- * writer per location, each in time order; libotf2 keeps one chunk per
- * location in memory and writes a full one out (OTF2_FLUSH), so memory
- * grows with the locations, never with the events.  The definitions
+ * writer per location, each in time order; libotf2 keeps one chunk (1
+ * MiB) per location in memory and writes a full one out (OTF2_FLUSH), and
+ * its file layer buffers about 4 MiB more per location: memory grows with
+ * the locations, never with the events.  The definitions
  * (strings, the system tree, location groups, locations with their event
  * counts, regions, the attributes, the metric, the RMA window) are written
  * once, when the archive is closed.

@@ -122,8 +122,16 @@ struct writer {
 	struct trace_stats *st;
 	uint64_t rma_ids;
 	int64_t last_ns;           /* the archive's last time */
+	int sorted;                /* read sorted by SQLite (else in stored order: RESTART when wrong) */
 	char **err;
 };
+
+/*
+ * The events, target constructs or finding rows were read in their
+ * stored order and it turned out wrong: write the archive again, sorted.
+ * (EVENTS_RESTART, TARGETS_RESTART and FINDING_SCAN_RESTART are this.)
+ */
+#define RESTART (-2)
 
 static int oom(char **err)
 {
@@ -381,7 +389,7 @@ static int findings_of(struct writer *wr, struct proc *p, const struct event *ev
 		}
 		rc = finding_scan_next(p->rows, &p->row_next, wr->err);
 		if (rc < 0)
-			return -1;
+			return rc == FINDING_SCAN_RESTART ? RESTART : -1;
 		p->row_ok = rc == 1;
 	}
 	if (f->n)
@@ -458,9 +466,10 @@ static int write_event(struct writer *wr, struct proc *p, const struct event *ev
 	struct open_region *o;
 	struct lane *l, *host;
 	uint32_t region;
+	int rc;
 
-	if (findings_of(wr, p, ev, &f) < 0)
-		return -1;
+	if ((rc = findings_of(wr, p, ev, &f)) < 0)
+		return rc;
 	if ((ev->kind == EV_ALLOC || ev->kind == EV_DELETE) && memory(wr, p, ev, device, window) < 0)
 		return -1;
 	if (!window)
@@ -492,39 +501,52 @@ static int write_event(struct writer *wr, struct proc *p, const struct event *ev
 			 o->id, &f);
 }
 
-/* The events and target constructs of one database, merged in begin order.  0 or -1. */
+/* One of the streams' results: RESTART for an order that cannot be kept. */
+static int stream_rc(int rc)
+{
+	return rc == EVENTS_RESTART || rc == TARGETS_RESTART ? RESTART : rc;
+}
+
+/* The events and target constructs of one database, merged in begin order.  0, -1 or RESTART. */
 static int write_streams(struct writer *wr, struct proc *p)
 {
-	struct event_stream *es = event_stream_open(p->db, EVENTS_SORTED, NULL, wr->err);
-	struct target_stream *ts = es ? target_stream_open(p->db, wr->err) : NULL;
+	struct event_stream *es = event_stream_open(p->db, wr->sorted ? EVENTS_SORTED : EVENTS_BY_SEQ, NULL,
+						    wr->err);
+	struct target_stream *ts = es ? target_stream_open(p->db, wr->sorted ? TARGETS_SORTED : TARGETS_BY_ID,
+							   wr->err) : NULL;
 	struct event ev;
 	struct target_row t;
 	int has_ev, has_t, rc = -1;
 
 	if (!ts)
 		goto out;
-	has_ev = event_stream_next(es, &ev, wr->err);
-	has_t = target_stream_next(ts, &t, wr->err);
+	has_ev = stream_rc(event_stream_next(es, &ev, wr->err));
+	has_t = stream_rc(target_stream_next(ts, &t, wr->err));
 	while (has_ev == 1 || has_t == 1) {
 		if (has_ev < 0 || has_t < 0)
-			goto out;
-		/* Past the window's end nothing more is written (memory before it is counted). */
-		if ((has_ev != 1 || ev.begin_ns > wr->opt->to_ns) && (has_t != 1 || t.begin_ns > wr->opt->to_ns))
+			break;
+		/*
+		 * Past the window's end nothing more is written; sorted, nothing
+		 * more comes.  Read in stored order, only the end proves the
+		 * order: read on.
+		 */
+		if (wr->sorted && (has_ev != 1 || ev.begin_ns > wr->opt->to_ns) &&
+		    (has_t != 1 || t.begin_ns > wr->opt->to_ns))
 			break;
 		/* A construct before the events that begin with it: it holds them. */
 		if (has_t == 1 && (has_ev != 1 || t.begin_ns <= ev.begin_ns)) {
-			if (write_target(wr, p, &t) < 0)
+			if ((rc = write_target(wr, p, &t)) < 0)
 				goto out;
-			has_t = target_stream_next(ts, &t, wr->err);
+			has_t = stream_rc(target_stream_next(ts, &t, wr->err));
 		} else {
-			if (write_event(wr, p, &ev) < 0)
+			if ((rc = write_event(wr, p, &ev)) < 0)
 				goto out;
-			has_ev = event_stream_next(es, &ev, wr->err);
+			has_ev = stream_rc(event_stream_next(es, &ev, wr->err));
 		}
 	}
-	if (has_ev < 0 || has_t < 0)
-		goto out;
-	rc = 0;
+	rc = has_ev < 0 ? has_ev : has_t < 0 ? has_t : 0;
+	if (!rc && p->rows && !wr->sorted && finding_scan_finish(p->rows, wr->err) < 0)
+		rc = *wr->err ? -1 : RESTART;
 	for (size_t i = 0; i < p->nlanes && !rc; i++)
 		rc = pop_until(wr, p, &p->lanes[i], INT64_MAX);
 out:
@@ -570,7 +592,7 @@ static uint32_t host_node(struct writer *wr, const char *host, uint32_t root, ch
 	return v[(*n)++];
 }
 
-/* One database into the archive.  0, or -1 with *err set. */
+/* One database into the archive.  0, -1 with *err set, or RESTART. */
 static int write_db(struct writer *wr, const char *path, int64_t shift_ns, uint32_t node)
 {
 	struct proc p = { .shift_ns = shift_ns, .node = node };
@@ -590,13 +612,16 @@ static int write_db(struct writer *wr, const char *path, int64_t shift_ns, uint3
 		goto out;
 	p.at = attribution_open(p.db);
 	wr->st->has_sources |= p.at != NULL;
-	p.rows = finding_scan_open(p.db, FINDING_SCAN_SORTED, &max_finding, wr->err);
+	p.rows = finding_scan_open(p.db, wr->sorted ? FINDING_SCAN_SORTED : FINDING_SCAN_STORED, &max_finding,
+				   wr->err);
 	if (!p.rows && *wr->err)
 		goto out;
 	wr->st->has_findings |= max_finding >= 0;
 	if (p.rows) {
-		if ((r = finding_scan_next(p.rows, &p.row_next, wr->err)) < 0)
+		if ((r = finding_scan_next(p.rows, &p.row_next, wr->err)) < 0) {
+			rc = r == FINDING_SCAN_RESTART ? RESTART : -1;
 			goto out;
+		}
 		p.row_ok = r == 1;
 	}
 	if (p.row.rank >= 0)
@@ -785,73 +810,101 @@ fail:
 	return -1;
 }
 
-int trace_write_otf2(char **dbs, int n, const char *path, const struct trace_options *opt,
-		     struct trace_stats *st, char **err)
+/* A new directory beside 'path' for the archive (malloc'ed), or NULL with *err. */
+static char *make_tmp(const char *path, char **err)
 {
-	struct writer wr = { .opt = opt, .st = st, .err = err };
-	int64_t *shift = calloc((size_t)n, sizeof(*shift));
-	uint32_t *nodes = calloc((size_t)n, sizeof(*nodes));
-	uint64_t realtime_ns = UINT64_MAX;
 	char *copy = strdup(path), *tmp = NULL;
-	int rc = -1;
+	mode_t mask;
 
-	*err = NULL;
-	memset(st, 0, sizeof(*st));
-	hmap_init(&wr.region_names, 2, sizeof(uint32_t));
-	if (!shift || !nodes || !copy) {
+	if (!copy || asprintf(&tmp, "%s/.%s.tmp-XXXXXX", dirname(copy), basename((char *)path)) < 0) {
+		free(copy);
 		oom(err);
-		goto out;
+		return NULL;
 	}
-	if (may_replace(path, err) < 0)
-		goto out;
-	/* A directory beside the archive, renamed into place when whole. */
-	if (asprintf(&tmp, "%s/.%s.tmp-XXXXXX", dirname(copy), basename((char *)path)) < 0) {
-		tmp = NULL;
-		oom(err);
-		goto out;
-	}
+	free(copy);
 	if (!mkdtemp(tmp)) {
 		if (asprintf(err, "cannot write '%s': %s", path, strerror(errno)) < 0)
 			*err = NULL;
 		free(tmp);
-		tmp = NULL;
-		goto out;
+		return NULL;
 	}
 	/* mkdtemp() makes it 0700: the archive gets a new directory's mode. */
-	{
-		mode_t mask = umask(0);
-		umask(mask);
-		chmod(tmp, 0777 & ~mask);
+	mask = umask(0);
+	umask(mask);
+	chmod(tmp, 0777 & ~mask);
+	return tmp;
+}
+
+/* The archive of dbs[0..n) into the directory 'tmp'.  0, -1 with *err set, or RESTART. */
+static int write_archive(char **dbs, int n, const char *tmp, const char *path, int sorted,
+			 const struct trace_options *opt, struct trace_stats *st, char **err)
+{
+	struct writer wr = { .opt = opt, .st = st, .err = err, .sorted = sorted };
+	int64_t *shift = calloc((size_t)n, sizeof(*shift));
+	uint32_t *nodes = calloc((size_t)n, sizeof(*nodes));
+	uint64_t realtime_ns = UINT64_MAX;
+	int rc = -1;
+
+	memset(st, 0, sizeof(*st));
+	hmap_init(&wr.region_names, 2, sizeof(uint32_t));
+	if (!shift || !nodes) {
+		oom(err);
+		goto out;
 	}
-	if (!(wr.w = otf2w_open(tmp, err)))
+	if (!(wr.w = otf2w_open(tmp, err)) || align(dbs, n, shift, nodes, &wr, &realtime_ns) < 0)
 		goto out;
-	if (align(dbs, n, shift, nodes, &wr, &realtime_ns) < 0)
-		goto out;
-	for (int i = 0; i < n; i++)
-		if (write_db(&wr, dbs[i], shift[i], nodes[i]) < 0)
-			goto out;
 	rc = 0;
+	for (int i = 0; i < n && !rc; i++)
+		rc = write_db(&wr, dbs[i], shift[i], nodes[i]);
 out:
 	if (wr.w) {
 		char *why = NULL;
 		/* A failed write of libotf2's has no message yet: closing gives it. */
-		if ((rc == 0 || !*err) && otf2w_close(wr.w, 0, (uint64_t)wr.last_ns, realtime_ns, &why) < 0) {
+		if ((rc == 0 || (rc == -1 && !*err)) &&
+		    otf2w_close(wr.w, 0, (uint64_t)wr.last_ns, realtime_ns, &why) < 0) {
 			if (asprintf(err, "cannot write '%s': %s", path, why ? why : "out of memory") < 0)
 				*err = NULL;
 			rc = -1;
-		} else if (rc && *err) {
+		} else if (rc) {
 			otf2w_abort(wr.w);
 		}
 		free(why);
+	}
+	hmap_release(&wr.region_names);
+	free(shift);
+	free(nodes);
+	return rc;
+}
+
+int trace_write_otf2(char **dbs, int n, const char *path, const struct trace_options *opt,
+		     struct trace_stats *st, char **err)
+{
+	char *tmp = NULL;
+	int rc = -1;
+
+	*err = NULL;
+	memset(st, 0, sizeof(*st));
+	if (may_replace(path, err) < 0)
+		return -1;
+	/*
+	 * In stored order first (no sort: memory stays small); where that
+	 * order is wrong, once more sorted.  Written beside 'path' and renamed
+	 * into place when whole.
+	 */
+	for (int sorted = 0; sorted < 2; sorted++) {
+		if (!(tmp = make_tmp(path, err)))
+			return -1;
+		rc = write_archive(dbs, n, tmp, path, sorted, opt, st, err);
+		if (rc != RESTART)
+			break;
+		remove_archive(tmp, 0);
+		free(tmp);
+		tmp = NULL;
 	}
 	if (rc == 0)
 		rc = commit(tmp, path, err);
 	if (rc && tmp)
 		remove_archive(tmp, 0);
-	hmap_release(&wr.region_names);
 	free(tmp);
-	free(copy);
-	free(shift);
-	free(nodes);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
