@@ -61,6 +61,7 @@ struct otf2w {
 /* libotf2's errors go here instead of to standard error: the first one is kept. */
 static struct otf2w *current;
 
+__attribute__((format(printf, 6, 0)))
 static OTF2_ErrorCode on_error(void *data, const char *file, uint64_t line, const char *function,
 			       OTF2_ErrorCode code, const char *fmt, va_list va)
 {
