@@ -47,7 +47,8 @@ PKGS       := sqlite3 jansson libdw libxxhash
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SQLITE_LIBS := $(shell pkg-config --libs sqlite3 2>/dev/null)
 XXH_LIBS   := $(shell pkg-config --libs libxxhash 2>/dev/null)
-REPORT_LIBS := $(shell pkg-config --libs sqlite3 jansson libdw libelf 2>/dev/null)
+# otf2: Debian's libotf2 (libotf2-trace-dev) writes 'mapprof trace -o run.otf2'.
+REPORT_LIBS := $(shell pkg-config --libs sqlite3 jansson libdw libelf otf2 2>/dev/null)
 CFLAGS     += $(PKG_CFLAGS)
 # XXH3 is compiled in once per SIMD width (collector/xxh3_simd.c) on x86-64.
 ifeq ($(shell uname -m),x86_64)
@@ -247,6 +248,7 @@ REPORT_OBJS := \
 	$(B)/db/read/checks.o \
 	$(B)/db/read/threads.o \
 	$(B)/db/read/trace_scan.o \
+	$(B)/db/read/targets.o \
 	$(B)/gen/assets.o \
 	$(B)/report/report.o \
 	$(B)/report/attribute/attribute.o \
@@ -284,6 +286,8 @@ REPORT_OBJS := \
 	$(B)/report/trace/trace_emit.o \
 	$(B)/report/trace/jsonbuf.o \
 	$(B)/report/trace/pftrace.o \
+	$(B)/report/trace/otf2.o \
+	$(B)/report/trace/trace_otf2.o \
 	$(B)/report/compare/diff.o \
 	$(B)/report/compare/outcome.o \
 	$(B)/report/compare/repeat.o \
@@ -426,7 +430,7 @@ build-tools: $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/hash_bench $(B)/be
 # libomptarget loads libLLVM from /usr/lib/x86_64-linux-gnu, cannot open
 # libomp.so from there, and no OMPT target event is ever delivered.
 DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev libdw-dev libelf-dev \
-	libxxhash-dev libsqlite3-dev sqlite3 libjansson-dev pkg-config
+	libxxhash-dev libsqlite3-dev sqlite3 libjansson-dev pkg-config libotf2-trace-dev
 
 # What the tests add: Debian's Chromium driven by Debian's Selenium (the
 # browser test), python3 (the detectors' fuzz oracle), python3-jsonschema (the SARIF
@@ -437,11 +441,13 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 # lld-19 and rocm-device-libs: the amdgcn GPU builds (tests/e2e/gpu_builds_amdgcn.sh;
 # without lld-19 clang links the device code with Debian's default ld.lld, 14).
 # protobuf-compiler: protoc reads back the .pftrace traces (tests/e2e/trace_pftrace.sh).
+# otf2-tools and python3-otf2: otf2-print and OTF2's Python reader read back the
+# .otf2 archives (tests/e2e/trace_otf2.sh).
 # strace: the kernel's count of write tracking's protection changes (tests/e2e/hash_reuse_cost.sh).
 # nodejs: the page's fix hints run outside the browser (tests/e2e/plans_advice_direction.sh).
 TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium python3-jsonschema jq \
 	openmpi-bin libopenmpi-dev time libclang-rt-19-dev lld-19 rocm-device-libs \
-	protobuf-compiler strace nodejs
+	protobuf-compiler strace nodejs otf2-tools python3-otf2
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 

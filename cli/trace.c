@@ -1,6 +1,6 @@
 /*
- * trace.c - 'mapprof trace': a recorded run as a Trace Event file or a
- * Perfetto protobuf trace.
+ * trace.c - 'mapprof trace': a recorded run as a Trace Event file, a
+ * Perfetto protobuf trace or an OTF2 archive (several processes in one).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "report/trace/trace.h"
 
 static const char trace_usage[] =
-	"usage: mapprof trace [-o PATH|-] [--format json|pftrace] [--from TIME] [--to TIME] DB\n"
+	"usage: mapprof trace [-o PATH|-] [--format json|pftrace|otf2] [--from TIME] [--to TIME] DB...\n"
 	"\n"
 	"Write the run recorded in DB as a Trace Event file (JSON) for Perfetto\n"
 	"(ui.perfetto.dev) or chrome://tracing, or as Perfetto's own protobuf trace\n"
@@ -32,12 +32,25 @@ static const char trace_usage[] =
 	"device to its first copy to each other device.  Variables, source lines and\n"
 	"finding arrows come from what 'mapprof report' stored in DB: report first.\n"
 	"\n"
-	"  -o, --output PATH   where ('-': standard output; default: trace.json, or\n"
-	"                      trace.pftrace with --format pftrace, in DB's\n"
-	"                      directory, never written through a symlink: one\n"
-	"                      there is replaced)\n"
-	"      --format FMT    json or pftrace (default: pftrace when PATH ends in\n"
-	"                      .pftrace, else json)\n"
+	"Or as an OTF2 archive for Vampir and Score-P's tools (PATH ending in .otf2,\n"
+	"a directory holding traces.otf2): a location group per process, a CPU\n"
+	"thread per host thread that offloads (its target constructs, allocations\n"
+	"and deletes as regions named by source file and line), a location group\n"
+	"per device with a stream per queue of overlapping work (kernels and\n"
+	"transfers; each transfer also a one-sided operation: to the device a Get,\n"
+	"from it a Put), the device memory in use as a metric, and the attributes\n"
+	"'finding' and 'finding kind' on every event a finding names.  Several DBs\n"
+	"(the processes of one job: 'mapprof trace run.*.db -o job.otf2') go into\n"
+	"one archive, their clocks aligned (docs/usage.md).\n"
+	"\n"
+	"  -o, --output PATH   where ('-': standard output, not for otf2; default:\n"
+	"                      trace.json, trace.pftrace or trace.otf2 after\n"
+	"                      --format, in DB's directory, never written through\n"
+	"                      a symlink: one there is replaced; an OTF2 archive\n"
+	"                      replaces only an empty directory or an archive\n"
+	"                      mapprof wrote)\n"
+	"      --format FMT    json, pftrace or otf2 (default: pftrace when PATH ends\n"
+	"                      in .pftrace, otf2 when it ends in .otf2, else json)\n"
 	"      --from TIME     only the events that end at or after TIME since the\n"
 	"                      run's start (a number and a unit: ns, us, ms or s,\n"
 	"                      e.g. 1.5s); each kept whole\n"
@@ -95,7 +108,46 @@ static int parse_time(const char *s, int64_t *ns, const char **why)
 static int ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && !strcmp(s + n - k, suffix);
+
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	return n >= k && !strncmp(s + n - k, suffix, k);
+}
+
+/* 'mapprof trace DB... -o X.otf2': the OTF2 archive of one or more databases. */
+static int trace_otf2(char **dbs, int n, char *out, const struct trace_options *opt)
+{
+	struct trace_stats st;
+	char *err = NULL;
+	int status = 0;
+
+	if (outfile_is_stdout(out)) {
+		free(out);
+		return usage_error("trace", "an OTF2 archive is a directory: give -o PATH.otf2, not standard output");
+	}
+	for (int i = 0; i < n; i++)
+		if (outfile_same(out, dbs[i])) {
+			error("--output '%s' is the database '%s'", out, dbs[i]);
+			free(out);
+			return EXIT_USAGE;
+		}
+	if (trace_write_otf2(dbs, n, out, opt, &st, &err) < 0) {
+		status = error("%s", err ? err : "cannot write the trace");
+	} else {
+		if (!st.has_sources || !st.has_findings) {
+			char *quoted = shell_quoted(dbs[0]);
+			hint("'%s' holds no findings: run 'mapprof report %s' first for source lines"
+			     " and the findings' attributes", dbs[0], quoted ? quoted : dbs[0]);
+			free(quoted);
+		}
+		info("wrote '%s': %llu process%s, %llu regions, %llu one-sided transfers, %llu events"
+		     " named by findings", out, (unsigned long long)st.processes, st.processes == 1 ? "" : "es",
+		     (unsigned long long)st.events, (unsigned long long)st.rma_ops,
+		     (unsigned long long)st.marked);
+	}
+	free(err);
+	free(out);
+	return status;
 }
 
 int cmd_trace(int argc, char **argv)
@@ -124,9 +176,9 @@ int cmd_trace(int argc, char **argv)
 			out = strdup(optarg);
 			break;
 		case OPT_FORMAT:
-			if (strcmp(optarg, "json") && strcmp(optarg, "pftrace")) {
+			if (strcmp(optarg, "json") && strcmp(optarg, "pftrace") && strcmp(optarg, "otf2")) {
 				free(out);
-				return usage_error("trace", "unknown --format '%s' (json or pftrace)", optarg);
+				return usage_error("trace", "unknown --format '%s' (json, pftrace or otf2)", optarg);
 			}
 			format = optarg;
 			break;
@@ -146,9 +198,16 @@ int cmd_trace(int argc, char **argv)
 			return usage_error("trace", "bad option");
 		}
 	}
-	if (optind >= argc || optind + 1 < argc) {
+	if (format)
+		opt.format = !strcmp(format, "pftrace") ? TRACE_PFTRACE : !strcmp(format, "otf2") ? TRACE_OTF2 : TRACE_JSON;
+	else if (out && ends_with(out, ".pftrace"))
+		opt.format = TRACE_PFTRACE;
+	else if (out && ends_with(out, ".otf2"))
+		opt.format = TRACE_OTF2;
+	if (optind >= argc || (optind + 1 < argc && opt.format != TRACE_OTF2)) {
 		free(out);
-		return usage_error("trace", optind >= argc ? "no database given" : "one database at a time");
+		return usage_error("trace", optind >= argc ? "no database given"
+				   : "one database at a time (several go into one OTF2 archive: -o PATH.otf2)");
 	}
 	if (opt.from_ns > opt.to_ns) {
 		free(out);
@@ -156,12 +215,11 @@ int cmd_trace(int argc, char **argv)
 	}
 	db_path = argv[optind];
 	given = out != NULL;
-	if (format)
-		opt.format = strcmp(format, "pftrace") ? TRACE_JSON : TRACE_PFTRACE;
-	else if (out && ends_with(out, ".pftrace"))
-		opt.format = TRACE_PFTRACE;
-	if (!out && !(out = report_beside(db_path, opt.format == TRACE_PFTRACE ? "trace.pftrace" : "trace.json")))
+	if (!out && !(out = report_beside(db_path, opt.format == TRACE_PFTRACE ? "trace.pftrace"
+					  : opt.format == TRACE_OTF2 ? "trace.otf2" : "trace.json")))
 		return error("out of memory");
+	if (opt.format == TRACE_OTF2)
+		return trace_otf2(argv + optind, argc - optind, out, &opt);
 	if (outfile_same(out, db_path)) {
 		error("--output '%s' is the database '%s'", out, db_path);
 		free(out);

@@ -49,6 +49,7 @@ struct db;
 enum trace_format {
 	TRACE_JSON,        /* the Trace Event file above */
 	TRACE_PFTRACE,     /* Perfetto's protobuf (report/trace/pftrace.h) */
+	TRACE_OTF2,        /* an OTF2 archive (trace_write_otf2()) */
 };
 
 struct trace_options {
@@ -67,6 +68,10 @@ struct trace_stats {
 	uint64_t content_flows;  /* same-content arrows between devices */
 	int has_sources;       /* the database had source attribution */
 	int has_findings;      /* ... and stored findings */
+	/* OTF2 only ('events' counts its regions) */
+	uint64_t rma_ops;      /* one-sided operations (transfers) */
+	uint64_t marked;       /* events a finding names */
+	uint64_t processes;    /* location groups of processes */
 };
 
 /*
@@ -77,5 +82,17 @@ struct trace_stats {
  */
 int trace_write(struct db *db, const char *path, unsigned oflags, const struct trace_options *opt,
 		struct trace_stats *st, char **err);
+
+/*
+ * Write the runs recorded in dbs[0..n) (the processes of one job, or one)
+ * as one OTF2 archive: the directory 'path' (an empty one, or an archive
+ * mapprof wrote there before, is replaced; anything else is refused),
+ * holding traces.otf2, traces.def and traces/ as Score-P writes them
+ * (report/trace/trace_otf2.c says what goes in it).  The window of 'opt'
+ * as above.  The archive is made beside 'path' and renamed into place
+ * whole.  0, or -1 with *err set (malloc'ed).
+ */
+int trace_write_otf2(char **dbs, int n, const char *path, const struct trace_options *opt,
+		     struct trace_stats *st, char **err);
 
 #endif
