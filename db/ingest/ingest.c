@@ -75,6 +75,8 @@ static int replay(struct db_writer *w, uint32_t type, const struct spool_field *
 		return dbw_process(w, f[0].i, f[1].i, f[2].i, f[3].s, f[4].s);
 	case SPOOL_STAT:
 		return dbw_stat(w, f[0].s, f[1].i);
+	case SPOOL_ACC:
+		return dbw_acc_event(w, f);
 	default:
 		return 0;  /* a frame type this version does not know: skipped */
 	}

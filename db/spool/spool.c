@@ -32,6 +32,7 @@ static const char *const formats[SPOOL_FRAME_TYPES] = {
 	[SPOOL_CLOCK] = "ii",
 	[SPOOL_PROCESS] = "iiiss",
 	[SPOOL_STAT] = "si",
+	[SPOOL_ACC] = "issisiiiiiis",
 };
 
 const char *spool_frame_format(uint32_t type)

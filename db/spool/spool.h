@@ -87,6 +87,9 @@ enum spool_frame_type {
 	SPOOL_CLOCK,        /* ticks, ns: the timestamp counter and CLOCK_MONOTONIC read together */
 	SPOOL_PROCESS,      /* pid, ppid, rank (-1: none), rank_var, started ("record", "exec", "fork") */
 	SPOOL_STAT,         /* name, value: a counter of the run (the stats table) */
+	SPOOL_ACC,          /* seq, event, parent_construct, implicit, device_type, device_number,
+			     * async, async_queue, valid_bytes, begin_ns, end_ns, detail_json:
+			     * an OpenACC event (acc_event_raw; collector/openacc.c) */
 	SPOOL_FRAME_TYPES
 };
 
@@ -99,7 +102,7 @@ struct spool_field {
 	const char *s;
 };
 
-#define SPOOL_MAX_FIELDS 8
+#define SPOOL_MAX_FIELDS 12
 
 /*
  * Pack fields (int64_t for 'i', const char * for 's') after a struct
