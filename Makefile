@@ -259,6 +259,7 @@ REPORT_OBJS := \
 	$(B)/db/read/timeline.o \
 	$(B)/db/read/kernel_sites.o \
 	$(B)/db/read/threads.o \
+	$(B)/db/read/acc.o \
 	$(B)/db/read/trace_scan.o \
 	$(B)/gen/assets.o \
 	$(B)/report/report.o \
@@ -290,6 +291,7 @@ REPORT_OBJS := \
 	$(B)/report/output/html.o \
 	$(B)/report/output/sarif.o \
 	$(B)/report/output/summary.o \
+	$(B)/report/output/unreported.o \
 	$(B)/report/output/gate.o \
 	$(B)/report/trace/trace.o \
 	$(B)/report/trace/trace_flows.o \
