@@ -265,6 +265,7 @@ REPORT_OBJS := \
 	$(B)/report/report.o \
 	$(B)/report/attribute/attribute.o \
 	$(B)/report/attribute/symbolize.o \
+	$(B)/report/attribute/flang_name.o \
 	$(B)/report/attribute/dwarfline.o \
 	$(B)/report/attribute/snippet.o \
 	$(B)/report/attribute/safefile.o \
@@ -468,9 +469,11 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 # protobuf-compiler: protoc reads back the .pftrace traces (tests/e2e/trace_pftrace.sh).
 # strace: the kernel's count of write tracking's protection changes (tests/e2e/hash_reuse_cost.sh).
 # nodejs: the page's fix hints run outside the browser (tests/e2e/plans_advice_direction.sh).
+# gfortran: a Fortran OpenACC program (tests/e2e/openacc_fortran.sh); flang-19: the Fortran
+# OpenMP sample built for nvptx64 (tests/e2e/fortran_builds.sh).
 TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium python3-jsonschema jq \
 	openmpi-bin libopenmpi-dev time libclang-rt-19-dev lld-19 rocm-device-libs \
-	protobuf-compiler strace nodejs
+	protobuf-compiler strace nodejs gfortran flang-19
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 
