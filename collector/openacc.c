@@ -38,6 +38,7 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -527,6 +528,15 @@ static void device_init_end(const acc_prof_info *pi, const acc_event_info *ei)
 	other_end(pi, ei, p);
 }
 
+static char runtime_name[256];
+static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+
+static void start_recording(void)
+{
+	if (collector_start_other(runtime_name) == 0)
+		atomic_store(&recording, 1);
+}
+
 static void on_event(acc_prof_info *pi, acc_event_info *ei, acc_api_info *ai)
 {
 	struct acc_thread *a = &acc_t;
@@ -534,7 +544,10 @@ static void on_event(acc_prof_info *pi, acc_event_info *ei, acc_api_info *ai)
 	int64_t in;
 	(void)ai;
 
-	if (!recording || !buffer_recording() || !pi || !ei)
+	/* The first OpenACC event starts recording: a GCC OpenMP program loads us too, and sends none. */
+	if (!atomic_load_explicit(&recording, memory_order_acquire))
+		pthread_once(&start_once, start_recording);
+	if (!atomic_load_explicit(&recording, memory_order_acquire) || !buffer_recording() || !pi || !ei)
 		return;
 	in = event_time();
 	e = pi->event_type;
@@ -608,15 +621,17 @@ static void on_event(acc_prof_info *pi, acc_event_info *ei, acc_api_info *ai)
 }
 
 /*
- * Called by libgomp when ACC_PROFLIB names this library.  Recording starts
- * here (not for an OMPT runtime, which started us already), and every
- * event type is registered: those the runtime never dispatches cost nothing.
+ * Called by libgomp when ACC_PROFLIB names this library: every event type is
+ * registered (those the runtime never dispatches cost nothing), and the
+ * first event starts recording, as ompt_start_tool does for OMPT (unless an
+ * OMPT runtime started us already).  libgomp loads ACC_PROFLIB into every
+ * program it runs, OpenMP ones too, which send no OpenACC event: those are
+ * left as without this library.
  */
 __attribute__((visibility("default")))
 void acc_register_library(acc_prof_reg reg, acc_prof_reg unreg, acc_prof_lookup_func lookup)
 {
 	Dl_info di;
-	char runtime[256];
 	void *pcs[2];
 	(void)unreg;
 	(void)lookup;
@@ -633,11 +648,8 @@ void acc_register_library(acc_prof_reg reg, acc_prof_reg unreg, acc_prof_lookup_
 			lib = slash ? slash + 1 : di.dli_fname;
 		}
 	}
-	snprintf(runtime, sizeof(runtime), "OpenACC Profiling Interface (%s)", lib);
+	snprintf(runtime_name, sizeof(runtime_name), "OpenACC Profiling Interface (%s)", lib);
 	backtrace(pcs, 2);  /* loads the unwinder now, not inside the first callback */
-	if (collector_start_other(runtime) < 0)
-		return;
-	recording = 1;
 	for (int e = acc_ev_none + 1; e < acc_ev_last; e++)
 		reg((acc_event_t)e, on_event, acc_reg);
 }

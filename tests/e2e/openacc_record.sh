@@ -103,4 +103,26 @@ assert_eq "$(q "$dir/run.db" "SELECT MIN(line) FROM target_sources WHERE kind = 
 	"$(line_of 'acc enter data')" "the enter data's line"
 assert_eq "$(q "$dir/run.db" "SELECT COUNT(*) FROM target_sources WHERE file NOT LIKE '%update_loop.c'
 	OR line IS NULL OR line <= 0")" 0 "constructs without a source line"
+# 4. A GCC OpenMP program loads ACC_PROFLIB too and sends no OpenACC event:
+# the collector stays out of it, as it did before it spoke OpenACC.
+cat >"$dir/gomp.c" <<'C'
+#include <stdio.h>
+int main(void)
+{
+	double a[64];
+	for (int i = 0; i < 64; i++)
+		a[i] = i;
+#pragma omp target map(tofrom: a)
+	for (int i = 0; i < 64; i++)
+		a[i] *= 2;
+	printf("%g\n", a[63]);
+	return 0;
+}
+C
+gcc -fopenmp "$dir/gomp.c" -o "$dir/gomp" || fail "gcc -fopenmp cannot build a target region"
+"$MAPPROF_BUILD/mapprof" record -f -o "$dir/gomp.db" -- "$dir/gomp" >/dev/null 2>"$dir/gomp.err" || true
+assert_eq "$(q "$dir/gomp.db" "SELECT COUNT(*) FROM run WHERE runtime LIKE 'OpenACC%'")" 0 \
+	"a GCC OpenMP program recorded as an OpenACC one"
+assert_eq "$(q "$dir/gomp.db" "SELECT COUNT(*) FROM acc_event_raw")" 0 "OpenACC events of an OpenMP program"
+
 echo "ok: $(tracer_ends "$dir/alone.tsv" | wc -l) OpenACC events recorded as the tracer saw them"
