@@ -77,6 +77,7 @@ COLLECTOR_OBJS := \
 	$(B)/collector/interpose.o \
 	$(B)/collector/got.o \
 	$(B)/collector/output.o \
+	$(B)/collector/openacc.o \
 	$(B)/collector/procs.o \
 	$(B)/collector/state.o \
 	$(B)/collector/text.o \
@@ -107,6 +108,21 @@ $(B)/collector/%.o: collector/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(LIB_CFLAGS) $(COLLECTOR_CFLAGS) $(OMPT_INC) -c $< -o $@
+
+# The OpenACC Profiling Interface's header is GCC's (libgcc-12-dev): only
+# it and openacc.h, linked into a folder of their own, so that whichever
+# compiler builds the collector finds them and nothing else of GCC's.
+ACC_PROF_H := $(shell gcc -print-file-name=include/acc_prof.h 2>/dev/null)
+
+$(B)/gen/acc/acc_prof.h:
+	@mkdir -p $(@D)
+	$(Q)test -f '$(ACC_PROF_H)' || { echo "mapprof: error: GCC's acc_prof.h not found: install libgcc-12-dev (make deps)" >&2; exit 1; }
+	$(Q)ln -sf '$(ACC_PROF_H)' $@ && ln -sf '$(dir $(ACC_PROF_H))openacc.h' $(@D)/openacc.h
+
+$(B)/collector/openacc.o: collector/openacc.c $(B)/gen/acc/acc_prof.h
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(LIB_CFLAGS) $(COLLECTOR_CFLAGS) -isystem $(B)/gen/acc -c $< -o $@
 
 $(B)/collector/xxh3_avx2.o: collector/xxh3_simd.c
 	@mkdir -p $(@D)
@@ -247,12 +263,14 @@ REPORT_OBJS := \
 	$(B)/db/read/kernel_sites.o \
 	$(B)/db/read/checks.o \
 	$(B)/db/read/threads.o \
+	$(B)/db/read/acc.o \
 	$(B)/db/read/trace_scan.o \
 	$(B)/db/read/targets.o \
 	$(B)/gen/assets.o \
 	$(B)/report/report.o \
 	$(B)/report/attribute/attribute.o \
 	$(B)/report/attribute/symbolize.o \
+	$(B)/report/attribute/flang_name.o \
 	$(B)/report/attribute/dwarfline.o \
 	$(B)/report/attribute/snippet.o \
 	$(B)/report/attribute/safefile.o \
@@ -280,6 +298,7 @@ REPORT_OBJS := \
 	$(B)/report/output/html.o \
 	$(B)/report/output/sarif.o \
 	$(B)/report/output/summary.o \
+	$(B)/report/output/unreported.o \
 	$(B)/report/output/gate.o \
 	$(B)/report/trace/trace.o \
 	$(B)/report/trace/trace_flows.o \
@@ -371,7 +390,16 @@ $(B)/samples/%: samples/%.c
 	@echo "  OMPCC   $<"
 	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) $< -o $@
 
-samples: $(SAMPLES) $(PROC_SAMPLES)
+# OpenACC samples (samples/openacc/*.c): GCC's OpenACC, host fallback without a
+# GPU; recorded through the OpenACC Profiling Interface (docs/openacc.md).
+ACC_SAMPLES := $(patsubst samples/%.c,$(B)/samples/%,$(wildcard samples/openacc/*.c))
+
+$(B)/samples/openacc/%: samples/openacc/%.c
+	@mkdir -p $(@D)
+	@echo "  ACCCC   $<"
+	$(Q)gcc -fopenacc -g -O1 $< -o $@
+
+samples: $(SAMPLES) $(PROC_SAMPLES) $(ACC_SAMPLES)
 
 # --- tests -------------------------------------------------------------------
 # Unit tests: tests/unit/test_NAME.c, linked with the report and db objects.
@@ -394,6 +422,12 @@ $(B)/tests/libtracer.so: tests/tracer/tracer.c
 	@echo "  CC      $<"
 	$(Q)$(CC) -O2 -g -fPIC -shared $(OMPT_INC) $< -o $@ $(XXH_LIBS)
 
+# Independent OpenACC Profiling Interface tracer (ACC_PROFLIB), for the OpenACC tests.
+$(B)/tests/libacc_tracer.so: tests/tracer/acc_tracer.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)gcc -O2 -g -fPIC -shared -Wall -Wextra $< -o $@
+
 # 'make check' sets up what the tests need (Debian packages), then builds and
 # runs every test.  'make test' only builds and runs.  The test scripts take
 # the compilers and paths from here (exported below).
@@ -401,7 +435,7 @@ check:
 	$(Q)$(MAKE) --no-print-directory deps test-deps
 	$(Q)$(MAKE) --no-print-directory test
 
-test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/bootstrap $(B)/bench/libhash-floor.so \
+test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/tests/libacc_tracer.so $(B)/bench/bootstrap $(B)/bench/libhash-floor.so \
 	$(B)/bench/timeit $(B)/bench/libempty-tool.so
 	$(Q)CC='$(CC)' OMPCC='$(OMPCC)' LLVM_DIR='$(LLVM_DIR)' OFFLOAD_TARGET='$(OFFLOAD_TARGET)' \
 	  PYTHON='$(PYTHON)' CI='$(CI)' SANITIZE='$(SANITIZE)' tests/run.sh $(B)
@@ -420,7 +454,7 @@ fuzz: all samples
 
 # Every other C program of the project (unit tests, tracer, bench tools):
 # what tests/e2e/build_warnings.sh compiles with each compiler.
-build-tools: $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/bench/hash_bench $(B)/bench/wtrack_bench $(B)/bench/timeit \
+build-tools: $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/tests/libacc_tracer.so $(B)/bench/hash_bench $(B)/bench/wtrack_bench $(B)/bench/timeit \
 	$(B)/bench/bootstrap $(B)/bench/libempty-tool.so $(B)/bench/libhash-floor.so
 
 # --- setup, demo, bench ------------------------------------------------------
@@ -445,9 +479,11 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 # .otf2 archives (tests/e2e/trace_otf2.sh).
 # strace: the kernel's count of write tracking's protection changes (tests/e2e/hash_reuse_cost.sh).
 # nodejs: the page's fix hints run outside the browser (tests/e2e/plans_advice_direction.sh).
+# gfortran: a Fortran OpenACC program (tests/e2e/openacc_fortran.sh); flang-19: the Fortran
+# OpenMP sample built for nvptx64 (tests/e2e/fortran_builds.sh).
 TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium python3-jsonschema jq \
 	openmpi-bin libopenmpi-dev time libclang-rt-19-dev lld-19 rocm-device-libs \
-	protobuf-compiler strace nodejs otf2-tools python3-otf2
+	protobuf-compiler strace nodejs otf2-tools python3-otf2 gfortran flang-19
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 

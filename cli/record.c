@@ -100,7 +100,8 @@ static const char record_usage[] =
 	"'mapprof recover' turns the spool it left into the database.\n"
 	"\n"
 	"Environment: the collector is loaded through OMP_TOOL_LIBRARIES (appended to\n"
-	"any value already set).  MAPPROF_COLLECTOR overrides the collector library's\n"
+	"any value already set) and, for OpenACC programs built with GCC, ACC_PROFLIB\n"
+	"(appended after a ';').  MAPPROF_COLLECTOR overrides the collector library's\n"
 	"path.\n";
 
 char *record_default_output(const char *program)
@@ -286,7 +287,8 @@ static char **child_env(const char *output, const char *spool, const char *colle
 {
 	static const char *const ours[] = { "MAPPROF_OUTPUT", "MAPPROF_SPOOL", "MAPPROF_SPOOL_FD",
 					    "MAPPROF_RING_FD", "MAPPROF_LIVE_FD", "MAPPROF_RECORDER",
-					    "MAPPROF_CLOCK", "MAPPROF_CLOCK_BASE", "OMP_TOOL_LIBRARIES" };
+					    "MAPPROF_CLOCK", "MAPPROF_CLOCK_BASE", "OMP_TOOL_LIBRARIES",
+					    "ACC_PROFLIB" };
 	size_t n = 0, k = 0, nours = sizeof(ours) / sizeof(ours[0]);
 	char **env;
 
@@ -321,7 +323,9 @@ static char **child_env(const char *output, const char *spool, const char *colle
 			goto oom;
 		}
 	}
-	if (!(env[k++] = env_entry("OMP_TOOL_LIBRARIES", collector, ":")))
+	/* OMPT runtimes load OMP_TOOL_LIBRARIES; GCC's libgomp (OpenACC) loads ACC_PROFLIB, a ';' list. */
+	if (!(env[k++] = env_entry("OMP_TOOL_LIBRARIES", collector, ":")) ||
+	    !(env[k++] = env_entry("ACC_PROFLIB", collector, ";")))
 		goto oom;
 	env[k] = NULL;
 	return env;

@@ -24,6 +24,7 @@
 
 #include "collector/buffer.h"
 #include "collector/check.h"
+#include "collector/collector.h"
 #include "collector/hash.h"
 #include "collector/interpose.h"
 #include "collector/modules.h"
@@ -672,6 +673,45 @@ static int side_frames_lock_free(void)
 static const struct buffer_hooks hooks = { side_frames_waiting, side_frames_write, side_frames_lock_free,
 					   held_flush };
 
+/*
+ * The spool claimed and the run's frames written: 0, or -1 when this
+ * process does not record.  One process per spool: the first offloading
+ * process of the recorded command claims the one 'mapprof record' opened;
+ * every other process (a child, a second program of a script, an MPI rank)
+ * opens its own (procs.c).
+ */
+static int recording_open(void)
+{
+	int opened = output_open();
+	const char *started = "record";
+
+	if (opened == -2) {
+		if (procs_open() < 0)
+			return -1;
+		started = "exec";
+	} else if (opened < 0) {
+		return -1;
+	}
+	if (runinfo_record(runtime_version) < 0 || procs_record(started) < 0) {
+		output_close();
+		return -1;
+	}
+	if (collector_tsc)
+		output_clock_frame();
+	modules_record();
+	interpose_install();
+	return 0;
+}
+
+/* Events are recorded from now on. */
+static void recording_start(void)
+{
+	buffer_start(&hooks);
+	procs_start(runtime_version);
+	/* The run and its modules reach the spool now, in case the program is killed. */
+	output_sync();
+}
+
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
 			   ompt_data_t *tool_data)
 {
@@ -694,31 +734,8 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 	(void)initial_device_num;
 	(void)tool_data;
 
-	/*
-	 * One process per spool: the first OpenMP process of the recorded
-	 * command claims the one 'mapprof record' opened; every other process
-	 * (a child, a second program of a script, an MPI rank) opens its own
-	 * (procs.c).
-	 */
-	int opened = output_open();
-	const char *started = "record";
-
-	if (opened == -2) {
-		if (procs_open() < 0)
-			return 0;
-		started = "exec";
-	} else if (opened < 0) {
+	if (recording_open() < 0)
 		return 0;
-	}
-	if (runinfo_record(runtime_version) < 0 || procs_record(started) < 0) {
-		output_close();
-		return 0;
-	}
-	if (collector_tsc)
-		output_clock_frame();
-	modules_record();
-	interpose_install();
-
 	set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
 	for (size_t i = 0; set_callback && i < sizeof(cbs) / sizeof(cbs[0]); i++) {
 		ompt_set_result_t rc = set_callback(cbs[i].event, cbs[i].fn);
@@ -740,10 +757,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 		output_close();
 		return 0;  /* stay out of the program's way */
 	}
-	buffer_start(&hooks);
-	procs_start(runtime_version);
-	/* The run and its modules reach the spool now, in case the program is killed. */
-	output_sync();
+	recording_start();
 	return 1;
 }
 
@@ -766,18 +780,21 @@ __attribute__((destructor)) static void collector_unload(void)
 	buffer_finish();
 }
 
-__attribute__((visibility("default")))
-ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime)
+/*
+ * What the tool's start does before the runtime initializes it, once per
+ * process whichever interface asks first (OMPT's ompt_start_tool, or
+ * OpenACC's acc_register_library: openacc.c).  0, or -1 when the tool
+ * stays out (started already, or a rank 'record --ranks' leaves out: the
+ * program runs as without mapprof).
+ */
+static int tool_prepare(const char *runtime)
 {
-	static ompt_start_tool_result_t result = { tool_initialize, tool_finalize, { 0 } };
-	static int started;
-	(void)omp_version;
+	static atomic_int started;
 
-	if (started++)
-		return NULL;
-	/* A rank 'record --ranks' leaves out: no tool, the program runs as without mapprof. */
+	if (atomic_fetch_add(&started, 1))
+		return -1;
 	if (procs_rank_off())
-		return NULL;
+		return -1;
 	state_clock_start();
 	check_start();
 	runtime_version = runtime ? strdup(runtime) : NULL;
@@ -785,5 +802,32 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 	omp_max_threads_fn = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
 	pthread_atfork(held_fork_prepare, held_fork_parent, held_fork_child);
 	atexit(at_exit);
-	return &result;
+	return 0;
+}
+
+__attribute__((visibility("default")))
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime)
+{
+	static ompt_start_tool_result_t result = { tool_initialize, tool_finalize, { 0 } };
+	(void)omp_version;
+
+	return tool_prepare(runtime) < 0 ? NULL : &result;
+}
+
+int collector_start_other(const char *runtime)
+{
+	if (tool_prepare(runtime) < 0 || recording_open() < 0)
+		return -1;
+	recording_start();
+	return 0;
+}
+
+uint64_t collector_next_seq(void)
+{
+	return counter_next(&next_seq);
+}
+
+uint64_t collector_next_target_id(void)
+{
+	return counter_next(&next_target_id);
 }

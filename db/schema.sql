@@ -211,7 +211,33 @@ CREATE TABLE target_kind_name (
 INSERT INTO target_kind_name VALUES
     (1, 'target'), (2, 'target_enter_data'), (3, 'target_exit_data'),
     (4, 'target_update'), (9, 'target_nowait'), (10, 'target_enter_data_nowait'),
-    (11, 'target_exit_data_nowait'), (12, 'target_update_nowait');
+    (11, 'target_exit_data_nowait'), (12, 'target_update_nowait'),
+    (33, 'acc_compute_construct'), (34, 'acc_enter_data'), (35, 'acc_exit_data'),
+    (36, 'acc_update');
+
+-- OpenACC events (the OpenACC Profiling Interface: collector/openacc.c,
+-- docs/openacc.md), one row per event or start/end pair, with what the
+-- runtime said of it.  seq is that of the row the event also made in
+-- target_raw (constructs), data_op_raw (alloc, free, create, delete,
+-- enqueue_upload, enqueue_download) or kernel_raw (enqueue_launch); the
+-- others (device_init, device_shutdown, wait, runtime_shutdown) are here
+-- only.  NULL: the runtime did not fill the field (past valid_bytes).
+-- IF NOT EXISTS: databases recorded before it lack it and are still read.
+CREATE TABLE IF NOT EXISTS acc_event_raw (
+    seq               INTEGER PRIMARY KEY,
+    event             TEXT,     -- 'compute_construct', 'enter_data', 'enqueue_upload', ...
+    parent_construct  TEXT,     -- 'parallel', 'data', 'enter_data', 'update', ...
+    implicit          INTEGER,
+    device_type       TEXT,     -- 'host', 'nvidia', 'radeon', 'default', ...
+    device_number     INTEGER,
+    async             INTEGER,  -- -2: acc_async_sync, -1: acc_async_noval
+    async_queue       INTEGER,
+    valid_bytes       INTEGER,  -- of the event info: 24 is the short form (no bytes, no pointers)
+    begin_ns          INTEGER,  -- relative to run.start_ns, when the (start) callback ran
+    end_ns            INTEGER,
+    detail            TEXT      -- JSON: src_file, func_name, line_no, kernel_name, num_gangs,
+                                -- num_workers, vector_length, var_name, where given
+);
 
 -- ---------------------------------------------------------------------------
 -- Views: the stable interface.

@@ -77,6 +77,8 @@ static int replay(struct db_writer *w, uint32_t type, const struct spool_field *
 		return dbw_stat(w, f[0].s, f[1].i);
 	case SPOOL_CHECK:
 		return dbw_check(w, f[0].s, f[1].i, (int)f[2].i, f[3].i, f[4].i, f[5].i, f[6].i, f[7].s);
+	case SPOOL_ACC:
+		return dbw_acc_event(w, f);
 	default:
 		return 0;  /* a frame type this version does not know: skipped */
 	}

@@ -405,7 +405,10 @@ static int step_reset(struct db_writer *w, sqlite3_stmt *st)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Run one statement with text/int parameters given as a format: 't' text, 'i' int64. */
+/*
+ * Run one statement with text/int parameters given as a format: 't' text
+ * (NULL: NULL), 'i' int64, 'n' int64 or NULL for INT64_MIN.
+ */
 static int exec_params(struct db_writer *w, const char *sql, const char *fmt, ...)
 {
 	sqlite3_stmt *st = NULL;
@@ -433,7 +436,9 @@ static int exec_params(struct db_writer *w, const char *sql, const char *fmt, ..
 			if (s)
 				sqlite3_bind_text(st, i + 1, s, -1, SQLITE_TRANSIENT);
 		} else {
-			sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t));
+			int64_t v = va_arg(ap, int64_t);
+			if (fmt[i] == 'i' || v != INT64_MIN)
+				sqlite3_bind_int64(st, i + 1, v);
 		}
 	}
 	va_end(ap);
@@ -554,6 +559,14 @@ int dbw_source(struct db_writer *w, uint64_t codeptr, const char *entry, const c
 {
 	return exec_params(w, "INSERT OR IGNORE INTO source_raw (codeptr, entry, psource, map_names)"
 			   " VALUES (?,?,?,?)", "ittt", (int64_t)codeptr, entry, psource, map_names_json);
+}
+
+int dbw_acc_event(struct db_writer *w, const struct spool_field *f)
+{
+	return exec_params(w, "INSERT OR REPLACE INTO acc_event_raw (seq, event, parent_construct, implicit,"
+			   " device_type, device_number, async, async_queue, valid_bytes, begin_ns, end_ns,"
+			   " detail) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", "ittntnnnnnnt", f[0].i, f[1].s, f[2].s,
+			   f[3].i, f[4].s, f[5].i, f[6].i, f[7].i, f[8].i, f[9].i, f[10].i, f[11].s);
 }
 
 int dbw_begin(struct db_writer *w)

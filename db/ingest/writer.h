@@ -53,6 +53,9 @@ int dbw_image(struct db_writer *w, int device, const char *file, uint64_t host_a
 int dbw_source(struct db_writer *w, uint64_t codeptr, const char *entry, const char *psource,
 	       const char *map_names_json);
 
+/* An OpenACC event's row (acc_event_raw), the fields of a SPOOL_ACC frame (INT64_MIN: NULL). */
+int dbw_acc_event(struct db_writer *w, const struct spool_field *f);
+
 /* Transactions around a batch of calls. */
 int dbw_begin(struct db_writer *w);
 int dbw_commit(struct db_writer *w);

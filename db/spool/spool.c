@@ -33,6 +33,7 @@ static const char *const formats[SPOOL_FRAME_TYPES] = {
 	[SPOOL_PROCESS] = "iiiss",
 	[SPOOL_STAT] = "si",
 	[SPOOL_CHECK] = "siiiiiis",
+	[SPOOL_ACC] = "issisiiiiiis",
 };
 
 const char *spool_frame_format(uint32_t type)

@@ -89,6 +89,9 @@ enum spool_frame_type {
 	SPOOL_STAT,         /* name, value: a counter of the run (the stats table) */
 	SPOOL_CHECK,        /* kind, seq, device, host_addr, first, end, bytes, note: a --check
 			       finding's occurrence, or a check skipped on a device (check_raw) */
+	SPOOL_ACC,          /* seq, event, parent_construct, implicit, device_type, device_number,
+			     * async, async_queue, valid_bytes, begin_ns, end_ns, detail_json:
+			     * an OpenACC event (acc_event_raw; collector/openacc.c) */
 	SPOOL_FRAME_TYPES
 };
 
@@ -101,7 +104,7 @@ struct spool_field {
 	const char *s;
 };
 
-#define SPOOL_MAX_FIELDS 8
+#define SPOOL_MAX_FIELDS 12
 
 /*
  * Pack fields (int64_t for 'i', const char * for 's') after a struct

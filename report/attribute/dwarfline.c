@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "report/attribute/dwarfline.h"
+#include "report/attribute/flang_name.h"
 
 #define OFFLOAD_PREFIX "__omp_offloading_"
 
@@ -44,6 +45,18 @@ static int set_str(char **dst, const char *s)
 	free(*dst);
 	*dst = s ? strdup(s) : NULL;
 	return s && !*dst ? -1 : 0;
+}
+
+/* A function's name as a person reads it: flang's internal names made readable (flang_name.h). */
+static int set_function(char **dst, const char *s)
+{
+	char *readable = flang_name_demangle(s);
+
+	if (!readable)
+		return set_str(dst, s);
+	free(*dst);
+	*dst = readable;
+	return 0;
 }
 
 static const char *die_name(Dwarf_Die *die)
@@ -355,7 +368,7 @@ static int inline_chain(Dwarf_Die *cu, Dwarf_Die *scopes, int n, struct location
 		out->inlined = grown;
 		f = &out->inlined[out->n_inlined++];
 		memset(f, 0, sizeof(*f));
-		if (set_str(&f->function, j < n ? die_name(&scopes[j]) : NULL) < 0 ||
+		if (set_function(&f->function, j < n ? die_name(&scopes[j]) : NULL) < 0 ||
 		    set_str(&f->file, die_udata(inl, DW_AT_call_file, &w) == 0 ? cu_file(cu, w) : NULL) < 0)
 			return -1;
 		f->line = die_udata(inl, DW_AT_call_line, &w) == 0 ? (int)w : 0;
@@ -440,7 +453,7 @@ int dwarfline_locate(Dwfl_Module *mod, Dwarf_Addr pc, enum construct_hint hint, 
 		const char *name = out->origin == ORIGIN_DWARF && fn ? fn : NULL;
 		if (!name)
 			name = dwfl_module_addrname(mod, pc);
-		if (set_str(&out->function, name) < 0)
+		if (set_function(&out->function, name) < 0)
 			goto out;
 	}
 	if (want && out->origin < ORIGIN_DWARF) {

@@ -376,6 +376,7 @@ static enum construct_hint construct_at(const struct symbolizer *s, uint64_t cod
 	switch (s->codeptrs[lo].target_kind) {
 	case 1:     /* ompt_target */
 	case 9:     /* ompt_target_nowait */
+	case 33:    /* an OpenACC compute construct (collector/openacc.c) */
 		return CONSTRUCT_KERNEL;
 	case 0:
 		return CONSTRUCT_UNKNOWN;

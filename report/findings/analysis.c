@@ -231,7 +231,8 @@ int analysis_pass(struct db *db, struct analysis *a, int with_timeline, char **e
 	findings_init(&a->findings);
 	a->findings.buffer_ops = tempfile_buffer_records(0);
 	results_init(&a->results);
-	if (db_read_run(db, &a->run, err) < 0 || !(a->keys = op_keys_new(db, err)))
+	if (db_read_run(db, &a->run, err) < 0 || db_read_acc(db, &a->acc, err) < 0 ||
+	    !(a->keys = op_keys_new(db, err)))
 		return -1;
 	a->host_device = a->run.has_host_device ? a->run.host_device : -1;
 	cost_init(&a->cost, a->host_device);
@@ -313,6 +314,7 @@ void analysis_release(struct analysis *a)
 	if (!a)
 		return;
 	run_info_release(&a->run);
+	acc_summary_release(&a->acc);
 	op_keys_free(a->keys);
 	a->keys = NULL;
 	attribution_close(a->attr);

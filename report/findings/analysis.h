@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "db/read/acc.h"
 #include "db/read/events.h"
 #include "db/read/kernel_sites.h"
 #include "db/read/timeline.h"
@@ -28,6 +29,7 @@ struct op_keys;
 /* Everything the outputs show about one run. */
 struct analysis {
 	struct run_info run;
+	struct acc_summary acc;          /* an OpenACC run's counts (db/read/acc.h); zeros for OMPT */
 	struct damaged damaged_ops;      /* data_op_raw rows left out (db/read/sound.h) */
 	struct damaged damaged_kernels;  /* kernel_raw rows left out */
 	struct run_totals totals;

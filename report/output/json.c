@@ -14,6 +14,7 @@
 #include "db/read/kernel_sites.h"
 #include "lib/outfile.h"
 #include "report/output/json.h"
+#include "report/output/unreported.h"
 #include "report/findings/paths.h"
 #include "report/plan/plans.h"
 #include "lib/sort.h"
@@ -153,6 +154,14 @@ int report_nothing_mapped(const struct analysis *a, char *buf, size_t size)
 {
 	const struct run_totals *t = &a->totals;
 
+	/* An OpenACC runtime that reported no transfer (host fallback): there was nothing to check. */
+	if (a->acc.events && !a->acc.transfers && !a->findings.n) {
+		snprintf(buf, size, "No data transfer was reported: the OpenACC runtime sent %" PRId64
+			 " event%s (%" PRId64 " construct%s) and no upload or download, so data mapping"
+			 " findings do not apply to this run.", a->acc.events, a->acc.events == 1 ? "" : "s",
+			 a->acc.constructs, a->acc.constructs == 1 ? "" : "s");
+		return 1;
+	}
 	if (a->findings.n || run_incomplete(&a->run) || !totals_moved_nothing(t))
 		return 0;
 	snprintf(buf, size, "No data was mapped: %" PRIu64 " kernel%s ran, but the map clauses copied"
@@ -161,6 +170,30 @@ int report_nothing_mapped(const struct analysis *a, char *buf, size_t size)
 		 " runtime), so data mapping findings do not apply to this run.",
 		 t->kernels, t->kernels == 1 ? "" : "s");
 	return 1;
+}
+
+/* What the runtime did not report (unreported.h), or null when it reported all mapprof uses. */
+static json_t *not_reported_json(const struct analysis *a)
+{
+	struct unreported u;
+	char text[2048];
+	json_t *o, *items;
+
+	if (!unreported_items(a, &u) || !unreported_text(a, text, sizeof(text)))
+		return json_null();
+	o = json_object();
+	items = json_array();
+	for (int i = 0; i < u.n; i++) {
+		json_t *it = json_object();
+		json_object_set_new(it, "what", json_string(u.what[i]));
+		json_object_set_new(it, "text", json_string(u.text[i]));
+		json_array_append_new(items, it);
+	}
+	json_object_set_new(o, "interface", json_string("openacc"));
+	json_object_set_new(o, "runtime", str_or_null(a->acc.runtime_lib));
+	json_object_set_new(o, "items", items);
+	json_object_set_new(o, "text", json_string(text));
+	return o;
 }
 
 static json_t *summary_json(const struct analysis *a)
@@ -193,6 +226,19 @@ static json_t *summary_json(const struct analysis *a)
 		char note[512];
 		if (report_nothing_mapped(a, note, sizeof(note)))
 			json_object_set_new(o, "nothing_mapped", json_string(note));
+	}
+	if (a->acc.events) {
+		json_t *nr = not_reported_json(a), *acc = json_object();
+		json_object_set_new(acc, "events", json_integer(a->acc.events));
+		json_object_set_new(acc, "constructs", json_integer(a->acc.constructs));
+		json_object_set_new(acc, "launches", json_integer(a->acc.launches));
+		json_object_set_new(acc, "data_events", json_integer(a->acc.data_events));
+		json_object_set_new(acc, "transfers", json_integer(a->acc.transfers));
+		json_object_set_new(o, "openacc", acc);
+		if (json_is_object(nr))
+			json_object_set_new(o, "not_reported", nr);
+		else
+			json_decref(nr);
 	}
 	return o;
 }

@@ -11,6 +11,7 @@
 #include "report/findings/paths.h"
 #include "report/plan/plans.h"
 #include "report/output/summary.h"
+#include "report/output/unreported.h"
 #include "lib/termesc.h"
 #include "lib/units.h"
 #include "lib/sort.h"
@@ -363,7 +364,7 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 {
 	const struct findings *f = &a->findings;
 	int incomplete = run_incomplete(&a->run);
-	char t[32], b[32], d[32], note[512];
+	char t[32], b[32], d[32], note[2048];
 
 	print_damaged(out, "data_op_raw", &a->damaged_ops);
 	print_damaged(out, "kernel_raw", &a->damaged_kernels);
@@ -380,6 +381,10 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 		a->totals.events, format_ns(d, sizeof(d), a->duration_ns),
 		format_ns(t, sizeof(t), busy_ns(&a->totals.transfer)),
 		format_ns(b, sizeof(b), busy_ns(&a->totals.alloc)));
+	if (a->acc.events)
+		fprintf(out, "mapprof: OpenACC: %" PRId64 " events: %" PRId64 " constructs, %" PRId64
+			" launches, %" PRId64 " data events (%" PRId64 " transfers)\n", a->acc.events,
+			a->acc.constructs, a->acc.launches, a->acc.data_events, a->acc.transfers);
 	fprintf(out, "  %-20s %8s %12s %12s %12s\n", "pattern", "findings", "occurrences", "bytes",
 		"savings");
 	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
@@ -398,19 +403,26 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 	}
 	print_overlap_note(out, a);
 	print_kernels(out, a, top);
+	if (unreported_text(a, note, sizeof(note))) {
+		fputs("\n", out);
+		termesc_fputs(note, out, 0);
+		fputs("\n", out);
+	}
+	/* Kernels ran and nothing was mapped, or the runtime reported no transfer:
+	 * "no inefficient mapping" would suggest the mapping was checked and found
+	 * good, when there was none (said before an incomplete run's line, which
+	 * says the same of what was recorded). */
+	if (report_nothing_mapped(a, note, sizeof(note))) {
+		note[0] = 'n';
+		fprintf(out, "\n%s\n", note);
+		return;
+	}
 	if (!f->n && incomplete) {
 		fputs("\nno inefficient data mapping found in what was recorded (the recording is"
 		      " incomplete: ", out);
 		termesc_fputs(a->run.status_detail ? a->run.status_detail
 			      : a->run.status ? a->run.status : "no reason was recorded", out, 0);
 		fputs(").\n", out);
-		return;
-	}
-	/* Kernels ran and nothing was mapped: "no inefficient mapping" would
-	 * suggest the mapping was checked and found good, when there was none. */
-	if (report_nothing_mapped(a, note, sizeof(note))) {
-		note[0] = 'n';
-		fprintf(out, "\n%s\n", note);
 		return;
 	}
 	if (!f->n) {

@@ -42,6 +42,14 @@
     var notes = [];
     if (num(run.events_lost) > 0)
       notes.push(plural(run.events_lost, 'event') + ' were lost while recording; totals may be low.');
+    /* An OpenACC run: what was recorded, and in one place what its runtime did not report. */
+    var acc = obj(summary.openacc);
+    if (has(acc.events))
+      notes.push('Recorded through the OpenACC Profiling Interface: ' + plural(acc.events, 'event') + ' ('
+        + plural(acc.constructs, 'construct') + ', ' + plural(acc.launches, 'launch', 'launches') + ', '
+        + plural(acc.data_events, 'data event') + ').');
+    var nr = obj(summary.not_reported);
+    if (nr.text) notes.push(str(nr.text));
     if (notes.length) {
       $('run-notice').textContent = notes.join(' ');
       $('run-notice').hidden = false;

@@ -45,6 +45,31 @@ static void test_pack_unpack(void)
 	CHECK(spool_frame_format(SPOOL_FRAME_TYPES) == NULL);
 }
 
+/* An OpenACC event's frame: the most fields of any frame, NULL strings and INT64_MIN (NULL) kept. */
+static void test_acc_frame(void)
+{
+	unsigned char buf[512];
+	struct spool_field f[SPOOL_MAX_FIELDS];
+	struct spool_frame fr;
+	size_t n = spool_pack(buf, sizeof(buf), SPOOL_ACC, (int64_t)7, "update", (const char *)NULL,
+			      INT64_MIN, "host", (int64_t)0, (int64_t)-2, (int64_t)-2, (int64_t)24, INT64_MIN,
+			      INT64_MIN, "{}");
+
+	CHECK_INT(strlen(spool_frame_format(SPOOL_ACC)), 12);
+	memcpy(&fr, buf, sizeof(fr));
+	CHECK_INT(fr.len, n - sizeof(fr));
+	CHECK_INT(spool_unpack(SPOOL_ACC, buf + sizeof(fr), fr.len, f), 0);
+	CHECK_INT(f[0].i, 7);
+	CHECK_STR(f[1].s, "update");
+	CHECK(f[2].s == NULL);
+	CHECK(f[3].i == INT64_MIN);
+	CHECK_STR(f[4].s, "host");
+	CHECK_INT(f[7].i, -2);
+	CHECK_INT(f[8].i, 24);
+	CHECK(f[10].i == INT64_MIN);
+	CHECK_STR(f[11].s, "{}");
+}
+
 static void put_frame(FILE *f, uint32_t type, ...)
 {
 	unsigned char buf[1024];
@@ -183,6 +208,7 @@ static void test_ingest(void)
 int main(void)
 {
 	RUN(test_pack_unpack);
+	RUN(test_acc_frame);
 	RUN(test_ingest);
 	return check_done();
 }
