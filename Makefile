@@ -576,6 +576,10 @@ bench: all samples $(BENCH_PROGS) $(REAL_PROGS) $(B)/bench/hash_bench $(B)/bench
 bench-real: all $(REAL_PROGS) $(BENCH_TOOLS)
 	$(Q)bench/run.sh $(B) real
 
+# What 'record --check' costs on the realistic suite (also at the end of 'make bench').
+bench-check: all $(REAL_PROGS) $(BENCH_TOOLS)
+	$(Q)bench/run.sh $(B) check
+
 # Against the published tool (OMPDataPerf): REF=DIR holds the checkouts
 # DIR/ompdataperf and DIR/t1ha; it is built and run in a scratch folder
 # outside the repository (REF_BUILD, REF_RUNS: bench/reference/run.sh).
@@ -633,6 +637,7 @@ help:
 	@echo "make fresh-check  the README's set-up lines in a new minbase Debian 12 root (root, debootstrap)"
 	@echo "make bench    measure what recording costs (BENCH_RUNS=31, BENCH_REAL_RUNS=8)"
 	@echo "make bench-real  the realistic suite alone (bench/real/, BENCH_REAL_RUNS=8)"
+	@echo "make bench-check what --check costs on the realistic suite (BENCH_REAL_RUNS=8)"
 	@echo "make bench-reference REF=DIR  mapprof and the hash floor against the published tool, built from"
 	@echo "                  DIR/ompdataperf and DIR/t1ha in REF_BUILD=\$${TMPDIR:-/tmp}/mapprof-reference (REF_RUNS=5)"
 	@echo "make bench-large  'mapprof report' of 10, 30, 100 M synthetic events: time, peak RSS"
@@ -642,7 +647,7 @@ help:
 	@echo "make gpu-builds  build the programs for GPU_TARGET=$(GPU_TARGET) into $(GB) (docs/gpu.md)"
 	@echo "make gpu-bundle  the folder to carry to a GPU machine: $(GPU_BUNDLE) (docs/gpu.md)"
 
-.PHONY: all samples check test test-deps deps demo bench bench-real accuracy install clean help build-tools fresh-check fuzz
+.PHONY: all samples check test test-deps deps demo bench bench-real bench-check accuracy install clean help build-tools fresh-check fuzz
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh - what recording costs, measured on this machine (make bench).
 #
-# usage: bench/run.sh [BUILD] [all|real]
+# usage: bench/run.sh [BUILD] [all|real|check]
 #
 # Every sample plus a transfer-heavy and a launch-heavy microbenchmark run
 # natively and under 'mapprof record', alternating, N times each
@@ -20,7 +20,7 @@
 set -euo pipefail
 B=${1:-build}
 what=${2:-all}
-case $what in all | real) ;; *) echo "usage: bench/run.sh [BUILD] [all|real]" >&2; exit 2 ;; esac
+case $what in all | real | check) ;; *) echo "usage: bench/run.sh [BUILD] [all|real|check]" >&2; exit 2 ;; esac
 # glibc's dynamic mmap threshold decides whether the runtime's per-map device
 # buffers (host offload mallocs them) page-fault on every iteration; recording
 # perturbs the heap enough to flip that decision, which made transfer_heavy
@@ -98,8 +98,9 @@ run_recorded() {
 	local db=$1 t0 t1
 	shift
 	stamp t0
+	# shellcheck disable=SC2086 # rec_flags are words ('--check')
 	MAPPROF_COLLECTOR=${tool:-${MAPPROF_COLLECTOR:-}} \
-		"$mapprof" record -f -o "$db" -- "$@" >/dev/null 2>"$out/err" ||
+		"$mapprof" record ${rec_flags:-} -f -o "$db" -- "$@" >/dev/null 2>"$out/err" ||
 		{ echo "bench: '$*' failed under 'mapprof record'${tool:+ with $tool}" >&2; cat "$out/err" >&2; exit 1; }
 	stamp t1
 	recc+=($(( (t1 - t0) * 1000 )))
@@ -245,6 +246,57 @@ real_suite() {
 	echo "every run's times: $real_runs ($(( (t1 - t0) / 1000000 )) s; load average $load at the end)"
 }
 
+# --- what --check costs (docs/checks.md) ----------------------------------------
+# check_suite: every program of bench/real/, naive and fixed, natively (n),
+# recorded (r) and recorded with --check (c), in rotating order, NR times
+# each; per program the median of per-iteration ratios with their 95%
+# intervals (recorded/native, checked/native, checked/recorded), then the
+# geometric means.  The runs stay in $B/bench/check-runs.txt.
+check_orders=(nrc rcn cnr)
+check_suite() {
+	local check_runs=$B/bench/check-runs.txt progs=() p name i k order rc cc
+	: >"$check_runs"
+	for p in "$B"/bench/real/*.naive; do
+		[ -x "$p" ] && [ -x "${p%.naive}.fixed" ] && progs+=("$p" "${p%.naive}.fixed")
+	done
+	[ ${#progs[@]} -gt 0 ] || { echo "--check cost: the realistic suite is not built (make bench-real)"; return; }
+	echo "--check on the realistic suite: $NR runs each, native, recorded and recorded --check in rotating order"
+	printf '%-14s %-22s %-22s %-22s\n' program 'recorded/native' 'checked/native' 'checked/recorded'
+	for p in "${progs[@]}"; do
+		name=$(basename "$p")
+		local nat=() natc=() natcpu=() recc=()
+		for ((i = 0; i < NR; i++)); do
+			order=${check_orders[i % 3]}
+			for ((k = 0; k < 3; k++)); do
+				case ${order:k:1} in
+				n) run_native "$p" ;;
+				r) tool='' run_recorded "$out/chk-r-$i.db" "$p" ;;
+				c) tool='' rec_flags=--check run_recorded "$out/chk-c-$i.db" "$p" ;;
+				esac
+			done
+		done
+		for ((i = 0; i < NR; i++)); do
+			rc=$(sqlite3 "$out/chk-r-$i.db" 'SELECT wall_ns FROM run')
+			cc=$(sqlite3 "$out/chk-c-$i.db" 'SELECT wall_ns FROM run')
+			rm -f "$out/chk-r-$i.db" "$out/chk-c-$i.db"
+			echo "$name ${nat[i]} $rc $cc" >>"$check_runs"
+		done
+		awk -v p="$name" '$1 == p { print $1, $2, $3 }' "$check_runs" | "$B/bench/bootstrap" -r -e | head -n 1 >"$out/chk-a"
+		awk -v p="$name" '$1 == p { print $1, $2, $4 }' "$check_runs" | "$B/bench/bootstrap" -r -e | head -n 1 >"$out/chk-b"
+		awk -v p="$name" '$1 == p { print $1, $3, $4 }' "$check_runs" | "$B/bench/bootstrap" -r -e | head -n 1 >"$out/chk-c"
+		paste -d ' ' "$out/chk-a" "$out/chk-b" "$out/chk-c" |
+			awk -v p="$name" '{ printf "%-14s %-22s %-22s %-22s\n", p, sprintf("%s (%s-%s)", $2, $3, $4),
+				sprintf("%s (%s-%s)", $6, $7, $8), sprintf("%s (%s-%s)", $10, $11, $12) }'
+	done
+	read -r _ g lo hi < <(awk '{ print $1, $2, $3 }' "$check_runs" | "$B/bench/bootstrap" -r -e | tail -n 1)
+	echo "geometric mean, recorded/native: $g (95% bootstrap interval $lo-$hi)"
+	read -r _ g lo hi < <(awk '{ print $1, $2, $4 }' "$check_runs" | "$B/bench/bootstrap" -r -e | tail -n 1)
+	echo "geometric mean, recorded --check/native: $g (95% bootstrap interval $lo-$hi)"
+	read -r _ g lo hi < <(awk '{ print $1, $3, $4 }' "$check_runs" | "$B/bench/bootstrap" -r -e | tail -n 1)
+	echo "geometric mean, recorded --check/recorded: $g (95% bootstrap interval $lo-$hi)"
+	echo "every run's times: $check_runs"
+}
+
 # The realistic suite as users run it (no allocator tunables unless the
 # caller set some), then with BENCH_TUNABLES=1 again with the fixed threshold.
 real_suites() {
@@ -261,6 +313,12 @@ if [ "$what" = real ]; then
 	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 	echo
 	real_suites
+	exit 0
+fi
+if [ "$what" = check ]; then
+	echo "mapprof bench: $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)"
+	use_tunables "$user_tunables"
+	check_suite
 	exit 0
 fi
 
@@ -471,4 +529,7 @@ if [ "$what" = all ]; then
 	echo
 	use_tunables "${user_tunables:-$fixed_tunables}"
 	record_per_event
+	echo
+	use_tunables "$user_tunables"
+	check_suite
 fi
