@@ -268,6 +268,7 @@ REPORT_OBJS := \
 	$(B)/report/findings/findings.o \
 	$(B)/report/findings/opspill.o \
 	$(B)/report/findings/totals.o \
+	$(B)/report/findings/overlap.o \
 	$(B)/report/findings/results.o \
 	$(B)/report/findings/cost.o \
 	$(B)/report/findings/kernels.o \
