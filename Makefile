@@ -247,6 +247,7 @@ REPORT_OBJS := \
 	$(B)/db/read/kernel_sites.o \
 	$(B)/db/read/checks.o \
 	$(B)/db/read/threads.o \
+	$(B)/db/read/nowait_sites.o \
 	$(B)/db/read/trace_scan.o \
 	$(B)/db/read/targets.o \
 	$(B)/gen/assets.o \

@@ -40,7 +40,13 @@ static void analysis_reset(struct analysis *a)
 static int feed_reader_side(struct analysis *a, struct kernel_tally *kt, const struct event *ev,
 			    const char **why)
 {
+	int nowait = ev->kind != EV_KERNEL && a->nowait.n && nowait_sites_has(&a->nowait, ev->codeptr);
+
 	timeline_span_add(&a->span, ev);
+	if (overlap_feed_event(&a->overlap, ev, nowait) < 0) {
+		*why = "out of memory";
+		return -1;
+	}
 	return kernel_tally_feed(kt, ev, why);
 }
 
@@ -181,6 +187,8 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 
 	timeline_span_release(&a->span);
 	timeline_span_init(&a->span);
+	overlap_release(&a->overlap);
+	overlap_init(&a->overlap);
 	if (a->with_timeline && mode == EVENTS_BY_SEQ)
 		timeline_span_record(&a->span, db);
 	s = event_stream_open_rec(db, mode, a->keys, a->span.rec, err);
@@ -231,7 +239,9 @@ int analysis_pass(struct db *db, struct analysis *a, int with_timeline, char **e
 	findings_init(&a->findings);
 	a->findings.buffer_ops = tempfile_buffer_records(0);
 	results_init(&a->results);
-	if (db_read_run(db, &a->run, err) < 0 || !(a->keys = op_keys_new(db, err)))
+	overlap_init(&a->overlap);
+	if (db_read_run(db, &a->run, err) < 0 || nowait_sites_read(db, &a->nowait, err) < 0 ||
+	    !(a->keys = op_keys_new(db, err)))
 		return -1;
 	a->host_device = a->run.has_host_device ? a->run.host_device : -1;
 	cost_init(&a->cost, a->host_device);
@@ -252,6 +262,11 @@ int analysis_finish_begin(struct analysis *a, char **err)
 	struct findings_context ctx;
 
 	totals_finish(&a->totals);
+	if (overlap_finish(&a->overlap) < 0) {
+		if (err)
+			*err = strdup("out of memory");
+		return -1;
+	}
 	a->duration_ns = a->run.duration_ns > 0 ? a->run.duration_ns : 0;
 	if (a->totals.last_end_ns > a->duration_ns)
 		a->duration_ns = a->totals.last_end_ns;
@@ -326,6 +341,8 @@ void analysis_release(struct analysis *a)
 	cost_release(&a->cost);
 	kernel_sites_release(&a->kernel_sites);
 	timeline_span_release(&a->span);
+	nowait_sites_release(&a->nowait);
+	overlap_release(&a->overlap);
 	free(a->site_pairs);
 	a->site_pairs = NULL;
 	a->nsite_pairs = 0;
