@@ -229,6 +229,7 @@ REPORT_OBJS := \
 	$(B)/lib/ranks.o \
 	$(B)/lib/termesc.o \
 	$(B)/lib/units.o \
+	$(B)/lib/overlap.o \
 	$(B)/lib/utf8.o \
 	$(B)/db/open.o \
 	$(B)/db/pages/pageread.o \
@@ -269,7 +270,6 @@ REPORT_OBJS := \
 	$(B)/report/findings/findings.o \
 	$(B)/report/findings/opspill.o \
 	$(B)/report/findings/totals.o \
-	$(B)/report/findings/overlap.o \
 	$(B)/report/findings/results.o \
 	$(B)/report/findings/cost.o \
 	$(B)/report/findings/kernels.o \

@@ -32,6 +32,26 @@ static void analysis_reset(struct analysis *a)
 }
 
 /*
+ * A kernel or transfer into the overlap sweep (lib/overlap.h), on its
+ * device: a kernel's, a to_device's destination, a from_device's source.
+ */
+static int overlap_add(struct analysis *a, const struct event *ev)
+{
+	int nowait = a->nowait.n && nowait_sites_has(&a->nowait, ev->codeptr);
+
+	switch (ev->kind) {
+	case EV_KERNEL:
+		return overlap_feed(&a->overlap, ev->dest_device, 1, 0, ev->begin_ns, ev->end_ns);
+	case EV_TO_DEVICE:
+		return overlap_feed(&a->overlap, ev->dest_device, 0, nowait, ev->begin_ns, ev->end_ns);
+	case EV_FROM_DEVICE:
+		return overlap_feed(&a->overlap, ev->src_device, 0, nowait, ev->begin_ns, ev->end_ns);
+	default:
+		return 0;
+	}
+}
+
+/*
  * One event through everything the analysis feeds, in two parts: what the
  * reading thread feeds when there is one (feed_threaded(): the kernels by
  * place and the timeline's span, about a tenth of the analysis' work, which
@@ -40,10 +60,8 @@ static void analysis_reset(struct analysis *a)
 static int feed_reader_side(struct analysis *a, struct kernel_tally *kt, const struct event *ev,
 			    const char **why)
 {
-	int nowait = ev->kind != EV_KERNEL && a->nowait.n && nowait_sites_has(&a->nowait, ev->codeptr);
-
 	timeline_span_add(&a->span, ev);
-	if (overlap_feed_event(&a->overlap, ev, nowait) < 0) {
+	if (overlap_add(a, ev) < 0) {
 		*why = "out of memory";
 		return -1;
 	}

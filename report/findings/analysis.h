@@ -17,7 +17,7 @@
 #include "report/findings/checks.h"
 #include "report/findings/cost.h"
 #include "report/findings/findings.h"
-#include "report/findings/overlap.h"
+#include "lib/overlap.h"
 #include "report/findings/results.h"
 #include "report/findings/totals.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_overlap.c - transfer time beside kernel time (report/findings/overlap.h):
+ * test_overlap.c - transfer time beside kernel time (lib/overlap.h):
  * hand-computed cases (a partial overlap, nested intervals, several devices,
  * touching ends, nowait transfers that ran alone), then random runs against
  * a count of every nanosecond.
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "tests/unit/check.h"
-#include "report/findings/overlap.h"
+#include "lib/overlap.h"
 
 /* One interval fed: device, kernel or transfer, nowait, [b, e). */
 struct ivl {

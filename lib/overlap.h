@@ -1,12 +1,14 @@
 /*
  * overlap.h - how much of a run's transfer time ran beside kernels on the
  * same device, and how much more could have (docs/report-json.md,
- * "Overlap", defines each number).
+ * "Overlap", defines each number).  Used by the report's pass
+ * (report/findings/analysis.c) and the trace export (report/trace/trace.c),
+ * which each say which device an event is on.
  *
- * Per device, over the event stream's begin order (db/read/events.h):
- *   transfer_ns  the measure of the union of its transfers' intervals
- *                (a to_device counts on its destination, a from_device
- *                on its source), each nanosecond once;
+ * Per device, over intervals fed in begin order (the event stream's,
+ * db/read/events.h):
+ *   transfer_ns  the measure of the union of its transfers' intervals,
+ *                each nanosecond once;
  *   kernel_ns    the same for its kernels;
  *   overlap_ns   the measure of (union of transfers) ∩ (union of kernels):
  *                the time a transfer and a kernel of the device were both
@@ -32,13 +34,11 @@
  * time t.  The spans of a device are exactly the set whose measure is its
  * overlap_ns.
  */
-#ifndef MAPPROF_REPORT_OVERLAP_H
-#define MAPPROF_REPORT_OVERLAP_H
+#ifndef MAPPROF_LIB_OVERLAP_H
+#define MAPPROF_LIB_OVERLAP_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-struct event;
 
 /* An open merged interval of one class of a device. */
 struct overlap_ivl {
@@ -82,12 +82,6 @@ void overlap_release(struct overlap *o);
  */
 int overlap_feed(struct overlap *o, int device, int is_kernel, int nowait, int64_t begin_ns,
 		 int64_t end_ns);
-
-/*
- * An event of the stream through overlap_feed(): kernels and transfers
- * count, on the device named above; any other kind is ignored.
- */
-int overlap_feed_event(struct overlap *o, const struct event *ev, int nowait);
 
 /* End the spans that ended before t_ns (on_span).  0, or -1 when on_span failed. */
 int overlap_flush(struct overlap *o, int64_t t_ns);

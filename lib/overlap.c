@@ -1,14 +1,13 @@
 /*
  * overlap.c - transfer time beside kernel time, per device, in one sweep
- * (report/findings/overlap.h).
+ * (lib/overlap.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/read/events.h"
 #include "lib/sat.h"
 #include "lib/sort.h"
-#include "report/findings/overlap.h"
+#include "lib/overlap.h"
 
 void overlap_init(struct overlap *o)
 {
@@ -152,20 +151,6 @@ int overlap_feed(struct overlap *o, int device, int is_kernel, int nowait, int64
 			merge(&d->nowait, begin_ns, end_ns);
 	}
 	return spans_at(o, d, begin_ns);
-}
-
-int overlap_feed_event(struct overlap *o, const struct event *ev, int nowait)
-{
-	switch (ev->kind) {
-	case EV_KERNEL:
-		return overlap_feed(o, ev->dest_device, 1, 0, ev->begin_ns, ev->end_ns);
-	case EV_TO_DEVICE:
-		return overlap_feed(o, ev->dest_device, 0, nowait, ev->begin_ns, ev->end_ns);
-	case EV_FROM_DEVICE:
-		return overlap_feed(o, ev->src_device, 0, nowait, ev->begin_ns, ev->end_ns);
-	default:
-		return 0;
-	}
 }
 
 /* End the open spans that end before t (INT64_MAX: all), earliest first.  0, or -1. */
