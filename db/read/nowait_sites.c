@@ -7,12 +7,10 @@
 #include "db/db_internal.h"
 #include "db/read/nowait_sites.h"
 
-/* UNION: distinct, and in order (SQLite's UNION sorts). */
+/* One row per call site: distinct (codeptr is the key), in order. */
 static const char nowait_sql[] =
 	"SELECT codeptr FROM source_raw"
 	" WHERE typeof(codeptr) = 'integer' AND entry LIKE '%\\_nowait%' ESCAPE '\\'"
-	" UNION SELECT codeptr FROM target_raw"
-	" WHERE typeof(codeptr) = 'integer' AND kind IN (9, 10, 11, 12)"
 	" ORDER BY 1";
 
 int nowait_sites_read(struct db *db, struct nowait_sites *out, char **err)

@@ -2,10 +2,13 @@
  * nowait_sites.h - the call sites whose offload calls were 'nowait': the
  * code pointers of source_raw rows whose entry point is a nowait one
  * (__tgt_target_data_begin_nowait_mapper, ...: the collector saw the
- * program call it) and of target_raw rows whose kind says nowait (when
- * the runtime says so: LLVM 19 does not).  Every data operation of a
- * construct carries its code pointer (data_op_raw.codeptr), so a transfer
- * is of a nowait construct when its code pointer is one of these.
+ * program call it).  Every data operation of a construct carries its code
+ * pointer (data_op_raw.codeptr), so a transfer is of a nowait construct
+ * when its code pointer is one of these.
+ *
+ * target_raw's kinds are not read for it: LLVM 19 never reports a nowait
+ * kind, and finding one would scan the whole table once more (the report
+ * reads each event table once: tests/unit/test_report_passes.c).
  *
  * LLVM 19 enters a 'target nowait' construct through __tgt_target_kernel,
  * as a blocking one: its own map clauses' transfers are not among these

@@ -63,9 +63,7 @@ def meet(a, b):
             j += 1
     return out
 
-nowait = {r[0] for r in db.execute(
-    "SELECT codeptr FROM source_raw WHERE entry LIKE '%nowait%'"
-    " UNION SELECT codeptr FROM targets WHERE kind LIKE '%nowait'")}
+nowait = {r[0] for r in db.execute("SELECT codeptr FROM source_raw WHERE entry LIKE '%nowait%'")}
 xfer, nw, kern = {}, {}, {}
 for op, src, dst, b, e, cp in db.execute(
         "SELECT op, src_device, dest_device, begin_ns, end_ns, codeptr FROM data_ops"
