@@ -245,6 +245,7 @@ REPORT_OBJS := \
 	$(B)/lib/ranks.o \
 	$(B)/lib/termesc.o \
 	$(B)/lib/units.o \
+	$(B)/lib/overlap.o \
 	$(B)/lib/utf8.o \
 	$(B)/db/open.o \
 	$(B)/db/pages/pageread.o \
@@ -264,6 +265,7 @@ REPORT_OBJS := \
 	$(B)/db/read/checks.o \
 	$(B)/db/read/threads.o \
 	$(B)/db/read/acc.o \
+	$(B)/db/read/nowait_sites.o \
 	$(B)/db/read/trace_scan.o \
 	$(B)/db/read/targets.o \
 	$(B)/gen/assets.o \

@@ -32,6 +32,26 @@ static void analysis_reset(struct analysis *a)
 }
 
 /*
+ * A kernel or transfer into the overlap sweep (lib/overlap.h), on its
+ * device: a kernel's, a to_device's destination, a from_device's source.
+ */
+static int overlap_add(struct analysis *a, const struct event *ev)
+{
+	int nowait = a->nowait.n && nowait_sites_has(&a->nowait, ev->codeptr);
+
+	switch (ev->kind) {
+	case EV_KERNEL:
+		return overlap_feed(&a->overlap, ev->dest_device, 1, 0, ev->begin_ns, ev->end_ns);
+	case EV_TO_DEVICE:
+		return overlap_feed(&a->overlap, ev->dest_device, 0, nowait, ev->begin_ns, ev->end_ns);
+	case EV_FROM_DEVICE:
+		return overlap_feed(&a->overlap, ev->src_device, 0, nowait, ev->begin_ns, ev->end_ns);
+	default:
+		return 0;
+	}
+}
+
+/*
  * One event through everything the analysis feeds, in two parts: what the
  * reading thread feeds when there is one (feed_threaded(): the kernels by
  * place and the timeline's span, about a tenth of the analysis' work, which
@@ -41,6 +61,10 @@ static int feed_reader_side(struct analysis *a, struct kernel_tally *kt, const s
 			    const char **why)
 {
 	timeline_span_add(&a->span, ev);
+	if (overlap_add(a, ev) < 0) {
+		*why = "out of memory";
+		return -1;
+	}
 	return kernel_tally_feed(kt, ev, why);
 }
 
@@ -181,6 +205,8 @@ static int analyse_stream(struct db *db, struct analysis *a, enum events_mode mo
 
 	timeline_span_release(&a->span);
 	timeline_span_init(&a->span);
+	overlap_release(&a->overlap);
+	overlap_init(&a->overlap);
 	if (a->with_timeline && mode == EVENTS_BY_SEQ)
 		timeline_span_record(&a->span, db);
 	s = event_stream_open_rec(db, mode, a->keys, a->span.rec, err);
@@ -231,7 +257,9 @@ int analysis_pass(struct db *db, struct analysis *a, int with_timeline, char **e
 	findings_init(&a->findings);
 	a->findings.buffer_ops = tempfile_buffer_records(0);
 	results_init(&a->results);
+	overlap_init(&a->overlap);
 	if (db_read_run(db, &a->run, err) < 0 || db_read_acc(db, &a->acc, err) < 0 ||
+	    nowait_sites_read(db, &a->nowait, err) < 0 ||
 	    !(a->keys = op_keys_new(db, err)))
 		return -1;
 	a->host_device = a->run.has_host_device ? a->run.host_device : -1;
@@ -253,6 +281,11 @@ int analysis_finish_begin(struct analysis *a, char **err)
 	struct findings_context ctx;
 
 	totals_finish(&a->totals);
+	if (overlap_finish(&a->overlap) < 0) {
+		if (err)
+			*err = strdup("out of memory");
+		return -1;
+	}
 	a->duration_ns = a->run.duration_ns > 0 ? a->run.duration_ns : 0;
 	if (a->totals.last_end_ns > a->duration_ns)
 		a->duration_ns = a->totals.last_end_ns;
@@ -328,6 +361,8 @@ void analysis_release(struct analysis *a)
 	cost_release(&a->cost);
 	kernel_sites_release(&a->kernel_sites);
 	timeline_span_release(&a->span);
+	nowait_sites_release(&a->nowait);
+	overlap_release(&a->overlap);
 	free(a->site_pairs);
 	a->site_pairs = NULL;
 	a->nsite_pairs = 0;

@@ -13,10 +13,12 @@
 #include "db/read/acc.h"
 #include "db/read/events.h"
 #include "db/read/kernel_sites.h"
+#include "db/read/nowait_sites.h"
 #include "db/read/timeline.h"
 #include "report/findings/checks.h"
 #include "report/findings/cost.h"
 #include "report/findings/findings.h"
+#include "lib/overlap.h"
 #include "report/findings/results.h"
 #include "report/findings/totals.h"
 
@@ -63,6 +65,8 @@ struct analysis {
 	uint64_t (*site_pairs)[2];  /* the call sites of one directive (analysis_merge_sites()) */
 	size_t nsite_pairs;
 	struct timeline_span span;  /* the page timeline's span, from the same pass */
+	struct nowait_sites nowait; /* the call sites of nowait offload calls */
+	struct overlap overlap;     /* transfers beside kernels per device (overlap.h), from the same pass */
 	int with_timeline;          /* the span records the timeline's intervals too (analysis_run_page()) */
 };
 

@@ -196,6 +196,35 @@ static json_t *not_reported_json(const struct analysis *a)
 	return o;
 }
 
+/* The numbers of report/findings/overlap.h, of a device or the run. */
+static void overlap_sums_json(json_t *o, const struct overlap_sums *s)
+{
+	json_object_set_new(o, "transfer_ns", json_integer(s->transfer_ns));
+	json_object_set_new(o, "kernel_ns", json_integer(s->kernel_ns));
+	json_object_set_new(o, "overlap_ns", json_integer(s->overlap_ns));
+	json_object_set_new(o, "nowait_transfer_ns", json_integer(s->nowait_ns));
+	json_object_set_new(o, "nowait_alone_ns", json_integer(s->nowait_alone_ns));
+	json_object_set_new(o, "could_overlap_ns", json_integer(s->could_ns));
+}
+
+/* {"overlap_ns": ..., "devices": [{"device": N, ...}]}: transfers beside kernels (docs/report-json.md). */
+static json_t *overlap_json(const struct analysis *a)
+{
+	struct overlap_sums run = overlap_run_sums(&a->overlap);
+	json_t *o = json_object(), *devices = json_array();
+
+	overlap_sums_json(o, &run);
+	for (size_t i = 0; i < a->overlap.ndevices; i++) {
+		struct overlap_sums s = overlap_device_sums(&a->overlap.devices[i]);
+		json_t *d = json_object();
+		json_object_set_new(d, "device", json_integer(a->overlap.devices[i].device));
+		overlap_sums_json(d, &s);
+		json_array_append_new(devices, d);
+	}
+	json_object_set_new(o, "devices", devices);
+	return o;
+}
+
 static json_t *summary_json(const struct analysis *a)
 {
 	const struct findings *f = &a->findings;
@@ -222,6 +251,7 @@ static json_t *summary_json(const struct analysis *a)
 	json_object_set_new(o, "findings", json_integer((json_int_t)nfind));
 	json_object_set_new(o, "occurrences", json_integer((json_int_t)nocc));
 	json_object_set_new(o, "kinds", kinds);
+	json_object_set_new(o, "overlap", overlap_json(a));
 	{
 		char note[512];
 		if (report_nothing_mapped(a, note, sizeof(note)))

@@ -360,6 +360,28 @@ static void print_kernels(FILE *out, const struct analysis *a, int top)
 	fputs("  (to/from device: what the launching target constructs' map clauses moved)\n", out);
 }
 
+/*
+ * Transfers beside kernels (report/findings/overlap.h), when a device had
+ * both: how much overlapped, and how much of the nowait transfers' time
+ * could have.
+ */
+static void print_overlap(FILE *out, const struct analysis *a)
+{
+	struct overlap_sums s = overlap_run_sums(&a->overlap);
+	char o[32], t[32], n[32], c[32];
+
+	if (!s.transfer_ns || !s.kernel_ns)
+		return;
+	fprintf(out, "  overlap: %s of %s transfer time beside kernels (%.1f%%); ",
+		format_ns(o, sizeof(o), s.overlap_ns), format_ns(t, sizeof(t), s.transfer_ns),
+		100.0 * (double)s.overlap_ns / (double)s.transfer_ns);
+	if (s.nowait_ns)
+		fprintf(out, "nowait transfers alone %s, up to %s could overlap\n",
+			format_ns(n, sizeof(n), s.nowait_alone_ns), format_ns(c, sizeof(c), s.could_ns));
+	else
+		fputs("no nowait transfers\n", out);
+}
+
 void summary_print(FILE *out, const struct analysis *a, int top)
 {
 	const struct findings *f = &a->findings;
@@ -385,6 +407,7 @@ void summary_print(FILE *out, const struct analysis *a, int top)
 		fprintf(out, "mapprof: OpenACC: %" PRId64 " events: %" PRId64 " constructs, %" PRId64
 			" launches, %" PRId64 " data events (%" PRId64 " transfers)\n", a->acc.events,
 			a->acc.constructs, a->acc.launches, a->acc.data_events, a->acc.transfers);
+	print_overlap(out, a);
 	fprintf(out, "  %-20s %8s %12s %12s %12s\n", "pattern", "findings", "occurrences", "bytes",
 		"savings");
 	for (int k = 0; k < FINDING_KIND_COUNT; k++) {

@@ -341,11 +341,20 @@ int otf2w_metric(struct otf2w *w, uint32_t loc, uint64_t t, uint64_t bytes)
 	return ew ? check(w, OTF2_EvtWriter_Metric(ew, NULL, t, OTF2W_METRIC, 1, &type, &v)) : -1;
 }
 
-/* The strings, and the definitions every archive has: paradigm, attributes, metric.  0 or -1. */
+int otf2w_overlap(struct otf2w *w, uint32_t loc, uint64_t t, uint64_t value)
+{
+	OTF2_EvtWriter *ew = writer(w, loc);
+	OTF2_Type type = OTF2_TYPE_UINT64;
+	OTF2_MetricValue v = { .unsigned_int = value };
+
+	return ew ? check(w, OTF2_EvtWriter_Metric(ew, NULL, t, OTF2W_METRIC_OVERLAP, 1, &type, &v)) : -1;
+}
+
+/* The strings, and the definitions every archive has: paradigm, attributes, metrics.  0 or -1. */
 static int write_fixed(struct otf2w *w, OTF2_GlobalDefWriter *d)
 {
-	OTF2_MetricMemberRef member = 0;
-	uint32_t names[2 * OTF2W_MAX_FINDINGS], s[6];
+	OTF2_MetricMemberRef member = 0, overlap = 1;
+	uint32_t names[2 * OTF2W_MAX_FINDINGS], s[9];
 	int rc = 0;
 
 	s[0] = otf2w_string(w, "a finding of 'mapprof report' that names this event: its id");
@@ -354,6 +363,9 @@ static int write_fixed(struct otf2w *w, OTF2_GlobalDefWriter *d)
 	s[3] = otf2w_string(w, "bytes");
 	s[4] = otf2w_string(w, "OpenMP target memory");
 	s[5] = otf2w_string(w, "OpenMP");
+	s[6] = otf2w_string(w, "transfers beside kernels");
+	s[7] = otf2w_string(w, "1 while a transfer and a kernel of this device are both in flight, else 0");
+	s[8] = otf2w_string(w, "#");
 	for (int i = 0; i < OTF2W_MAX_FINDINGS; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), i ? "finding %d" : "finding", i + 1);
@@ -377,6 +389,12 @@ static int write_fixed(struct otf2w *w, OTF2_GlobalDefWriter *d)
 								     OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_UINT64,
 								     OTF2_BASE_BINARY, 0, s[3]));
 	rc = rc || check(w, OTF2_GlobalDefWriter_WriteMetricClass(d, OTF2W_METRIC, 1, &member,
+								    OTF2_METRIC_ASYNCHRONOUS,
+								    OTF2_RECORDER_KIND_ABSTRACT));
+	rc = rc || check(w, OTF2_GlobalDefWriter_WriteMetricMember(d, overlap, s[6], s[7], OTF2_METRIC_TYPE_OTHER,
+								     OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_UINT64,
+								     OTF2_BASE_DECIMAL, 0, s[8]));
+	rc = rc || check(w, OTF2_GlobalDefWriter_WriteMetricClass(d, OTF2W_METRIC_OVERLAP, 1, &overlap,
 								    OTF2_METRIC_ASYNCHRONOUS,
 								    OTF2_RECORDER_KIND_ABSTRACT));
 	return rc;

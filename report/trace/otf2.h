@@ -21,6 +21,9 @@
  *     i < OTF2W_MAX_FINDINGS, for the events a finding names;
  *   - the metric OTF2W_METRIC ("device memory in use", bytes, absolute
  *     points) recorded on metric locations;
+ *   - the metric OTF2W_METRIC_OVERLAP ("transfers beside kernels", 1 while a
+ *     transfer and a kernel of the device are both in flight, else 0,
+ *     absolute points) on the same locations;
  *   - the RMA window OTF2W_WIN ("OpenMP target memory") on a communicator
  *     of every location, rank = location id: a one-sided operation's
  *     'remote' is the location id of the other side.
@@ -34,6 +37,7 @@
 #define OTF2W_ATTR_FINDING(i) (2u * (unsigned)(i))
 #define OTF2W_ATTR_KIND(i) (2u * (unsigned)(i) + 1u)
 #define OTF2W_METRIC 0u
+#define OTF2W_METRIC_OVERLAP 1u
 #define OTF2W_WIN 0u
 #define OTF2W_NONE UINT32_MAX
 
@@ -90,6 +94,8 @@ int otf2w_rma(struct otf2w *w, uint32_t loc, uint64_t t, int get, uint32_t remot
 int otf2w_rma_done(struct otf2w *w, uint32_t loc, uint64_t t, uint64_t id);
 /* The device memory in use: OTF2W_METRIC's value. */
 int otf2w_metric(struct otf2w *w, uint32_t loc, uint64_t t, uint64_t bytes);
+/* Transfers beside kernels: OTF2W_METRIC_OVERLAP's value (1 or 0). */
+int otf2w_overlap(struct otf2w *w, uint32_t loc, uint64_t t, uint64_t value);
 
 /*
  * Write the definitions (the clock: ns from 'offset', 'length' long,

@@ -29,6 +29,7 @@ enum {
 	TRACK_NAME = 2,
 	TRACK_PROCESS = 3,
 	TRACK_PARENT_UUID = 5,
+	TRACK_COUNTER = 8,                     /* a CounterDescriptor (empty: a plain counter) */
 	PROCESS_PID = 1,                       /* ProcessDescriptor */
 	PROCESS_NAME = 6,
 	EVENT_CATEGORY_IIDS = 3,               /* TrackEvent */
@@ -39,6 +40,7 @@ enum {
 	EVENT_CATEGORIES = 22,
 	EVENT_NAME = 23,
 	EVENT_FLOW_IDS = 47,                   /* repeated fixed64 */
+	EVENT_COUNTER_VALUE = 30,
 	ANNOTATION_NAME_IID = 1,               /* DebugAnnotation */
 	ANNOTATION_INT = 4,
 	ANNOTATION_STRING = 6,
@@ -50,7 +52,7 @@ enum {
 	INTERNED_NAME = 2,
 };
 
-enum { SLICE_BEGIN = 1, SLICE_END = 2 };
+enum { SLICE_BEGIN = 1, SLICE_END = 2, COUNTER = 4 };
 enum { SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2 };
 /* Any non-zero id: the whole file is one sequence. */
 #define SEQUENCE_ID 1
@@ -342,6 +344,20 @@ int pftrace_track(struct pftrace *p, uint64_t uuid, uint64_t parent, const char 
 	return put_packet(p, 0);
 }
 
+int pftrace_counter_track(struct pftrace *p, uint64_t uuid, uint64_t parent, const char *name)
+{
+	struct pb *td = &p->event;
+
+	td->len = p->sub.len = 0;
+	pb_uint(td, TRACK_UUID, uuid);
+	if (parent)
+		pb_uint(td, TRACK_PARENT_UUID, parent);
+	pb_string(td, TRACK_NAME, name);
+	pb_message(td, TRACK_COUNTER, &p->sub);
+	pb_message(&p->packet, PACKET_TRACK_DESCRIPTOR, td);
+	return put_packet(p, 0);
+}
+
 /* a's end is written before b's: earlier end, then the inner (later-begun) slice first. */
 static int before(const struct pending *a, const struct pending *b)
 {
@@ -459,6 +475,22 @@ int pftrace_slice(struct pftrace *p, const struct pftrace_slice *s)
 	if (put_packet(p, SEQ_NEEDS_INCREMENTAL_STATE) < 0)
 		return -1;
 	return heap_push(p, (struct pending){ end, s->begin_ns, s->track, ++p->order });
+}
+
+int pftrace_counter(struct pftrace *p, uint64_t track, int64_t t_ns, int64_t value)
+{
+	struct pb *ev = &p->event;
+
+	/* The ends before it first: the file stays in time order. */
+	if (flush_ends(p, t_ns) < 0)
+		return -1;
+	ev->len = 0;
+	pb_uint(ev, EVENT_TYPE, COUNTER);
+	pb_uint(ev, EVENT_TRACK_UUID, track);
+	pb_uint(ev, EVENT_COUNTER_VALUE, (uint64_t)value);
+	pb_uint(&p->packet, PACKET_TIMESTAMP, timestamp(t_ns));
+	pb_message(&p->packet, PACKET_TRACK_EVENT, ev);
+	return put_packet(p, 0);
 }
 
 int pftrace_finish(struct pftrace *p)

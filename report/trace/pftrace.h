@@ -20,6 +20,9 @@
  *     before them, so the file is in time order (the begins must come in
  *     begin order): memory grows with the slices open at one time, never
  *     with the events;
+ *   - counter tracks (a TrackDescriptor with an empty CounterDescriptor)
+ *     and their values (TYPE_COUNTER, counter_value), written where they
+ *     come, after the held-back ends before them;
  *   - event names, categories and annotation names are interned on one
  *     packet sequence (the first packet clears its incremental state), up
  *     to PFTRACE_MAX_INTERNED names; past that, names are written inline.
@@ -63,6 +66,15 @@ int pftrace_process(struct pftrace *p, uint64_t uuid, int pid, const char *name)
 
 /* A track under the process track 'parent' (0: none).  -1 out of memory. */
 int pftrace_track(struct pftrace *p, uint64_t uuid, uint64_t parent, const char *name);
+
+/* A counter track under 'parent' (0: none).  -1 out of memory. */
+int pftrace_counter_track(struct pftrace *p, uint64_t uuid, uint64_t parent, const char *name);
+
+/*
+ * A counter's value from t_ns on, t_ns not before the last slice's begin
+ * (the held-back ends up to it are written first).  -1 out of memory.
+ */
+int pftrace_counter(struct pftrace *p, uint64_t track, int64_t t_ns, int64_t value);
 
 /*
  * A slice; its begin is not before the previous slice's (the caller's

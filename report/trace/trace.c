@@ -20,6 +20,7 @@
 #include "lib/hmap.h"
 #include "lib/outfile.h"
 #include "report/trace/trace.h"
+#include "lib/overlap.h"
 #include "report/trace/trace_emit.h"
 #include "report/trace/trace_flows.h"
 
@@ -66,7 +67,11 @@ struct trace {
 	struct trace_emit out;    /* the writer */
 	struct trace_stats *st;
 	int64_t from_ns, to_ns;   /* the window */
+	struct overlap ov;        /* transfers beside kernels: a counter per device */
 };
+
+/* The counter that marks the spans of a device's transfers beside its kernels (docs/usage.md). */
+#define OVERLAP_COUNTER "transfers beside kernels"
 
 static int oom(char **err)
 {
@@ -216,6 +221,31 @@ static const char *variable_of(struct trace *t, const struct event *ev)
 	return *slot;
 }
 
+/* The device an event lies on in the trace: a transfer's device end, the destination between two devices. */
+static int device_of(const struct trace *t, const struct event *ev)
+{
+	switch (ev->kind) {
+	case EV_KERNEL:
+		return ev->dest_device;
+	case EV_TO_DEVICE:
+	case EV_FROM_DEVICE:
+		return ev->dest_device == t->run.host_device && t->run.has_host_device
+		       ? ev->src_device : ev->dest_device;
+	case EV_DELETE:
+		return ev->src_device;
+	default:
+		return ev->dest_device;
+	}
+}
+
+/* A kernel or transfer into the overlap counter of its device (lib/overlap.h). */
+static int overlap_add(struct trace *t, const struct event *ev)
+{
+	if (ev->kind != EV_KERNEL && ev->kind != EV_TO_DEVICE && ev->kind != EV_FROM_DEVICE)
+		return 0;
+	return overlap_feed(&t->ov, device_of(t, ev), ev->kind == EV_KERNEL, 0, ev->begin_ns, ev->end_ns);
+}
+
 static int write_event(struct trace *t, const struct event *ev, char **err)
 {
 	enum lane lane;
@@ -223,29 +253,20 @@ static int write_event(struct trace *t, const struct event *ev, char **err)
 	const char *cat;
 	struct trace_slice s;
 
+	device = device_of(t, ev);
 	switch (ev->kind) {
 	case EV_KERNEL:
 		lane = LANE_KERNELS;
-		device = ev->dest_device;
 		cat = "kernel";
 		break;
 	case EV_TO_DEVICE:
 	case EV_FROM_DEVICE:
 		lane = LANE_TRANSFERS;
 		cat = "transfer";
-		/* The device end; between two devices, the destination. */
-		device = ev->dest_device == t->run.host_device && t->run.has_host_device
-			 ? ev->src_device : ev->dest_device;
-		break;
-	case EV_DELETE:
-		lane = LANE_ALLOCS;
-		cat = "allocation";
-		device = ev->src_device;
 		break;
 	default:
 		lane = LANE_ALLOCS;
 		cat = "allocation";
-		device = ev->dest_device;
 	}
 	tid = (ev->thread < 0 ? 0 : ev->thread) * LANE_COUNT + (int)lane + 1;
 	pid = pid_of(device);
@@ -265,6 +286,14 @@ static int write_event(struct trace *t, const struct event *ev, char **err)
 	}
 	trace_flows_clear(&t->flows);
 	return rows_rc(rc);
+}
+
+/* overlap.h's on_span: the device's counter 1 while a transfer and a kernel are in flight, else 0. */
+static int overlap_counter(void *arg, int device, int begin, int64_t t_ns)
+{
+	struct trace *t = arg;
+
+	return trace_emit_counter(&t->out, pid_of(device), OVERLAP_COUNTER, t_ns, begin);
 }
 
 /* One pass of the stream: 0, -1 with *err, RESTART_EVENTS (seq mode only) or RESTART_ROWS. */
@@ -290,14 +319,24 @@ static int write_events(struct trace *t, enum events_mode mode, char **err)
 		}
 		if (ev.end_ns < t->from_ns)
 			continue;
+		if (overlap_flush(&t->ov, ev.begin_ns) < 0) {
+			rc = oom(err);
+			break;
+		}
 		if ((rc = write_event(t, &ev, err)) < 0)
 			break;
+		if (overlap_add(t, &ev) < 0) {
+			rc = oom(err);
+			break;
+		}
 		/* The output failed (a full disk): the caller says why; read no more. */
 		if (++written % ERROR_EVERY == 0 && ferror(t->f))
 			break;
 	}
 	event_stream_close(s);
 	/* Rows left unread may still be out of order (a window, rows of no event): only the end proves it. */
+	if (rc >= 0 && overlap_finish(&t->ov) < 0)
+		rc = oom(err);
 	if (rc >= 0)
 		rc = rows_rc(trace_flows_finish(&t->flows, err));
 	if (rc >= 0 && trace_emit_finish(&t->out) < 0)
@@ -317,6 +356,7 @@ static void trace_release(struct trace *t)
 	attribution_close(t->at);
 	run_info_release(&t->run);
 	trace_emit_release(&t->out);
+	overlap_release(&t->ov);
 }
 
 /*
@@ -334,6 +374,9 @@ static int write_trace(struct db *db, struct outfile *o, enum events_mode mode, 
 	hmap_init(&t.places, 1, sizeof(char *));
 	hmap_init(&t.vars, 3, sizeof(char *));
 	hmap_init(&t.named, 2, 1);
+	overlap_init(&t.ov);
+	t.ov.on_span = overlap_counter;
+	t.ov.arg = &t;
 	if (db_read_run(db, &t.run, err) < 0 || thread_rows_read(db, &t.threads, err) < 0)
 		goto out;
 	t.at = attribution_open(db);

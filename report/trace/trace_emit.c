@@ -193,6 +193,51 @@ static int put_pftrace_event(struct trace_emit *e, const struct trace_slice *s)
 	return rc;
 }
 
+/* A counter's track in a .pftrace: above every lane's (tids are small and positive). */
+static uint64_t counter_uuid(int pid)
+{
+	return track_uuid(pid, INT32_MAX);
+}
+
+/* Describe the counter track 'uuid' once.  -1 out of memory. */
+static int counter_track(struct trace_emit *e, uint64_t uuid, int pid, const char *name)
+{
+	for (size_t i = 0; i < e->ncounters; i++)
+		if (e->counters[i] == uuid)
+			return 0;
+	if (e->ncounters == e->capcounters) {
+		size_t cap = e->capcounters ? 2 * e->capcounters : 8;
+		uint64_t *v = realloc(e->counters, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		e->counters = v;
+		e->capcounters = cap;
+	}
+	e->counters[e->ncounters++] = uuid;
+	return pftrace_counter_track(e->pf, uuid, track_uuid(pid, 0), name);
+}
+
+int trace_emit_counter(struct trace_emit *e, int pid, const char *name, int64_t t_ns, int64_t value)
+{
+	if (e->format == TRACE_PFTRACE) {
+		uint64_t uuid = counter_uuid(pid);
+		if (counter_track(e, uuid, pid, name) < 0)
+			return -1;
+		return pftrace_counter(e->pf, uuid, t_ns, value);
+	}
+	begin_event(e);
+	jsonbuf_lit(&e->jb, "{\"ph\":\"C\",\"name\":\"");
+	jsonbuf_mem(&e->jb, name, strlen(name));
+	jsonbuf_lit(&e->jb, "\",\"pid\":");
+	jsonbuf_i64(&e->jb, pid);
+	jsonbuf_lit(&e->jb, ",\"tid\":0,\"ts\":");
+	jsonbuf_us(&e->jb, t_ns);
+	jsonbuf_lit(&e->jb, ",\"args\":{\"value\":");
+	jsonbuf_i64(&e->jb, value);
+	jsonbuf_lit(&e->jb, "}}");
+	return 0;
+}
+
 int trace_emit_slice(struct trace_emit *e, const struct trace_slice *s)
 {
 	if (e->format == TRACE_PFTRACE)
@@ -214,5 +259,8 @@ void trace_emit_release(struct trace_emit *e)
 {
 	pftrace_free(e->pf);
 	e->pf = NULL;
+	free(e->counters);
+	e->counters = NULL;
+	e->ncounters = e->capcounters = 0;
 	jsonbuf_release(&e->jb);
 }

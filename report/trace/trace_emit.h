@@ -54,6 +54,8 @@ struct trace_emit {
 	struct jsonbuf jb;         /* TRACE_JSON */
 	int first;                 /* no JSON event written yet (no comma) */
 	uint64_t flow_id;          /* JSON: the last arrow's id */
+	uint64_t *counters;        /* .pftrace: the counter tracks described */
+	size_t ncounters, capcounters;
 };
 
 /*
@@ -68,6 +70,14 @@ int trace_emit_process(struct trace_emit *e, int pid, const char *name, int sort
 
 /* A lane 'tid' of process 'pid' named 'name' (sorted by its tid).  -1 out of memory. */
 int trace_emit_thread(struct trace_emit *e, int pid, int tid, const char *name);
+
+/*
+ * The counter 'name' (a plain literal) of process 'pid': its value from
+ * t_ns on, t_ns not before the previous slice's begin.  JSON: a "C" event
+ * with args {"value": N}; .pftrace: a counter track under the process (its
+ * descriptor before its first value).  -1 out of memory.
+ */
+int trace_emit_counter(struct trace_emit *e, int pid, const char *name, int64_t t_ns, int64_t value);
 
 /* A slice, not before the previous one's begin; its arrows.  -1 out of memory. */
 int trace_emit_slice(struct trace_emit *e, const struct trace_slice *s);

@@ -61,6 +61,7 @@
 #include "db/store/attribution.h"
 #include "lib/grow.h"
 #include "lib/hmap.h"
+#include "lib/overlap.h"
 #include "report/trace/otf2.h"
 #include "report/trace/trace.h"
 
@@ -113,6 +114,8 @@ struct proc {
 	struct finding_scan *rows;
 	struct finding_scan_row row_next;
 	int row_ok;
+	struct overlap ov;         /* transfers beside kernels (lib/overlap.h), per device */
+	struct writer *wr;         /* the archive it goes into (ov's on_span) */
 };
 
 struct writer {
@@ -397,6 +400,17 @@ static int findings_of(struct writer *wr, struct proc *p, const struct event *ev
 	return 0;
 }
 
+/* The device's metric location, made at its first sample ("device N memory", as Score-P names none).  0 or -1. */
+static int metric_loc(struct writer *wr, struct device *d)
+{
+	char name[64];
+
+	if (d->metric_loc != OTF2W_NONE)
+		return 0;
+	snprintf(name, sizeof(name), "device %d memory", d->num);
+	return (d->metric_loc = otf2w_location(wr->w, name, OTF2W_METRIC_LOCATION, d->group)) == OTF2W_NONE ? -1 : 0;
+}
+
 /* The device memory in use after an allocation or delete, sampled at its begin when 'write'.  0 or -1. */
 static int memory(struct writer *wr, struct proc *p, const struct event *ev, int device, int write)
 {
@@ -410,13 +424,22 @@ static int memory(struct writer *wr, struct proc *p, const struct event *ev, int
 		d->in_use -= ev->bytes < d->in_use ? ev->bytes : d->in_use;
 	if (!write)
 		return 0;
-	if (d->metric_loc == OTF2W_NONE) {
-		char name[64];
-		snprintf(name, sizeof(name), "device %d memory", device);
-		if ((d->metric_loc = otf2w_location(wr->w, name, OTF2W_METRIC_LOCATION, d->group)) == OTF2W_NONE)
-			return -1;
-	}
+	if (metric_loc(wr, d) < 0)
+		return -1;
 	return otf2w_metric(wr->w, d->metric_loc, at_time(p, ev->begin_ns), d->in_use);
+}
+
+/* lib/overlap.h's on_span: the device's OTF2W_METRIC_OVERLAP 1 while a transfer and a kernel run, else 0. */
+static int overlap_metric(void *arg, int device, int begin, int64_t t_ns)
+{
+	struct proc *p = arg;
+	struct device *d = device_of(p->wr, p, device);
+
+	if (!d)
+		return oom(p->wr->err);
+	if (metric_loc(p->wr, d) < 0)
+		return -1;
+	return otf2w_overlap(p->wr->w, d->metric_loc, at_time(p, t_ns), (uint64_t)begin);
 }
 
 static int in_window(const struct writer *wr, int64_t begin, int64_t end)
@@ -470,10 +493,16 @@ static int write_event(struct writer *wr, struct proc *p, const struct event *ev
 
 	if ((rc = findings_of(wr, p, ev, &f)) < 0)
 		return rc;
+	/* The overlap's ends before this event first: its metric location's times rise. */
+	if (overlap_flush(&p->ov, ev->begin_ns) < 0)
+		return -1;
 	if ((ev->kind == EV_ALLOC || ev->kind == EV_DELETE) && memory(wr, p, ev, device, window) < 0)
 		return -1;
 	if (!window)
 		return 0;
+	/* This event into the overlap (a span it starts begins now). */
+	if (on_device && overlap_feed(&p->ov, device, ev->kind == EV_KERNEL, 0, ev->begin_ns, ev->end_ns) < 0)
+		return -1;
 	region = region_of(wr, p, whats[ev->kind], ev->codeptr);
 	if (region == OTF2W_NONE)
 		return oom(wr->err);
@@ -545,6 +574,8 @@ static int write_streams(struct writer *wr, struct proc *p)
 		}
 	}
 	rc = has_ev < 0 ? has_ev : has_t < 0 ? has_t : 0;
+	if (!rc && overlap_finish(&p->ov) < 0)
+		rc = -1;
 	if (!rc && p->rows && !wr->sorted && finding_scan_finish(p->rows, wr->err) < 0)
 		rc = *wr->err ? -1 : RESTART;
 	for (size_t i = 0; i < p->nlanes && !rc; i++)
@@ -561,6 +592,7 @@ static void proc_release(struct proc *p)
 		free(p->lanes[i].open);
 	free(p->lanes);
 	free(p->devices);
+	overlap_release(&p->ov);
 	hmap_release(&p->regions);
 	finding_scan_close(p->rows);
 	attribution_close(p->at);
@@ -595,12 +627,14 @@ static uint32_t host_node(struct writer *wr, const char *host, uint32_t root, ch
 /* One database into the archive.  0, -1 with *err set, or RESTART. */
 static int write_db(struct writer *wr, const char *path, int64_t shift_ns, uint32_t node)
 {
-	struct proc p = { .shift_ns = shift_ns, .node = node };
+	struct proc p = { .shift_ns = shift_ns, .node = node, .wr = wr };
 	enum db_problem problem;
 	char name[64], *why = NULL;
 	int max_finding = -1, rc = -1, r;
 
 	hmap_init(&p.regions, 2, sizeof(uint32_t));
+	p.ov.on_span = overlap_metric;
+	p.ov.arg = &p;
 	if (!(p.db = db_open(path, 0, &problem, &why))) {
 		if (asprintf(wr->err, "cannot read '%s': %s", path, why ? why : "out of memory") < 0)
 			*wr->err = NULL;

@@ -14,6 +14,7 @@
         add(legend, add(h('span'), h('span', 'sw l-' + l), LANES[l].label));
       });
       add(legend, add(h('span'), h('span', 'sw l-mark'), 'selected finding'));
+      overlapLine();
       if (!T || !arr(T.devices).length) {
         add(box, h('p', 'empty', T ? 'The run recorded no kernels, transfers or allocations.'
           : 'No timeline: this report was made without its database.'));
@@ -48,7 +49,9 @@
         var runDev = arr(run.devices).filter(function (x) { return isObj(x) && x.device === dv.device; })[0];
         var type = str(dv.type) || (runDev ? str(runDev.type) : '');
         var isHost = dv.device === hostDevice;
-        add(wrap, add(h('div', 'tl-dev-title'), isHost ? 'Host ' : 'Device ' + str(dv.device) + ' ', type ? h('span', 'muted', type) : null));
+        var ov = overlapOf(dv.device);
+        add(wrap, add(h('div', 'tl-dev-title'), isHost ? 'Host ' : 'Device ' + str(dv.device) + ' ', type ? h('span', 'muted', type) : null,
+          ov ? h('span', 'muted tl-dev-overlap', (type ? ' \u00b7 ' : '') + overlapText(ov)) : null));
         var grid = h('div', 'tl-grid'), labels = h('div', 'tl-labels');
         dev.labels = {};
         names.forEach(function (l) {
@@ -85,6 +88,31 @@
       $('tl-reset').addEventListener('click', function () { setView(t0, t1); });
       $('tl-zoom-finding').addEventListener('click', zoomToMarks);
       schedule();
+    }
+
+    /* summary.overlap (docs/report-json.md, "Overlap"): transfers beside kernels on their device. */
+    function overlapOf(device) {
+      /* One device: the header's line says it all. */
+      var both = arr(obj(summary.overlap).devices).filter(function (d) {
+        return isObj(d) && num(d.transfer_ns) > 0 && num(d.kernel_ns) > 0;
+      });
+      return both.length > 1 ? both.filter(function (d) { return d.device === device; })[0] || null : null;
+    }
+    function overlapText(o) {
+      var t = fmtDur(o.overlap_ns) + ' of ' + fmtDur(o.transfer_ns) + ' transfer time beside kernels (' +
+        (fmtPct(num(o.overlap_ns), num(o.transfer_ns)) || '0%') + ')';
+      if (num(o.nowait_transfer_ns) > 0)
+        t += '; nowait transfers alone ' + fmtDur(o.nowait_alone_ns) + ', up to ' + fmtDur(o.could_overlap_ns) + ' could overlap';
+      return t;
+    }
+    /* The header's line: the run's overlap, over every device with transfers and kernels. */
+    function overlapLine() {
+      var o = obj(summary.overlap), p = $('timeline-overlap');
+      if (!(num(o.transfer_ns) > 0 && num(o.kernel_ns) > 0)) return;
+      p.textContent = 'Overlap: ' + overlapText(o) + '.';
+      p.title = 'Time a transfer and a kernel of the same device were both in flight, each nanosecond once; ' +
+        'could overlap: nowait transfer time with no kernel of its device running, no more than the kernel time with no transfer beside it.';
+      p.hidden = false;
     }
 
     /* "initial thread · tid 123", "OpenMP thread 2 · tid 125": the OS thread id and the role. */

@@ -574,6 +574,7 @@ def sample_checks(b, data, findings, expects, require_lines):
 
     if require_lines:
         kernels_lanes_checks(b, data, findings)
+    overlap_checks(b, data, require_lines)
 
     # Leave the table sorted by savings, the top finding selected, for the screenshot.
     if click_sort(b, 'savings') != 'descending':
@@ -614,6 +615,53 @@ def kernels_lanes_checks(b, data, findings):
         select_finding(b, findings[0]['id'])
         marked = b.js("return document.querySelectorAll('#timeline .tl-label.tl-thread.marked').length;")
         check(marked > 0, f'{findings[0]["id"]}: its thread lane is marked', marked)
+
+
+def fmt_dur(ns):
+    """static/js/helpers.js fmtDur()."""
+    def trim(v):
+        a = abs(v)
+        return f'{v:.0f}' if a >= 100 else f'{v:.1f}' if a >= 10 else f'{v:.2f}'
+    a = abs(ns)
+    if a < 1e3:
+        return f'{round(ns)} ns'
+    if a < 1e6:
+        return trim(ns / 1e3) + ' \u00b5s'
+    if a < 1e9:
+        return trim(ns / 1e6) + ' ms'
+    return trim(ns / 1e9) + ' s'
+
+
+def overlap_checks(b, data, real):
+    """Issue 50, item 4: the timeline header says how much transfer time ran beside kernels (summary.overlap).
+    A real recording ('real') must have it; a hand-made fixture may not."""
+    ov = (data.get('summary') or {}).get('overlap')
+    if ov is None and not real:
+        line = b.js("var p = document.getElementById('timeline-overlap'); return p && !p.hidden;")
+        check(not line, 'no overlap line without summary.overlap', line)
+        return
+    check(isinstance(ov, dict), 'report.json has summary.overlap', to_json(ov))
+    if not isinstance(ov, dict):
+        return
+    line = b.js("var p = document.getElementById('timeline-overlap');"
+                "return p && !p.hidden && p.offsetParent !== null ? p.textContent : null;")
+    both = (ov.get('transfer_ns') or 0) > 0 and (ov.get('kernel_ns') or 0) > 0
+    if not both:
+        check(line is None, 'no overlap line without transfers and kernels', line)
+        return
+    want = f'Overlap: {fmt_dur(ov["overlap_ns"])} of {fmt_dur(ov["transfer_ns"])} transfer time beside kernels'
+    check(line is not None and line.startswith(want), 'the timeline header shows the overlap', f'{line!r} want {want!r}')
+    if (ov.get('nowait_transfer_ns') or 0) > 0:
+        want = f'up to {fmt_dur(ov["could_overlap_ns"])} could overlap'
+        check(line is not None and want in line, 'the header shows what could overlap', line)
+    titles = b.js("return [...document.querySelectorAll('#timeline .tl-dev-title')].map((x) => x.textContent);")
+    both = [d for d in ov.get('devices') or [] if (d.get('transfer_ns') or 0) > 0 and (d.get('kernel_ns') or 0) > 0]
+    for d in both if len(both) > 1 else []:
+        if True:
+            want = f'Device {d["device"]} '
+            got = [t for t in titles if t.startswith(want)]
+            check(len(got) == 1 and f'{fmt_dur(d["overlap_ns"])} of {fmt_dur(d["transfer_ns"])}' in got[0],
+                  f'device {d["device"]}: its title shows its overlap', to_json(got))
 
 
 def xss_checks(b, data, findings):

@@ -53,16 +53,19 @@ message TrackDescriptor {
   optional string name = 2;
   optional ProcessDescriptor process = 3;
   optional uint64 parent_uuid = 5;
+  optional CounterDescriptor counter = 8;
 }
+message CounterDescriptor {}
 message ProcessDescriptor { optional int32 pid = 1; optional string process_name = 6; }
 message TrackEvent {
   repeated uint64 category_iids = 3;
   repeated DebugAnnotation debug_annotations = 4;
-  enum Type { TYPE_UNSPECIFIED = 0; TYPE_SLICE_BEGIN = 1; TYPE_SLICE_END = 2; TYPE_INSTANT = 3; }
+  enum Type { TYPE_UNSPECIFIED = 0; TYPE_SLICE_BEGIN = 1; TYPE_SLICE_END = 2; TYPE_INSTANT = 3; TYPE_COUNTER = 4; }
   optional Type type = 9;
   optional uint64 name_iid = 10;
   optional uint64 track_uuid = 11;
   repeated string categories = 22;
+  optional int64 counter_value = 30;
   optional string name = 23;
   repeated fixed64 flow_ids = 47;
 }
@@ -130,7 +133,8 @@ for n in packets:
     if unknown:
         problems.append("unknown fields %s" % unknown)
 names, cats, anames = {}, {}, {}
-tracks, processes, parents = {}, 0, {}
+tracks, processes, parents, counters = {}, 0, {}, {}
+counts = []   # (counter name, its process's name, ts, value)
 slices, ends = [], 0
 stacks = defaultdict(int)
 flows = Counter()
@@ -162,7 +166,10 @@ for i, p in enumerate(packets):
             if get(td, "parent_uuid") not in tracks:
                 problems.append("track %s: parent not described before it" % uuid)
             tracks[uuid] = get(td, "name")
-            parents[uuid] = get(td, "parent_uuid")
+            if get(td, "counter") is not None:
+                counters[uuid] = get(td, "parent_uuid")
+            else:
+                parents[uuid] = get(td, "parent_uuid")
         continue
     ev = get(p, "track_event")
     if not ev:
@@ -173,6 +180,12 @@ for i, p in enumerate(packets):
         problems.append("packet %d: timestamp %d before %d" % (i, ts, last_ts))
     last_ts = ts
     track = get(ev, "track_uuid")
+    if get(ev, "type") == "TYPE_COUNTER":
+        if track not in counters:
+            problems.append("packet %d: a value on an undescribed counter track %s" % (i, track))
+        else:
+            counts.append((tracks[track], tracks.get(counters[track]), ts, int(get(ev, "counter_value", "0"))))
+        continue
     if track not in parents:
         problems.append("packet %d: event on an undescribed lane track %s" % (i, track))
     if get(ev, "type") == "TYPE_SLICE_BEGIN":
@@ -217,6 +230,12 @@ if (len(slices), processes, len(parents), arrows) != (len(xs), jprocs, jtracks, 
 if sorted(set(tracks[u] for u in parents)) != sorted(set(e["args"]["name"] for e in js
                                                            if e["ph"] == "M" and e["name"] == "thread_name")):
     problems.append("lane track names differ from the JSON trace's")
+# The counters (transfers beside kernels): the JSON trace's "C" events, value for value.
+jnames = {e["pid"]: e["args"]["name"] for e in js if e["ph"] == "M" and e["name"] == "process_name"}
+jcounts = [(e["name"], jnames.get(e["pid"]), round(float(e["ts"]) * 1000), e["args"]["value"])
+           for e in js if e["ph"] == "C"]
+if counts != jcounts:
+    problems.append("counters differ from the JSON trace's: %s vs %s" % (counts[:4], jcounts[:4]))
 if problems:
     print("; ".join(problems[:10]))
     sys.exit(1)
