@@ -126,13 +126,21 @@ EOF
 }
 
 # The nowait program.
+# Whether the helper thread runs the copy beside the kernel is up to the
+# scheduler: on a loaded 2-core machine it may wait for a core until the
+# kernel ends.  Every recording's overlap must equal the intervals' (checked
+# each time); at least one of up to 5 must show some.
 compile_offload "$MAPPROF_SRC/tests/e2e/overlap_nowait.c" nw -O1 -g
-record_prog nw.db ./nw >/dev/null
-"$mapprof" report --no-html --json nw.json nw.db >summary.txt 2>&1 || fail "report failed: $(cat summary.txt)"
-out=$(check_overlap nw.db nw.json) || fail "nowait program: $out"
-ov=${out#overlap=}
-ov=${ov%% *}
-[ "$ov" -gt 0 ] || fail "nowait program: no overlap (the copy should run beside the kernel): $out"
+for try in 1 2 3 4 5; do
+	record_prog nw.db ./nw >/dev/null
+	"$mapprof" report --no-html --json nw.json nw.db >summary.txt 2>&1 || fail "report failed: $(cat summary.txt)"
+	out=$(check_overlap nw.db nw.json) || fail "nowait program: $out"
+	ov=${out#overlap=}
+	ov=${ov%% *}
+	[ "$ov" -eq 0 ] || break
+	echo "recording $try: the copy ran apart from the kernel (the scheduler's choice); again"
+done
+[ "$ov" -gt 0 ] || fail "nowait program: no overlap in 5 recordings (the copy should run beside the kernel): $out"
 # The nowait transfer time is the enter data's copy: one to_device of 64 MiB from a nowait call site.
 want=$(q nw.db "SELECT SUM(end_ns - begin_ns) FROM data_ops d JOIN source_raw s ON s.codeptr = d.codeptr
                 WHERE s.entry LIKE '%nowait%' AND d.op = 'to_device' AND d.bytes = 67108864")
