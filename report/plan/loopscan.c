@@ -473,66 +473,6 @@ out:
 	return found;
 }
 
-/* The body of the function named by the word token at i (its definition in text): first/last token, or -1. */
-static long definition_of(const struct scan *s, const char *text, size_t at, size_t len, long *last)
-{
-	long depth = 0;
-
-	for (size_t i = 0; i + 1 < s->n; i++) {
-		char k = s->t[i].kind;
-		if (k == '(' || k == '[' || k == '{')
-			depth++;
-		else if ((k == ')' || k == ']' || k == '}') && depth > 0)
-			depth--;
-		else if (depth == 0 && s->t[i].len == len && !memcmp(text + s->t[i].at, text + at, len) &&
-			 s->t[i + 1].kind == '(' && s->match[i + 1] > 0 && kind_at(s, s->match[i + 1] + 1) == '{') {
-			long open = s->match[i + 1] + 1;
-			if (s->match[open] < 0)
-				return -1;
-			*last = s->match[open];
-			return open;
-		}
-	}
-	return -1;
-}
-
-static int names_in(const struct scan *s, const char *text, long from, long to, const char *id, size_t idl)
-{
-	for (long i = from; i <= to && i >= 0 && (size_t)i < s->n; i++)
-		if (s->t[i].len == idl && !memcmp(text + s->t[i].at, id, idl))
-			return 1;
-	return 0;
-}
-
-int loopscan_mentions(const char *text, size_t n, int first, int last, const char *id, size_t idl)
-{
-	struct scan s = { 0 };
-	int found = 0;
-
-	if (!text || !idl || first > last)
-		return 0;
-	if (tokenize(&s, text, n) < 0 || match_brackets(&s) < 0) {
-		found = 1;   /* unsure: say it is named */
-		goto out;
-	}
-	for (size_t i = 0; i < s.n && !found; i++) {
-		long body, end;
-		if (s.t[i].line < first || s.t[i].line > last)
-			continue;
-		if (s.t[i].len == idl && !memcmp(text + s.t[i].at, id, idl))
-			found = 1;
-		else if (s.t[i].kind == 'x' && s.t[i].len && kind_at(&s, (long)i + 1) == '(' &&
-			 !(s.match[i + 1] > 0 && kind_at(&s, s.match[i + 1] + 1) == '{') &&   /* not a definition */
-			 (body = definition_of(&s, text, s.t[i].at, s.t[i].len, &end)) >= 0)
-			found = names_in(&s, text, body, end, id, idl);   /* a call: its body, one level */
-	}
-out:
-	free(s.t);
-	free(s.match);
-	free(s.pre);
-	return found;
-}
-
 /*
  * --- what the host may do to a file-scope name ------------------------------
  */
@@ -884,18 +824,16 @@ int loopscan_host_writes(const char *text, size_t n, const int *first, const int
 		}
 	}
 	/* Elsewhere in the file, a way to it kept for later ('p = x', '&x', a call's argument). */
-	for (size_t i = 0; i < s.n && !(flags & LS_CONTENT); i++) {
-		long depth = 0;
+	for (size_t i = 0, depth = 0; i < s.n && !(flags & LS_CONTENT); i++) {
+		char k = s.t[i].kind;
+		int top = depth == 0;   /* token i is outside every bracket */
+		if (k == '(' || k == '[' || k == '{')
+			depth++;
+		else if ((k == ')' || k == ']' || k == '}') && depth > 0)
+			depth--;
 		if (scanned[i] || !tok_id(&s, text, (long)i, id, idl))
 			continue;
-		for (size_t j = 0; j < i; j++) {
-			char k = s.t[j].kind;
-			if (k == '(' || k == '[' || k == '{')
-				depth++;
-			else if ((k == ')' || k == ']' || k == '}') && depth > 0)
-				depth--;
-		}
-		if (depth == 0) {
+		if (top) {
 			size_t p = before_at(text, s.t[i].at);
 			if (p != (size_t)-1 && (text[p] == '=' || text[p] == '&'))
 				flags |= LS_CONTENT;   /* another name's initializer: an alias */

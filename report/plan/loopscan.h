@@ -75,14 +75,6 @@ int loopscan_function(const char *text, size_t n, int line, int *first, int *las
  */
 int loopscan_file_scope(const char *text, size_t n, const char *id, size_t idl, int before);
 
-/*
- * Whether identifier id (idl bytes) is named on lines first..last, or in
- * the body of a function defined in text that those lines call (one level
- * deep: what it calls is not followed).  A scan of words: any mention
- * counts, read or write; 1 too when the text cannot be scanned.
- */
-int loopscan_mentions(const char *text, size_t n, int first, int last, const char *id, size_t idl);
-
 /* What the host may do to a file-scope name (loopscan_host_writes()). */
 enum {
 	LS_CONTENT = 1,    /* write its content, or reach it by another name */

@@ -56,20 +56,6 @@ static void file_scope_names(void)
 	CHECK(!loopscan_file_scope(src, n, "late", 4, 14));  /* declared after the line */
 }
 
-static void mentions(void)
-{
-	const size_t n = sizeof(src) - 1;
-	/* spread()'s lines before its loop name 'more' and 'norm', not 'dist'. */
-	CHECK(loopscan_mentions(src, n, 5, 6, "more", 4));
-	CHECK(!loopscan_mentions(src, n, 5, 6, "dist", 4));
-	/* main()'s line 18 calls spread(), whose body names 'dist': one level deep. */
-	CHECK(loopscan_mentions(src, n, 18, 18, "dist", 4));
-	CHECK(!loopscan_mentions(src, n, 18, 18, "late2", 5));
-	/* A definition is not a call: spread's own first line does not pull its body in. */
-	CHECK(!loopscan_mentions(src, n, 4, 4, "dist", 4));
-	CHECK(!loopscan_mentions(src, n, 7, 6, "more", 4));   /* no lines */
-}
-
 static const char host[] =
 	"#define N 64\n"                                      /* 1 */
 	"static int a[N], b[N], *p, n = N;\n"                 /* 2 */
@@ -145,7 +131,6 @@ int main(void)
 {
 	RUN(function_spans);
 	RUN(file_scope_names);
-	RUN(mentions);
 	RUN(host_writes);
 	RUN(declares);
 	RUN(loops);
