@@ -73,6 +73,7 @@ COLLECTOR_OBJS := \
 	$(B)/collector/runinfo.o \
 	$(B)/collector/hash.o \
 	$(B)/collector/wtrack.o \
+	$(B)/collector/attach.o \
 	$(B)/collector/check.o \
 	$(B)/collector/interpose.o \
 	$(B)/collector/got.o \
@@ -417,6 +418,12 @@ $(B)/tests/test_hash: tests/unit/test_hash.c collector/hash.c collector/hash.h t
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< collector/hash.c $(XXH3_SIMD_OBJS) -o $@ $(XXH_LIBS) -lpthread
+
+# The collector's attached pointer slots and masked hash, tested alone with the hash.
+$(B)/tests/test_attach: tests/unit/test_attach.c collector/attach.c collector/attach.h collector/hash.c collector/hash.h collector/text.c lib/termesc.c tests/unit/check.h $(XXH3_SIMD_OBJS)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< collector/attach.c collector/hash.c collector/text.c lib/termesc.c $(XXH3_SIMD_OBJS) -o $@ $(XXH_LIBS) -lpthread
 
 # Independent OMPT tracer used by the end-to-end tests to cross-check the collector.
 $(B)/tests/libtracer.so: tests/tracer/tracer.c

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collector/attach.h"
 #include "collector/buffer.h"
 #include "collector/check.h"
 #include "collector/collector.h"
@@ -191,6 +192,9 @@ static void held_commit(struct held *h, int signal_safe)
 	else
 		h->r.hash = signal_safe ? hash_bytes(dest, h->r.bytes)
 					: hash_parallel(dest, h->r.bytes, threads_waiting(h->r.bytes));
+	/* Attached pointer slots in it (learned since its begin, when wtrack took it): masked. */
+	if ((!signal_safe || attach_lock_free()) && attach_masked(h->r.dst_addr, h->r.bytes))
+		h->r.hash = attach_hash(dest, h->r.bytes, h->r.dst_addr);
 	h->r.has_hash = 1;
 	if (check_on && !signal_safe)
 		check_copied_back(h->r.seq, h->r.src_dev, h->r.src_addr, h->r.dst_addr, h->r.bytes, h->task);
@@ -271,12 +275,14 @@ static void held_flush(struct thread_state *t, int signal_safe)
 static void held_fork_prepare(void)
 {
 	check_at_fork(FORK_PREPARE);
+	attach_at_fork(FORK_PREPARE);
 	pthread_mutex_lock(&held_mu);
 }
 
 static void held_fork_parent(void)
 {
 	pthread_mutex_unlock(&held_mu);
+	attach_at_fork(FORK_PARENT);
 	check_at_fork(FORK_PARENT);
 }
 
@@ -285,6 +291,7 @@ static void held_fork_child(void)
 	pthread_mutex_init(&held_mu, NULL);
 	atomic_store(&nheld, 0);
 	on_initial_thread = -1;  /* the thread that forked is the child's only, initial thread */
+	attach_at_fork(FORK_CHILD);
 	check_at_fork(FORK_CHILD);
 }
 
@@ -334,15 +341,23 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		p->job = NULL;
 		p->map_index = -1;
 		p->wt_dest = 0;
-		/* Into host memory: lets the copy write pages protected for write tracking. */
+		/* A pointer the runtime attaches in a device buffer (attach.h). */
+		if (is_transfer_to(optype) && src_device_num == learn_host_device())
+			attach_transfer_to(dest_device_num, (uint64_t)src_addr, (uint64_t)dest_addr, bytes);
+		/* Into host memory: lets the copy write pages protected for write tracking
+		 * (not a range with attached pointers: its hash is masked, wtrack's is not). */
 		if (is_transfer_from(optype) && bytes && dest_addr &&
-		    dest_device_num == learn_host_device())
+		    dest_device_num == learn_host_device() && !attach_masked((uint64_t)dest_addr, bytes))
 			p->wt_dest = wtrack_dest_begin(dest_addr, bytes);
 		/* (wt_dest: hashed after the copy, by wtrack_dest_end().) */
 		if (!p->wt_dest && bytes && src_addr && hash_source(optype, src_device_num, dest_device_num)) {
+			/* The host range the bytes are of: attached pointers in it are masked. */
+			uint64_t host = is_transfer_to(optype) ? (uint64_t)src_addr : (uint64_t)dest_addr;
 			/* A host range unwritten since it was hashed is not read again;
 			 * large sources are hashed by a helper while the runtime copies them. */
-			if (is_transfer_to(optype) && wtrack_source(src_addr, bytes, &p->hash)) {
+			if (attach_masked(host, bytes)) {
+				p->hash = attach_hash(src_addr, bytes, host);
+			} else if (is_transfer_to(optype) && wtrack_source(src_addr, bytes, &p->hash)) {
 				p->job = NULL;
 			} else {
 				p->job = hash_start(src_addr, bytes, threads_waiting(bytes));
@@ -389,6 +404,10 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 	if ((optype == ompt_target_data_delete || optype == ompt_target_data_delete_async) &&
 	    atomic_load_explicit(&nheld, memory_order_relaxed))
 		held_release(HELD_DELETE, t, NULL, 0);
+	if (optype == ompt_target_data_alloc || optype == ompt_target_data_alloc_async)
+		attach_alloc(dest_device_num, (uint64_t)src_addr, (uint64_t)dest_addr, bytes);
+	else if (optype == ompt_target_data_delete || optype == ompt_target_data_delete_async)
+		attach_delete(src_device_num, (uint64_t)src_addr);
 	if (check_on)
 		check_op_end(optype, p, src_device_num, src_addr, dest_device_num, dest_addr, bytes, t);
 	/*
@@ -441,9 +460,14 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 				r->has_hash = 1;
 			} else if (is_transfer_from(optype) && !r->has_hash && bytes && dest_addr &&
 				   dest_device_num == learn_host_device()) {
-				r->hash = hash_parallel(dest_addr, bytes, threads_waiting(bytes));
+				r->hash = attach_masked((uint64_t)dest_addr, bytes)
+						  ? attach_hash(dest_addr, bytes, (uint64_t)dest_addr)
+						  : hash_parallel(dest_addr, bytes, threads_waiting(bytes));
 				r->has_hash = 1;
 			}
+			/* Attached pointer slots learned since its begin (wtrack took it then): masked. */
+			if (p && p->wt_dest && attach_masked((uint64_t)dest_addr, bytes))
+				r->hash = attach_hash(dest_addr, bytes, (uint64_t)dest_addr);
 			if (check_on && is_transfer_from(optype) && dest_device_num == learn_host_device())
 				check_copied_back(r->seq, src_device_num, (uint64_t)src_addr, (uint64_t)dest_addr,
 						  bytes, check_task(t));
@@ -654,6 +678,16 @@ static void side_frames_write(enum buffer_moment when)
 		output_frame(SPOOL_STAT, "hash_from_at_op_end", (int64_t)atomic_load(&held_at_end));
 		/* Of those, the transfers of nowait constructs (completed with their task, not their end). */
 		output_frame(SPOOL_STAT, "hash_from_nowait", (int64_t)atomic_load(&held_nowait));
+		{
+			/* Attached pointer slots masked in hashes (docs/database.md). */
+			uint64_t known, learned, dropped, untracked, late;
+			attach_stats(&known, &learned, &dropped, &untracked, &late);
+			output_frame(SPOOL_STAT, "hash_attach_slots", (int64_t)learned);
+			output_frame(SPOOL_STAT, "hash_attach_slots_dropped", (int64_t)dropped);
+			output_frame(SPOOL_STAT, "hash_attach_buffers_untracked", (int64_t)untracked);
+			output_frame(SPOOL_STAT, "hash_attach_late", (int64_t)late);
+			(void)known;
+		}
 		check_stats();
 	} else if (modules_changed()) {
 		/* At a swap, a library loaded since also gets its offload calls sent to us. */

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/attach.h"
 #include "collector/buffer.h"
 #include "collector/got.h"
 #include "collector/interpose.h"
@@ -122,7 +123,7 @@ static void note_site(struct thread_state *t, uint64_t codeptr, const char *entr
 }
 
 static void note_call(uint64_t codeptr, const char *entry, int nowait, const ident_t *loc, int n,
-		      void **ptrs, const int64_t *sizes, void **names)
+		      void **bases, void **ptrs, const int64_t *sizes, const int64_t *types, void **names)
 {
 	static atomic_int exit_hooked;
 	struct thread_state *t;
@@ -154,6 +155,8 @@ static void note_call(uint64_t codeptr, const char *entry, int nowait, const ide
 		t->call_begin[i] = ptrs ? (uint64_t)ptrs[i] : 0;
 		t->call_bytes[i] = sizes ? (uint64_t)sizes[i] : 0;
 	}
+	/* The pointers this call will attach, before its first copy is hashed (attach.h). */
+	attach_map_entries(n, bases, ptrs, sizes, types);
 	note_site(t, codeptr, entry, loc, n, names);
 }
 
@@ -274,8 +277,8 @@ EXPORT int __tgt_target_kernel(ident_t *loc, int64_t device, int32_t teams, int3
 		return -1;  /* offload failed: the program runs the region on the host */
 	if (args)
 		note_call(RA(), "__tgt_target_kernel",
-			  args->version >= 2 && (args->flags & KERNEL_ARGS_NOWAIT), loc, (int)args->num_args, args->ptrs,
-			  args->sizes, args->names);
+			  args->version >= 2 && (args->flags & KERNEL_ARGS_NOWAIT), loc, (int)args->num_args,
+			  args->base_ptrs, args->ptrs, args->sizes, args->types, args->names);
 	__attribute__((musttail)) return fn(loc, device, teams, threads, host_ptr, args);
 }
 
@@ -290,8 +293,8 @@ EXPORT int __tgt_target_kernel_nowait(ident_t *loc, int64_t device, int32_t team
 	if (!fn)
 		return -1;
 	if (args)
-		note_call(RA(), "__tgt_target_kernel_nowait", 1, loc, (int)args->num_args, args->ptrs,
-			  args->sizes, args->names);
+		note_call(RA(), "__tgt_target_kernel_nowait", 1, loc, (int)args->num_args, args->base_ptrs,
+			  args->ptrs, args->sizes, args->types, args->names);
 	__attribute__((musttail)) return fn(loc, device, teams, threads, host_ptr, args, ndeps,
 					    deps, nnoalias, noalias);
 }
@@ -315,7 +318,7 @@ typedef void (*mapper_nowait_fn)(ident_t *, int64_t, int32_t, void **, void **, 
 			fn = (mapper_fn)real(#name, (void *)mp_##name);                   \
 		if (!fn)                                                                       \
 			return;                                                                \
-		note_call(RA(), #name, 0, loc, n, ptrs, sizes, names);                         \
+		note_call(RA(), #name, 0, loc, n, bases, ptrs, sizes, types, names);          \
 		__attribute__((musttail)) return fn(loc, device, n, bases, ptrs, sizes, types, \
 						    names, mappers);                           \
 	}
@@ -333,7 +336,7 @@ typedef void (*mapper_nowait_fn)(ident_t *, int64_t, int32_t, void **, void **, 
 			fn = (mapper_nowait_fn)real(#name, (void *)mp_##name);            \
 		if (!fn)                                                                       \
 			return;                                                                \
-		note_call(RA(), #name, 1, loc, n, ptrs, sizes, names);                         \
+		note_call(RA(), #name, 1, loc, n, bases, ptrs, sizes, types, names);          \
 		__attribute__((musttail)) return fn(loc, device, n, bases, ptrs, sizes, types, \
 						    names, mappers, ndeps, deps, nnoalias,     \
 						    noalias);                                  \

@@ -1,0 +1,74 @@
+/*
+ * attach.h - pointer slots the runtime writes into device copies of host
+ * data ("attaching" a pointer), and the content hash with them masked.
+ *
+ * For 'map(tofrom: s) map(tofrom: s.v[0:N])', libomptarget copies s to the
+ * device, then writes the device address of v's copy into the pointer
+ * member of s's device copy: an 8-byte to-device transfer from a host
+ * temporary into s's device buffer.  The bytes of s that come back then
+ * differ from those sent in that slot alone, while the device changed
+ * nothing.  So every transfer between the host and a device hashes host
+ * range [h, h + n) with the bytes of known slots inside it taken as zeros
+ * (docs/database.md, "Hashes"): an unchanged struct hashes equal both
+ * ways, and a change of any other byte still changes the hash.
+ *
+ * A slot is a host address: that of the pointer in the host's data.  It is
+ * learned two ways:
+ *   - from the offload call's map entries (interpose.c), before any of its
+ *     data operations: an entry of type PTR_AND_OBJ whose pointer lies in
+ *     another entry of the same call (so the struct's first copy is hashed
+ *     masked already);
+ *   - from the data operations: a to-device transfer of one pointer's
+ *     bytes into a device buffer whose allocation was seen, from a host
+ *     address other than the one the buffer mirrors (what --check calls a
+ *     foreign write, collector/check.c).
+ * A slot is forgotten when the last live device buffer holding it is
+ * deleted.  The tables are bounded; what did not fit, and slots learned
+ * after their struct's copy was hashed without them, are counted in the
+ * stats table (attach_stats()).
+ */
+#ifndef MAPPROF_COLLECTOR_ATTACH_H
+#define MAPPROF_COLLECTOR_ATTACH_H
+
+#include <stdint.h>
+
+#include "collector/state.h"
+
+/* An allocation ended: dev_addr on dev holds 'bytes' for host_addr. */
+void attach_alloc(int dev, uint64_t host_addr, uint64_t dev_addr, uint64_t bytes);
+/* A delete ended: the buffer at dev_addr on dev is gone (its slots too, unless another buffer holds them). */
+void attach_delete(int dev, uint64_t dev_addr);
+/* A to-device transfer from host address src to dst on dev begins: learns a slot when it is an attach. */
+void attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes);
+/* The map entries of an offload call (interpose.c): learns the slots it will attach. */
+void attach_map_entries(int n, void *const *bases, void *const *ptrs, const int64_t *sizes,
+			const int64_t *types);
+
+/* Nonzero when host range [host, host + n) holds a known slot (one load when no slot is known). */
+int attach_masked(uint64_t host, uint64_t n);
+/*
+ * The hash (hash.h) of p[0..n), the bytes of host range [host, host + n)
+ * (p == host for host memory; a device copy of it otherwise), with the
+ * bytes of the slots in that range as zeros.  Equals hash_bytes() where
+ * the range holds no slot.
+ */
+uint64_t attach_hash(const void *p, uint64_t n, uint64_t host);
+
+/* 1 when no thread holds attach.c's lock (a signal handler must not wait for it). */
+int attach_lock_free(void);
+
+/*
+ * For the stats table: slots known now, slots learned in all, slots not
+ * kept (table full), device buffers not kept (table full), and slots
+ * learned late: inside host data that a device buffer already mirrored
+ * (mapped by an earlier call, or by this one when its map entries did not
+ * announce the slot), whose copy from the host, if any, was hashed with
+ * the slot's bytes as they were.
+ */
+void attach_stats(uint64_t *known, uint64_t *learned, uint64_t *dropped, uint64_t *untracked_buffers,
+		  uint64_t *late);
+
+/* Around fork(): the lock is held across it; the child forgets everything (its runtime starts anew). */
+void attach_at_fork(enum fork_moment when);
+
+#endif

@@ -1,0 +1,76 @@
+/* attach_slots.c - tests/e2e/attach_slots.sh: structs mapped with their pointer members' pointees,
+ * whose device copies get the pointees' device addresses ("attached" pointers). */
+#include <stdio.h>
+#include <stdlib.h>
+#define N 4096
+#define M 4
+struct S { int n; int k; double *v; };
+static struct S s, w, l, a[M];
+
+/* The kernel reads s and writes s.v[]: s comes back unchanged. */
+static void reads_struct(void)
+{
+	for (int it = 0; it < 4; it++) {
+#pragma omp target map(tofrom: s) map(tofrom: s.v[0:N])
+		for (int i = 0; i < s.n; i++)
+			s.v[i] += 1;
+	}
+}
+
+/* The kernel changes a scalar member of w: w comes back changed. */
+static void writes_member(void)
+{
+	for (int it = 0; it < 4; it++) {
+#pragma omp target map(tofrom: w) map(tofrom: w.v[0:N])
+		{
+			for (int i = 0; i < w.n; i++)
+				w.v[i] += 1;
+			w.k += 1;
+		}
+	}
+}
+
+/* An array of structs, each element's pointer attached: a comes back unchanged. */
+static void reads_array(void)
+{
+	for (int it = 0; it < 4; it++) {
+#pragma omp target map(tofrom: a[0:M]) map(tofrom: a[0].v[0:N], a[1].v[0:N], a[2].v[0:N], a[3].v[0:N])
+		for (int j = 0; j < M; j++)
+			for (int i = 0; i < a[j].n; i++)
+				a[j].v[i] += 1;
+	}
+}
+
+/* The pointer attached by a later directive than the struct's copy. */
+static void attaches_later(void)
+{
+#pragma omp target enter data map(to: l)
+#pragma omp target enter data map(to: l.v[0:N])
+#pragma omp target map(tofrom: l.v[0:N])
+	for (int i = 0; i < N; i++)
+		l.v[i] += 1;
+#pragma omp target exit data map(from: l.v[0:N])
+#pragma omp target exit data map(from: l)
+}
+
+int main(void)
+{
+	double sum = 0;
+
+	s.n = w.n = l.n = N;
+	s.v = calloc(N, sizeof(double));
+	w.v = calloc(N, sizeof(double));
+	l.v = calloc(N, sizeof(double));
+	for (int j = 0; j < M; j++) {
+		a[j].n = N;
+		a[j].v = calloc(N, sizeof(double));
+	}
+	reads_struct();
+	writes_member();
+	reads_array();
+	attaches_later();
+	for (int j = 0; j < M; j++)
+		sum += a[j].v[7];
+	printf("%g %g %d %g %g\n", s.v[5], w.v[5], w.k, sum, l.v[3]);
+	return 0;
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# attach_slots.sh - a struct mapped with its pointer member's pointee
+# ('map(tofrom: s) map(tofrom: s.v[0:N])'): the runtime writes the device
+# address of v's copy into s's device copy (it "attaches" the pointer), so
+# the bytes of s that come back differ from those sent in that slot alone.
+# The collector masks such slots in the hashes of both directions
+# (collector/attach.h), so (attach_slots.c):
+#   - s, which the kernel only reads, comes back unchanged: a round trip
+#     (host -> device -> host) of s, and no plan copies s back
+#     ('target update from(s)');
+#   - w, whose scalar member the kernel changes, still comes back changed:
+#     no such round trip, and its plan copies it back;
+#   - an array of structs with an attached pointer in each element reads
+#     as unchanged like s;
+#   - a pointer attached by a later directive than its struct's copy is
+#     counted in the stats table (hash_attach_late), every slot in
+#     hash_attach_slots, none dropped;
+#   - the struct's transfers both ways carry one hash.
+. "$(dirname "$0")/lib.sh"
+command -v jq >/dev/null || skip "no jq"
+command -v sqlite3 >/dev/null || skip "no sqlite3"
+mapprof=$MAPPROF_BUILD/mapprof
+d=$(tmpdir)
+cd "$d" || fail "cannot enter $d"
+cp "$MAPPROF_SRC/tests/e2e/attach_slots.c" as.c
+compile_offload as.c as -g
+"$mapprof" run -o as --json as.json -- ./as >out 2>err || fail "run: $(cat err)"
+grep -qx "4 4 4 16 1" out || fail "the program's output: $(head -1 out)"
+j=as.json
+page=$(ls ./*.html 2>/dev/null | head -1)
+[ -s "$page" ] || fail "no page written: $(ls)"
+
+line() { grep -n "$1" as.c | head -1 | cut -d: -f1; }
+sline=$(line 'map(tofrom: s) map')
+wline=$(line 'map(tofrom: w) map')
+aline=$(line 'map(tofrom: a\[0:M\])')
+rt() {  # rt LINE VAR: the host->device->host round trips of VAR at LINE
+	jq --argjson l "$1" --arg v "$2" '[.findings[] | select(.kind == "round_trip" and .flavour == "host_device_host"
+		and .locations[0].line == $l and .variable.name == $v)] | length' $j
+}
+assert_eq "$(rt "$sline" s)" 1 "round trips (sent back unchanged) of s, which the kernel only reads"
+assert_eq "$(rt "$aline" 'a[0:M]')" 1 "round trips (sent back unchanged) of a[0:M], whose elements' pointers are attached"
+assert_eq "$(rt "$wline" w)" 0 "round trips (sent back unchanged) of w, whose member the kernel changes"
+
+# The plans: s and a are not copied back (nothing the device did to them), w is.
+jq -r '.plans[].edit.patch // empty' $j >patches
+grep -q 'target data map(to: s, s.v\[0:N\])' patches || fail "no plan for s: $(grep '^+' patches)"
+grep -q 'update from(s)' patches && fail "a plan copies s back, as if the device changed it: $(grep 'update from' patches)"
+grep -q 'update from(a\[0:M\])' patches && fail "a plan copies a back, as if the device changed it: $(grep 'update from' patches)"
+grep -q 'update from(w)' patches || fail "no plan copies w back, whose member the device changes: $(grep '^+' patches)"
+# The page carries the same plans.
+grep -q 'update from(w)' "$page" || fail "the page has no 'update from(w)'"
+grep -q 'update from(s)' "$page" && fail "the page copies s back"
+
+# The struct's transfers both ways, every iteration: one hash.
+db=as.mapprof.db
+saddr=$(q $db "SELECT src_addr FROM data_ops WHERE op = 'to_device' AND bytes = 16 ORDER BY seq LIMIT 1")
+assert_eq "$(q $db "SELECT count(*) || ' ' || count(DISTINCT hash) FROM data_ops WHERE bytes = 16 AND hash IS NOT NULL
+	AND ((op = 'to_device' AND src_addr = $saddr) OR (op = 'from_device' AND dest_addr = $saddr))")" "8 1" \
+	"transfers of s and their distinct hashes"
+
+stat() { q $db "SELECT value FROM stats WHERE name = '$1'"; }
+assert_eq "$(stat hash_attach_slots)" 25 "slots learned (s and w: 4 times each, a: 16, l: 1)"
+assert_eq "$(stat hash_attach_slots_dropped)" 0 "slots dropped"
+assert_eq "$(stat hash_attach_late)" 1 "slots learned after their struct was copied (l)"
+echo ok

@@ -1,0 +1,212 @@
+/*
+ * test_attach.c - the collector's attached pointer slots (collector/attach.h):
+ * which transfers and map entries teach a slot, when one is forgotten, and
+ * the masked hash: equal to hash.h's hash of the bytes with the slots'
+ * bytes as zeros, wherever the slots lie (any chunk, across a chunk's end,
+ * partly before the range), unchanged by the slots' bytes and changed by
+ * any other byte.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/attach.h"
+#include "collector/hash.h"
+#include "check.h"
+
+#define PTR_AND_OBJ 0x10
+#define MEMBER_OF(i) ((int64_t)((uint64_t)((i) + 1) << 48))
+
+static unsigned char *filled(size_t n, unsigned seed)
+{
+	unsigned char *p = malloc(n);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)((i * 2654435761u) >> 13 ^ seed);
+	return p;
+}
+
+/* hash_bytes() of p[0..n) with the 8 bytes at each of off[] (relative to p) cleared, written out. */
+static uint64_t masked_reference(const unsigned char *p, uint64_t n, const int64_t *off, int k)
+{
+	unsigned char *q = malloc(n ? n : 1);
+	memcpy(q, p, n);
+	for (int i = 0; i < k; i++)
+		for (int64_t b = off[i]; b < off[i] + 8; b++)
+			if (b >= 0 && (uint64_t)b < n)
+				q[b] = 0;
+	uint64_t h = hash_bytes(q, n);
+	free(q);
+	return h;
+}
+
+/* A device buffer mirroring host [h, h + n) at a made-up device address, and an attach at off. */
+static void attach_at(uint64_t dev_base, uint64_t host, uint64_t n, uint64_t off)
+{
+	uint64_t temp = 0x1000;  /* the runtime's temporary holding the device pointer */
+	attach_alloc(0, host, dev_base, n);
+	attach_transfer_to(0, temp, dev_base + off, 8);
+}
+
+static void test_no_slot_is_plain_hash(void)
+{
+	unsigned char *p = filled(3 * HASH_CHUNK_BYTES + 5, 1);
+	CHECK(!attach_masked((uint64_t)(uintptr_t)p, 3 * HASH_CHUNK_BYTES + 5));
+	CHECK(attach_hash(p, 3 * HASH_CHUNK_BYTES + 5, (uint64_t)(uintptr_t)p) ==
+	      hash_bytes(p, 3 * HASH_CHUNK_BYTES + 5));
+	free(p);
+}
+
+static void test_learned_from_transfers(void)
+{
+	unsigned char *p = filled(64, 2);
+	uint64_t h = (uint64_t)(uintptr_t)p, dev = 0x7000000;
+
+	/* The host's own bytes into the buffer (an update of a member): no slot. */
+	attach_alloc(0, h, dev, 64);
+	attach_transfer_to(0, h + 8, dev + 8, 8);
+	CHECK(!attach_masked(h, 64));
+	/* Another size from elsewhere: no slot.  A pointer's bytes from elsewhere: a slot. */
+	attach_transfer_to(0, 0x1000, dev + 16, 16);
+	CHECK(!attach_masked(h, 64));
+	attach_transfer_to(0, 0x1000, dev + 24, 8);
+	CHECK(attach_masked(h, 64));
+	CHECK(attach_masked(h + 24, 8));
+	CHECK(attach_masked(h + 31, 1));
+	CHECK(!attach_masked(h, 24));
+	CHECK(!attach_masked(h + 32, 32));
+	/* Another device's buffer (not seen allocated): nothing learned. */
+	attach_transfer_to(1, 0x1000, dev + 40, 8);
+	CHECK(!attach_masked(h + 40, 8));
+	/* The slot's bytes do not count; the others do. */
+	uint64_t a = attach_hash(p, 64, h);
+	int64_t off = 24;
+	CHECK(a == masked_reference(p, 64, &off, 1));
+	CHECK(a != hash_bytes(p, 64));
+	p[24] ^= 0xff;
+	p[31] ^= 1;
+	CHECK(attach_hash(p, 64, h) == a);
+	p[23] ^= 1;
+	CHECK(attach_hash(p, 64, h) != a);
+	p[23] ^= 1;
+	p[32] ^= 1;
+	CHECK(attach_hash(p, 64, h) != a);
+	p[32] ^= 1;
+	/* A device copy of the range, hashed for the host range: the same slots. */
+	unsigned char *copy = malloc(64);
+	memcpy(copy, p, 64);
+	memset(copy + 24, 0xab, 8);  /* the device's pointer */
+	CHECK(attach_hash(copy, 64, h) == a);
+	free(copy);
+	/* The buffer deleted: its slot forgotten. */
+	attach_delete(0, dev);
+	CHECK(!attach_masked(h, 64));
+	free(p);
+}
+
+static void test_slot_kept_while_another_device_holds_it(void)
+{
+	unsigned char *p = filled(32, 3);
+	uint64_t h = (uint64_t)(uintptr_t)p;
+
+	attach_at(0x8000000, h, 32, 8);
+	attach_alloc(1, h, 0x9000000, 32);
+	attach_transfer_to(1, 0x1000, 0x9000000 + 8, 8);
+	attach_delete(0, 0x8000000);
+	CHECK(attach_masked(h, 32));
+	attach_delete(1, 0x9000000);
+	CHECK(!attach_masked(h, 32));
+	free(p);
+}
+
+static void test_learned_from_map_entries(void)
+{
+	/* map(tofrom: s) map(tofrom: s.v[0:N]) as clang passes it: struct, member, pointee. */
+	struct S { int n; double *v; } *s = malloc(sizeof(*s));
+	double *v = malloc(64);
+	void *bases[3] = { s, s, &s->v }, *ptrs[3] = { s, s, v };
+	int64_t sizes[3] = { sizeof(*s), sizeof(*s), 64 };
+	int64_t types[3] = { 0x20, MEMBER_OF(0) | 0x3, MEMBER_OF(0) | PTR_AND_OBJ | 0x3 };
+	uint64_t h = (uint64_t)(uintptr_t)s;
+
+	attach_map_entries(3, bases, ptrs, sizes, types);
+	CHECK(attach_masked(h, sizeof(*s)));
+	CHECK(!attach_masked(h, 8));
+	/* The struct's device buffer comes and goes: so does the slot. */
+	attach_alloc(0, h, 0xa000000, sizeof(*s));
+	attach_delete(0, 0xa000000);
+	CHECK(!attach_masked(h, sizeof(*s)));
+	/* A pointee whose pointer lies in no entry of the call: nothing. */
+	attach_map_entries(1, &bases[2], &ptrs[2], &sizes[2], &types[2]);
+	CHECK(!attach_masked(h, sizeof(*s)));
+	free(v);
+	free(s);
+}
+
+/* Many slots in a multi-chunk range: in the first and last chunk, across chunk ends, before the range. */
+static void test_chunked_hash(void)
+{
+	uint64_t n = 5 * HASH_CHUNK_BYTES + 100, dev = 0xb000000;
+	unsigned char *buf = filled(n + 64, 4), *p = buf + 32;
+	uint64_t hb = (uint64_t)(uintptr_t)buf, h = (uint64_t)(uintptr_t)p;
+	int64_t off[] = { -4, 0, 40, HASH_CHUNK_BYTES - 4, 2 * HASH_CHUNK_BYTES, 3 * HASH_CHUNK_BYTES + 17,
+			  (int64_t)n - 8, (int64_t)n - 3 };
+	int k = (int)(sizeof(off) / sizeof(off[0]));
+
+	attach_alloc(0, hb, dev, n + 64);
+	for (int i = 0; i < k; i++)
+		attach_transfer_to(0, 0x1000, dev + 32 + (uint64_t)off[i], 8);
+	uint64_t a = attach_hash(p, n, h);
+	CHECK(a == masked_reference(p, n, off, k));
+	/* Each slot's bytes may change; the bytes beside each may not. */
+	for (int i = 0; i < k; i++) {
+		for (int64_t b = off[i]; b < off[i] + 8; b++)
+			if (b >= 0 && (uint64_t)b < n)
+				p[b] ^= 0x5a;
+		CHECK(attach_hash(p, n, h) == a);
+	}
+	p[HASH_CHUNK_BYTES + 4] ^= 1;  /* a byte right after the slot across chunks 0 and 1 */
+	CHECK(attach_hash(p, n, h) != a);
+	p[HASH_CHUNK_BYTES + 4] ^= 1;
+	p[n - 9] ^= 1;
+	CHECK(attach_hash(p, n, h) != a);
+	p[n - 9] ^= 1;
+	CHECK(attach_hash(p, n, h) == masked_reference(p, n, off, k));
+	/* A range inside it (one chunk, slots at both ends) and one of exactly a chunk. */
+	int64_t sub[] = { -4, 0, 40 };
+	CHECK(attach_hash(p, 48, h) == masked_reference(p, 48, sub, 3));
+	int64_t whole[] = { -4, 0, 40, HASH_CHUNK_BYTES - 4 };
+	CHECK(attach_hash(p, HASH_CHUNK_BYTES, h) == masked_reference(p, HASH_CHUNK_BYTES, whole, 4));
+	attach_delete(0, dev);
+	CHECK(attach_hash(p, n, h) == hash_bytes(p, n));
+	free(buf);
+}
+
+/* Past the table's bound: counted, never mis-stored. */
+static void test_bound(void)
+{
+	uint64_t known, all, dropped, untracked, late, n = 5000 * 16;
+	unsigned char *p = filled(n, 5);
+	uint64_t h = (uint64_t)(uintptr_t)p, dev = 0xc000000;
+
+	attach_alloc(0, h, dev, n);
+	for (uint64_t i = 0; i < 5000; i++)
+		attach_transfer_to(0, 0x1000, dev + 16 * i + 8, 8);
+	attach_stats(&known, &all, &dropped, &untracked, &late);
+	CHECK(known <= 4096);
+	CHECK(dropped >= 5000 - 4096);
+	CHECK(late >= 5000 - dropped);  /* learned into a buffer that mirrored the host data already */
+	attach_delete(0, dev);
+	attach_stats(&known, &all, &dropped, &untracked, &late);
+	CHECK_INT(known, 0);
+	free(p);
+}
+
+int main(void)
+{
+	RUN(test_no_slot_is_plain_hash);
+	RUN(test_learned_from_transfers);
+	RUN(test_slot_kept_while_another_device_holds_it);
+	RUN(test_learned_from_map_entries);
+	RUN(test_chunked_hash);
+	RUN(test_bound);
+	return check_done();
+}
