@@ -186,14 +186,16 @@ static void held_commit(struct held *h, int signal_safe)
 	const void *dest = (const void *)(uintptr_t)h->r.dst_addr;
 	struct rec *r;
 
+	/* Attached pointers in it (attach.h), learned since its begin if wtrack took it then. */
+	int masked = (!signal_safe || attach_lock_free()) && attach_masked(h->r.dst_addr, h->r.bytes);
+
 	/* (From a signal handler that may have cut into write tracking: the bytes alone.) */
 	if (h->wt_dest && (!signal_safe || wtrack_lock_free()))
-		h->r.hash = wtrack_dest_end(dest, h->r.bytes);
-	else
+		h->r.hash = wtrack_dest_end(dest, h->r.bytes);  /* (it protects the range again too) */
+	else if (!masked)
 		h->r.hash = signal_safe ? hash_bytes(dest, h->r.bytes)
 					: hash_parallel(dest, h->r.bytes, threads_waiting(h->r.bytes));
-	/* Attached pointer slots in it (learned since its begin, when wtrack took it): masked. */
-	if ((!signal_safe || attach_lock_free()) && attach_masked(h->r.dst_addr, h->r.bytes))
+	if (masked)
 		h->r.hash = attach_hash(dest, h->r.bytes, h->r.dst_addr);
 	h->r.has_hash = 1;
 	if (check_on && !signal_safe)

@@ -15,7 +15,8 @@
 #   - a pointer attached by a later directive than its struct's copy is
 #     counted in the stats table (hash_attach_late), every slot in
 #     hash_attach_slots, none dropped;
-#   - the struct's transfers both ways carry one hash.
+#   - the struct's transfers both ways carry one hash, also where copies
+#     back are hashed in the host destination once complete (as on a GPU).
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "no jq"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
@@ -58,6 +59,16 @@ saddr=$(q $db "SELECT src_addr FROM data_ops WHERE op = 'to_device' AND bytes = 
 assert_eq "$(q $db "SELECT count(*) || ' ' || count(DISTINCT hash) FROM data_ops WHERE bytes = 16 AND hash IS NOT NULL
 	AND ((op = 'to_device' AND src_addr = $saddr) OR (op = 'from_device' AND dest_addr = $saddr))")" "8 1" \
 	"transfers of s and their distinct hashes"
+
+# The same where device memory is not read by the host (as on a GPU): copies back are hashed in
+# the host destination once complete (collector.c, held_commit()), masked alike.
+MAPPROF_DEVICE_MEMORY_HOST=0 record_prog held.db ./as >/dev/null
+[ "$(q held.db "SELECT value FROM stats WHERE name = 'hash_from_at_delete'")" -gt 0 ] ||
+	fail "no copy back hashed at a completion point: $(q held.db "SELECT * FROM stats WHERE name LIKE 'hash_from_%'")"
+hsaddr=$(q held.db "SELECT src_addr FROM data_ops WHERE op = 'to_device' AND bytes = 16 ORDER BY seq LIMIT 1")
+assert_eq "$(q held.db "SELECT count(*) || ' ' || count(DISTINCT hash) FROM data_ops WHERE bytes = 16 AND hash IS NOT NULL
+	AND ((op = 'to_device' AND src_addr = $hsaddr) OR (op = 'from_device' AND dest_addr = $hsaddr))")" "8 1" \
+	"transfers of s and their distinct hashes, copies back hashed at completion points"
 
 stat() { q $db "SELECT value FROM stats WHERE name = '$1'"; }
 assert_eq "$(stat hash_attach_slots)" 25 "slots learned (s and w: 4 times each, a: 16, l: 1)"
