@@ -2,10 +2,12 @@
  * whose device copies get the pointees' device addresses ("attached" pointers). */
 #include <stdio.h>
 #include <stdlib.h>
-#define N 4096
+#define N 8192  /* 64 KiB arrays: write tracking takes them (wtrack.h) */
 #define M 4
 struct S { int n; int k; double *v; };
 static struct S s, w, l, a[M];
+/* Large enough for write tracking (64 KiB), its pointer in its fifth 16 KiB hash chunk. */
+static struct B { double pad[8192]; double *v; } big;
 
 /* The kernel reads s and writes s.v[]: s comes back unchanged. */
 static void reads_struct(void)
@@ -41,6 +43,16 @@ static void reads_array(void)
 	}
 }
 
+/* A large struct, sent again and again unchanged: its hash never comes from write tracking. */
+static void reads_large(void)
+{
+	for (int it = 0; it < 4; it++) {
+#pragma omp target map(tofrom: big) map(tofrom: big.v[0:N])
+		for (int i = 0; i < N; i++)
+			big.v[i] += big.pad[i];
+	}
+}
+
 /* The pointer attached by a later directive than the struct's copy. */
 static void attaches_later(void)
 {
@@ -61,6 +73,9 @@ int main(void)
 	s.v = calloc(N, sizeof(double));
 	w.v = calloc(N, sizeof(double));
 	l.v = calloc(N, sizeof(double));
+	big.v = calloc(N, sizeof(double));
+	for (int i = 0; i < 8192; i++)
+		big.pad[i] = 1;
 	for (int j = 0; j < M; j++) {
 		a[j].n = N;
 		a[j].v = calloc(N, sizeof(double));
@@ -68,9 +83,10 @@ int main(void)
 	reads_struct();
 	writes_member();
 	reads_array();
+	reads_large();
 	attaches_later();
 	for (int j = 0; j < M; j++)
 		sum += a[j].v[7];
-	printf("%g %g %d %g %g\n", s.v[5], w.v[5], w.k, sum, l.v[3]);
+	printf("%g %g %d %g %g %g\n", s.v[5], w.v[5], w.k, sum, l.v[3], big.v[9]);
 	return 0;
 }
