@@ -307,6 +307,7 @@ REPORT_OBJS := \
 	$(B)/report/trace/trace_emit.o \
 	$(B)/report/trace/jsonbuf.o \
 	$(B)/report/trace/pftrace.o \
+	$(B)/report/trace/lanefile.o \
 	$(B)/report/trace/otf2.o \
 	$(B)/report/trace/trace_otf2.o \
 	$(B)/report/compare/diff.o \
