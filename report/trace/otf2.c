@@ -15,6 +15,7 @@
 
 #include "lib/grow.h"
 #include "lib/hmap.h"
+#include "lib/tempfile.h"
 #include "lib/varint.h"
 #include "report/trace/lanefile.h"
 #include "report/trace/otf2.h"
@@ -187,8 +188,8 @@ struct otf2w *otf2w_open(const char *dir, char **err)
 		return NULL;
 	}
 	if (!(w->events = lanefile_new())) {
-		if (asprintf(err, "cannot make a temporary file for the OTF2 archive's events: %s",
-			     strerror(errno)) < 0)
+		if (asprintf(err, "cannot make a temporary file for the OTF2 archive's events in '%s' (TMPDIR): %s",
+			     tempfile_dir(), strerror(errno)) < 0)
 			*err = NULL;
 		OTF2_AttributeList_Delete(w->attrs);
 		free(w);
