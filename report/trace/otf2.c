@@ -306,7 +306,8 @@ uint32_t otf2w_region(struct otf2w *w, const char *name, const char *file, uint3
 /* The lane file failed (errno): the archive fails with what the system said.  -1. */
 static int spool_failed(struct otf2w *w, const char *doing)
 {
-	if (!w->why && asprintf(&w->why, "cannot %s the temporary file of the events: %s", doing, strerror(errno)) < 0)
+	if (!w->why && asprintf(&w->why, "cannot %s the temporary file of the events in '%s' (TMPDIR): %s", doing,
+				tempfile_dir(), strerror(errno)) < 0)
 		w->why = NULL;
 	if (w->failed == OTF2_SUCCESS)
 		w->failed = OTF2_ERROR_FILE_INTERACTION;

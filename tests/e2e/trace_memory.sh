@@ -12,7 +12,8 @@
 #   1.2-1.6 MiB below it; 94 MiB, 82 MiB above it, when every location
 #   kept its own libotf2 buffers);
 # - the temporary file is in $TMPDIR and nothing of it is left there;
-# - a $TMPDIR where no file can be made: exit 3, a message that says so,
+# - a $TMPDIR where no file can be made, and one that fills up (a small
+#   tmpfs: needs root, else not checked): exit 3, a message that names it,
 #   nothing left at the archive's path.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -66,4 +67,20 @@ grep -q "temporary file .*'$dir/none' (TMPDIR): No such file or directory" err |
 [ ! -e run.otf2 ] || fail "run.otf2 was left behind"
 [ -z "$(ls -A . | grep '^\.run\.otf2')" ] || fail "a temporary archive was left behind: $(ls -A)"
 echo "ok no temporary file: exit 3, $(head -1 err)"
+
+# A TMPDIR that fills up (the events take about 27 MB).
+mkdir disk
+if mount -t tmpfs -o size=1m tmpfs disk 2>/dev/null; then
+	trap 'umount "$dir/disk" 2>/dev/null; rm -rf "$_E2E_TMP"' EXIT
+	TMPDIR=$dir/disk "$mapprof" trace -o run.otf2 run.db >out 2>err
+	rc=$?
+	assert_eq "$rc" 3 "exit status with a full TMPDIR"
+	grep -q "cannot write 'run.otf2': cannot write the temporary file of the events in '$dir/disk' (TMPDIR): No space left on device" err ||
+		fail "the message with a full TMPDIR: $(cat err)"
+	[ ! -e run.otf2 ] || fail "run.otf2 was left behind"
+	assert_eq "$(ls -A disk)" "" "what the full TMPDIR kept"
+	echo "ok full TMPDIR: exit 3, $(head -1 err)"
+else
+	echo "note: cannot mount a tmpfs (needs root): a TMPDIR that fills up is not checked"
+fi
 exit 0
