@@ -326,6 +326,7 @@ REPORT_OBJS := \
 	$(B)/report/trace/trace_emit.o \
 	$(B)/report/trace/jsonbuf.o \
 	$(B)/report/trace/pftrace.o \
+	$(B)/report/trace/lanefile.o \
 	$(B)/report/trace/otf2.o \
 	$(B)/report/trace/trace_otf2.o \
 	$(B)/report/compare/diff.o \
@@ -667,8 +668,10 @@ help:
 	@echo "make bench-check what --check costs on the realistic suite (BENCH_REAL_RUNS=8)"
 	@echo "make bench-reference REF=DIR  mapprof and the hash floor against the published tool, built from"
 	@echo "                  DIR/ompdataperf and DIR/t1ha in REF_BUILD=\$${TMPDIR:-/tmp}/mapprof-reference (REF_RUNS=5)"
-	@echo "make bench-large  'mapprof report' of 10, 30, 100 M synthetic events: time, peak RSS"
-	@echo "                  (BENCH_LARGE_EVENTS; BENCH_LARGE_COLD=1: the databases not read before;"
+	@echo "make bench-large  'mapprof report' and 'mapprof trace' (JSON, .pftrace, OTF2) of 10, 30, 100 M"
+	@echo "                  synthetic events: time, peak RSS (BENCH_LARGE_EVENTS; BENCH_LARGE_WIDE: the"
+	@echo "                  threads and devices of the first size's second run, '8 8';"
+	@echo "                  BENCH_LARGE_COLD=1: the databases not read before;"
 	@echo "                  also in 'make bench' with BENCH_LARGE=1)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
 	@echo "make gpu-builds  build the programs for GPU_TARGET=$(GPU_TARGET) into $(GB) (docs/gpu.md)"
