@@ -50,11 +50,15 @@ XXH_LIBS   := $(shell pkg-config --libs libxxhash 2>/dev/null)
 # otf2: Debian's libotf2 (libotf2-trace-dev) writes 'mapprof trace -o run.otf2'.
 REPORT_LIBS := $(shell pkg-config --libs sqlite3 jansson libdw libelf otf2 2>/dev/null)
 CFLAGS     += $(PKG_CFLAGS)
-# XXH3 is compiled in once per SIMD width (collector/xxh3_simd.c) on x86-64.
+# XXH3 is compiled in once per SIMD width (collector/xxh3_simd.c) on x86-64,
+# and so is aeshash (collector/aeshash_simd.c: AES-NI, VAES 256, VAES 512).
 ifeq ($(shell uname -m),x86_64)
 CFLAGS     += -DMAPPROF_XXH3_X86
-XXH3_SIMD_OBJS := $(B)/collector/xxh3_avx2.o $(B)/collector/xxh3_avx512.o
+XXH3_SIMD_OBJS := $(B)/collector/xxh3_avx2.o $(B)/collector/xxh3_avx512.o \
+	$(B)/collector/aeshash_aesni.o $(B)/collector/aeshash_vaes256.o $(B)/collector/aeshash_vaes512.o
 endif
+# What the content hash (collector/hash.h) links besides collector/hash.c.
+HASH_OBJS := $(B)/collector/aeshash.o $(XXH3_SIMD_OBJS)
 OMPT_INC   := -idirafter $(LLVM_DIR)/lib/clang/19/include
 
 ifeq ($(V),1)
@@ -82,7 +86,7 @@ COLLECTOR_OBJS := \
 	$(B)/collector/procs.o \
 	$(B)/collector/state.o \
 	$(B)/collector/text.o \
-	$(XXH3_SIMD_OBJS) \
+	$(HASH_OBJS) \
 	$(B)/db/spool/spool_pic.o \
 	$(B)/lib/ranks_pic.o \
 	$(B)/lib/termesc_pic.o
@@ -134,6 +138,21 @@ $(B)/collector/xxh3_avx512.o: collector/xxh3_simd.c
 	@mkdir -p $(@D)
 	@echo "  CC      $< (avx512)"
 	$(Q)$(CC) $(LIB_CFLAGS) $(COLLECTOR_CFLAGS) -mavx512f -DXXH3_SIMD_NAME=mapprof_xxh3_avx512 -c $< -o $@
+
+$(B)/collector/aeshash_aesni.o: collector/aeshash_simd.c collector/aeshash.h
+	@mkdir -p $(@D)
+	@echo "  CC      $< (aes-ni)"
+	$(Q)$(CC) $(LIB_CFLAGS) $(COLLECTOR_CFLAGS) -maes -msse4.1 -DAESH_WIDTH=128 -DAESH_NAME=mapprof_aeshash_aesni -c $< -o $@
+
+$(B)/collector/aeshash_vaes256.o: collector/aeshash_simd.c collector/aeshash.h
+	@mkdir -p $(@D)
+	@echo "  CC      $< (vaes 256)"
+	$(Q)$(CC) $(LIB_CFLAGS) $(COLLECTOR_CFLAGS) -maes -mvaes -mavx2 -DAESH_WIDTH=256 -DAESH_NAME=mapprof_aeshash_vaes256 -c $< -o $@
+
+$(B)/collector/aeshash_vaes512.o: collector/aeshash_simd.c collector/aeshash.h
+	@mkdir -p $(@D)
+	@echo "  CC      $< (vaes 512)"
+	$(Q)$(CC) $(LIB_CFLAGS) $(COLLECTOR_CFLAGS) -maes -mvaes -mavx512f -DAESH_WIDTH=512 -DAESH_NAME=mapprof_aeshash_vaes512 -c $< -o $@
 
 # musttail (a guaranteed tail call) needs clang; see collector/interpose.c.
 # Under SANITIZE, clang's -fsanitize=undefined includes 'function' on x86,
@@ -308,6 +327,7 @@ REPORT_OBJS := \
 	$(B)/report/trace/trace_emit.o \
 	$(B)/report/trace/jsonbuf.o \
 	$(B)/report/trace/pftrace.o \
+	$(B)/report/trace/lanefile.o \
 	$(B)/report/trace/otf2.o \
 	$(B)/report/trace/trace_otf2.o \
 	$(B)/report/compare/diff.o \
@@ -414,19 +434,25 @@ $(B)/tests/test_%: tests/unit/test_%.c $(REPORT_OBJS) $(DB_OBJS) tests/unit/chec
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(REPORT_OBJS) $(DB_OBJS) -o $@ $(REPORT_LIBS) -lm
 
 # The collector's hash, tested alone (it is not in the report objects).
-$(B)/tests/test_hash: tests/unit/test_hash.c collector/hash.c collector/hash.h tests/unit/check.h tests/unit/check_db.h $(XXH3_SIMD_OBJS)
+$(B)/tests/test_hash: tests/unit/test_hash.c collector/hash.c collector/hash.h tests/unit/check.h tests/unit/check_db.h $(HASH_OBJS)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< collector/hash.c $(XXH3_SIMD_OBJS) -o $@ $(XXH_LIBS) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< collector/hash.c $(HASH_OBJS) -o $@ $(XXH_LIBS) -lpthread
+
+# aeshash alone: every build against the portable one.
+$(B)/tests/test_aeshash: tests/unit/test_aeshash.c collector/aeshash.h tests/unit/check.h $(HASH_OBJS)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(HASH_OBJS) -o $@
 
 # The collector's attached pointer slots and masked hash, tested alone with the hash.
-$(B)/tests/test_attach: tests/unit/test_attach.c collector/attach.c collector/attach.h collector/hash.c collector/hash.h collector/text.c lib/termesc.c tests/unit/check.h $(XXH3_SIMD_OBJS)
+$(B)/tests/test_attach: tests/unit/test_attach.c collector/attach.c collector/attach.h collector/hash.c collector/hash.h collector/text.c lib/termesc.c tests/unit/check.h $(HASH_OBJS)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< collector/attach.c collector/hash.c collector/text.c lib/termesc.c $(XXH3_SIMD_OBJS) -o $@ $(XXH_LIBS) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< collector/attach.c collector/hash.c collector/text.c lib/termesc.c $(HASH_OBJS) -o $@ $(XXH_LIBS) -lpthread
 
 # Independent OMPT tracer used by the end-to-end tests to cross-check the collector.
-$(B)/tests/libtracer.so: tests/tracer/tracer.c
+$(B)/tests/libtracer.so: tests/tracer/tracer.c tests/tracer/content_hash.h
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) -O2 -g -fPIC -shared $(OMPT_INC) $< -o $@ $(XXH_LIBS)
@@ -529,12 +555,12 @@ $(B)/bench/%: bench/%.c
 	@echo "  OMPCC   $<"
 	$(Q)$(OMPCC) $(SAMPLE_CFLAGS) -O2 $< -o $@
 
-$(B)/bench/hash_bench: bench/hash_bench.c collector/hash.c $(XXH3_SIMD_OBJS)
+$(B)/bench/hash_bench: bench/hash_bench.c collector/hash.c $(HASH_OBJS)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -O2 $^ -o $@ -lpthread
 
-$(B)/bench/wtrack_bench: bench/wtrack_bench.c collector/hash.c $(XXH3_SIMD_OBJS)
+$(B)/bench/wtrack_bench: bench/wtrack_bench.c collector/hash.c $(HASH_OBJS)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -O2 $^ -o $@ -lpthread
@@ -552,10 +578,10 @@ $(B)/bench/libempty-tool.so: bench/empty_tool.c
 	$(Q)$(CC) $(LIB_CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< -o $@ $(LIB_LDFLAGS)
 
 # What a collector that only hashes every transferred byte costs (the bench's hash floor).
-$(B)/bench/libhash-floor.so: bench/hash_floor.c $(XXH3_SIMD_OBJS)
+$(B)/bench/libhash-floor.so: bench/hash_floor.c $(HASH_OBJS)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(LIB_CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< $(XXH3_SIMD_OBJS) -o $@ $(LIB_LDFLAGS) -lpthread
+	$(Q)$(CC) $(LIB_CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< $(HASH_OBJS) -o $@ $(LIB_LDFLAGS) -lpthread
 
 $(B)/bench/bootstrap: bench/bootstrap.c
 	@mkdir -p $(@D)
@@ -649,8 +675,10 @@ help:
 	@echo "make bench-check what --check costs on the realistic suite (BENCH_REAL_RUNS=8)"
 	@echo "make bench-reference REF=DIR  mapprof and the hash floor against the published tool, built from"
 	@echo "                  DIR/ompdataperf and DIR/t1ha in REF_BUILD=\$${TMPDIR:-/tmp}/mapprof-reference (REF_RUNS=5)"
-	@echo "make bench-large  'mapprof report' of 10, 30, 100 M synthetic events: time, peak RSS"
-	@echo "                  (BENCH_LARGE_EVENTS; BENCH_LARGE_COLD=1: the databases not read before;"
+	@echo "make bench-large  'mapprof report' and 'mapprof trace' (JSON, .pftrace, OTF2) of 10, 30, 100 M"
+	@echo "                  synthetic events: time, peak RSS (BENCH_LARGE_EVENTS; BENCH_LARGE_WIDE: the"
+	@echo "                  threads and devices of the first size's second run, '8 8';"
+	@echo "                  BENCH_LARGE_COLD=1: the databases not read before;"
 	@echo "                  also in 'make bench' with BENCH_LARGE=1)"
 	@echo "make install  install to PREFIX=$(PREFIX)"
 	@echo "make gpu-builds  build the programs for GPU_TARGET=$(GPU_TARGET) into $(GB) (docs/gpu.md)"
@@ -820,7 +848,7 @@ $(GB)/real/%.fixed: bench/real/%.c | gpu-toolkit
 
 # tests/gpu/NAME.c may name more link flags in its first 10 lines:
 # '// LDFLAGS: -lxxhash'.
-$(GB)/check/%: tests/gpu/%.c | gpu-toolkit
+$(GB)/check/%: tests/gpu/%.c tests/gpu/async_common.h tests/tracer/content_hash.h | gpu-toolkit
 	@mkdir -p $(@D)
 	@echo "  OMPCC   $< ($(GPU_TARGET))"
 	$(Q)$(OMPCC) $(GPU_CFLAGS) $(PKG_CFLAGS) $< -o $@ $$(sed -n '1,10s|^[[:space:]]*//[[:space:]]*LDFLAGS:||p' $<) -lm

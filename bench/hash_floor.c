@@ -12,9 +12,11 @@
  * file HASH_FLOOR_OUT names (/dev/null without it).  No reuse, no helper
  * threads, no ring, no spool, no /proc reads, no page protection.
  *
- * The hash is the collector's (collector/hash.h): XXH3-64 below 16 KiB,
- * else XXH3-64 seeded with the size over the 16 KiB chunks' hashes, with the
- * same SIMD builds of XXH3, so that the floor hashes exactly as fast as
+ * The hash is the collector's (collector/hash.h): one piece below 16 KiB,
+ * else XXH3-64 seeded with the size over the 16 KiB chunks' hashes, a
+ * piece's hash aeshash() from 4 KiB on a CPU with AES instructions (unless
+ * MAPPROF_HASH=xxh3), else XXH3-64, with the same SIMD builds of both, so
+ * that the floor hashes exactly as fast as
  * mapprof could and its hashes can be compared with a database's
  * (tests/e2e/hash_floor.sh).  Transfers between two devices, or out of
  * memory the host cannot read, are recorded without a hash, as the
@@ -44,6 +46,8 @@
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+
+#include "collector/aeshash.h"
 
 #define CHUNK_BYTES ((uint64_t)16 << 10)  /* collector/hash.h: HASH_CHUNK_BYTES */
 #define MAX_DEVICES 64
@@ -102,8 +106,12 @@ static uint64_t xxh3_sse2(const void *p, size_t n)
 	return XXH3_64bits(p, n);
 }
 
+static int use_aes;
+
 static uint64_t xxh3(const void *p, size_t n)
 {
+	if (use_aes && n >= 4096)  /* collector/hash.h: HASH_AES_MIN_BYTES */
+		return aeshash(p, n);
 	return n <= 240 ? XXH3_64bits(p, n) : xxh3_wide(p, n);
 }
 
@@ -343,6 +351,8 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
 	if (!set)
 		return 0;
 	xxh3_wide = xxh3_sse2;
+	use_aes = strcmp(aeshash_impl(), "portable") != 0 &&
+		  !(getenv("MAPPROF_HASH") && !strcmp(getenv("MAPPROF_HASH"), "xxh3"));
 #if defined(MAPPROF_XXH3_X86)
 	if (CPU_FEATURE_ACTIVE(AVX512F))
 		xxh3_wide = mapprof_xxh3_avx512;

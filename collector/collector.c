@@ -667,6 +667,7 @@ static void side_frames_write(enum buffer_moment when)
 		output_frame(SPOOL_STAT, "hash_helper_bytes", (int64_t)by_helpers);
 		/* The hash's definition (docs/database.md): its chunk size. */
 		output_frame(SPOOL_STAT, "hash_chunk_bytes", (int64_t)HASH_CHUNK_BYTES);
+		output_frame(SPOOL_STAT, "hash_function", (int64_t)hash_function());
 		/*
 		 * Where from-device destinations were hashed (docs/database.md):
 		 * at a construct's end, a delete, a nowait task's completion, a

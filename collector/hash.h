@@ -1,10 +1,13 @@
 /*
  * hash.h - content hashes of transferred bytes, computed off the critical path.
  *
- * The hash of n bytes is XXH3-64 of the bytes when n < HASH_CHUNK_BYTES.
- * Larger buffers are hashed in chunks of HASH_CHUNK_BYTES (the last one
- * shorter), and the hash is XXH3-64, seeded with n, of the chunk hashes
- * (each 8 bytes, little-endian) in order.  Equal bytes give equal hashes
+ * The hash of n bytes is the hash of one piece, the bytes themselves, when
+ * n < HASH_CHUNK_BYTES.  Larger buffers are hashed in chunks of
+ * HASH_CHUNK_BYTES (the last one shorter), and the hash is XXH3-64, seeded
+ * with n, of the chunk hashes (each 8 bytes, little-endian) in order.  A
+ * piece's hash is XXH3-64 of it, except under HASH_FUNCTION_AES (CPUs with
+ * AES instructions, unless MAPPROF_HASH=xxh3), where a piece of
+ * HASH_AES_MIN_BYTES or more is hashed by aeshash() (aeshash.h).  Equal bytes give equal hashes
  * whichever thread hashed which chunk, so chunks can be hashed in parallel:
  * a transfer's source is hashed by a helper thread while the runtime copies
  * it, and a destination hashed after the copy is split across idle cores.
@@ -20,6 +23,13 @@
 #define HASH_CHUNK_BYTES ((uint64_t)16 << 10)
 /* The smallest buffer a helper thread may take part in hashing (hash.c). */
 #define HASH_HELPER_MIN_BYTES ((uint64_t)1 << 20)
+
+/* Pieces this long or longer go through aeshash() under HASH_FUNCTION_AES. */
+#define HASH_AES_MIN_BYTES ((uint64_t)4 << 10)
+/* Which definition this process hashes with (the stats row hash_function). */
+#define HASH_FUNCTION_XXH3 1
+#define HASH_FUNCTION_AES 2
+int hash_function(void);
 
 /* The hash, computed on this thread. */
 uint64_t hash_bytes(const void *p, uint64_t n);

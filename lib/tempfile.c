@@ -10,14 +10,19 @@
 
 #include "lib/tempfile.h"
 
-int tempfile_open(const char *tag)
+const char *tempfile_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+int tempfile_open(const char *tag)
+{
+	const char *dir = tempfile_dir();
 	char *path = NULL;
 	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	if (asprintf(&path, "%s/mapprof-%s-XXXXXX", dir, tag) < 0)
 		return -1;
 	fd = mkstemp(path);

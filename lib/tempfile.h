@@ -15,6 +15,9 @@
  */
 int tempfile_open(const char *tag);
 
+/* The directory tempfile_open() makes its files in ($TMPDIR, else /tmp): borrowed from the environment. */
+const char *tempfile_dir(void);
+
 /*
  * All 'len' bytes at 'off', written (writing) or read, through short counts
  * and EINTR.  0, or -1 with errno set: the call's own, or ENOSPC when a

@@ -43,7 +43,7 @@
 # stays out of the means.  REF_PROGS="bfs lud.syn real/cg.naive ..." runs
 # only those.
 #
-# Needs: bash, coreutils, cmake, make, clang (OMPCC, default clang-19, and
+# Needs: bash, coreutils, sqlite3, cmake, make, clang (OMPCC, default clang-19, and
 # its clang++), libdw's headers (libdw-dev), a C compiler (cc) for the
 # input generator.  OMP_NUM_THREADS defaults to 2; every side runs with
 # LD_LIBRARY_PATH=LLVM_DIR/lib, which the published tool needs, and with the
@@ -76,7 +76,7 @@ die() { echo "bench-reference: error: $1" >&2; [ -z "${2:-}" ] || echo "bench-re
 for t in mapprof bench/timeit bench/bootstrap bench/libhash-floor.so; do
 	[ -e "$B/$t" ] || die "'$B/$t' is missing" "make -C $repo B=$B all build-tools"
 done
-for c in cmake make "$OMPCC" "$OMPCXX" cc timeout; do
+for c in cmake make "$OMPCC" "$OMPCXX" cc timeout sqlite3; do
 	command -v "$c" >/dev/null || die "'$c' is not on PATH"
 done
 [ -f /usr/include/elfutils/libdw.h ] || die "libdw's headers are missing" "apt-get install libdw-dev"
@@ -262,7 +262,7 @@ run_side() {
 	local err=$R/${name//\//_}.$side.err
 	case $side in
 	n) "$B/bench/timeit" "$R/t" timeout -k 5 "$T" "$@" >/dev/null 2>"$err" || rc=$? ;;
-	m) "$B/bench/timeit" "$R/t" timeout -k 5 "$T" "$B/mapprof" record -f -o "$R/x.db" -- "$@" \
+	m) "$B/bench/timeit" "$R/t" timeout -k 5 "$T" "$B/mapprof" record -f -o "$R/m.db" -- "$@" \
 		>/dev/null 2>"$err" || rc=$? ;;
 	h) MAPPROF_COLLECTOR=$B/bench/libhash-floor.so "$B/bench/timeit" "$R/t" timeout -k 5 "$T" \
 		"$B/mapprof" record -f -o "$R/x.db" -- "$@" >/dev/null 2>"$err" || rc=$? ;;
@@ -286,6 +286,7 @@ printf "$fmt" program native_s publ_s 'mapprof/published' 'floor/published' publ
 : >"$R/mp.txt"
 : >"$R/hp.txt"
 : >"$R/notes.txt"
+: >"$R/parts.txt"
 med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # side_median NAME SIDE FIELD: the median of FIELD (3 wall, 4 user, 5 sys) in seconds.
 side_median() { awk -v p="$1" -v s="$2" -v f="$3" '$1 == p && $2 == s { print $f / 1e9 }' "$times" | med; }
@@ -316,6 +317,13 @@ for entry in "${progs[@]}"; do
 	fi
 	awk -v p="$name" '$1 == p { w[$2, ++n[$2]] = $3 }
 		END { for (i = 1; i <= n["p"]; i++) { print p, w["p", i], w["m", i] >> "mp.txt"; print p, w["p", i], w["h", i] >> "hp.txt" } }' "$times"
+	# Where mapprof's time went, from its last recording's stats (docs/database.md).
+	echo "$name $(sqlite3 "$R/m.db" "SELECT
+		(SELECT IFNULL(SUM(value), 0) FROM stats WHERE name = 'hash_bytes'),
+		(SELECT IFNULL(SUM(value), 0) FROM stats WHERE name = 'hash_reused_bytes'),
+		(SELECT IFNULL(SUM(value), 0) FROM stats WHERE name = 'collector_own_ns'),
+		(SELECT IFNULL(SUM(value), 0) FROM stats WHERE name = 'hash_wtrack_ns'),
+		(SELECT IFNULL(SUM(value), 0) FROM stats WHERE name = 'record_expand_ns')" 2>/dev/null | tr '|' ' ')" >>"$R/parts.txt"
 	mp=$(awk -v p="$name" '$1 == p' mp.txt | "$B/bench/bootstrap" -r -e | head -n 1)
 	hp=$(awk -v p="$name" '$1 == p' hp.txt | "$B/bench/bootstrap" -r -e | head -n 1)
 	nat=$(side_median "$name" n 3)
@@ -342,6 +350,24 @@ for name in $(awk '{ print $1 }' "$R/mp.txt" | uniq); do
 	done
 	echo "$line"
 done
+echo
+echo "where mapprof's time goes (its last recording's stats; medians of the runs for wall and sys):"
+echo "  hashed/reused: GB read to hash, GB whose hash was reused; own: the collector on the program's"
+echo "  threads (hashing, write tracking, buffering), of it wtrack: write tracking's system calls;"
+echo "  expand: record's work after the program; rest: mapprof's wall - native's - own - expand (start-up,"
+echo "  the spool's writer, the program's own variation); sys: mapprof's and the published tool's over native"
+printf '%-20s %7s %7s %8s %8s %8s %8s %8s %9s %9s\n' program hashed reused 'own ms' 'wtrack' 'expand' 'rest ms' \
+	'wall+ ms' 'sys+ m' 'sys+ p'
+while read -r name hb rb own wt ex; do
+	[ -n "$ex" ] || continue
+	nw=$(side_median "$name" n 3) mw=$(side_median "$name" m 3)
+	ns=$(side_median "$name" n 5) ms=$(side_median "$name" m 5) ps=$(side_median "$name" p 5)
+	awk -v n="$name" -v hb="$hb" -v rb="$rb" -v own="$own" -v wt="$wt" -v ex="$ex" -v nw="$nw" -v mw="$mw" \
+		-v ns="$ns" -v ms="$ms" -v ps="$ps" 'BEGIN {
+		d = (mw - nw) * 1e3
+		printf "%-20s %7.2f %7.2f %8.1f %8.1f %8.1f %8.1f %8.1f %9.1f %9.1f\n", n, hb / 1e9, rb / 1e9,
+			own / 1e6, wt / 1e6, ex / 1e6, d - own / 1e6 - ex / 1e6, d, (ms - ns) * 1e3, (ps - ns) * 1e3 }'
+done <"$R/parts.txt"
 read -r load _ </proc/loadavg
 echo
 echo "every run: $times ($(((SECONDS - t_start) / 60)) min; load average $load at the end)"

@@ -178,6 +178,38 @@ static int source_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Where a module's separate debug information is looked for: a build-id
+ * file under the debuginfo path (/usr/lib/debug/.build-id/), or the file a
+ * .gnu_debuglink section names, on this machine only.  libdw's standard
+ * search ends by asking debuginfod servers, which loads libdebuginfod and
+ * libcurl with some 30 libraries (15 ms and more at the end of every
+ * 'mapprof record' of a program built without -g) and, where
+ * DEBUGINFOD_URLS is set, waits on the network (DEBUGINFOD_TIMEOUT, 90 s by
+ * default, on a compute node that cannot reach the server): that search is
+ * only made with MAPPROF_DEBUGINFOD=1.  A module without a debuglink gets
+ * the build-id lookup alone; one with a debuglink gets libdw's whole local
+ * search, which reaches debuginfod only when the named file is missing.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	static int remote = -1;
+	int fd;
+
+	if (remote < 0) {
+		const char *e = getenv("MAPPROF_DEBUGINFOD");
+		remote = e && !strcmp(e, "1");
+	}
+	if (remote || debuglink_file)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+						    debuglink_crc, debuginfo_file_name);
+	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					  debuglink_crc, debuginfo_file_name);
+	return fd;
+}
+
 struct symbolizer *symbolizer_new(struct db *db, char **err)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
@@ -195,7 +227,7 @@ struct symbolizer *symbolizer_new(struct db *db, char **err)
 	s->mods = calloc(s->n_mods ? s->n_mods : 1, sizeof(*s->mods));
 	s->names = calloc(s->n_sources ? s->n_sources : 1, sizeof(*s->names));
 	s->names_tried = calloc(s->n_sources ? s->n_sources : 1, 1);
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.find_debuginfo = find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	if (s->mods && s->names && s->names_tried)

@@ -1,8 +1,11 @@
 /*
- * otf2.c - the OTF2 archive: definitions kept until the end, events
- * written through libotf2 as they come.
+ * otf2.c - the OTF2 archive: definitions kept until the end, events put
+ * in a lane file (report/trace/lanefile.h) as they come, one lane per
+ * location, and written through libotf2 at the end, one location after
+ * another.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +15,30 @@
 
 #include "lib/grow.h"
 #include "lib/hmap.h"
+#include "lib/tempfile.h"
+#include "lib/varint.h"
+#include "report/trace/lanefile.h"
 #include "report/trace/otf2.h"
 
-/* An event chunk per location (libotf2 writes a full one out): 1 MiB. */
-#define EVT_CHUNK (1u << 20)
+/*
+ * The event chunk of the one open event writer (libotf2 writes a full one
+ * out): libotf2's smallest.  Its file layer adds a buffer of 4 MiB
+ * (OTF2_FILE_BUFFER_SIZE in libotf2's source) to every file written in
+ * pieces smaller than that; only a chunk of 4 MiB or more escapes it, and
+ * such a chunk costs as much itself.
+ */
+#define EVT_CHUNK OTF2_CHUNK_SIZE_MIN
 #define DEF_CHUNK (4u << 20)
+
+/*
+ * The records of the lane file: a byte (kind | the number of findings << 4),
+ * the time (lib/varint.h's zigzag_put(), from the location's last), each
+ * finding (id, kind), the fields (varint_put()).
+ */
+enum rec { R_ENTER = 1, R_LEAVE, R_GET, R_PUT, R_DONE, R_METRIC, R_OVERLAP };
+
+/* The longest record: a byte and the numbers. */
+#define REC_MAX (1 + VARINT_MAX * (4 + 2 * OTF2W_MAX_FINDINGS))
 
 struct node {
 	uint32_t name, class_name, parent;
@@ -30,8 +52,8 @@ struct group {
 struct location {
 	uint32_t name, group;
 	enum otf2w_location_type type;
-	OTF2_EvtWriter *ew;
 	uint64_t events;
+	uint64_t last_t;           /* its last record's time: the next one's is put as the difference */
 };
 
 struct region {
@@ -42,6 +64,7 @@ struct region {
 struct otf2w {
 	OTF2_Archive *ar;
 	OTF2_AttributeList *attrs;
+	struct lanefile *events;   /* each location's records, in its lane */
 	OTF2_ErrorCode failed;     /* the first error of libotf2 (OTF2_SUCCESS: none) */
 	char *why;                 /* what libotf2 said of it */
 	int oom;
@@ -98,9 +121,7 @@ static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
  * the writer closes, unless an allocation fails: then it writes the full
  * ones out (pre_flush) and frees them (free_all).  So an event buffer is
  * given EVT_CHUNKS chunks at a time, and memory stays flat however many
- * events come (libotf2's file layer adds a buffer of its own, about 4 MiB
- * per event file once it holds that much); definitions get what they ask
- * for.
+ * events come; definitions get what they ask for.
  */
 #define EVT_CHUNKS 1
 
@@ -164,6 +185,14 @@ struct otf2w *otf2w_open(const char *dir, char **err)
 	if (!w || !(w->attrs = OTF2_AttributeList_New())) {
 		free(w);
 		*err = strdup("out of memory");
+		return NULL;
+	}
+	if (!(w->events = lanefile_new())) {
+		if (asprintf(err, "cannot make a temporary file for the OTF2 archive's events in '%s' (TMPDIR): %s",
+			     tempfile_dir(), strerror(errno)) < 0)
+			*err = NULL;
+		OTF2_AttributeList_Delete(w->attrs);
+		free(w);
 		return NULL;
 	}
 	hmap_init(&w->string_refs, 2, sizeof(uint32_t));
@@ -251,18 +280,12 @@ uint32_t otf2w_group(struct otf2w *w, const char *name, enum otf2w_group_type ty
 uint32_t otf2w_location(struct otf2w *w, const char *name, enum otf2w_location_type type, uint32_t group)
 {
 	uint32_t n = otf2w_string(w, name);
-	OTF2_EvtWriter *ew;
 
 	if (n == OTF2W_NONE || grow_one((void **)&w->locs, &w->caplocs, w->nlocs, sizeof(*w->locs)) < 0) {
 		w->oom = 1;
 		return OTF2W_NONE;
 	}
-	ew = OTF2_Archive_GetEvtWriter(w->ar, (OTF2_LocationRef)w->nlocs);
-	if (!ew) {
-		check(w, OTF2_ERROR_INVALID);
-		return OTF2W_NONE;
-	}
-	w->locs[w->nlocs] = (struct location){ n, group, type, ew, 0 };
+	w->locs[w->nlocs] = (struct location){ n, group, type, 0, 0 };
 	return (uint32_t)w->nlocs++;
 }
 
@@ -280,74 +303,174 @@ uint32_t otf2w_region(struct otf2w *w, const char *name, const char *file, uint3
 	return (uint32_t)w->nregions++;
 }
 
-/* The findings as attributes of the next event.  0 or -1. */
-static int add_findings(struct otf2w *w, const struct otf2w_findings *f)
+/* The lane file failed (errno): the archive fails with what the system said.  -1. */
+static int spool_failed(struct otf2w *w, const char *doing)
 {
-	for (int i = 0; f && i < f->n && i < OTF2W_MAX_FINDINGS; i++)
-		if (check(w, OTF2_AttributeList_AddUint32(w->attrs, OTF2W_ATTR_FINDING(i), f->id[i])) ||
-		    check(w, OTF2_AttributeList_AddStringRef(w->attrs, OTF2W_ATTR_KIND(i), f->kind[i])))
-			return -1;
-	return 0;
+	if (!w->why && asprintf(&w->why, "cannot %s the temporary file of the events in '%s' (TMPDIR): %s", doing,
+				tempfile_dir(), strerror(errno)) < 0)
+		w->why = NULL;
+	if (w->failed == OTF2_SUCCESS)
+		w->failed = OTF2_ERROR_FILE_INTERACTION;
+	return -1;
 }
 
-static OTF2_EvtWriter *writer(struct otf2w *w, uint32_t loc)
+/*
+ * Start a record of 'kind' at time 't' on 'loc' in buf, with the findings
+ * 'f' (or NULL): where its fields go, or NULL when the archive has failed.
+ * The time is the difference from the location's last one (zigzag: a time
+ * may go back).
+ */
+static uint8_t *rec_start(struct otf2w *w, uint32_t loc, uint8_t *buf, enum rec kind, uint64_t t,
+			  const struct otf2w_findings *f)
 {
+	struct location *l;
+	uint8_t *p;
+	int n = f ? (f->n < OTF2W_MAX_FINDINGS ? f->n : OTF2W_MAX_FINDINGS) : 0;
+
 	if (loc >= w->nlocs || w->failed != OTF2_SUCCESS)
 		return NULL;
-	w->locs[loc].events++;
-	return w->locs[loc].ew;
+	l = &w->locs[loc];
+	l->events++;
+	buf[0] = (uint8_t)(kind | n << 4);
+	p = zigzag_put(buf + 1, t - l->last_t);
+	l->last_t = t;
+	for (int i = 0; i < n; i++)
+		p = varint_put(varint_put(p, f->id[i]), f->kind[i]);
+	return p;
+}
+
+/* The record buf..end on 'loc'.  0 or -1. */
+static int rec_put(struct otf2w *w, uint32_t loc, uint8_t *buf, uint8_t *end)
+{
+	return lanefile_put(w->events, loc, buf, (size_t)(end - buf)) < 0 ? spool_failed(w, "write") : 0;
 }
 
 int otf2w_enter(struct otf2w *w, uint32_t loc, uint64_t t, uint32_t region, const struct otf2w_findings *f)
 {
-	OTF2_EvtWriter *ew = writer(w, loc);
+	uint8_t buf[REC_MAX], *p = rec_start(w, loc, buf, R_ENTER, t, f);
 
-	if (!ew || add_findings(w, f))
-		return -1;
-	return check(w, OTF2_EvtWriter_Enter(ew, w->attrs, t, region));
+	return p ? rec_put(w, loc, buf, varint_put(p, region)) : -1;
 }
 
 int otf2w_leave(struct otf2w *w, uint32_t loc, uint64_t t, uint32_t region)
 {
-	OTF2_EvtWriter *ew = writer(w, loc);
+	uint8_t buf[REC_MAX], *p = rec_start(w, loc, buf, R_LEAVE, t, NULL);
 
-	return ew ? check(w, OTF2_EvtWriter_Leave(ew, NULL, t, region)) : -1;
+	return p ? rec_put(w, loc, buf, varint_put(p, region)) : -1;
 }
 
 int otf2w_rma(struct otf2w *w, uint32_t loc, uint64_t t, int get, uint32_t remote, uint64_t bytes, uint64_t id,
 	      const struct otf2w_findings *f)
 {
-	OTF2_EvtWriter *ew = writer(w, loc);
+	uint8_t buf[REC_MAX], *p = rec_start(w, loc, buf, get ? R_GET : R_PUT, t, f);
 
-	if (!ew || add_findings(w, f))
-		return -1;
-	return check(w, get ? OTF2_EvtWriter_RmaGet(ew, w->attrs, t, OTF2W_WIN, remote, bytes, id)
-			    : OTF2_EvtWriter_RmaPut(ew, w->attrs, t, OTF2W_WIN, remote, bytes, id));
+	return p ? rec_put(w, loc, buf, varint_put(varint_put(varint_put(p, remote), bytes), id)) : -1;
 }
 
 int otf2w_rma_done(struct otf2w *w, uint32_t loc, uint64_t t, uint64_t id)
 {
-	OTF2_EvtWriter *ew = writer(w, loc);
+	uint8_t buf[REC_MAX], *p = rec_start(w, loc, buf, R_DONE, t, NULL);
 
-	return ew ? check(w, OTF2_EvtWriter_RmaOpCompleteBlocking(ew, NULL, t, OTF2W_WIN, id)) : -1;
+	return p ? rec_put(w, loc, buf, varint_put(p, id)) : -1;
 }
 
 int otf2w_metric(struct otf2w *w, uint32_t loc, uint64_t t, uint64_t bytes)
 {
-	OTF2_EvtWriter *ew = writer(w, loc);
-	OTF2_Type type = OTF2_TYPE_UINT64;
-	OTF2_MetricValue v = { .unsigned_int = bytes };
+	uint8_t buf[REC_MAX], *p = rec_start(w, loc, buf, R_METRIC, t, NULL);
 
-	return ew ? check(w, OTF2_EvtWriter_Metric(ew, NULL, t, OTF2W_METRIC, 1, &type, &v)) : -1;
+	return p ? rec_put(w, loc, buf, varint_put(p, bytes)) : -1;
 }
 
 int otf2w_overlap(struct otf2w *w, uint32_t loc, uint64_t t, uint64_t value)
 {
-	OTF2_EvtWriter *ew = writer(w, loc);
-	OTF2_Type type = OTF2_TYPE_UINT64;
-	OTF2_MetricValue v = { .unsigned_int = value };
+	uint8_t buf[REC_MAX], *p = rec_start(w, loc, buf, R_OVERLAP, t, NULL);
 
-	return ew ? check(w, OTF2_EvtWriter_Metric(ew, NULL, t, OTF2W_METRIC_OVERLAP, 1, &type, &v)) : -1;
+	return p ? rec_put(w, loc, buf, varint_put(p, value)) : -1;
+}
+
+/* A number of the lane (lib/varint.h): 0, or -1 at its end or on an error (*bad). */
+static int get_num(struct lanefile_reader *r, uint64_t *v, int *bad)
+{
+	*v = 0;
+	for (int shift = 0; shift < 64; shift += 7) {
+		int c = lanefile_getc(r);
+		if (c < 0) {
+			*bad = c == -2 ? -1 : 1;
+			return -1;
+		}
+		*v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return 0;
+	}
+	*bad = 1;
+	return -1;
+}
+
+/* The record of 'kind' (its time t) through libotf2, its fields read from r.  0 or -1. */
+static int replay_one(struct otf2w *w, OTF2_EvtWriter *ew, struct lanefile_reader *r, int kind, int nfind,
+		      uint64_t t, int *bad)
+{
+	OTF2_Type type = OTF2_TYPE_UINT64;
+	OTF2_MetricValue v;
+	uint64_t a, b, c;
+
+	for (int i = 0; i < nfind; i++) {
+		if (get_num(r, &a, bad) || get_num(r, &b, bad))
+			return -1;
+		if (check(w, OTF2_AttributeList_AddUint32(w->attrs, OTF2W_ATTR_FINDING(i), (uint32_t)a)) ||
+		    check(w, OTF2_AttributeList_AddStringRef(w->attrs, OTF2W_ATTR_KIND(i), (uint32_t)b)))
+			return -1;
+	}
+	if (get_num(r, &a, bad))
+		return -1;
+	switch (kind) {
+	case R_ENTER:
+		return check(w, OTF2_EvtWriter_Enter(ew, w->attrs, t, (uint32_t)a));
+	case R_LEAVE:
+		return check(w, OTF2_EvtWriter_Leave(ew, NULL, t, (uint32_t)a));
+	case R_GET:
+	case R_PUT:
+		if (get_num(r, &b, bad) || get_num(r, &c, bad))
+			return -1;
+		return check(w, kind == R_GET ? OTF2_EvtWriter_RmaGet(ew, w->attrs, t, OTF2W_WIN, (uint32_t)a, b, c)
+					      : OTF2_EvtWriter_RmaPut(ew, w->attrs, t, OTF2W_WIN, (uint32_t)a, b, c));
+	case R_DONE:
+		return check(w, OTF2_EvtWriter_RmaOpCompleteBlocking(ew, NULL, t, OTF2W_WIN, a));
+	case R_METRIC:
+	case R_OVERLAP:
+		v.unsigned_int = a;
+		return check(w, OTF2_EvtWriter_Metric(ew, NULL, t, kind == R_METRIC ? OTF2W_METRIC
+										    : OTF2W_METRIC_OVERLAP,
+						      1, &type, &v));
+	}
+	*bad = 1;
+	return -1;
+}
+
+/* Location 'loc's records, from its lane, into its event file.  0 or -1. */
+static int replay(struct otf2w *w, uint32_t loc, struct lanefile_reader *r)
+{
+	OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(w->ar, loc);
+	uint64_t t = 0, d = 0;
+	int rc = 0, bad = 0, c = 0;
+
+	if (!ew)
+		return check(w, OTF2_ERROR_INVALID);
+	lanefile_reader_init(r, w->events, loc);
+	while (!rc && (c = lanefile_getc(r)) >= 0) {
+		rc = get_num(r, &d, &bad);
+		t += zigzag_value(d);
+		rc = rc || replay_one(w, ew, r, c & 0x0f, c >> 4, t, &bad);
+	}
+	if (c == -2)
+		bad = -1;
+	if (bad < 0)
+		spool_failed(w, "read");
+	if (bad > 0 && !w->why)
+		w->why = strdup("the temporary file of the events is damaged");
+	if (bad > 0 && w->failed == OTF2_SUCCESS)
+		w->failed = OTF2_ERROR_FILE_INTERACTION;
+	return check(w, OTF2_Archive_CloseEvtWriter(w->ar, ew)) || rc || bad ? -1 : 0;
 }
 
 /* The strings, and the definitions every archive has: paradigm, attributes, metrics.  0 or -1. */
@@ -458,17 +581,24 @@ static int write_defs(struct otf2w *w, OTF2_GlobalDefWriter *d, uint64_t offset,
 	return rc;
 }
 
-/* The event writers closed, each location's (empty) local definitions.  0 or -1. */
+/*
+ * Each location's event file from its lane, one writer open at a time,
+ * then each location's (empty) local definitions.  0 or -1.
+ */
 static int close_events(struct otf2w *w)
 {
+	struct lanefile_reader *r = malloc(sizeof(*r));
 	int rc = 0;
 
-	for (size_t i = 0; i < w->nlocs; i++) {
-		if (!w->locs[i].ew)
-			continue;
-		rc = check(w, OTF2_Archive_CloseEvtWriter(w->ar, w->locs[i].ew)) || rc;
-		w->locs[i].ew = NULL;
+	if (!r) {
+		w->oom = 1;
+		return -1;
 	}
+	if (lanefile_finish(w->events) < 0)
+		rc = spool_failed(w, "write");
+	for (size_t i = 0; i < w->nlocs && !rc; i++)
+		rc = replay(w, (uint32_t)i, r);
+	free(r);
 	rc = check(w, OTF2_Archive_CloseEvtFiles(w->ar)) || rc;
 	if (rc || check(w, OTF2_Archive_OpenDefFiles(w->ar)))
 		return -1;
@@ -490,6 +620,7 @@ static void free_all(struct otf2w *w)
 	free(w->locs);
 	free(w->regions);
 	free(w->why);
+	lanefile_free(w->events);
 	if (w->attrs)
 		OTF2_AttributeList_Delete(w->attrs);
 	if (current == w)

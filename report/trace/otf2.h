@@ -6,11 +6,12 @@
  *
  * The archive is 'DIR/traces.otf2' (the anchor file), 'DIR/traces.def'
  * (the global definitions) and 'DIR/traces/' (one event file per
- * location), as Score-P names them.  Events are written as they come, one
- * writer per location, each in time order; libotf2 keeps one chunk (1
- * MiB) per location in memory and writes a full one out (OTF2_FLUSH), and
- * its file layer buffers about 4 MiB more per location: memory grows with
- * the locations, never with the events.  The definitions
+ * location), as Score-P names them.  Events are put, as they come, in a
+ * temporary file (report/trace/lanefile.h: a few KiB of memory per
+ * location) and written into the archive when it is closed, one location
+ * after another: libotf2 has one event writer open at a time (its chunk,
+ * 256 KiB, and its file layer's buffer, 4 MiB), so memory grows with the
+ * locations by a few KiB each, never with the events.  The definitions
  * (strings, the system tree, location groups, locations with their event
  * counts, regions, the attributes, the metric, the RMA window) are written
  * once, when the archive is closed.

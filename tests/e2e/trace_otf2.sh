@@ -22,7 +22,8 @@
 #   '-o -' and several databases for another format are usage errors (2);
 #   no temporary directory is left behind;
 # - memory: the archive of a synthetic run of 3 M events needs less than
-#   1.2x the peak RSS of one of 1.5 M (libotf2's buffers full in both).
+#   1.2x the peak RSS of one of 1.5 M (libotf2's buffers full in both;
+#   trace_memory.sh holds it to the .pftrace's).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -154,9 +155,9 @@ else
 fi
 
 # The synthetic run (~50 k events on two threads and two devices) read
-# back whole; then memory: libotf2 buffers about 5 MiB per location (its
-# chunk and its file's buffer, full past a few hundred thousand events),
-# so twice the events of a run that fills them need the same memory.
+# back whole; then memory: the events wait in a temporary file and libotf2
+# writes one location at a time (its chunk and its file's buffer full past
+# a few hundred thousand events), so twice the events need the same memory.
 iters=${TRACE_TEST_ITERS:-5555}
 bash "$MAPPROF_SRC/bench/gen_events.sh" "$dir/s.db" "$iters" || fail "gen_events.sh $iters failed"
 "$mapprof" report -q --no-json --no-html s.db 2>/dev/null || fail "report of s.db failed"

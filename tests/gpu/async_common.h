@@ -19,10 +19,9 @@
  *
  *   CHECK label=L op=O mem=M nowait=0|1 bytes=N fresh=H16 stale=H16 ok=1|0
  *
- * fresh and stale are the content hash of docs/database.md (XXH3-64 below
- * 16 KiB; from 16 KiB XXH3-64 seeded with the byte count of the 16 KiB
- * chunks' XXH3-64s, 8 bytes little-endian each), written here from that
- * definition with libxxhash and sharing no code with collector/.  Every
+ * fresh and stale are the content hash of docs/database.md, from
+ * tests/tracer/content_hash.h (written from that definition, sharing no code
+ * with collector/).  Every
  * case moves a byte count no other case of the program moves, so that
  * scripts/gpu-check.sh finds its from_device row in the database and the
  * tracer's output by size alone.  "CHECK-SKIP mem=M reason=..." says a
@@ -40,8 +39,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#define XXH_STATIC_LINKING_ONLY  /* XXH3_state_t on the stack */
-#include <xxhash.h>
+
+#include "../tracer/content_hash.h"
 
 enum check_op { OP_FROM_END, OP_UPDATE, OP_EXIT_DATA };
 enum check_mem { MEM_PAGEABLE, MEM_PINNED };
@@ -52,26 +51,6 @@ static const char *const mem_names[] = { "pageable", "pinned" };
 /* LLVM's pinned host memory (libomptarget); weak: absent from other runtimes. */
 extern void *llvm_omp_target_alloc_host(size_t bytes, int device) __attribute__((weak));
 extern void llvm_omp_target_free_host(void *p, int device) __attribute__((weak));
-
-static uint64_t content_hash(const void *p, size_t n)
-{
-	enum { CHUNK = 16 * 1024 };
-	XXH3_state_t st;
-	unsigned char le[8];
-
-	if (n < CHUNK)
-		return XXH3_64bits(p, n);
-	XXH3_INITSTATE(&st);
-	XXH3_64bits_reset_withSeed(&st, n);
-	for (size_t off = 0; off < n; off += CHUNK) {
-		uint64_t c = XXH3_64bits((const unsigned char *)p + off,
-					 n - off < CHUNK ? n - off : CHUNK);
-		for (int b = 0; b < 8; b++)
-			le[b] = (unsigned char)(c >> (8 * b));
-		XXH3_64bits_update(&st, le, sizeof(le));
-	}
-	return XXH3_64bits_digest(&st);
-}
 
 /* The host's content before the kernel, and what the kernel writes: never equal. */
 static inline uint32_t stale_word(size_t i)

@@ -11,8 +11,10 @@
  *
  * op is alloc | to_device | from_device | delete | associate | disassociate |
  * kernel (the _async data ops use the same names).  hash is the content
- * hash docs/database.md defines (XXH3-64 below 16 KiB; above, XXH3-64 seeded
- * with the length of the 16 KiB chunks' XXH3-64s, little-endian), of the
+ * hash docs/database.md defines (one piece below 16 KiB; above, XXH3-64
+ * seeded with the length of the 16 KiB chunks' piece hashes, little-endian;
+ * a piece's hash is XXH3-64, or aeshash from 4 KiB on a CPU with AES
+ * instructions unless MAPPROF_HASH=xxh3, as the collector decides), of the
  * host-side bytes as 16 lowercase hex digits: the host source of a to_device
  * (hashed at the begin callback, before the copy), the host destination of a
  * from_device (hashed at the end callback, after the data arrived); '-' for
@@ -42,8 +44,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#define XXH_STATIC_LINKING_ONLY  /* XXH3_state_t on the stack */
-#include <xxhash.h>
+
+#include "content_hash.h"
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static int out = -1;		/* -1 before init and after finalize */
@@ -112,26 +114,6 @@ static const char *op_name(ompt_target_data_op_t optype)
 		return "disassociate";
 	}
 	return NULL;
-}
-
-/* The content hash, from its definition (written apart from collector/hash.c). */
-static uint64_t content_hash(const void *p, size_t n)
-{
-	enum { CHUNK = 16 * 1024 };
-	XXH3_state_t st;
-	unsigned char le[8];
-
-	if (n < CHUNK)
-		return XXH3_64bits(p, n);
-	XXH3_INITSTATE(&st);
-	XXH3_64bits_reset_withSeed(&st, n);
-	for (size_t off = 0; off < n; off += CHUNK) {
-		uint64_t c = XXH3_64bits((const unsigned char *)p + off, n - off < CHUNK ? n - off : CHUNK);
-		for (int b = 0; b < 8; b++)
-			le[b] = (unsigned char)(c >> (8 * b));
-		XXH3_64bits_update(&st, le, sizeof(le));
-	}
-	return XXH3_64bits_digest(&st);
 }
 
 static int is_to_device(ompt_target_data_op_t optype)

@@ -1,6 +1,7 @@
 /*
- * test_hash.c - the collector's content hash: plain XXH3-64 below one chunk,
- * the documented chunked hash above, and the same value whether computed on
+ * test_hash.c - the collector's content hash: one piece below one chunk
+ * (XXH3-64, or aeshash from 4 KiB where the CPU has AES instructions, its
+ * portable build as the reference), the documented chunked hash above, and the same value whether computed on
  * one thread or split across helper threads, while the buffer is being
  * copied, with many jobs in flight from several threads, after a cancelled
  * job and in a forked child.  Also which devices' memory counts as host
@@ -8,12 +9,14 @@
  * unless MAPPROF_HASH_THREADS says otherwise.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "collector/aeshash.h"
 #include "collector/hash.h"
 #include "check.h"
 
@@ -28,16 +31,24 @@ static unsigned char *filled(size_t n, unsigned seed)
 	return p;
 }
 
+/* One piece, as hash.h defines it (aeshash's portable build: no AES instructions). */
+static uint64_t piece(const unsigned char *p, uint64_t n)
+{
+	if (hash_function() == HASH_FUNCTION_AES && n >= HASH_AES_MIN_BYTES)
+		return aeshash_portable(p, n);
+	return XXH3_64bits(p, n);
+}
+
 /* The definition in hash.h, written out independently. */
 static uint64_t reference(const unsigned char *p, uint64_t n)
 {
 	if (n < HASH_CHUNK_BYTES)
-		return XXH3_64bits(p, n);
+		return piece(p, n);
 	uint64_t nchunks = (n + HASH_CHUNK_BYTES - 1) / HASH_CHUNK_BYTES;
 	unsigned char *le = malloc(nchunks * 8);
 	for (uint64_t i = 0; i < nchunks; i++) {
 		uint64_t off = i * HASH_CHUNK_BYTES;
-		uint64_t h = XXH3_64bits(p + off, n - off < HASH_CHUNK_BYTES ? n - off : HASH_CHUNK_BYTES);
+		uint64_t h = piece(p + off, n - off < HASH_CHUNK_BYTES ? n - off : HASH_CHUNK_BYTES);
 		for (int b = 0; b < 8; b++)
 			le[i * 8 + b] = (unsigned char)(h >> (8 * b));
 	}
@@ -46,14 +57,21 @@ static uint64_t reference(const unsigned char *p, uint64_t n)
 	return h;
 }
 
-static void test_small_is_plain_xxh3(void)
+static void test_small_is_one_piece(void)
 {
 	unsigned char *p = filled(HASH_CHUNK_BYTES, 1);
-	static const uint64_t sizes[] = { 0, 1, 8, 4096, HASH_CHUNK_BYTES - 1 };
+	static const uint64_t sizes[] = { 0, 1, 8, 240, 241, HASH_AES_MIN_BYTES - 1, HASH_AES_MIN_BYTES,
+					  HASH_AES_MIN_BYTES + 17, HASH_CHUNK_BYTES - 1 };
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		CHECK(hash_bytes(p, sizes[i]) == XXH3_64bits(p, sizes[i]));
-		CHECK(hash_parallel(p, sizes[i], 0) == XXH3_64bits(p, sizes[i]));
+		CHECK(hash_bytes(p, sizes[i]) == piece(p, sizes[i]));
+		CHECK(hash_parallel(p, sizes[i], 0) == piece(p, sizes[i]));
+		if (sizes[i] < HASH_AES_MIN_BYTES)
+			CHECK(hash_bytes(p, sizes[i]) == XXH3_64bits(p, sizes[i]));
 	}
+	/* Where the CPU has AES instructions, they are used (this VM and GPU hosts have them). */
+	printf("  hash_function %d, aeshash build %s\n", hash_function(), aeshash_impl());
+	if (strcmp(aeshash_impl(), "portable"))
+		CHECK(hash_function() == HASH_FUNCTION_AES || getenv("MAPPROF_HASH"));
 	free(p);
 }
 
@@ -253,7 +271,7 @@ static void test_device_memory(void)
 int main(void)
 {
 	setenv("MAPPROF_HASH_THREADS", "3", 0);
-	RUN(test_small_is_plain_xxh3);
+	RUN(test_small_is_one_piece);
 	RUN(test_large_matches_definition);
 	RUN(test_content_not_address);
 	RUN(test_many_jobs_in_flight);
