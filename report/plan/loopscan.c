@@ -541,7 +541,28 @@ static long enclosing_call(const struct scan *s, long i)
 
 enum name_kind { NAME_SCALAR, NAME_ARRAY, NAME_POINTER };
 
-/* How the file-scope declaration of id declares it (a scalar when not found). */
+/* Whether token i is a word naming a type ('double', 'size_t', 'const', a struct's tag). */
+static int type_word(const struct scan *s, const char *text, long i)
+{
+	static const char *const words[] = { "void", "char", "short", "int", "long", "float", "double",
+					     "signed", "unsigned", "const", "volatile", "restrict",
+					     "__restrict", "_Bool", "bool", "_Complex" };
+	if (i < 0 || !s->t[i].len)
+		return 0;
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (tok_is(s, text, i, words[k]))
+			return 1;
+	if (s->t[i].len > 2 && !memcmp(text + s->t[i].at + s->t[i].len - 2, "_t", 2))
+		return 1;
+	return tok_is(s, text, i - 1, "struct") || tok_is(s, text, i - 1, "union") || tok_is(s, text, i - 1, "enum");
+}
+
+/*
+ * How id is declared: at file scope as it is written there; else (a local,
+ * a parameter, or not found) an array or a pointer wherever the file
+ * indexes it ('x['), declares it a pointer ('double *x', ', **x') or
+ * dereferences it ('= *x'), a scalar only where it never does.
+ */
 static enum name_kind declared_kind(const struct scan *s, const char *text, const char *id, size_t idl)
 {
 	long depth = 0;
@@ -559,8 +580,25 @@ static enum name_kind declared_kind(const struct scan *s, const char *text, cons
 				continue;   /* another name's initializer */
 			if (kind_at(s, (long)i + 1) == '[')
 				return NAME_ARRAY;
-			return p != (size_t)-1 && text[p] == '*' ? NAME_POINTER : NAME_SCALAR;
+			if (p != (size_t)-1 && text[p] == '*')
+				return NAME_POINTER;
+			break;   /* a scalar here, but a local of that name may be more */
 		}
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		long j = (long)i - 1;
+		if (!tok_id(s, text, (long)i, id, idl))
+			continue;
+		if (kind_at(s, (long)i + 1) == '[')
+			return NAME_ARRAY;
+		while (j >= 0 && !s->t[j].len && text[s->t[j].at] == '*')
+			j--;
+		if (j == (long)i - 1)
+			continue;
+		/* '*x' after a type is a declaration; after an operator or 'return', a dereference. */
+		if (j < 0 || type_word(s, text, j) || tok_is(s, text, j, "return") ||
+		    (!s->t[j].len && s->t[j].kind != ')' && s->t[j].kind != ']'))
+			return NAME_POINTER;
 	}
 	return NAME_SCALAR;
 }

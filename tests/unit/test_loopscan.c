@@ -102,6 +102,36 @@ static void host_writes(void)
 	CHECK_INT(writes(21, 21, "n"), LS_CONTENT);
 }
 
+/* Locals: an array or a pointer passed on, or kept by another name, is a way to its content. */
+static const char locals[] =
+	"static void fill(double *v, int n) { for (int i = 0; i < n; i++) v[i] = i; }\n" /* 1 */
+	"int main(void)\n"                                     /* 2 */
+	"{\n"                                                  /* 3 */
+	"\tdouble x[8], y[8], *q = 0, k = 2;\n"              /* 4 */
+	"\tdouble *p = y;\n"                                  /* 5 */
+	"\tfor (int s = 0; s < 4; s++) {\n"                   /* 6 */
+	"\t\tfill(x, 8);\n"                                 /* 7 */
+	"\t\tp[0] = k;\n"                                   /* 8 */
+	"\t\tfill(q, 8);\n"                                 /* 9 */
+	"\t\tk = k * 2;\n"                                  /* 10 */
+	"\t}\n"                                               /* 11 */
+	"\treturn 0;\n"                                       /* 12 */
+	"}\n";                                                 /* 13 */
+
+static void local_writes(void)
+{
+	const size_t n = sizeof(locals) - 1;
+	int first = 7, last = 7;
+	CHECK_INT(loopscan_host_writes(locals, n, &first, &last, 1, NULL, 0, "x", 1), LS_CONTENT);
+	first = last = 8;   /* y only through p, kept on line 5 */
+	CHECK_INT(loopscan_host_writes(locals, n, &first, &last, 1, NULL, 0, "y", 1), LS_CONTENT);
+	first = last = 9;
+	CHECK_INT(loopscan_host_writes(locals, n, &first, &last, 1, NULL, 0, "q", 1), LS_CONTENT);
+	/* A local scalar read and passed by value: no write of it there. */
+	first = last = 8;
+	CHECK_INT(loopscan_host_writes(locals, n, &first, &last, 1, NULL, 0, "k", 1), 0);
+}
+
 static void declares(void)
 {
 	const size_t n = sizeof(host) - 1;
@@ -132,6 +162,7 @@ int main(void)
 	RUN(function_spans);
 	RUN(file_scope_names);
 	RUN(host_writes);
+	RUN(local_writes);
 	RUN(declares);
 	RUN(loops);
 	return check_done();
