@@ -950,3 +950,61 @@ out:
 	free(s.pre);
 	return found;
 }
+
+int loopscan_every_pass(const char *text, size_t n, int loop_first, int pragma_last)
+{
+	static const char *const exits[] = { "continue", "break", "goto", "return", "case", "default",
+					     "longjmp", "siglongjmp" };
+	struct scan s = { 0 };
+	long loop = -1, body, stmt, e;
+	int every = 0;
+
+	if (!text || loop_first <= 0 || pragma_last <= 0 || tokenize(&s, text, n) < 0 || match_brackets(&s) < 0)
+		goto out;
+	for (stmt = 0; (size_t)stmt < s.n && s.t[stmt].line <= pragma_last; stmt++)
+		;
+	if ((size_t)stmt == s.n)
+		goto out;
+	/* The outermost loop starting on or after loop_first whose statement holds the construct's. */
+	for (long i = 0; i < stmt && loop < 0; i++) {
+		char k = s.t[i].kind;
+		if (s.t[i].line < loop_first || (k != 'f' && k != 'w' && k != 'd'))
+			continue;
+		if ((e = stmt_end(&s, i, 0)) >= stmt)
+			loop = i;
+	}
+	if (loop < 0)
+		goto out;
+	if (s.t[loop].kind == 'd')
+		body = loop + 1;
+	else if (kind_at(&s, loop + 1) == '(' && s.match[loop + 1] > loop)
+		body = s.match[loop + 1] + 1;
+	else
+		goto out;
+	if (body == stmt) {
+		every = 1;   /* the loop's whole body */
+		goto out;
+	}
+	if (kind_at(&s, body) != '{' || s.match[body] < stmt)
+		goto out;
+	/* Directly in the body's block, after a complete statement, with no way past it before it. */
+	for (long i = body + 1, depth = 0; i < stmt; i++) {
+		char k = s.t[i].kind;
+		if (k == '(' || k == '[' || k == '{')
+			depth++;
+		else if (k == ')' || k == ']' || k == '}')
+			depth--;
+		for (size_t w = 0; w < sizeof(exits) / sizeof(exits[0]); w++)
+			if (tok_is(&s, text, i, exits[w]))
+				goto out;
+		if (i == stmt - 1)
+			every = depth == 0 && k && strchr(";{}", k);
+	}
+	if (stmt == body + 1)
+		every = 1;
+out:
+	free(s.t);
+	free(s.match);
+	free(s.pre);
+	return every;
+}

@@ -1115,48 +1115,20 @@ static int caller_loop(const struct analysis *a, const struct plan *pl, const st
 }
 
 /*
- * Whether the host code on lines first..last (kernels aside, and what it
- * calls) may write what name maps, or change what it names: then the
- * region's own copy at its start would send older content than the
- * construct on the next line does.
+ * What the host may do to name between the start of a region and a pass of
+ * the construct: 0 nothing (the region's own copy sends what the construct
+ * would), 1 write its content (its first send is an update before the
+ * construct), 2 assign a pointer or a size the name is made of (the region,
+ * which evaluates them once at its start, cannot hold it).  The code that
+ * can run in between is on lines first[k]..last[k] (the loop; around a
+ * caller's loop, that loop and the callee) and what it calls but callee
+ * (loopscan.h: loopscan_host_writes(), kernels aside); a write the scan
+ * cannot rule out counts.
  */
-static int written_in(const struct source *src, int first, int last, const char *name)
+static int host_access(const struct source *src, const int *first, const int *last, int nranges,
+		       const char *callee, const char *name)
 {
 	struct buf ids = { .ok = 1 };
-	int written = 0;
-
-	if (first > last)
-		return 0;
-	put_idents(&ids, name, strlen(name));
-	if (!ids.ok) {
-		free(ids.s);
-		return 1;
-	}
-	for (const char *p = ids.s ? ids.s : ""; *p && !written;) {
-		size_t n;
-		p += strspn(p, " ");
-		n = strcspn(p, " ");
-		written = n && loopscan_host_writes(src->text, src->n, &first, &last, 1, NULL, 0, p, n);
-		p += n;
-	}
-	free(ids.s);
-	return written;
-}
-
-/*
- * What the host may do to name between the start of a region around the
- * caller's loop and a pass of the construct: 0 nothing (the region's own
- * copy sends what the construct would), 1 write its content (its first send
- * is an update before the construct), 2 assign a pointer or a size the name
- * is made of (the region cannot hold it).  The code that can run in between
- * is the caller's loop and the callee, and what they call (loopscan.h:
- * loopscan_host_writes(), kernels aside); a write the scan cannot rule out
- * counts.
- */
-static int host_access(const struct source *src, const struct widen *w, const char *callee, const char *name)
-{
-	struct buf ids = { .ok = 1 };
-	int first[2] = { w->outer.first_line, w->fn_first }, last[2] = { w->outer.last_line, w->fn_last };
 	int access = 0, base = 1;
 
 	put_idents(&ids, name, strlen(name));
@@ -1171,7 +1143,8 @@ static int host_access(const struct source *src, const struct widen *w, const ch
 		n = strcspn(p, " ");
 		if (!n)
 			break;
-		f = loopscan_host_writes(src->text, src->n, first, last, 2, callee, callee ? strlen(callee) : 0, p, n);
+		f = loopscan_host_writes(src->text, src->n, first, last, nranges, callee, callee ? strlen(callee) : 0, p,
+					 n);
 		if (base && !strchr(name, '['))
 			access = f ? 1 : access;      /* a variable mapped whole: any write is of its content */
 		else if (base)
@@ -1399,7 +1372,9 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			}
 			kv->written = 0;
 			if (w) {
-				int access = host_access(src, w, w->callee[0] ? w->callee : NULL, name);
+				int first[2] = { w->outer.first_line, w->fn_first };
+				int last[2] = { w->outer.last_line, w->fn_last };
+				int access = host_access(src, first, last, 2, w->callee[0] ? w->callee : NULL, name);
 				if (access == 2) {
 					put(note, " %s stays mapped by the construct alone: the host may change what it "
 						"names (a pointer or a size) between the region's start and the construct.",
@@ -1469,7 +1444,9 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 	}
 	*nkept_out = nkept;
 	if (!nkept) {
-		put(unsure, " No variable can be kept on the device by a region before the loop.");
+		/* Why each stays (around a caller's loop, wrap_region() quotes the notes itself). */
+		put(unsure, " No variable can be kept on the device by a region before the loop.%s",
+		    !w && note->len ? note->s : "");
 		rc = 0;
 		goto out;
 	}
@@ -1541,8 +1518,30 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 				 * is an update.
 				 */
 				kv->seen = 1;
-				if (!w && o->op == 2)
-					kv->written = written_in(src, loop->first_line, st->line - 1, kv->name);
+				if (!w) {
+					/*
+					 * In the loop's own function: what the host runs between the
+					 * loop's start and this construct's first pass, the lines
+					 * before it, or the whole loop where a pass may skip it (a
+					 * branch, 'continue'). A pointer or size set there makes
+					 * the region's section another than the construct's.
+					 */
+					int dl = 0, end, access, every;
+					char *d = directive_text(src, st->line, &dl);
+					every = d && loopscan_every_pass(src->text, src->n, loop->first_line, dl);
+					free(d);
+					end = every ? st->line - 1 : loop->last_line;
+					access = end >= loop->first_line ? host_access(src, &loop->first_line, &end, 1, NULL, kv->name) : 0;
+					if (access == 2) {
+						put(unsure, " The loop may set the pointer or the size %s is mapped through before "
+							"the construct on line %d runs: a region evaluates them once, before the loop.",
+						    kv->name, st->line);
+						rc = 0;
+						goto out;
+					}
+					if (o->op == 2)
+						kv->written = access;
+				}
 				if (o->op == 2 && !kv->written)
 					kv->to = 1, changed = 0;
 				else if (o->op == 2)

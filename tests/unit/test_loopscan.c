@@ -132,6 +132,38 @@ static void local_writes(void)
 	CHECK_INT(loopscan_host_writes(locals, n, &first, &last, 1, NULL, 0, "k", 1), 0);
 }
 
+/* Whether a construct runs at every pass of its loop, the first included. */
+static const char passes[] =
+	"void f(int n, double *x)\n"                           /* 1 */
+	"{\n"                                                  /* 2 */
+	"\tfor (int s = 0; s < n; s++) {\n"                   /* 3 */
+	"\t\tif (s == 0) x[0] = 1;\n"                      /* 4 */
+	"#pragma omp target map(to: x[0:n])\n"                /* 5 */
+	"\t\t{ x[1] = 2; }\n"                               /* 6 */
+	"\t\tif (s > 0) {\n"                                /* 7 */
+	"#pragma omp target map(to: x[0:n])\n"                /* 8 */
+	"\t\t\t{ x[1] = 2; }\n"                            /* 9 */
+	"\t\t}\n"                                           /* 10 */
+	"\t\tif (s & 1)\n"                                  /* 11 */
+	"\t\t\tcontinue;\n"                                /* 12 */
+	"#pragma omp target map(to: x[0:n])\n"                /* 13 */
+	"\t\t{ x[1] = 2; }\n"                               /* 14 */
+	"\t}\n"                                               /* 15 */
+	"\twhile (n-- > 0)\n"                                 /* 16 */
+	"#pragma omp target map(to: x[0:n])\n"                /* 17 */
+	"\t\t{ x[1] = 2; }\n"                               /* 18 */
+	"}\n";                                                 /* 19 */
+
+static void every_pass(void)
+{
+	const size_t n = sizeof(passes) - 1;
+	CHECK(loopscan_every_pass(passes, n, 3, 5));     /* after a complete if */
+	CHECK(!loopscan_every_pass(passes, n, 3, 8));    /* inside an if */
+	CHECK(!loopscan_every_pass(passes, n, 3, 13));   /* after a 'continue' */
+	CHECK(loopscan_every_pass(passes, n, 16, 17));   /* the loop's whole body */
+	CHECK(!loopscan_every_pass(passes, n, 16, 5));   /* no loop from line 16 around it */
+}
+
 static void declares(void)
 {
 	const size_t n = sizeof(host) - 1;
@@ -163,6 +195,7 @@ int main(void)
 	RUN(file_scope_names);
 	RUN(host_writes);
 	RUN(local_writes);
+	RUN(every_pass);
 	RUN(declares);
 	RUN(loops);
 	return check_done();
