@@ -1846,16 +1846,19 @@ static int removes_ops(struct plan_edit *e, const struct host_op *ops, size_t n,
 	return 0;
 }
 
-/* The content last moved for o's range before ops[i] (any construct); 0 when none known. */
-static int last_before(const struct host_op *ops, size_t i, uint64_t *hash)
+/*
+ * The content last moved for o's range before ops[i] (any construct) into
+ * *hash: that move's index, -1 when none is known.
+ */
+static long last_before(const struct host_op *ops, size_t i, uint64_t *hash)
 {
 	for (size_t j = i; j-- > 0;)
 		if (ops[j].op != 1 && ops[j].host_addr == ops[i].host_addr && ops[j].bytes == ops[i].bytes &&
 		    ops[j].device == ops[i].device) {
 			*hash = ops[j].hash;
-			return ops[j].has_hash;
+			return ops[j].has_hash ? (long)j : -1;
 		}
-	return 0;
+	return -1;
 }
 
 /*
@@ -1871,7 +1874,7 @@ static int returns_unchanged(const struct host_op *ops, size_t n, uint64_t c, js
 		if (ops[i].op != 3 || !op_of(&ops[i], c, entries, var))
 			continue;
 		(*returns)++;
-		if (!ops[i].has_hash || !last_before(ops, i, &h) || h != ops[i].hash)
+		if (!ops[i].has_hash || last_before(ops, i, &h) < 0 || h != ops[i].hash)
 			(*changed)++;
 	}
 	return *returns && !*changed;
@@ -1891,7 +1894,7 @@ static int sends_droppable(const struct host_op *ops, size_t n, uint64_t c, json
 		if (ops[i].op != 2 || !op_of(&ops[i], c, entries, var))
 			continue;
 		any = 1;
-		known = last_before(ops, i, &prev);
+		known = last_before(ops, i, &prev) >= 0;
 		for (size_t j = i + 1; j < n; j++) {
 			if (ops[j].op == 1 || ops[j].device != ops[i].device || ops[j].host_addr != ops[i].host_addr ||
 			    ops[j].bytes != ops[i].bytes)
@@ -1973,6 +1976,75 @@ static int region_around(const struct source *s, int first)
 	if (!strcmp(trimmed(s, first - 1), "{") && is_target_data(s, first - 2))
 		return first - 2;
 	return 0;
+}
+
+/* The line of construct c's directive in the file of pl's own (in->file); 0: elsewhere or unknown. */
+static int site_line(const struct analysis *a, const struct inputs *in, uint64_t c)
+{
+	json_t *loc = attribution_location(a->attr, c);
+	const char *file = json_string_value(json_object_get(loc, "file"));
+	int line = file && in->file && !strcmp(file, in->file) ? (int)json_integer_value(json_object_get(loc, "line")) : 0;
+
+	json_decref(loc);
+	return line;
+}
+
+/*
+ * Whether the host may write var between ops[j] (the last move of a range)
+ * and ops[i] (a return of it): the return then overwrites what the host
+ * wrote, so that dropping it would keep the host's writes.  No host code
+ * runs between a kernel's own copy in and copy back; else the host code
+ * from ops[j]'s directive to ops[i]'s (a 'target data' region's whole
+ * statement), in one function of the source read, is scanned (what it
+ * calls too, kernels aside).  Anything else counts as a write.
+ */
+static int host_writes_between(const struct analysis *a, const struct source *src, const struct inputs *in,
+			       const struct host_op *ops, size_t j, size_t i, const char *var)
+{
+	int lj, li, fj0 = 0, fj1 = 0, fi0 = 0, fi1 = 0, dl = 0, last;
+	struct stmt_span sp = { 0 };
+	char *d;
+
+	if (ops[j].target_kind == 1 && ops[i].target_kind == 1 && ops[j].codeptr == ops[i].codeptr &&
+	    ops[j].target_id == ops[i].target_id)
+		return 0;
+	if (!src || (lj = site_line(a, in, ops[j].codeptr)) <= 0 || (li = site_line(a, in, ops[i].codeptr)) < lj ||
+	    !has_line(src, li) || !loopscan_function(src->text, src->n, lj, &fj0, &fj1) ||
+	    !loopscan_function(src->text, src->n, li, &fi0, &fi1) || fj0 != fi0 || !(d = directive_text(src, li, &dl)))
+		return 1;
+	last = dl;
+	if (strstr(d, "target data") && !strstr(d, "enter") && !strstr(d, "exit")) {
+		if (!loopscan_statement(src->text, src->n, dl, &sp)) {
+			free(d);
+			return 1;
+		}
+		last = sp.last_line;
+	}
+	free(d);
+	return host_access(src, &lj, &last, 1, NULL, var) != 0;
+}
+
+/*
+ * returns_unchanged(), and no return of var by c follows host code that may
+ * write it (host_writes_between()); *overwrites: the returns that may.
+ */
+static int returns_kept(const struct analysis *a, const struct source *src, const struct inputs *in,
+			const struct host_op *ops, size_t n, uint64_t c, json_t *entries, const char *var,
+			int *returns, int *changed, int *overwrites)
+{
+	*overwrites = 0;
+	if (!returns_unchanged(ops, n, c, entries, var, returns, changed))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h;
+		long j;
+		if (ops[i].op != 3 || !op_of(&ops[i], c, entries, var))
+			continue;
+		j = last_before(ops, i, &h);
+		if (j < 0 || host_writes_between(a, src, in, ops, (size_t)j, i, var))
+			(*overwrites)++;
+	}
+	return !*overwrites;
 }
 
 /* Whether line k is a 'target update' directive. */
@@ -2217,7 +2289,7 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		 */
 		const char *var = first_name(in->hdh);
 		size_t nh = json_array_size(in->hdh);
-		int returns = 0, changed = 0, rline = in->line, rlast = 0;
+		int returns = 0, changed = 0, overwrites = 0, rline = in->line, rlast = 0;
 		uint64_t rc_ptr = in->hdh_return ? in->hdh_return : pl->codeptr;
 		json_t *rent = rc_ptr == pl->codeptr ? json_incref(in->entries) : attribution_map_entries(a->attr, rc_ptr);
 		char *rdir = NULL;
@@ -2234,8 +2306,12 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 			const char *v = json_string_value(json_array_get(in->hdh, i));
 			if (!v)
 				continue;
-			if (nh == 1 || !rdir || returns_unchanged(ops, nops, rc_ptr, rent, v, &returns, &changed))
+			if (nh == 1 || !rdir || returns_kept(a, src, in, ops, nops, rc_ptr, rent, v, &returns, &changed,
+							    &overwrites))
 				list_add(&vars, v);
+			else if (returns && !changed)
+				put(&stays, " The host may write %s before %d of %d returns on line %d, which bring the "
+					"device's copy back over it: it stays as it is.", v, overwrites, returns, rline);
 			else if (!returns)
 				put(&stays, " %s does not come back on line %d: it stays as it is.", v, rline);
 			else
@@ -2263,6 +2339,12 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		} else if (nh == 1 && !returns_unchanged(ops, nops, rc_ptr, rent, var, &returns, &changed)) {
 			put(&unsure, " %s came back changed from %d of %d returns there: mapping it 'to' "
 				"would lose what the device computed.", var, changed, returns);
+		} else if (nh == 1 && !returns_kept(a, src, in, ops, nops, rc_ptr, rent, var, &returns, &changed,
+						     &overwrites)) {
+			put(&unsure, " The host may write %s before %d of its %d returns on line %d (host code "
+				"between its copy to the device and the copy back), which bring the device's copy "
+				"back over what the host wrote: mapping it 'to' would keep the host's writes.", var,
+			    overwrites, returns, rline);
 		} else if (!vars.s) {
 			put(&unsure, " None of them came back unchanged at every return there.");
 		} else {
