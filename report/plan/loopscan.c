@@ -750,8 +750,13 @@ static int kernel_pragma(const char *l, size_t len)
 	return strncmp(p, "data", 4) && strncmp(p, "update", 6) && strncmp(p, "enter", 5) && strncmp(p, "exit", 4);
 }
 
-int loopscan_host_writes(const char *text, size_t n, const int *first, const int *last, int nranges,
-			 const char *skip, size_t skipl, const char *id, size_t idl)
+/*
+ * loopscan_host_writes(), or with kernel_last > 0 the same for the
+ * statement after the preprocessor line(s) ending there (a kernel: its
+ * code and every kernel's count, the device's writes).
+ */
+static int writes(const char *text, size_t n, const int *first, const int *last, int nranges, const char *skip,
+		  size_t skipl, const char *id, size_t idl, int kernel_last)
 {
 	struct scan s = { 0 };
 	long todo[BODIES_MAX][2], seen[BODIES_MAX];
@@ -773,7 +778,7 @@ int loopscan_host_writes(const char *text, size_t n, const int *first, const int
 		break;
 	}
 	/* The statements of kernels run on the device: their writes are the device's (recorded). */
-	for (int line = 1; line <= s.nlines; line++) {
+	for (int line = 1; line <= s.nlines && kernel_last <= 0; line++) {
 		size_t b, e;
 		long k, end;
 		if (!s.pre[line] || (line > 1 && s.pre[line - 1]))
@@ -790,6 +795,18 @@ int loopscan_host_writes(const char *text, size_t n, const int *first, const int
 		if ((size_t)k < s.n && (end = stmt_end(&s, k, 0)) >= 0)
 			for (long j = k; j <= end; j++)
 				scanned[j] = 2;
+	}
+	if (kernel_last > 0) {
+		long k, end;
+		for (k = 0; (size_t)k < s.n && s.t[k].line <= kernel_last; k++)
+			;
+		if ((size_t)k == s.n || (end = stmt_end(&s, k, 0)) < 0) {
+			flags = LS_CONTENT;   /* no statement found: unsure */
+			goto out;
+		}
+		todo[ntodo][0] = k;
+		todo[ntodo++][1] = end;
+		nranges = 0;
 	}
 	/* The ranges' tokens, then every body they call, each once. */
 	for (int r = 0; r < nranges; r++) {
@@ -861,8 +878,12 @@ int loopscan_host_writes(const char *text, size_t n, const int *first, const int
 			}
 		}
 	}
-	/* Elsewhere in the file, a way to it kept for later ('p = x', '&x', a call's argument). */
-	for (size_t i = 0, depth = 0; i < s.n && !(flags & LS_CONTENT); i++) {
+	/*
+	 * Elsewhere in the file, a way to it kept for later ('p = x', '&x', a
+	 * call's argument).  Not for a kernel: the host's pointers are not the
+	 * device's (a kernel reaching it by another mapped name is not seen).
+	 */
+	for (size_t i = 0, depth = 0; i < s.n && !(flags & LS_CONTENT) && kernel_last <= 0; i++) {
 		char k = s.t[i].kind;
 		int top = depth == 0;   /* token i is outside every bracket */
 		if (k == '(' || k == '[' || k == '{')
@@ -1007,4 +1028,15 @@ out:
 	free(s.match);
 	free(s.pre);
 	return every;
+}
+
+int loopscan_host_writes(const char *text, size_t n, const int *first, const int *last, int nranges,
+			 const char *skip, size_t skipl, const char *id, size_t idl)
+{
+	return writes(text, n, first, last, nranges, skip, skipl, id, idl, 0);
+}
+
+int loopscan_kernel_writes(const char *text, size_t n, int pragma_last, const char *id, size_t idl)
+{
+	return pragma_last > 0 ? writes(text, n, NULL, NULL, 0, NULL, 0, id, idl, pragma_last) : LS_CONTENT;
 }

@@ -107,6 +107,16 @@ int loopscan_host_writes(const char *text, size_t n, const int *first, const int
 			 const char *skip, size_t skipl, const char *id, size_t idl);
 
 /*
+ * What the statement after the preprocessor line(s) ending at 'pragma_last'
+ * (a kernel's structured block, run on the device) may do to id, as
+ * loopscan_host_writes() tells it, the functions it calls followed, but
+ * no other name of it (a pointer the host set: the kernel's are the
+ * device's): LS_* flags, 0 when it only reads id; LS_CONTENT when no
+ * statement is found.
+ */
+int loopscan_kernel_writes(const char *text, size_t n, int pragma_last, const char *id, size_t idl);
+
+/*
  * Whether a declaration on lines first..last may declare id: a statement (or
  * a parameter, or a for's first clause) that starts 'type name' or 'type
  * *name' and names id before its end, its initializers' braces aside.  Errs

@@ -1426,6 +1426,58 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			goto out;
 		}
 	}
+	/*
+	 * A kernel that writes data it maps 'to' only changes a copy the
+	 * program throws away: each pass sends the host's again.  A region
+	 * would keep the device's changes, which no recorded return shows.
+	 */
+	for (size_t k = 0; k < nsites; k++) {
+		int dl = 0, found;
+		char *d;
+		if (!sites[k].inloop || sites[k].kind != 1)
+			continue;
+		d = directive_text(src, sites[k].line, &dl);
+		found = d != NULL;
+		free(d);
+		for (size_t v = 0; v < nkept; v++) {
+			int sent = 0, back = 0, index = -1, writes = 1;
+			const char *name = NULL;
+			json_t *entries = NULL;
+			struct buf ids = { .ok = 1 };
+			for (size_t i = 0; i < nops; i++) {
+				if (ops[i].codeptr != sites[k].codeptr || ops[i].host_addr >= kept[v].addr + kept[v].bytes ||
+				    kept[v].addr >= ops[i].host_addr + ops[i].bytes)
+					continue;
+				if (ops[i].op == 2 && index < 0)
+					sent = 1, index = ops[i].map_index;
+				back |= ops[i].op == 3;
+			}
+			if (!sent || back)
+				continue;
+			entries = sites[k].codeptr == pl->codeptr ? json_incref(in->entries)
+								  : attribution_map_entries(a->attr, sites[k].codeptr);
+			name = entry_name(entries, index);
+			if (name)
+				put_idents(&ids, name, strlen(name));
+			if (!ids.ok) {
+				json_decref(entries);
+				goto out;
+			}
+			if (found && ids.s) {
+				const char *id = ids.s + strspn(ids.s, " ");
+				writes = loopscan_kernel_writes(src->text, src->n, dl, id, strcspn(id, " ")) != 0;
+			}
+			free(ids.s);
+			json_decref(entries);
+			if (writes) {
+				put(unsure, " The kernel at line %d may write %s, which it maps 'to' only: the program "
+					"sends the host's copy again at every pass, where a region would keep the "
+					"device's changes (no recorded return shows them).", sites[k].line, kept[v].name);
+				rc = 0;
+				goto out;
+			}
+		}
+	}
 	/* Every range the construct moves must be one the region holds. */
 	for (size_t i = 0; i < nops; i++) {
 		int inside = 0;

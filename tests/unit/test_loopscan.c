@@ -164,6 +164,30 @@ static void every_pass(void)
 	CHECK(!loopscan_every_pass(passes, n, 16, 5));   /* no loop from line 16 around it */
 }
 
+/* What a kernel writes: its own code and what it calls, not the host's. */
+static const char kernels[] =
+	"static void twice(double *v, int i) { v[i] *= 2; }\n"  /* 1 */
+	"void f(int n, double *x, double *y, double *t)\n"     /* 2 */
+	"{\n"                                                  /* 3 */
+	"\tdouble *alias = t;\n"                              /* 4 */
+	"#pragma omp target map(to: x[0:n], t[0:n]) \\\n"    /* 5 */
+	"\tmap(tofrom: y[0:n])\n"                             /* 6 */
+	"\tfor (int i = 0; i < n; i++) {\n"                   /* 7 */
+	"\t\ty[i] += x[i] * t[i];\n"                        /* 8 */
+	"\t\ttwice(y, i);\n"                                /* 9 */
+	"\t}\n"                                               /* 10 */
+	"\tx[0] = alias[0];\n"                                /* 11 */
+	"}\n";                                                 /* 12 */
+
+static void kernel_writes(void)
+{
+	const size_t n = sizeof(kernels) - 1;
+	CHECK_INT(loopscan_kernel_writes(kernels, n, 6, "y", 1), LS_CONTENT);   /* and through twice() */
+	CHECK_INT(loopscan_kernel_writes(kernels, n, 6, "x", 1), 0);            /* the host's write, after */
+	CHECK_INT(loopscan_kernel_writes(kernels, n, 6, "t", 1), 0);            /* a host pointer to it */
+	CHECK_INT(loopscan_kernel_writes(kernels, n, 0, "t", 1), LS_CONTENT);   /* no kernel: unsure */
+}
+
 static void declares(void)
 {
 	const size_t n = sizeof(host) - 1;
@@ -196,6 +220,7 @@ int main(void)
 	RUN(host_writes);
 	RUN(local_writes);
 	RUN(every_pass);
+	RUN(kernel_writes);
 	RUN(declares);
 	RUN(loops);
 	return check_done();
