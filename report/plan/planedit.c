@@ -848,6 +848,8 @@ struct kept {
 	uint64_t last;
 	int written;          /* around a caller's loop: the host may write it before the
 				 first pass (its first send is an update) */
+	size_t first_site;    /* the site of the first operation the region takes over */
+	const char *first_name;   /* its name there (borrowed), NULL: none */
 };
 
 /* A construct inside the loop that needs updates. */
@@ -1570,6 +1572,8 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 				 * is an update.
 				 */
 				kv->seen = 1;
+				kv->first_site = k;
+				kv->first_name = name;
 				if (!w) {
 					/*
 					 * In the loop's own function: what the host runs between the
@@ -1612,6 +1616,14 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 		kv->known = 1;
 		kv->last = o->hash;
 	}
+	/*
+	 * Where the construct that sends a variable first gets an update to
+	 * anyway (the host changes it at other passes), that update sends it
+	 * at the first pass too: the region's own copy would be a second.
+	 */
+	for (size_t k = 0; k < nkept; k++)
+		if (kept[k].to && kept[k].first_name && listed(&sites[kept[k].first_site].to, kept[k].first_name))
+			kept[k].to = 0;
 	/* The region's clauses: 'to' where it takes over a send, else 'alloc' (updates bring results back). */
 	for (int t = 0; t < 2; t++) {
 		const char *sep = NULL;
