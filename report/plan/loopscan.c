@@ -607,9 +607,10 @@ static enum name_kind declared_kind(const struct scan *s, const char *text, cons
  * What the occurrence of id at token i does: 0 a read, LS_CONTENT a write
  * of (or a way to) its content, LS_IDENTITY an assignment of the name
  * itself.  A member of something else named id (after '.' or '->') is
- * nothing of it.
+ * nothing of it.  A member of id counts as a write unless members is set:
+ * then an element of it ('s.v[i]') is read or written as an array's.
  */
-static int occurrence(const struct scan *s, const char *text, size_t n, long i, enum name_kind kind)
+static int occurrence(const struct scan *s, const char *text, size_t n, long i, enum name_kind kind, int members)
 {
 	size_t p = before_at(text, s->t[i].at), a;
 	int amp, inc, star, indexed = 0;
@@ -630,8 +631,31 @@ static int occurrence(const struct scan *s, const char *text, size_t n, long i, 
 		indexed = 1;
 	}
 	a = after_at(text, n, tok_end(s, j));
-	if (a < n && (text[a] == '.' || (text[a] == '-' && a + 1 < n && text[a + 1] == '>')))
+	if (a < n && (text[a] == '.' || (text[a] == '-' && a + 1 < n && text[a + 1] == '>')) && !members)
 		return LS_CONTENT;   /* a member: written or not, the scan does not follow */
+	/* With members followed ('s.v[i]', 'g->a.b[i][j]'): an element read or written. */
+	while (a < n && (text[a] == '.' || (text[a] == '-' && a + 1 < n && text[a + 1] == '>'))) {
+		if (!s->t[j + 1].len && kind_at(s, j + 2) == 'x' && s->t[j + 2].len)
+			j += 2;   /* '.' or '-' then the member */
+		else if (kind_at(s, j + 3) == 'x' && s->t[j + 3].len)
+			j += 3;   /* '-', '>' then the member */
+		else
+			return LS_CONTENT;
+		indexed = 0;
+		while (kind_at(s, j + 1) == '[') {
+			if (s->match[j + 1] < 0)
+				return LS_CONTENT;
+			j = s->match[j + 1];
+			indexed = 1;
+		}
+		a = after_at(text, n, tok_end(s, j));
+		if (!indexed && !(a < n && (text[a] == '.' || (text[a] == '-' && a + 1 < n && text[a + 1] == '>')))) {
+			/* A member's value: assigned, or a pointer kept or passed on, is a write; else read. */
+			int kept = p != (size_t)-1 && text[p] == '=' && !(p > 0 && strchr("=!<>", text[p - 1]));
+			return amp || inc || kept || assigns_at(text, n, a) || (call >= 0 && s->t[call].kind == 'x')
+				       ? LS_CONTENT : 0;
+		}
+	}
 	if (indexed || star)
 		return assigns_at(text, n, a) || amp || inc ? LS_CONTENT : 0;
 	if (assigns_at(text, n, a) || inc)
@@ -830,7 +854,7 @@ static int writes(const char *text, size_t n, const int *first, const int *last,
 				continue;   /* a kernel's */
 			scanned[i] = 1;
 			if (tok_id(&s, text, i, id, idl)) {
-				flags |= occurrence(&s, text, n, i, kind);
+				flags |= occurrence(&s, text, n, i, kind, kernel_last > 0);
 				continue;
 			}
 			if (!s.t[i].len || s.t[i].kind != 'x' || kind_at(&s, i + 1) != '(' || not_a_call(&s, text, i) ||
@@ -898,7 +922,7 @@ static int writes(const char *text, size_t n, const int *first, const int *last,
 				flags |= LS_CONTENT;   /* another name's initializer: an alias */
 			continue;                      /* its declaration */
 		}
-		if (occurrence(&s, text, n, (long)i, kind) & LS_CONTENT) {
+		if (occurrence(&s, text, n, (long)i, kind, 0) & LS_CONTENT) {
 			/* A write elsewhere is no alias; a way to it is. */
 			size_t p = before_at(text, s.t[i].at), a;
 			long j = (long)i;

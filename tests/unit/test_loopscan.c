@@ -188,6 +188,28 @@ static void kernel_writes(void)
 	CHECK_INT(loopscan_kernel_writes(kernels, n, 0, "t", 1), LS_CONTENT);   /* no kernel: unsure */
 }
 
+/* A struct's members in a kernel: an element read is a read, one written or a member passed on is a write. */
+static const char members[] =
+	"struct w { double *v, *u; int n; };\n"                /* 1 */
+	"void g(struct w *p, struct w q, double *out)\n"       /* 2 */
+	"{\n"                                                  /* 3 */
+	"#pragma omp target map(to: p->v[0:p->n], q.v[0:q.n])\n" /* 4 */
+	"\tfor (int i = 0; i < q.n; i++)\n"                   /* 5 */
+	"\t\tout[i] = p->v[i] + q.v[i];\n"                  /* 6 */
+	"#pragma omp target map(to: p->v[0:p->n], q.v[0:q.n])\n" /* 7 */
+	"\tfor (int i = 0; i < q.n; i++)\n"                   /* 8 */
+	"\t\tp->u[i] = q.v[i]++;\n"                         /* 9 */
+	"}\n";                                                 /* 10 */
+
+static void kernel_members(void)
+{
+	const size_t n = sizeof(members) - 1;
+	CHECK_INT(loopscan_kernel_writes(members, n, 4, "p", 1), 0);
+	CHECK_INT(loopscan_kernel_writes(members, n, 4, "q", 1), 0);
+	CHECK_INT(loopscan_kernel_writes(members, n, 7, "p", 1), LS_CONTENT);
+	CHECK_INT(loopscan_kernel_writes(members, n, 7, "q", 1), LS_CONTENT);
+}
+
 static void declares(void)
 {
 	const size_t n = sizeof(host) - 1;
@@ -221,6 +243,7 @@ int main(void)
 	RUN(local_writes);
 	RUN(every_pass);
 	RUN(kernel_writes);
+	RUN(kernel_members);
 	RUN(declares);
 	RUN(loops);
 	return check_done();
