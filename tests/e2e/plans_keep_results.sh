@@ -4,7 +4,10 @@
 # For every sample (samples/*.c) and every hazard program (tests/hazards/*.c,
 # shaped like the codes of issue #25: host-read flags, device(1), swapped
 # grids, update/enter data that move nothing used, host-written inputs,
-# nowait + depend, reductions, a loop in a caller, ...) and every program
+# nowait + depend, reductions, a loop in a caller, locals written through a
+# helper or another pointer, a section's size set in the loop, a kernel
+# first reached at a later pass, a kernel writing its 'to' input, host
+# scratch use between a copy in and its copy back, ...) and every program
 # of the realistic suite (bench/real/*.c, naive, at the small sizes of
 # real_args below): build it with -g
 # and -Wall -Werror, record it, report it, then for each plan in
