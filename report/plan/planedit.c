@@ -680,6 +680,7 @@ struct carried {
 	int nowait_alone; /* nowait without depend: an update cannot be ordered with it */
 	int iterator;     /* a depend clause with an iterator or other modifier */
 	char *idents;     /* the identifiers its device/if/depend expressions use, ' '-separated */
+	char *region_idents;   /* those of its device/if alone (what a region evaluates) */
 };
 
 static void carried_release(struct carried *c)
@@ -687,6 +688,7 @@ static void carried_release(struct carried *c)
 	free(c->data);
 	free(c->update);
 	free(c->idents);
+	free(c->region_idents);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -712,7 +714,7 @@ static void put_idents(struct buf *b, const char *text, size_t n)
 /* The device, if, nowait and depend clauses of directive d.  0, or -1 when out of memory. */
 static int carried_get(const char *d, struct carried *c)
 {
-	struct buf data = { .ok = 1 }, upd = { .ok = 1 }, ids = { .ok = 1 };
+	struct buf data = { .ok = 1 }, upd = { .ok = 1 }, ids = { .ok = 1 }, rids = { .ok = 1 };
 	const char *from = d, *args;
 	size_t n;
 	int nowait = 0, depends = 0;
@@ -721,6 +723,7 @@ static int carried_get(const char *d, struct carried *c)
 	if (clause_next(d, "device", &from, &args, &n) && n) {
 		put(&data, " device(%.*s)", (int)n, args);
 		put_idents(&ids, args, n);
+		put_idents(&rids, args, n);
 	}
 	from = d;
 	if (clause_next(d, "if", &from, &args, &n) && n) {
@@ -740,6 +743,7 @@ static int carried_get(const char *d, struct carried *c)
 		if (keep) {
 			put(&data, " if(%.*s)", (int)n, args);
 			put_idents(&ids, args, n);
+			put_idents(&rids, args, n);
 		}
 	}
 	from = d;
@@ -764,16 +768,18 @@ static int carried_get(const char *d, struct carried *c)
 		}
 		c->nowait_alone = !depends;
 	}
-	if (!data.ok || !upd.ok || !ids.ok) {
+	if (!data.ok || !upd.ok || !ids.ok || !rids.ok) {
 		free(data.s);
 		free(upd.s);
 		free(ids.s);
+		free(rids.s);
 		return -1;
 	}
 	c->data = data.s ? data.s : strdup("");
 	c->update = upd.s ? upd.s : strdup("");
 	c->idents = ids.s ? ids.s : strdup("");
-	return c->data && c->update && c->idents ? 0 : -1;
+	c->region_idents = rids.s ? rids.s : strdup("");
+	return c->data && c->update && c->idents && c->region_idents ? 0 : -1;
 }
 
 /*
@@ -1509,6 +1515,25 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 		    ident, w ? "not a global both functions see" : "declared inside the loop");
 		rc = 0;
 		goto out;
+	}
+	/*
+	 * The region evaluates the construct's device and if once, before the
+	 * loop; the construct at every pass: what the loop may change (a size
+	 * that sends small steps to the host) it cannot carry.
+	 */
+	for (const char *p = own.region_idents; *p;) {
+		size_t idl;
+		int first[2] = { loop->first_line, w ? w->fn_first : 0 }, last[2] = { loop->last_line, w ? w->fn_last : 0 };
+		p += strspn(p, " ");
+		idl = strcspn(p, " ");
+		if (idl && loopscan_host_writes(src->text, src->n, first, last, w ? 2 : 1, w && w->callee[0] ? w->callee : NULL,
+						w && w->callee[0] ? strlen(w->callee) : 0, p, idl)) {
+			put(unsure, " The construct's device or if clause uses '%.*s', which the loop may change: a region "
+				"evaluates it once, before the loop.", (int)idl, p);
+			rc = 0;
+			goto out;
+		}
+		p += idl;
 	}
 	/* Replay the recorded contents: where the region would lose a change, an update. */
 	for (size_t i = 0; i < nops; i++) {
