@@ -591,10 +591,13 @@ static enum name_kind declared_kind(const struct scan *s, const char *text, cons
 			continue;
 		if (kind_at(s, (long)i + 1) == '[')
 			return NAME_ARRAY;
+		while (j >= 0 && (tok_is(s, text, j, "restrict") || tok_is(s, text, j, "__restrict") ||
+				  tok_is(s, text, j, "const") || tok_is(s, text, j, "volatile")))
+			j--;   /* 'double *const restrict x' */
+		if (j < 0 || s->t[j].len || text[s->t[j].at] != '*')
+			continue;
 		while (j >= 0 && !s->t[j].len && text[s->t[j].at] == '*')
 			j--;
-		if (j == (long)i - 1)
-			continue;
 		/* '*x' after a type is a declaration; after an operator or 'return', a dereference. */
 		if (j < 0 || type_word(s, text, j) || tok_is(s, text, j, "return") ||
 		    (!s->t[j].len && s->t[j].kind != ')' && s->t[j].kind != ']'))
@@ -758,6 +761,52 @@ static int macro_names(const struct scan *s, const char *text, size_t n, const c
 
 #define BODIES_MAX 256
 
+/*
+ * Whether pointer id may point at memory the file names otherwise: it is
+ * set from anything but an allocation ('p = grid', 'double *p = a + 1'), or
+ * it is a parameter (the caller's memory).  Set only from malloc() and the
+ * like, or never set, it is the only name of its memory.
+ */
+static int pointee_shared(const struct scan *s, const char *text, size_t n, const char *id, size_t idl)
+{
+	static const char *const allocs[] = { "malloc", "calloc", "realloc", "aligned_alloc", "omp_alloc",
+					      "omp_aligned_alloc" };
+	for (long i = 0; (size_t)i < s->n; i++) {
+		size_t a;
+		long call;
+		int fresh = 0;
+		if (!tok_id(s, text, i, id, idl))
+			continue;
+		a = after_at(text, n, tok_end(s, i));
+		call = enclosing_call(s, i);
+		if (a < n && (text[a] == ',' || text[a] == ')') && call >= 0 && s->t[call].kind == 'x') {
+			long j = i - 1;
+			while (j >= 0 && (tok_is(s, text, j, "restrict") || tok_is(s, text, j, "__restrict") ||
+					  tok_is(s, text, j, "const") || tok_is(s, text, j, "volatile")))
+				j--;
+			if (j > 0 && !s->t[j].len && text[s->t[j].at] == '*' &&
+			    (type_word(s, text, j - 1) || (!s->t[j - 1].len && text[s->t[j - 1].at] == '*')))
+				return 1;   /* 'type *id' among a function's parameters */
+		}
+		if (!(a < n && text[a] == '=' && (a + 1 >= n || text[a + 1] != '=')))
+			continue;
+		for (long j = i + 1, depth = 0; (size_t)j < s->n; j++) {
+			char k = s->t[j].kind;
+			if (k == '(' || k == '[' || k == '{')
+				depth++;
+			else if ((k == ')' || k == ']' || k == '}') && --depth < 0)
+				break;
+			if (depth == 0 && (k == ';' || (!s->t[j].len && k == 'x' && text[s->t[j].at] == ',')))
+				break;
+			for (size_t w = 0; w < sizeof(allocs) / sizeof(allocs[0]); w++)
+				fresh |= tok_is(s, text, j, allocs[w]);
+		}
+		if (!fresh)
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether a '#pragma omp target ...' of these bytes launches a kernel (not data, update, enter, exit). */
 static int kernel_pragma(const char *l, size_t len)
 {
@@ -784,7 +833,7 @@ static int writes(const char *text, size_t n, const int *first, const int *last,
 {
 	struct scan s = { 0 };
 	long todo[BODIES_MAX][2], seen[BODIES_MAX];
-	int ntodo = 0, nseen = 0, flags = 0;
+	int ntodo = 0, nseen = 0, flags = 0, shared;
 	enum name_kind kind;
 	unsigned char *scanned = NULL;
 
@@ -794,6 +843,8 @@ static int writes(const char *text, size_t n, const int *first, const int *last,
 		goto out;
 	}
 	kind = declared_kind(&s, text, id, idl);
+	/* A pointer to memory with other names: a write through any name may be to it. */
+	shared = kernel_last <= 0 && kind == NAME_POINTER && pointee_shared(&s, text, n, id, idl);
 	switch (macro_names(&s, text, n, id, idl)) {
 	case -1:
 		goto out;   /* a macro's name ('#define N 4096'): nothing writes it */
@@ -857,6 +908,9 @@ static int writes(const char *text, size_t n, const int *first, const int *last,
 				flags |= occurrence(&s, text, n, i, kind, kernel_last > 0);
 				continue;
 			}
+			if (shared && s.t[i].kind == ']' && s.match[i] >= 0 &&
+			    assigns_at(text, n, after_at(text, n, tok_end(&s, i))))
+				flags |= LS_CONTENT;   /* an element written by another name */
 			if (!s.t[i].len || s.t[i].kind != 'x' || kind_at(&s, i + 1) != '(' || not_a_call(&s, text, i) ||
 			    (s.match[i + 1] > 0 && kind_at(&s, s.match[i + 1] + 1) == '{'))
 				continue;   /* not a call (a definition's name, a keyword) */

@@ -210,6 +210,30 @@ static void kernel_members(void)
 	CHECK_INT(loopscan_kernel_writes(members, n, 7, "q", 1), LS_CONTENT);
 }
 
+/* A pointer to memory the file names otherwise: a write by any name may be to it. */
+static const char pointees[] =
+	"static double grid[8], other[8];\n"                   /* 1 */
+	"void f(double *restrict par, int n)\n"                /* 2 */
+	"{\n"                                                  /* 3 */
+	"\tdouble *g = grid, *h = malloc(8 * sizeof(*h));\n"   /* 4 */
+	"\tfor (int s = 0; s < n; s++) {\n"                   /* 5 */
+	"\t\tgrid[s] = s;\n"                                /* 6 */
+	"\t\tother[s]++;\n"                                 /* 7 */
+	"\t}\n"                                               /* 8 */
+	"}\n";                                                 /* 9 */
+
+static void shared_pointees(void)
+{
+	const size_t n = sizeof(pointees) - 1;
+	int first = 6, last = 6;
+	CHECK_INT(loopscan_host_writes(pointees, n, &first, &last, 1, NULL, 0, "g", 1), LS_CONTENT);
+	first = last = 7;
+	CHECK_INT(loopscan_host_writes(pointees, n, &first, &last, 1, NULL, 0, "par", 3), LS_CONTENT);
+	/* Memory only h names: another name's write is not to it. */
+	first = 6, last = 7;
+	CHECK_INT(loopscan_host_writes(pointees, n, &first, &last, 1, NULL, 0, "h", 1), 0);
+}
+
 static void declares(void)
 {
 	const size_t n = sizeof(host) - 1;
@@ -244,6 +268,7 @@ int main(void)
 	RUN(every_pass);
 	RUN(kernel_writes);
 	RUN(kernel_members);
+	RUN(shared_pointees);
 	RUN(declares);
 	RUN(loops);
 	return check_done();
