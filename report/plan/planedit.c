@@ -1421,6 +1421,34 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			goto out;
 		}
 	}
+	/*
+	 * 'delete' on an 'exit data' sets the reference count to zero: in the
+	 * loop, it unmaps the region's copy too, which then saves nothing.
+	 */
+	for (int l = body_first; l <= body_last; l++) {
+		int dl = 0;
+		const char *hit = NULL;
+		char *d = directive_text(src, l, &dl);
+		int next = d && dl > l ? dl : l;
+		for (size_t v = 0; d && strstr(d, "exit data") && strstr(d, "delete") && v < nkept && !hit; v++) {
+			const char *id = kept[v].name + strcspn(kept[v].name, "abcdefghijklmnopqrstuvwxyz"
+								   "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
+			size_t idl = 0;
+			while (is_ident((unsigned char)id[idl]))
+				idl++;
+			for (const char *p = d; idl && !hit && (p = strstr(p, id)) != NULL; p++)
+				if ((p == d || !is_ident((unsigned char)p[-1])) && !is_ident((unsigned char)p[idl]))
+					hit = kept[v].name;
+		}
+		free(d);
+		if (hit) {
+			put(unsure, " The 'exit data' on line %d maps %s 'delete', which unmaps it whatever holds it: a "
+				"region cannot keep it across passes ('release' there would let it).", l, hit);
+			rc = 0;
+			goto out;
+		}
+		l = next;
+	}
 	/* A map with 'always' copies inside a region too: what the region saves is not known. */
 	for (size_t k = 0; k < nsites; k++) {
 		int dl = 0;
