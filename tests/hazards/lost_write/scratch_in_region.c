@@ -1,7 +1,8 @@
 /*
  * scratch_in_region.c - the host uses its copy of a mapped array as scratch
  * inside a 'target data' region, counting on the region's copy back at its
- * end to restore it.
+ * end to restore it. 'record --check' reports the restore
+ * (lost_host_write): the program relies on it.
  */
 #include <stdio.h>
 #define N 4096

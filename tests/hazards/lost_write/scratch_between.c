@@ -1,7 +1,8 @@
 /*
  * scratch_between.c - enter data / exit data around host code that uses
  * the host's copy as scratch; no kernel runs in between, and the exit's
- * copy back restores the host's copy.
+ * copy back restores the host's copy. 'record --check' reports the restore
+ * (lost_host_write): the program relies on it.
  */
 #include <stdio.h>
 #define N 4096
