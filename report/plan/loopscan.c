@@ -541,7 +541,28 @@ static long enclosing_call(const struct scan *s, long i)
 
 enum name_kind { NAME_SCALAR, NAME_ARRAY, NAME_POINTER };
 
-/* How the file-scope declaration of id declares it (a scalar when not found). */
+/* Whether token i is a word naming a type ('double', 'size_t', 'const', a struct's tag). */
+static int type_word(const struct scan *s, const char *text, long i)
+{
+	static const char *const words[] = { "void", "char", "short", "int", "long", "float", "double",
+					     "signed", "unsigned", "const", "volatile", "restrict",
+					     "__restrict", "_Bool", "bool", "_Complex" };
+	if (i < 0 || !s->t[i].len)
+		return 0;
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (tok_is(s, text, i, words[k]))
+			return 1;
+	if (s->t[i].len > 2 && !memcmp(text + s->t[i].at + s->t[i].len - 2, "_t", 2))
+		return 1;
+	return tok_is(s, text, i - 1, "struct") || tok_is(s, text, i - 1, "union") || tok_is(s, text, i - 1, "enum");
+}
+
+/*
+ * How id is declared: at file scope as it is written there; else (a local,
+ * a parameter, or not found) an array or a pointer wherever the file
+ * indexes it ('x['), declares it a pointer ('double *x', ', **x') or
+ * dereferences it ('= *x'), a scalar only where it never does.
+ */
 static enum name_kind declared_kind(const struct scan *s, const char *text, const char *id, size_t idl)
 {
 	long depth = 0;
@@ -559,8 +580,28 @@ static enum name_kind declared_kind(const struct scan *s, const char *text, cons
 				continue;   /* another name's initializer */
 			if (kind_at(s, (long)i + 1) == '[')
 				return NAME_ARRAY;
-			return p != (size_t)-1 && text[p] == '*' ? NAME_POINTER : NAME_SCALAR;
+			if (p != (size_t)-1 && text[p] == '*')
+				return NAME_POINTER;
+			break;   /* a scalar here, but a local of that name may be more */
 		}
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		long j = (long)i - 1;
+		if (!tok_id(s, text, (long)i, id, idl))
+			continue;
+		if (kind_at(s, (long)i + 1) == '[')
+			return NAME_ARRAY;
+		while (j >= 0 && (tok_is(s, text, j, "restrict") || tok_is(s, text, j, "__restrict") ||
+				  tok_is(s, text, j, "const") || tok_is(s, text, j, "volatile")))
+			j--;   /* 'double *const restrict x' */
+		if (j < 0 || s->t[j].len || text[s->t[j].at] != '*')
+			continue;
+		while (j >= 0 && !s->t[j].len && text[s->t[j].at] == '*')
+			j--;
+		/* '*x' after a type is a declaration; after an operator or 'return', a dereference. */
+		if (j < 0 || type_word(s, text, j) || tok_is(s, text, j, "return") ||
+		    (!s->t[j].len && s->t[j].kind != ')' && s->t[j].kind != ']'))
+			return NAME_POINTER;
 	}
 	return NAME_SCALAR;
 }
@@ -569,9 +610,10 @@ static enum name_kind declared_kind(const struct scan *s, const char *text, cons
  * What the occurrence of id at token i does: 0 a read, LS_CONTENT a write
  * of (or a way to) its content, LS_IDENTITY an assignment of the name
  * itself.  A member of something else named id (after '.' or '->') is
- * nothing of it.
+ * nothing of it.  A member of id counts as a write unless members is set:
+ * then an element of it ('s.v[i]') is read or written as an array's.
  */
-static int occurrence(const struct scan *s, const char *text, size_t n, long i, enum name_kind kind)
+static int occurrence(const struct scan *s, const char *text, size_t n, long i, enum name_kind kind, int members)
 {
 	size_t p = before_at(text, s->t[i].at), a;
 	int amp, inc, star, indexed = 0;
@@ -592,8 +634,31 @@ static int occurrence(const struct scan *s, const char *text, size_t n, long i, 
 		indexed = 1;
 	}
 	a = after_at(text, n, tok_end(s, j));
-	if (a < n && (text[a] == '.' || (text[a] == '-' && a + 1 < n && text[a + 1] == '>')))
+	if (a < n && (text[a] == '.' || (text[a] == '-' && a + 1 < n && text[a + 1] == '>')) && !members)
 		return LS_CONTENT;   /* a member: written or not, the scan does not follow */
+	/* With members followed ('s.v[i]', 'g->a.b[i][j]'): an element read or written. */
+	while (a < n && (text[a] == '.' || (text[a] == '-' && a + 1 < n && text[a + 1] == '>'))) {
+		if (!s->t[j + 1].len && kind_at(s, j + 2) == 'x' && s->t[j + 2].len)
+			j += 2;   /* '.' or '-' then the member */
+		else if (kind_at(s, j + 3) == 'x' && s->t[j + 3].len)
+			j += 3;   /* '-', '>' then the member */
+		else
+			return LS_CONTENT;
+		indexed = 0;
+		while (kind_at(s, j + 1) == '[') {
+			if (s->match[j + 1] < 0)
+				return LS_CONTENT;
+			j = s->match[j + 1];
+			indexed = 1;
+		}
+		a = after_at(text, n, tok_end(s, j));
+		if (!indexed && !(a < n && (text[a] == '.' || (text[a] == '-' && a + 1 < n && text[a + 1] == '>')))) {
+			/* A member's value: assigned, or a pointer kept or passed on, is a write; else read. */
+			int kept = p != (size_t)-1 && text[p] == '=' && !(p > 0 && strchr("=!<>", text[p - 1]));
+			return amp || inc || kept || assigns_at(text, n, a) || (call >= 0 && s->t[call].kind == 'x')
+				       ? LS_CONTENT : 0;
+		}
+	}
 	if (indexed || star)
 		return assigns_at(text, n, a) || amp || inc ? LS_CONTENT : 0;
 	if (assigns_at(text, n, a) || inc)
@@ -696,6 +761,52 @@ static int macro_names(const struct scan *s, const char *text, size_t n, const c
 
 #define BODIES_MAX 256
 
+/*
+ * Whether pointer id may point at memory the file names otherwise: it is
+ * set from anything but an allocation ('p = grid', 'double *p = a + 1'), or
+ * it is a parameter (the caller's memory).  Set only from malloc() and the
+ * like, or never set, it is the only name of its memory.
+ */
+static int pointee_shared(const struct scan *s, const char *text, size_t n, const char *id, size_t idl)
+{
+	static const char *const allocs[] = { "malloc", "calloc", "realloc", "aligned_alloc", "omp_alloc",
+					      "omp_aligned_alloc" };
+	for (long i = 0; (size_t)i < s->n; i++) {
+		size_t a;
+		long call;
+		int fresh = 0;
+		if (!tok_id(s, text, i, id, idl))
+			continue;
+		a = after_at(text, n, tok_end(s, i));
+		call = enclosing_call(s, i);
+		if (a < n && (text[a] == ',' || text[a] == ')') && call >= 0 && s->t[call].kind == 'x') {
+			long j = i - 1;
+			while (j >= 0 && (tok_is(s, text, j, "restrict") || tok_is(s, text, j, "__restrict") ||
+					  tok_is(s, text, j, "const") || tok_is(s, text, j, "volatile")))
+				j--;
+			if (j > 0 && !s->t[j].len && text[s->t[j].at] == '*' &&
+			    (type_word(s, text, j - 1) || (!s->t[j - 1].len && text[s->t[j - 1].at] == '*')))
+				return 1;   /* 'type *id' among a function's parameters */
+		}
+		if (!(a < n && text[a] == '=' && (a + 1 >= n || text[a + 1] != '=')))
+			continue;
+		for (long j = i + 1, depth = 0; (size_t)j < s->n; j++) {
+			char k = s->t[j].kind;
+			if (k == '(' || k == '[' || k == '{')
+				depth++;
+			else if ((k == ')' || k == ']' || k == '}') && --depth < 0)
+				break;
+			if (depth == 0 && (k == ';' || (!s->t[j].len && k == 'x' && text[s->t[j].at] == ',')))
+				break;
+			for (size_t w = 0; w < sizeof(allocs) / sizeof(allocs[0]); w++)
+				fresh |= tok_is(s, text, j, allocs[w]);
+		}
+		if (!fresh)
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether a '#pragma omp target ...' of these bytes launches a kernel (not data, update, enter, exit). */
 static int kernel_pragma(const char *l, size_t len)
 {
@@ -712,12 +823,17 @@ static int kernel_pragma(const char *l, size_t len)
 	return strncmp(p, "data", 4) && strncmp(p, "update", 6) && strncmp(p, "enter", 5) && strncmp(p, "exit", 4);
 }
 
-int loopscan_host_writes(const char *text, size_t n, const int *first, const int *last, int nranges,
-			 const char *skip, size_t skipl, const char *id, size_t idl)
+/*
+ * loopscan_host_writes(), or with kernel_last > 0 the same for the
+ * statement after the preprocessor line(s) ending there (a kernel: its
+ * code and every kernel's count, the device's writes).
+ */
+static int writes(const char *text, size_t n, const int *first, const int *last, int nranges, const char *skip,
+		  size_t skipl, const char *id, size_t idl, int kernel_last)
 {
 	struct scan s = { 0 };
 	long todo[BODIES_MAX][2], seen[BODIES_MAX];
-	int ntodo = 0, nseen = 0, flags = 0;
+	int ntodo = 0, nseen = 0, flags = 0, shared;
 	enum name_kind kind;
 	unsigned char *scanned = NULL;
 
@@ -727,6 +843,8 @@ int loopscan_host_writes(const char *text, size_t n, const int *first, const int
 		goto out;
 	}
 	kind = declared_kind(&s, text, id, idl);
+	/* A pointer to memory with other names: a write through any name may be to it. */
+	shared = kernel_last <= 0 && kind == NAME_POINTER && pointee_shared(&s, text, n, id, idl);
 	switch (macro_names(&s, text, n, id, idl)) {
 	case -1:
 		goto out;   /* a macro's name ('#define N 4096'): nothing writes it */
@@ -735,7 +853,7 @@ int loopscan_host_writes(const char *text, size_t n, const int *first, const int
 		break;
 	}
 	/* The statements of kernels run on the device: their writes are the device's (recorded). */
-	for (int line = 1; line <= s.nlines; line++) {
+	for (int line = 1; line <= s.nlines && kernel_last <= 0; line++) {
 		size_t b, e;
 		long k, end;
 		if (!s.pre[line] || (line > 1 && s.pre[line - 1]))
@@ -752,6 +870,18 @@ int loopscan_host_writes(const char *text, size_t n, const int *first, const int
 		if ((size_t)k < s.n && (end = stmt_end(&s, k, 0)) >= 0)
 			for (long j = k; j <= end; j++)
 				scanned[j] = 2;
+	}
+	if (kernel_last > 0) {
+		long k, end;
+		for (k = 0; (size_t)k < s.n && s.t[k].line <= kernel_last; k++)
+			;
+		if ((size_t)k == s.n || (end = stmt_end(&s, k, 0)) < 0) {
+			flags = LS_CONTENT;   /* no statement found: unsure */
+			goto out;
+		}
+		todo[ntodo][0] = k;
+		todo[ntodo++][1] = end;
+		nranges = 0;
 	}
 	/* The ranges' tokens, then every body they call, each once. */
 	for (int r = 0; r < nranges; r++) {
@@ -775,9 +905,12 @@ int loopscan_host_writes(const char *text, size_t n, const int *first, const int
 				continue;   /* a kernel's */
 			scanned[i] = 1;
 			if (tok_id(&s, text, i, id, idl)) {
-				flags |= occurrence(&s, text, n, i, kind);
+				flags |= occurrence(&s, text, n, i, kind, kernel_last > 0);
 				continue;
 			}
+			if (shared && s.t[i].kind == ']' && s.match[i] >= 0 &&
+			    assigns_at(text, n, after_at(text, n, tok_end(&s, i))))
+				flags |= LS_CONTENT;   /* an element written by another name */
 			if (!s.t[i].len || s.t[i].kind != 'x' || kind_at(&s, i + 1) != '(' || not_a_call(&s, text, i) ||
 			    (s.match[i + 1] > 0 && kind_at(&s, s.match[i + 1] + 1) == '{'))
 				continue;   /* not a call (a definition's name, a keyword) */
@@ -823,8 +956,12 @@ int loopscan_host_writes(const char *text, size_t n, const int *first, const int
 			}
 		}
 	}
-	/* Elsewhere in the file, a way to it kept for later ('p = x', '&x', a call's argument). */
-	for (size_t i = 0, depth = 0; i < s.n && !(flags & LS_CONTENT); i++) {
+	/*
+	 * Elsewhere in the file, a way to it kept for later ('p = x', '&x', a
+	 * call's argument).  Not for a kernel: the host's pointers are not the
+	 * device's (a kernel reaching it by another mapped name is not seen).
+	 */
+	for (size_t i = 0, depth = 0; i < s.n && !(flags & LS_CONTENT) && kernel_last <= 0; i++) {
 		char k = s.t[i].kind;
 		int top = depth == 0;   /* token i is outside every bracket */
 		if (k == '(' || k == '[' || k == '{')
@@ -839,7 +976,7 @@ int loopscan_host_writes(const char *text, size_t n, const int *first, const int
 				flags |= LS_CONTENT;   /* another name's initializer: an alias */
 			continue;                      /* its declaration */
 		}
-		if (occurrence(&s, text, n, (long)i, kind) & LS_CONTENT) {
+		if (occurrence(&s, text, n, (long)i, kind, 0) & LS_CONTENT) {
 			/* A write elsewhere is no alias; a way to it is. */
 			size_t p = before_at(text, s.t[i].at), a;
 			long j = (long)i;
@@ -911,4 +1048,73 @@ out:
 	free(s.match);
 	free(s.pre);
 	return found;
+}
+
+int loopscan_every_pass(const char *text, size_t n, int loop_first, int pragma_last)
+{
+	static const char *const exits[] = { "continue", "break", "goto", "return", "case", "default",
+					     "longjmp", "siglongjmp" };
+	struct scan s = { 0 };
+	long loop = -1, body, stmt, e;
+	int every = 0;
+
+	if (!text || loop_first <= 0 || pragma_last <= 0 || tokenize(&s, text, n) < 0 || match_brackets(&s) < 0)
+		goto out;
+	for (stmt = 0; (size_t)stmt < s.n && s.t[stmt].line <= pragma_last; stmt++)
+		;
+	if ((size_t)stmt == s.n)
+		goto out;
+	/* The outermost loop starting on or after loop_first whose statement holds the construct's. */
+	for (long i = 0; i < stmt && loop < 0; i++) {
+		char k = s.t[i].kind;
+		if (s.t[i].line < loop_first || (k != 'f' && k != 'w' && k != 'd'))
+			continue;
+		if ((e = stmt_end(&s, i, 0)) >= stmt)
+			loop = i;
+	}
+	if (loop < 0)
+		goto out;
+	if (s.t[loop].kind == 'd')
+		body = loop + 1;
+	else if (kind_at(&s, loop + 1) == '(' && s.match[loop + 1] > loop)
+		body = s.match[loop + 1] + 1;
+	else
+		goto out;
+	if (body == stmt) {
+		every = 1;   /* the loop's whole body */
+		goto out;
+	}
+	if (kind_at(&s, body) != '{' || s.match[body] < stmt)
+		goto out;
+	/* Directly in the body's block, after a complete statement, with no way past it before it. */
+	for (long i = body + 1, depth = 0; i < stmt; i++) {
+		char k = s.t[i].kind;
+		if (k == '(' || k == '[' || k == '{')
+			depth++;
+		else if (k == ')' || k == ']' || k == '}')
+			depth--;
+		for (size_t w = 0; w < sizeof(exits) / sizeof(exits[0]); w++)
+			if (tok_is(&s, text, i, exits[w]))
+				goto out;
+		if (i == stmt - 1)
+			every = depth == 0 && k && strchr(";{}", k);
+	}
+	if (stmt == body + 1)
+		every = 1;
+out:
+	free(s.t);
+	free(s.match);
+	free(s.pre);
+	return every;
+}
+
+int loopscan_host_writes(const char *text, size_t n, const int *first, const int *last, int nranges,
+			 const char *skip, size_t skipl, const char *id, size_t idl)
+{
+	return writes(text, n, first, last, nranges, skip, skipl, id, idl, 0);
+}
+
+int loopscan_kernel_writes(const char *text, size_t n, int pragma_last, const char *id, size_t idl)
+{
+	return pragma_last > 0 ? writes(text, n, NULL, NULL, 0, NULL, 0, id, idl, pragma_last) : LS_CONTENT;
 }

@@ -60,6 +60,17 @@ struct stmt_span {
 int loopscan_statement(const char *text, size_t n, int pragma_line, struct stmt_span *out);
 
 /*
+ * Whether the statement after the preprocessor line(s) ending at
+ * 'pragma_last' (a construct) runs at every pass of the loop that starts on
+ * line 'loop_first' (or after it: its hints above it), the first pass
+ * included: it is the loop's body, or a statement directly in the body's
+ * block with no 'continue', 'break', 'goto', 'return', 'case' or longjmp
+ * before it in the body.  1 when so; 0 when not, or unsure (an if's or an
+ * inner loop's body, a label).
+ */
+int loopscan_every_pass(const char *text, size_t n, int loop_first, int pragma_last);
+
+/*
  * The function whose body holds 'line': *first the line where its
  * definition begins (the first token after the top-level ';' or '}' before
  * it: return type, name, parameters), *last the line of its closing brace.
@@ -94,6 +105,16 @@ enum {
  */
 int loopscan_host_writes(const char *text, size_t n, const int *first, const int *last, int nranges,
 			 const char *skip, size_t skipl, const char *id, size_t idl);
+
+/*
+ * What the statement after the preprocessor line(s) ending at 'pragma_last'
+ * (a kernel's structured block, run on the device) may do to id, as
+ * loopscan_host_writes() tells it, the functions it calls followed, but
+ * no other name of it (a pointer the host set: the kernel's are the
+ * device's): LS_* flags, 0 when it only reads id; LS_CONTENT when no
+ * statement is found.
+ */
+int loopscan_kernel_writes(const char *text, size_t n, int pragma_last, const char *id, size_t idl);
 
 /*
  * Whether a declaration on lines first..last may declare id: a statement (or

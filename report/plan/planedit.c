@@ -680,6 +680,7 @@ struct carried {
 	int nowait_alone; /* nowait without depend: an update cannot be ordered with it */
 	int iterator;     /* a depend clause with an iterator or other modifier */
 	char *idents;     /* the identifiers its device/if/depend expressions use, ' '-separated */
+	char *region_idents;   /* those of its device/if alone (what a region evaluates) */
 };
 
 static void carried_release(struct carried *c)
@@ -687,6 +688,7 @@ static void carried_release(struct carried *c)
 	free(c->data);
 	free(c->update);
 	free(c->idents);
+	free(c->region_idents);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -712,7 +714,7 @@ static void put_idents(struct buf *b, const char *text, size_t n)
 /* The device, if, nowait and depend clauses of directive d.  0, or -1 when out of memory. */
 static int carried_get(const char *d, struct carried *c)
 {
-	struct buf data = { .ok = 1 }, upd = { .ok = 1 }, ids = { .ok = 1 };
+	struct buf data = { .ok = 1 }, upd = { .ok = 1 }, ids = { .ok = 1 }, rids = { .ok = 1 };
 	const char *from = d, *args;
 	size_t n;
 	int nowait = 0, depends = 0;
@@ -721,6 +723,7 @@ static int carried_get(const char *d, struct carried *c)
 	if (clause_next(d, "device", &from, &args, &n) && n) {
 		put(&data, " device(%.*s)", (int)n, args);
 		put_idents(&ids, args, n);
+		put_idents(&rids, args, n);
 	}
 	from = d;
 	if (clause_next(d, "if", &from, &args, &n) && n) {
@@ -740,6 +743,7 @@ static int carried_get(const char *d, struct carried *c)
 		if (keep) {
 			put(&data, " if(%.*s)", (int)n, args);
 			put_idents(&ids, args, n);
+			put_idents(&rids, args, n);
 		}
 	}
 	from = d;
@@ -764,16 +768,18 @@ static int carried_get(const char *d, struct carried *c)
 		}
 		c->nowait_alone = !depends;
 	}
-	if (!data.ok || !upd.ok || !ids.ok) {
+	if (!data.ok || !upd.ok || !ids.ok || !rids.ok) {
 		free(data.s);
 		free(upd.s);
 		free(ids.s);
+		free(rids.s);
 		return -1;
 	}
 	c->data = data.s ? data.s : strdup("");
 	c->update = upd.s ? upd.s : strdup("");
 	c->idents = ids.s ? ids.s : strdup("");
-	return c->data && c->update && c->idents ? 0 : -1;
+	c->region_idents = rids.s ? rids.s : strdup("");
+	return c->data && c->update && c->idents && c->region_idents ? 0 : -1;
 }
 
 /*
@@ -848,6 +854,8 @@ struct kept {
 	uint64_t last;
 	int written;          /* around a caller's loop: the host may write it before the
 				 first pass (its first send is an update) */
+	size_t first_site;    /* the site of the first operation the region takes over */
+	const char *first_name;   /* its name there (borrowed), NULL: none */
 };
 
 /* A construct inside the loop that needs updates. */
@@ -1115,48 +1123,20 @@ static int caller_loop(const struct analysis *a, const struct plan *pl, const st
 }
 
 /*
- * Whether the host code on lines first..last (kernels aside, and what it
- * calls) may write what name maps, or change what it names: then the
- * region's own copy at its start would send older content than the
- * construct on the next line does.
+ * What the host may do to name between the start of a region and a pass of
+ * the construct: 0 nothing (the region's own copy sends what the construct
+ * would), 1 write its content (its first send is an update before the
+ * construct), 2 assign a pointer or a size the name is made of (the region,
+ * which evaluates them once at its start, cannot hold it).  The code that
+ * can run in between is on lines first[k]..last[k] (the loop; around a
+ * caller's loop, that loop and the callee) and what it calls but callee
+ * (loopscan.h: loopscan_host_writes(), kernels aside); a write the scan
+ * cannot rule out counts.
  */
-static int written_in(const struct source *src, int first, int last, const char *name)
+static int host_access(const struct source *src, const int *first, const int *last, int nranges,
+		       const char *callee, const char *name)
 {
 	struct buf ids = { .ok = 1 };
-	int written = 0;
-
-	if (first > last)
-		return 0;
-	put_idents(&ids, name, strlen(name));
-	if (!ids.ok) {
-		free(ids.s);
-		return 1;
-	}
-	for (const char *p = ids.s ? ids.s : ""; *p && !written;) {
-		size_t n;
-		p += strspn(p, " ");
-		n = strcspn(p, " ");
-		written = n && loopscan_host_writes(src->text, src->n, &first, &last, 1, NULL, 0, p, n);
-		p += n;
-	}
-	free(ids.s);
-	return written;
-}
-
-/*
- * What the host may do to name between the start of a region around the
- * caller's loop and a pass of the construct: 0 nothing (the region's own
- * copy sends what the construct would), 1 write its content (its first send
- * is an update before the construct), 2 assign a pointer or a size the name
- * is made of (the region cannot hold it).  The code that can run in between
- * is the caller's loop and the callee, and what they call (loopscan.h:
- * loopscan_host_writes(), kernels aside); a write the scan cannot rule out
- * counts.
- */
-static int host_access(const struct source *src, const struct widen *w, const char *callee, const char *name)
-{
-	struct buf ids = { .ok = 1 };
-	int first[2] = { w->outer.first_line, w->fn_first }, last[2] = { w->outer.last_line, w->fn_last };
 	int access = 0, base = 1;
 
 	put_idents(&ids, name, strlen(name));
@@ -1171,7 +1151,8 @@ static int host_access(const struct source *src, const struct widen *w, const ch
 		n = strcspn(p, " ");
 		if (!n)
 			break;
-		f = loopscan_host_writes(src->text, src->n, first, last, 2, callee, callee ? strlen(callee) : 0, p, n);
+		f = loopscan_host_writes(src->text, src->n, first, last, nranges, callee, callee ? strlen(callee) : 0, p,
+					 n);
 		if (base && !strchr(name, '['))
 			access = f ? 1 : access;      /* a variable mapped whole: any write is of its content */
 		else if (base)
@@ -1399,7 +1380,9 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			}
 			kv->written = 0;
 			if (w) {
-				int access = host_access(src, w, w->callee[0] ? w->callee : NULL, name);
+				int first[2] = { w->outer.first_line, w->fn_first };
+				int last[2] = { w->outer.last_line, w->fn_last };
+				int access = host_access(src, first, last, 2, w->callee[0] ? w->callee : NULL, name);
 				if (access == 2) {
 					put(note, " %s stays mapped by the construct alone: the host may change what it "
 						"names (a pointer or a size) between the region's start and the construct.",
@@ -1438,6 +1421,34 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			goto out;
 		}
 	}
+	/*
+	 * 'delete' on an 'exit data' sets the reference count to zero: in the
+	 * loop, it unmaps the region's copy too, which then saves nothing.
+	 */
+	for (int l = body_first; l <= body_last; l++) {
+		int dl = 0;
+		const char *hit = NULL;
+		char *d = directive_text(src, l, &dl);
+		int next = d && dl > l ? dl : l;
+		for (size_t v = 0; d && strstr(d, "exit data") && strstr(d, "delete") && v < nkept && !hit; v++) {
+			const char *id = kept[v].name + strcspn(kept[v].name, "abcdefghijklmnopqrstuvwxyz"
+								   "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
+			size_t idl = 0;
+			while (is_ident((unsigned char)id[idl]))
+				idl++;
+			for (const char *p = d; idl && !hit && (p = strstr(p, id)) != NULL; p++)
+				if ((p == d || !is_ident((unsigned char)p[-1])) && !is_ident((unsigned char)p[idl]))
+					hit = kept[v].name;
+		}
+		free(d);
+		if (hit) {
+			put(unsure, " The 'exit data' on line %d maps %s 'delete', which unmaps it whatever holds it: a "
+				"region cannot keep it across passes ('release' there would let it).", l, hit);
+			rc = 0;
+			goto out;
+		}
+		l = next;
+	}
 	/* A map with 'always' copies inside a region too: what the region saves is not known. */
 	for (size_t k = 0; k < nsites; k++) {
 		int dl = 0;
@@ -1449,6 +1460,58 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 				"data' region too: the plan cannot tell what a region would save.", sites[k].line);
 			rc = 0;
 			goto out;
+		}
+	}
+	/*
+	 * A kernel that writes data it maps 'to' only changes a copy the
+	 * program throws away: each pass sends the host's again.  A region
+	 * would keep the device's changes, which no recorded return shows.
+	 */
+	for (size_t k = 0; k < nsites; k++) {
+		int dl = 0, found;
+		char *d;
+		if (!sites[k].inloop || sites[k].kind != 1)
+			continue;
+		d = directive_text(src, sites[k].line, &dl);
+		found = d != NULL;
+		free(d);
+		for (size_t v = 0; v < nkept; v++) {
+			int sent = 0, back = 0, index = -1, writes = 1;
+			const char *name = NULL;
+			json_t *entries = NULL;
+			struct buf ids = { .ok = 1 };
+			for (size_t i = 0; i < nops; i++) {
+				if (ops[i].codeptr != sites[k].codeptr || ops[i].host_addr >= kept[v].addr + kept[v].bytes ||
+				    kept[v].addr >= ops[i].host_addr + ops[i].bytes)
+					continue;
+				if (ops[i].op == 2 && index < 0)
+					sent = 1, index = ops[i].map_index;
+				back |= ops[i].op == 3;
+			}
+			if (!sent || back)
+				continue;
+			entries = sites[k].codeptr == pl->codeptr ? json_incref(in->entries)
+								  : attribution_map_entries(a->attr, sites[k].codeptr);
+			name = entry_name(entries, index);
+			if (name)
+				put_idents(&ids, name, strlen(name));
+			if (!ids.ok) {
+				json_decref(entries);
+				goto out;
+			}
+			if (found && ids.s) {
+				const char *id = ids.s + strspn(ids.s, " ");
+				writes = loopscan_kernel_writes(src->text, src->n, dl, id, strcspn(id, " ")) != 0;
+			}
+			free(ids.s);
+			json_decref(entries);
+			if (writes) {
+				put(unsure, " The kernel at line %d may write %s, which it maps 'to' only: the program "
+					"sends the host's copy again at every pass, where a region would keep the "
+					"device's changes (no recorded return shows them).", sites[k].line, kept[v].name);
+				rc = 0;
+				goto out;
+			}
 		}
 	}
 	/* Every range the construct moves must be one the region holds. */
@@ -1469,7 +1532,9 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 	}
 	*nkept_out = nkept;
 	if (!nkept) {
-		put(unsure, " No variable can be kept on the device by a region before the loop.");
+		/* Why each stays (around a caller's loop, wrap_region() quotes the notes itself). */
+		put(unsure, " No variable can be kept on the device by a region before the loop.%s",
+		    !w && note->len ? note->s : "");
 		rc = 0;
 		goto out;
 	}
@@ -1478,6 +1543,25 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 		    ident, w ? "not a global both functions see" : "declared inside the loop");
 		rc = 0;
 		goto out;
+	}
+	/*
+	 * The region evaluates the construct's device and if once, before the
+	 * loop; the construct at every pass: what the loop may change (a size
+	 * that sends small steps to the host) it cannot carry.
+	 */
+	for (const char *p = own.region_idents; *p;) {
+		size_t idl;
+		int first[2] = { loop->first_line, w ? w->fn_first : 0 }, last[2] = { loop->last_line, w ? w->fn_last : 0 };
+		p += strspn(p, " ");
+		idl = strcspn(p, " ");
+		if (idl && loopscan_host_writes(src->text, src->n, first, last, w ? 2 : 1, w && w->callee[0] ? w->callee : NULL,
+						w && w->callee[0] ? strlen(w->callee) : 0, p, idl)) {
+			put(unsure, " The construct's device or if clause uses '%.*s', which the loop may change: a region "
+				"evaluates it once, before the loop.", (int)idl, p);
+			rc = 0;
+			goto out;
+		}
+		p += idl;
 	}
 	/* Replay the recorded contents: where the region would lose a change, an update. */
 	for (size_t i = 0; i < nops; i++) {
@@ -1541,8 +1625,32 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 				 * is an update.
 				 */
 				kv->seen = 1;
-				if (!w && o->op == 2)
-					kv->written = written_in(src, loop->first_line, st->line - 1, kv->name);
+				kv->first_site = k;
+				kv->first_name = name;
+				if (!w) {
+					/*
+					 * In the loop's own function: what the host runs between the
+					 * loop's start and this construct's first pass, the lines
+					 * before it, or the whole loop where a pass may skip it (a
+					 * branch, 'continue'). A pointer or size set there makes
+					 * the region's section another than the construct's.
+					 */
+					int dl = 0, end, access, every;
+					char *d = directive_text(src, st->line, &dl);
+					every = d && loopscan_every_pass(src->text, src->n, loop->first_line, dl);
+					free(d);
+					end = every ? st->line - 1 : loop->last_line;
+					access = end >= loop->first_line ? host_access(src, &loop->first_line, &end, 1, NULL, kv->name) : 0;
+					if (access == 2) {
+						put(unsure, " The loop may set the pointer or the size %s is mapped through before "
+							"the construct on line %d runs: a region evaluates them once, before the loop.",
+						    kv->name, st->line);
+						rc = 0;
+						goto out;
+					}
+					if (o->op == 2)
+						kv->written = access;
+				}
 				if (o->op == 2 && !kv->written)
 					kv->to = 1, changed = 0;
 				else if (o->op == 2)
@@ -1561,6 +1669,14 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 		kv->known = 1;
 		kv->last = o->hash;
 	}
+	/*
+	 * Where the construct that sends a variable first gets an update to
+	 * anyway (the host changes it at other passes), that update sends it
+	 * at the first pass too: the region's own copy would be a second.
+	 */
+	for (size_t k = 0; k < nkept; k++)
+		if (kept[k].to && kept[k].first_name && listed(&sites[kept[k].first_site].to, kept[k].first_name))
+			kept[k].to = 0;
 	/* The region's clauses: 'to' where it takes over a send, else 'alloc' (updates bring results back). */
 	for (int t = 0; t < 2; t++) {
 		const char *sep = NULL;
@@ -1847,16 +1963,19 @@ static int removes_ops(struct plan_edit *e, const struct host_op *ops, size_t n,
 	return 0;
 }
 
-/* The content last moved for o's range before ops[i] (any construct); 0 when none known. */
-static int last_before(const struct host_op *ops, size_t i, uint64_t *hash)
+/*
+ * The content last moved for o's range before ops[i] (any construct) into
+ * *hash: that move's index, -1 when none is known.
+ */
+static long last_before(const struct host_op *ops, size_t i, uint64_t *hash)
 {
 	for (size_t j = i; j-- > 0;)
 		if (ops[j].op != 1 && ops[j].host_addr == ops[i].host_addr && ops[j].bytes == ops[i].bytes &&
 		    ops[j].device == ops[i].device) {
 			*hash = ops[j].hash;
-			return ops[j].has_hash;
+			return ops[j].has_hash ? (long)j : -1;
 		}
-	return 0;
+	return -1;
 }
 
 /*
@@ -1872,7 +1991,7 @@ static int returns_unchanged(const struct host_op *ops, size_t n, uint64_t c, js
 		if (ops[i].op != 3 || !op_of(&ops[i], c, entries, var))
 			continue;
 		(*returns)++;
-		if (!ops[i].has_hash || !last_before(ops, i, &h) || h != ops[i].hash)
+		if (!ops[i].has_hash || last_before(ops, i, &h) < 0 || h != ops[i].hash)
 			(*changed)++;
 	}
 	return *returns && !*changed;
@@ -1892,7 +2011,7 @@ static int sends_droppable(const struct host_op *ops, size_t n, uint64_t c, json
 		if (ops[i].op != 2 || !op_of(&ops[i], c, entries, var))
 			continue;
 		any = 1;
-		known = last_before(ops, i, &prev);
+		known = last_before(ops, i, &prev) >= 0;
 		for (size_t j = i + 1; j < n; j++) {
 			if (ops[j].op == 1 || ops[j].device != ops[i].device || ops[j].host_addr != ops[i].host_addr ||
 			    ops[j].bytes != ops[i].bytes)
@@ -1974,6 +2093,75 @@ static int region_around(const struct source *s, int first)
 	if (!strcmp(trimmed(s, first - 1), "{") && is_target_data(s, first - 2))
 		return first - 2;
 	return 0;
+}
+
+/* The line of construct c's directive in the file of pl's own (in->file); 0: elsewhere or unknown. */
+static int site_line(const struct analysis *a, const struct inputs *in, uint64_t c)
+{
+	json_t *loc = attribution_location(a->attr, c);
+	const char *file = json_string_value(json_object_get(loc, "file"));
+	int line = file && in->file && !strcmp(file, in->file) ? (int)json_integer_value(json_object_get(loc, "line")) : 0;
+
+	json_decref(loc);
+	return line;
+}
+
+/*
+ * Whether the host may write var between ops[j] (the last move of a range)
+ * and ops[i] (a return of it): the return then overwrites what the host
+ * wrote, so that dropping it would keep the host's writes.  No host code
+ * runs between a kernel's own copy in and copy back; else the host code
+ * from ops[j]'s directive to ops[i]'s (a 'target data' region's whole
+ * statement), in one function of the source read, is scanned (what it
+ * calls too, kernels aside).  Anything else counts as a write.
+ */
+static int host_writes_between(const struct analysis *a, const struct source *src, const struct inputs *in,
+			       const struct host_op *ops, size_t j, size_t i, const char *var)
+{
+	int lj, li, fj0 = 0, fj1 = 0, fi0 = 0, fi1 = 0, dl = 0, last;
+	struct stmt_span sp = { 0 };
+	char *d;
+
+	if (ops[j].target_kind == 1 && ops[i].target_kind == 1 && ops[j].codeptr == ops[i].codeptr &&
+	    ops[j].target_id == ops[i].target_id)
+		return 0;
+	if (!src || (lj = site_line(a, in, ops[j].codeptr)) <= 0 || (li = site_line(a, in, ops[i].codeptr)) < lj ||
+	    !has_line(src, li) || !loopscan_function(src->text, src->n, lj, &fj0, &fj1) ||
+	    !loopscan_function(src->text, src->n, li, &fi0, &fi1) || fj0 != fi0 || !(d = directive_text(src, li, &dl)))
+		return 1;
+	last = dl;
+	if (strstr(d, "target data") && !strstr(d, "enter") && !strstr(d, "exit")) {
+		if (!loopscan_statement(src->text, src->n, dl, &sp)) {
+			free(d);
+			return 1;
+		}
+		last = sp.last_line;
+	}
+	free(d);
+	return host_access(src, &lj, &last, 1, NULL, var) != 0;
+}
+
+/*
+ * returns_unchanged(), and no return of var by c follows host code that may
+ * write it (host_writes_between()); *overwrites: the returns that may.
+ */
+static int returns_kept(const struct analysis *a, const struct source *src, const struct inputs *in,
+			const struct host_op *ops, size_t n, uint64_t c, json_t *entries, const char *var,
+			int *returns, int *changed, int *overwrites)
+{
+	*overwrites = 0;
+	if (!returns_unchanged(ops, n, c, entries, var, returns, changed))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h;
+		long j;
+		if (ops[i].op != 3 || !op_of(&ops[i], c, entries, var))
+			continue;
+		j = last_before(ops, i, &h);
+		if (j < 0 || host_writes_between(a, src, in, ops, (size_t)j, i, var))
+			(*overwrites)++;
+	}
+	return !*overwrites;
 }
 
 /* Whether line k is a 'target update' directive. */
@@ -2218,7 +2406,7 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		 */
 		const char *var = first_name(in->hdh);
 		size_t nh = json_array_size(in->hdh);
-		int returns = 0, changed = 0, rline = in->line, rlast = 0;
+		int returns = 0, changed = 0, overwrites = 0, rline = in->line, rlast = 0;
 		uint64_t rc_ptr = in->hdh_return ? in->hdh_return : pl->codeptr;
 		json_t *rent = rc_ptr == pl->codeptr ? json_incref(in->entries) : attribution_map_entries(a->attr, rc_ptr);
 		char *rdir = NULL;
@@ -2235,8 +2423,12 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 			const char *v = json_string_value(json_array_get(in->hdh, i));
 			if (!v)
 				continue;
-			if (nh == 1 || !rdir || returns_unchanged(ops, nops, rc_ptr, rent, v, &returns, &changed))
+			if (nh == 1 || !rdir || returns_kept(a, src, in, ops, nops, rc_ptr, rent, v, &returns, &changed,
+							    &overwrites))
 				list_add(&vars, v);
+			else if (returns && !changed)
+				put(&stays, " The host may write %s before %d of %d returns on line %d, which bring the "
+					"device's copy back over it: it stays as it is.", v, overwrites, returns, rline);
 			else if (!returns)
 				put(&stays, " %s does not come back on line %d: it stays as it is.", v, rline);
 			else
@@ -2264,6 +2456,12 @@ static int build(const struct analysis *a, struct plan *pl, struct inputs *in, s
 		} else if (nh == 1 && !returns_unchanged(ops, nops, rc_ptr, rent, var, &returns, &changed)) {
 			put(&unsure, " %s came back changed from %d of %d returns there: mapping it 'to' "
 				"would lose what the device computed.", var, changed, returns);
+		} else if (nh == 1 && !returns_kept(a, src, in, ops, nops, rc_ptr, rent, var, &returns, &changed,
+						     &overwrites)) {
+			put(&unsure, " The host may write %s before %d of its %d returns on line %d (host code "
+				"between its copy to the device and the copy back), which bring the device's copy "
+				"back over what the host wrote: mapping it 'to' would keep the host's writes.", var,
+			    overwrites, returns, rline);
 		} else if (!vars.s) {
 			put(&unsure, " None of them came back unchanged at every return there.");
 		} else {

@@ -28,8 +28,11 @@
  * what the device held, 'target update from' after one whose return differs
  * from what the host had (its map types: 'to' where the loop sends first,
  * else 'alloc'), the construct's device/if (and nowait with depend as
- * inout) on what it adds, and no region across devices; map_type only when
- * every return came back unchanged; alloc_only only when no later 'from'
+ * inout) on what it adds, and no region across devices, none where a
+ * kernel may write data it maps 'to' only or the loop may set a section's
+ * pointer or size before the construct's first pass; map_type only when
+ * every return came back unchanged and no host code may write the data
+ * between its copy in and that return; alloc_only only when no later 'from'
  * brings the older copy back.  Where the recording or the source cannot
  * tell, edit.unsure says why and there is no patch.
  *

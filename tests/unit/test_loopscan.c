@@ -102,6 +102,138 @@ static void host_writes(void)
 	CHECK_INT(writes(21, 21, "n"), LS_CONTENT);
 }
 
+/* Locals: an array or a pointer passed on, or kept by another name, is a way to its content. */
+static const char locals[] =
+	"static void fill(double *v, int n) { for (int i = 0; i < n; i++) v[i] = i; }\n" /* 1 */
+	"int main(void)\n"                                     /* 2 */
+	"{\n"                                                  /* 3 */
+	"\tdouble x[8], y[8], *q = 0, k = 2;\n"              /* 4 */
+	"\tdouble *p = y;\n"                                  /* 5 */
+	"\tfor (int s = 0; s < 4; s++) {\n"                   /* 6 */
+	"\t\tfill(x, 8);\n"                                 /* 7 */
+	"\t\tp[0] = k;\n"                                   /* 8 */
+	"\t\tfill(q, 8);\n"                                 /* 9 */
+	"\t\tk = k * 2;\n"                                  /* 10 */
+	"\t}\n"                                               /* 11 */
+	"\treturn 0;\n"                                       /* 12 */
+	"}\n";                                                 /* 13 */
+
+static void local_writes(void)
+{
+	const size_t n = sizeof(locals) - 1;
+	int first = 7, last = 7;
+	CHECK_INT(loopscan_host_writes(locals, n, &first, &last, 1, NULL, 0, "x", 1), LS_CONTENT);
+	first = last = 8;   /* y only through p, kept on line 5 */
+	CHECK_INT(loopscan_host_writes(locals, n, &first, &last, 1, NULL, 0, "y", 1), LS_CONTENT);
+	first = last = 9;
+	CHECK_INT(loopscan_host_writes(locals, n, &first, &last, 1, NULL, 0, "q", 1), LS_CONTENT);
+	/* A local scalar read and passed by value: no write of it there. */
+	first = last = 8;
+	CHECK_INT(loopscan_host_writes(locals, n, &first, &last, 1, NULL, 0, "k", 1), 0);
+}
+
+/* Whether a construct runs at every pass of its loop, the first included. */
+static const char passes[] =
+	"void f(int n, double *x)\n"                           /* 1 */
+	"{\n"                                                  /* 2 */
+	"\tfor (int s = 0; s < n; s++) {\n"                   /* 3 */
+	"\t\tif (s == 0) x[0] = 1;\n"                      /* 4 */
+	"#pragma omp target map(to: x[0:n])\n"                /* 5 */
+	"\t\t{ x[1] = 2; }\n"                               /* 6 */
+	"\t\tif (s > 0) {\n"                                /* 7 */
+	"#pragma omp target map(to: x[0:n])\n"                /* 8 */
+	"\t\t\t{ x[1] = 2; }\n"                            /* 9 */
+	"\t\t}\n"                                           /* 10 */
+	"\t\tif (s & 1)\n"                                  /* 11 */
+	"\t\t\tcontinue;\n"                                /* 12 */
+	"#pragma omp target map(to: x[0:n])\n"                /* 13 */
+	"\t\t{ x[1] = 2; }\n"                               /* 14 */
+	"\t}\n"                                               /* 15 */
+	"\twhile (n-- > 0)\n"                                 /* 16 */
+	"#pragma omp target map(to: x[0:n])\n"                /* 17 */
+	"\t\t{ x[1] = 2; }\n"                               /* 18 */
+	"}\n";                                                 /* 19 */
+
+static void every_pass(void)
+{
+	const size_t n = sizeof(passes) - 1;
+	CHECK(loopscan_every_pass(passes, n, 3, 5));     /* after a complete if */
+	CHECK(!loopscan_every_pass(passes, n, 3, 8));    /* inside an if */
+	CHECK(!loopscan_every_pass(passes, n, 3, 13));   /* after a 'continue' */
+	CHECK(loopscan_every_pass(passes, n, 16, 17));   /* the loop's whole body */
+	CHECK(!loopscan_every_pass(passes, n, 16, 5));   /* no loop from line 16 around it */
+}
+
+/* What a kernel writes: its own code and what it calls, not the host's. */
+static const char kernels[] =
+	"static void twice(double *v, int i) { v[i] *= 2; }\n"  /* 1 */
+	"void f(int n, double *x, double *y, double *t)\n"     /* 2 */
+	"{\n"                                                  /* 3 */
+	"\tdouble *alias = t;\n"                              /* 4 */
+	"#pragma omp target map(to: x[0:n], t[0:n]) \\\n"    /* 5 */
+	"\tmap(tofrom: y[0:n])\n"                             /* 6 */
+	"\tfor (int i = 0; i < n; i++) {\n"                   /* 7 */
+	"\t\ty[i] += x[i] * t[i];\n"                        /* 8 */
+	"\t\ttwice(y, i);\n"                                /* 9 */
+	"\t}\n"                                               /* 10 */
+	"\tx[0] = alias[0];\n"                                /* 11 */
+	"}\n";                                                 /* 12 */
+
+static void kernel_writes(void)
+{
+	const size_t n = sizeof(kernels) - 1;
+	CHECK_INT(loopscan_kernel_writes(kernels, n, 6, "y", 1), LS_CONTENT);   /* and through twice() */
+	CHECK_INT(loopscan_kernel_writes(kernels, n, 6, "x", 1), 0);            /* the host's write, after */
+	CHECK_INT(loopscan_kernel_writes(kernels, n, 6, "t", 1), 0);            /* a host pointer to it */
+	CHECK_INT(loopscan_kernel_writes(kernels, n, 0, "t", 1), LS_CONTENT);   /* no kernel: unsure */
+}
+
+/* A struct's members in a kernel: an element read is a read, one written or a member passed on is a write. */
+static const char members[] =
+	"struct w { double *v, *u; int n; };\n"                /* 1 */
+	"void g(struct w *p, struct w q, double *out)\n"       /* 2 */
+	"{\n"                                                  /* 3 */
+	"#pragma omp target map(to: p->v[0:p->n], q.v[0:q.n])\n" /* 4 */
+	"\tfor (int i = 0; i < q.n; i++)\n"                   /* 5 */
+	"\t\tout[i] = p->v[i] + q.v[i];\n"                  /* 6 */
+	"#pragma omp target map(to: p->v[0:p->n], q.v[0:q.n])\n" /* 7 */
+	"\tfor (int i = 0; i < q.n; i++)\n"                   /* 8 */
+	"\t\tp->u[i] = q.v[i]++;\n"                         /* 9 */
+	"}\n";                                                 /* 10 */
+
+static void kernel_members(void)
+{
+	const size_t n = sizeof(members) - 1;
+	CHECK_INT(loopscan_kernel_writes(members, n, 4, "p", 1), 0);
+	CHECK_INT(loopscan_kernel_writes(members, n, 4, "q", 1), 0);
+	CHECK_INT(loopscan_kernel_writes(members, n, 7, "p", 1), LS_CONTENT);
+	CHECK_INT(loopscan_kernel_writes(members, n, 7, "q", 1), LS_CONTENT);
+}
+
+/* A pointer to memory the file names otherwise: a write by any name may be to it. */
+static const char pointees[] =
+	"static double grid[8], other[8];\n"                   /* 1 */
+	"void f(double *restrict par, int n)\n"                /* 2 */
+	"{\n"                                                  /* 3 */
+	"\tdouble *g = grid, *h = malloc(8 * sizeof(*h));\n"   /* 4 */
+	"\tfor (int s = 0; s < n; s++) {\n"                   /* 5 */
+	"\t\tgrid[s] = s;\n"                                /* 6 */
+	"\t\tother[s]++;\n"                                 /* 7 */
+	"\t}\n"                                               /* 8 */
+	"}\n";                                                 /* 9 */
+
+static void shared_pointees(void)
+{
+	const size_t n = sizeof(pointees) - 1;
+	int first = 6, last = 6;
+	CHECK_INT(loopscan_host_writes(pointees, n, &first, &last, 1, NULL, 0, "g", 1), LS_CONTENT);
+	first = last = 7;
+	CHECK_INT(loopscan_host_writes(pointees, n, &first, &last, 1, NULL, 0, "par", 3), LS_CONTENT);
+	/* Memory only h names: another name's write is not to it. */
+	first = 6, last = 7;
+	CHECK_INT(loopscan_host_writes(pointees, n, &first, &last, 1, NULL, 0, "h", 1), 0);
+}
+
 static void declares(void)
 {
 	const size_t n = sizeof(host) - 1;
@@ -132,6 +264,11 @@ int main(void)
 	RUN(function_spans);
 	RUN(file_scope_names);
 	RUN(host_writes);
+	RUN(local_writes);
+	RUN(every_pass);
+	RUN(kernel_writes);
+	RUN(kernel_members);
+	RUN(shared_pointees);
 	RUN(declares);
 	RUN(loops);
 	return check_done();
