@@ -164,11 +164,14 @@ static void pick(void)
 	if (!aeshash_lanes[0][0])
 		sbox_init();
 #if defined(MAPPROF_XXH3_X86)
-	if (CPU_FEATURE_ACTIVE(VAES) && CPU_FEATURE_ACTIVE(AVX512F))
+	/* Every build runs AES-NI and SSE4.1 instructions for the tail and the fold. */
+	if (!CPU_FEATURE_ACTIVE(AES) || !CPU_FEATURE_ACTIVE(SSE4_1))
+		;
+	else if (CPU_FEATURE_ACTIVE(VAES) && CPU_FEATURE_ACTIVE(AVX512F))
 		f = mapprof_aeshash_vaes512, name = "vaes512";
 	else if (CPU_FEATURE_ACTIVE(VAES) && CPU_FEATURE_ACTIVE(AVX2))
 		f = mapprof_aeshash_vaes256, name = "vaes256";
-	else if (CPU_FEATURE_ACTIVE(AES))
+	else
 		f = mapprof_aeshash_aesni, name = "aesni";
 #endif
 	impl = f;
@@ -189,6 +192,14 @@ __attribute__((constructor)) static void aeshash_pick(void)
 
 uint64_t aeshash(const void *p, size_t n)
 {
+	unsigned char b[16] = { 0 };
+
+	/* Below 16 bytes (no caller hashes so few): the bytes followed by zeros, then n = 16. */
+	if (n < 16) {
+		if (n)
+			memcpy(b, p, n);
+		return impl(b, sizeof(b));
+	}
 	return impl(p, n);
 }
 

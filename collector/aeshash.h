@@ -26,8 +26,10 @@
  * are taken to mean equal bytes, a chance collision being about 2^-64.
  *
  * Builds with AES instructions (AES-NI on 16 bytes, VAES on 32 and 64:
- * aeshash_simd.c) and a portable one (aeshash_portable(), a software AES
- * round) compute the same values; aeshash() takes the fastest the CPU has.
+ * aeshash_simd.c; each also needs AES-NI and SSE4.1) and a portable one
+ * (aeshash_portable(), a software AES round) compute the same values;
+ * aeshash() takes the fastest the CPU has, the portable one without AES-NI
+ * and SSE4.1 (hash.c then keeps to XXH3).
  */
 #ifndef MAPPROF_COLLECTOR_AESHASH_H
 #define MAPPROF_COLLECTOR_AESHASH_H
@@ -35,10 +37,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The hash of p[0..n), n >= 16, with the widest AES instructions the CPU has. */
+/* The hash of p[0..n), n >= 16 (fewer: of 16 bytes, p's then zeros), with the widest AES instructions the CPU has. */
 uint64_t aeshash(const void *p, size_t n);
 
-/* The same, computed without AES instructions (slow: for CPUs without them, and tests). */
+/* The same for n >= 16, computed without AES instructions (slow: for CPUs without them, and tests). */
 uint64_t aeshash_portable(const void *p, size_t n);
 
 /* Which build aeshash() uses: "vaes512", "vaes256", "aesni" or "portable". */

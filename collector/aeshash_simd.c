@@ -1,7 +1,8 @@
 /*
  * aeshash_simd.c - aeshash() (aeshash.h) with AES instructions, built once
  * per register width: the Makefile compiles this file with AESH_WIDTH=128
- * (-maes), 256 (-mvaes -mavx2) and 512 (-mvaes -mavx512f), and AESH_NAME
+ * (-maes -msse4.1), 256 (-maes -mvaes -mavx2) and 512 (-maes -mvaes
+ * -mavx512f), and AESH_NAME
  * names each build.  A VAES instruction is AES-NI's round on each 16-byte
  * lane of its register, so the three compute the same hash; aeshash.c picks
  * one.  The 256-byte blocks go through the widest registers; the tail and

@@ -176,12 +176,24 @@ void attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes)
 {
 	struct abuf *b;
 
+	uint64_t value;
+
 	if (bytes != SLOT_BYTES || !src || !dst)
 		return;
+	/* The 8 bytes sent (host memory: the caller checked the source is the host). */
+	memcpy(&value, (const void *)(uintptr_t)src, sizeof(value));
 	pthread_mutex_lock(&mu);
 	b = buf_find(dev, dst);
-	/* Into a buffer, from elsewhere than the host bytes it mirrors: the runtime attaching a pointer. */
-	if (b && dst - b->dev_addr <= b->bytes - SLOT_BYTES && src != b->host + (dst - b->dev_addr))
+	/*
+	 * Into a buffer, from elsewhere than the host bytes it mirrors, and the
+	 * bytes are an address inside a device buffer of the same device: the
+	 * runtime attaching a pointer.  Eight other bytes copied in (an
+	 * omp_target_memcpy of a scalar into mapped data) are not a slot: a
+	 * slot's bytes are left out of the hash, which would then miss the
+	 * device changing them.
+	 */
+	if (b && dst - b->dev_addr <= b->bytes - SLOT_BYTES && src != b->host + (dst - b->dev_addr) &&
+	    buf_find(dev, value))
 		slot_add(b->host + (dst - b->dev_addr));
 	pthread_mutex_unlock(&mu);
 }
@@ -351,5 +363,7 @@ void attach_at_fork(enum fork_moment when)
 		pthread_mutex_init(&mu, NULL);
 		nbufs = 0;
 		atomic_store(&nslots, 0);
+		/* The child's stats rows count its own slots. */
+		learned = dropped = untracked_bufs = late = 0;
 	}
 }

@@ -642,6 +642,21 @@ static int read_devices(struct db *db, struct run_info *run, char **err)
 	return 0;
 }
 
+/* The integer stats row 'name', or 'absent' without one (an older recording). */
+static int64_t stat_or(struct db *db, const char *name, int64_t absent)
+{
+	sqlite3_stmt *st;
+	int64_t v = absent;
+
+	if (sqlite3_prepare_v2(db->sql, "SELECT value FROM stats_raw WHERE name = ?", -1, &st, NULL) != SQLITE_OK)
+		return absent;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
 int db_read_run(struct db *db, struct run_info *run, char **err)
 {
 	sqlite3_stmt *st;
@@ -705,6 +720,8 @@ int db_read_run(struct db *db, struct run_info *run, char **err)
 	    sqlite3_column_type(st, 0) == SQLITE_INTEGER && sqlite3_column_int64(st, 0) >= 0)
 		run->collector_own_ns = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
+	run->hash_function = stat_or(db, "hash_function", 1);
+	run->hash_chunk_bytes = stat_or(db, "hash_chunk_bytes", (int64_t)1 << 20);
 	if (read_modules(db, run, err) < 0 || read_devices(db, run, err) < 0)
 		return -1;
 	return 0;

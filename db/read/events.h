@@ -161,6 +161,8 @@ struct run_info {
 	int64_t damaged_run;  /* run_raw: 1 when its end_ns or host_device is out of range (ignored) */
 	int64_t collector_own_ns;  /* the collector's own time on the program's threads (the
 				      stats row collector_own_ns); -1 when not recorded */
+	int64_t hash_function;     /* the hash column's definition (stats rows hash_function, */
+	int64_t hash_chunk_bytes;  /* hash_chunk_bytes; absent: 1 and 1 MiB, docs/database.md) */
 };
 
 /*

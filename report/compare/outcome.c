@@ -32,6 +32,7 @@ struct ovar {
 struct outcome {
 	int has_exit;
 	int exit_status, exit_signal;
+	int64_t hash_function, hash_chunk_bytes;  /* the hashes' definition (run_info) */
 	struct ovar *v;
 	size_t n;
 };
@@ -181,6 +182,8 @@ struct outcome *outcome_of(const struct analysis *a)
 	o->has_exit = a->run.has_exit_status;
 	o->exit_status = a->run.exit_status;
 	o->exit_signal = a->run.exit_signal;
+	o->hash_function = a->run.hash_function;
+	o->hash_chunk_bytes = a->run.hash_chunk_bytes;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct result_range *x = &r->v[i];
 		struct ovar *v = &o->v[o->n++];
@@ -361,6 +364,8 @@ json_t *outcome_compare(struct outcome *b, struct outcome *a)
 	size_t compared = 0, returned = 0, aside = 0;
 	int break_oom = 0;
 	const char *status;
+	/* Hashes of two definitions (docs/database.md: hash_function, hash_chunk_bytes) never compare. */
+	int same_def = b->hash_function == a->hash_function && b->hash_chunk_bytes == a->hash_chunk_bytes;
 
 	if (!doc || !diffs) {
 		json_decref(doc);
@@ -372,7 +377,7 @@ json_t *outcome_compare(struct outcome *b, struct outcome *a)
 	for (size_t j = 0; j < a->n; j++)
 		a->v[j].other = -1;
 	for (enum pass p = BY_ADDRESS; p <= BY_PLACE; p++)
-		if (match(b, a, p) < 0)
+		if ((same_def || (p != BY_CONTENT && p != BY_PLACE_CONTENT)) && match(b, a, p) < 0)
 			break_oom = 1;
 	if (break_oom) {
 		json_decref(doc);
@@ -400,6 +405,10 @@ json_t *outcome_compare(struct outcome *b, struct outcome *a)
 			       "it there, the change may alter what the program computes or prints)");
 		} else if (!v->has_hash || !w->has_hash) {
 			differ(diffs, &unsure_text, "no_hash", v, w, "has no content hash");
+		} else if (!same_def) {
+			differ(diffs, &unsure_text, "hash_definition", v, w,
+			       "was hashed by another definition in each recording (stats hash_function, "
+			       "hash_chunk_bytes: another CPU, MAPPROF_HASH or mapprof version)");
 		} else if (v->hash == w->hash ||
 			   (v->ret_has_hash && w->ret_has_hash && v->ret_hash == w->ret_hash)) {
 			compared++;

@@ -89,4 +89,32 @@ stat() { q $db "SELECT value FROM stats WHERE name = '$1'"; }
 assert_eq "$(stat hash_attach_slots)" 29 "slots learned (s, w and big: 4 times each, a: 16, l: 1)"
 assert_eq "$(stat hash_attach_slots_dropped)" 0 "slots dropped"
 assert_eq "$(stat hash_attach_late)" 1 "slots learned after their struct was copied (l)"
+
+# Eight bytes put into mapped data by omp_target_memcpy are no attached pointer: the device's
+# change of those bytes must show (a slot's bytes are left out of the hash).
+cat >memcpy8.c <<'C'
+#include <omp.h>
+#include <stdio.h>
+int main(void)
+{
+	static double a[1024];
+	int dev = omp_get_default_device(), host = omp_get_initial_device();
+	double v = 3.0;
+	for (int i = 0; i < 1024; i++)
+		a[i] = i;
+#pragma omp target enter data map(to: a[0:1024])
+	omp_target_memcpy(omp_get_mapped_ptr(a, dev), &v, sizeof(v), 3 * sizeof(double), 0, dev, host);
+#pragma omp target update to(a[0:1024])
+#pragma omp target
+	a[3] = 42.0;   /* the only change the device makes */
+#pragma omp target exit data map(from: a[0:1024])
+	printf("a[3]=%g\n", a[3]);
+	return 0;
+}
+C
+compile_offload memcpy8.c memcpy8 -O1
+record_prog m8.db ./memcpy8 >/dev/null
+assert_eq "$(q m8.db "SELECT value FROM stats WHERE name = 'hash_attach_slots'")" 0 "slots learned from an 8-byte omp_target_memcpy"
+assert_eq "$(q m8.db "SELECT count(DISTINCT hash) FROM data_ops WHERE bytes = 8192 AND op IN ('to_device', 'from_device')")" 2 \
+	"hashes of a's update and its copy back (the device changed a[3])"
 echo ok

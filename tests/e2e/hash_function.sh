@@ -6,7 +6,8 @@
 # MAPPROF_HASH=xxh3 keeps to XXH3-64 (1).  Transfers below 4 KiB hash the
 # same either way, those of 4 KiB and more (a 4 KiB array, 20 KiB and 2 MiB
 # ones in chunks, a tail chunk past 4 KiB) differently, and every hash of
-# each recording is the tracer's.
+# each recording is the tracer's.  'mapprof diff' of the two says their
+# results cannot be compared by content (not that they differ).
 . "$(dirname "$0")/lib.sh"
 d=$(tmpdir)
 cd "$d" || fail "cannot enter $d"
@@ -42,7 +43,7 @@ C
 compile_offload prog.c prog -O1
 
 aes=0
-grep -qw aes /proc/cpuinfo && aes=1
+grep -qw aes /proc/cpuinfo && grep -qw sse4_1 /proc/cpuinfo && aes=1
 record_prog aes.db ./prog >/dev/null
 MAPPROF_HASH=xxh3 record_prog xxh3.db ./prog >/dev/null
 assert_eq "$(q xxh3.db "SELECT value FROM stats WHERE name = 'hash_function'")" 1 "stats.hash_function under MAPPROF_HASH=xxh3"
@@ -71,5 +72,13 @@ for bytes in 400 4000 4096 20480 2101252; do
 		[ "$x" != "$y" ] || fail "$bytes-byte transfers hashed the same with aeshash and with XXH3"
 	fi
 done
+# 'mapprof diff' never compares hashes of two definitions: the results are not comparable, not different.
+"$MAPPROF_BUILD/mapprof" diff aes.db xxh3.db >diff.out 2>diff.err || fail "mapprof diff failed: $(cat diff.err)"
+if [ "$aes" = 1 ]; then
+	grep -q '^results: not comparable: .*hashed by another definition' diff.out ||
+		fail "diff of an aeshash and an XXH3 recording: $(grep '^results' diff.out)"
+else
+	grep -q '^results: identical' diff.out || fail "diff of two XXH3 recordings: $(grep '^results' diff.out)"
+fi
 [ "$aes" = 1 ] || { echo "SKIP: no AES instructions on this CPU: aeshash not exercised"; exit 77; }
 echo "ok: aeshash from 4 KiB (hash_function 2), XXH3 under MAPPROF_HASH=xxh3 (1), both as the tracer hashes"

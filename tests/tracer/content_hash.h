@@ -5,7 +5,7 @@
  * (tests/gpu/async_common.h).  Chunks of 16 KiB from 16 KiB, their piece
  * hashes (8 bytes little-endian each) hashed by XXH3-64 seeded with the
  * byte count; a piece's hash is XXH3-64, or aeshash from 4 KiB on a CPU with
- * AES instructions unless MAPPROF_HASH=xxh3, as the collector decides.
+ * AES-NI and SSE4.1 unless MAPPROF_HASH=xxh3, as the collector decides.
  * Static functions only: include it in one file of a program.
  */
 #ifndef MAPPROF_TESTS_CONTENT_HASH_H
@@ -57,7 +57,7 @@ static uint64_t piece_hash(const void *p, size_t n)
 
 	if (aes < 0) {
 		const char *f = getenv("MAPPROF_HASH");
-		aes = __builtin_cpu_supports("aes") && !(f && !strcmp(f, "xxh3"));
+		aes = __builtin_cpu_supports("aes") && __builtin_cpu_supports("sse4.1") && !(f && !strcmp(f, "xxh3"));
 	}
 	if (aes && n >= 4096)
 		return aes_piece(p, n);
