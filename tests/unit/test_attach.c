@@ -38,10 +38,25 @@ static uint64_t masked_reference(const unsigned char *p, uint64_t n, const int64
 	return h;
 }
 
+/*
+ * The runtime's temporary holding an attached pointer: its bytes are an
+ * address inside a device buffer of the same device (pointees(), registered
+ * before the tests), as an attach's are.
+ */
+static uint64_t dev_ptr[2] = { 0x6000000 + 64, 0x6100000 + 64 };
+static unsigned char pointee_host[2][4096];
+#define TEMP(dev) ((uint64_t)(uintptr_t)&dev_ptr[dev])
+
+static void pointees(void)
+{
+	attach_alloc(0, (uint64_t)(uintptr_t)pointee_host[0], 0x6000000, 4096);
+	attach_alloc(1, (uint64_t)(uintptr_t)pointee_host[1], 0x6100000, 4096);
+}
+
 /* A device buffer mirroring host [h, h + n) at a made-up device address, and an attach at off. */
 static void attach_at(uint64_t dev_base, uint64_t host, uint64_t n, uint64_t off)
 {
-	uint64_t temp = 0x1000;  /* the runtime's temporary holding the device pointer */
+	uint64_t temp = TEMP(0);  /* the runtime's temporary holding the device pointer */
 	attach_alloc(0, host, dev_base, n);
 	attach_transfer_to(0, temp, dev_base + off, 8);
 }
@@ -65,16 +80,20 @@ static void test_learned_from_transfers(void)
 	attach_transfer_to(0, h + 8, dev + 8, 8);
 	CHECK(!attach_masked(h, 64));
 	/* Another size from elsewhere: no slot.  A pointer's bytes from elsewhere: a slot. */
-	attach_transfer_to(0, 0x1000, dev + 16, 16);
+	attach_transfer_to(0, TEMP(0), dev + 16, 16);
 	CHECK(!attach_masked(h, 64));
-	attach_transfer_to(0, 0x1000, dev + 24, 8);
+	attach_transfer_to(0, TEMP(0), dev + 24, 8);
 	CHECK(attach_masked(h, 64));
 	CHECK(attach_masked(h + 24, 8));
 	CHECK(attach_masked(h + 31, 1));
 	CHECK(!attach_masked(h, 24));
 	CHECK(!attach_masked(h + 32, 32));
+	/* Eight bytes from elsewhere that are no device address (omp_target_memcpy of a double): no slot. */
+	static const double scalar = 3.0;
+	attach_transfer_to(0, (uint64_t)(uintptr_t)&scalar, dev + 48, 8);
+	CHECK(!attach_masked(h + 48, 8));
 	/* Another device's buffer (not seen allocated): nothing learned. */
-	attach_transfer_to(1, 0x1000, dev + 40, 8);
+	attach_transfer_to(1, TEMP(1), dev + 40, 8);
 	CHECK(!attach_masked(h + 40, 8));
 	/* The slot's bytes do not count; the others do. */
 	uint64_t a = attach_hash(p, 64, h);
@@ -109,7 +128,7 @@ static void test_slot_kept_while_another_device_holds_it(void)
 
 	attach_at(0x8000000, h, 32, 8);
 	attach_alloc(1, h, 0x9000000, 32);
-	attach_transfer_to(1, 0x1000, 0x9000000 + 8, 8);
+	attach_transfer_to(1, TEMP(1), 0x9000000 + 8, 8);
 	attach_delete(0, 0x8000000);
 	CHECK(attach_masked(h, 32));
 	attach_delete(1, 0x9000000);
@@ -153,7 +172,7 @@ static void test_chunked_hash(void)
 
 	attach_alloc(0, hb, dev, n + 64);
 	for (int i = 0; i < k; i++)
-		attach_transfer_to(0, 0x1000, dev + 32 + (uint64_t)off[i], 8);
+		attach_transfer_to(0, TEMP(0), dev + 32 + (uint64_t)off[i], 8);
 	uint64_t a = attach_hash(p, n, h);
 	CHECK(a == masked_reference(p, n, off, k));
 	/* Each slot's bytes may change; the bytes beside each may not. */
@@ -189,7 +208,7 @@ static void test_bound(void)
 
 	attach_alloc(0, h, dev, n);
 	for (uint64_t i = 0; i < 5000; i++)
-		attach_transfer_to(0, 0x1000, dev + 16 * i + 8, 8);
+		attach_transfer_to(0, TEMP(0), dev + 16 * i + 8, 8);
 	attach_stats(&known, &all, &dropped, &untracked, &late);
 	CHECK(known <= 4096);
 	CHECK(dropped >= 5000 - 4096);
@@ -202,6 +221,7 @@ static void test_bound(void)
 
 int main(void)
 {
+	pointees();
 	RUN(test_no_slot_is_plain_hash);
 	RUN(test_learned_from_transfers);
 	RUN(test_slot_kept_while_another_device_holds_it);
