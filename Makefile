@@ -578,10 +578,10 @@ $(B)/bench/libempty-tool.so: bench/empty_tool.c
 	$(Q)$(CC) $(LIB_CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< -o $@ $(LIB_LDFLAGS)
 
 # What a collector that only hashes every transferred byte costs (the bench's hash floor).
-$(B)/bench/libhash-floor.so: bench/hash_floor.c $(HASH_OBJS)
+$(B)/bench/libhash-floor.so: bench/hash_floor.c collector/hash.c collector/hash.h $(HASH_OBJS)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(LIB_CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< $(HASH_OBJS) -o $@ $(LIB_LDFLAGS) -lpthread
+	$(Q)$(CC) $(LIB_CFLAGS) -O2 -fPIC -shared $(OMPT_INC) $< collector/hash.c $(HASH_OBJS) -o $@ $(LIB_LDFLAGS) -lpthread
 
 $(B)/bench/bootstrap: bench/bootstrap.c
 	@mkdir -p $(@D)

@@ -12,11 +12,8 @@
  * file HASH_FLOOR_OUT names (/dev/null without it).  No reuse, no helper
  * threads, no ring, no spool, no /proc reads, no page protection.
  *
- * The hash is the collector's (collector/hash.h): one piece below 16 KiB,
- * else XXH3-64 seeded with the size over the 16 KiB chunks' hashes, a
- * piece's hash aeshash() from 4 KiB on a CPU with AES instructions (unless
- * MAPPROF_HASH=xxh3), else XXH3-64, with the same SIMD builds of both, so
- * that the floor hashes exactly as fast as
+ * The hash is the collector's own hash_bytes() (collector/hash.c, compiled
+ * in: one thread, no helpers), so that the floor hashes exactly as fast as
  * mapprof could and its hashes can be compared with a database's
  * (tests/e2e/hash_floor.sh).  Transfers between two devices, or out of
  * memory the host cannot read, are recorded without a hash, as the
@@ -40,22 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#if defined(MAPPROF_XXH3_X86)
-#include <sys/platform/x86.h>
-#endif
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "collector/hash.h"
 
-#include "collector/aeshash.h"
-
-#define CHUNK_BYTES ((uint64_t)16 << 10)  /* collector/hash.h: HASH_CHUNK_BYTES */
 #define MAX_DEVICES 64
-
-#if defined(MAPPROF_XXH3_X86)
-uint64_t mapprof_xxh3_avx2(const void *p, size_t n);
-uint64_t mapprof_xxh3_avx512(const void *p, size_t n);
-#endif
 
 enum { EV_DATA_OP = 1, EV_KERNEL, EV_TARGET };
 
@@ -90,53 +75,13 @@ static _Thread_local struct tbuf *mine;
 static _Atomic uint64_t next_seq = 1;
 static atomic_int host_device = -1;
 static _Atomic unsigned char host_readable[MAX_DEVICES];
-static _Atomic uint64_t hashed_bytes;
 static atomic_int finished;
-static uint64_t (*xxh3_wide)(const void *, size_t);
 
 static int64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static uint64_t xxh3_sse2(const void *p, size_t n)
-{
-	return XXH3_64bits(p, n);
-}
-
-static int use_aes;
-
-static uint64_t xxh3(const void *p, size_t n)
-{
-	if (use_aes && n >= 4096)  /* collector/hash.h: HASH_AES_MIN_BYTES */
-		return aeshash(p, n);
-	return n <= 240 ? XXH3_64bits(p, n) : xxh3_wide(p, n);
-}
-
-/* Not inlined: inlined, gcc 12 warns (-Warray-bounds) about the header's long-input branches. */
-__attribute__((noinline)) static void xxh3_update(XXH3_state_t *st, const void *p, size_t n)
-{
-	XXH3_64bits_update(st, p, n);
-}
-
-/* The collector's hash of p[0..n) (collector/hash.h), on this thread. */
-static uint64_t floor_hash(const void *p, uint64_t n)
-{
-	const unsigned char *b = p;
-	XXH3_state_t st;
-
-	atomic_fetch_add_explicit(&hashed_bytes, n, memory_order_relaxed);
-	if (n < CHUNK_BYTES)
-		return xxh3(p, (size_t)n);
-	XXH3_INITSTATE(&st);
-	XXH3_64bits_reset_withSeed(&st, n);
-	for (uint64_t off = 0; off < n; off += CHUNK_BYTES) {
-		uint64_t h = xxh3(b + off, n - off < CHUNK_BYTES ? n - off : CHUNK_BYTES);
-		xxh3_update(&st, &h, sizeof(h));
-	}
-	return XXH3_64bits_digest(&st);
 }
 
 static struct tbuf *tbuf(void)
@@ -238,7 +183,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		t->op_has_hash = 0;
 		/* The source before the copy reads it. */
 		if (is_to(optype) && bytes && src_addr && src_device_num == host()) {
-			t->op_hash = floor_hash(src_addr, bytes);
+			t->op_hash = hash_bytes(src_addr, bytes);
 			t->op_has_hash = 1;
 		}
 		t->op_begin_ns = now_ns();
@@ -257,7 +202,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 	/* The destination after the copy wrote it (complete here on host offload). */
 	if (is_from(optype) && bytes && dest_addr && dest_device_num == host() &&
 	    readable(src_device_num)) {
-		e->hash = floor_hash(dest_addr, bytes);
+		e->hash = hash_bytes(dest_addr, bytes);
 		e->has_hash = 1;
 	}
 	t->op_has_hash = 0;
@@ -334,13 +279,16 @@ static void floor_finish(void)
 		ok = 0;
 	if (!ok)
 		fprintf(stderr, "hash-floor: error: cannot write '%s'\n", path && *path ? path : "/dev/null");
-	if (verbose && !strcmp(verbose, "1"))
+	if (verbose && !strcmp(verbose, "1")) {
+		uint64_t read, reused;
+		hash_stats(&read, &reused);
 		fprintf(stderr, "hash-floor: %llu events (%llu data ops, %llu kernels, %llu targets), "
 				"%llu bytes hashed\n",
 			(unsigned long long)(count[EV_DATA_OP] + count[EV_KERNEL] + count[EV_TARGET]),
 			(unsigned long long)count[EV_DATA_OP], (unsigned long long)count[EV_KERNEL],
 			(unsigned long long)count[EV_TARGET],
-			(unsigned long long)atomic_load(&hashed_bytes));
+			(unsigned long long)read);
+	}
 }
 
 static int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data)
@@ -350,15 +298,6 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
 
 	if (!set)
 		return 0;
-	xxh3_wide = xxh3_sse2;
-	use_aes = strcmp(aeshash_impl(), "portable") != 0 &&
-		  !(getenv("MAPPROF_HASH") && !strcmp(getenv("MAPPROF_HASH"), "xxh3"));
-#if defined(MAPPROF_XXH3_X86)
-	if (CPU_FEATURE_ACTIVE(AVX512F))
-		xxh3_wide = mapprof_xxh3_avx512;
-	else if (CPU_FEATURE_ACTIVE(AVX2))
-		xxh3_wide = mapprof_xxh3_avx2;
-#endif
 	set(ompt_callback_target_emi, (ompt_callback_t)on_target);
 	set(ompt_callback_target_data_op_emi, (ompt_callback_t)on_data_op);
 	set(ompt_callback_target_submit_emi, (ompt_callback_t)on_submit);

@@ -713,13 +713,10 @@ int db_read_run(struct db *db, struct run_info *run, char **err)
 		}
 		sqlite3_finalize(st);
 	}
-	/* A recording older than this stat, or a table gone: unknown, not an error. */
-	run->collector_own_ns = -1;
-	if (sqlite3_prepare_v2(db->sql, "SELECT value FROM stats_raw WHERE name = 'collector_own_ns'", -1, &st,
-			       NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_column_type(st, 0) == SQLITE_INTEGER && sqlite3_column_int64(st, 0) >= 0)
-		run->collector_own_ns = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	/* A recording older than these stats, or a table gone: unknown, not an error. */
+	run->collector_own_ns = stat_or(db, "collector_own_ns", -1);
+	if (run->collector_own_ns < 0)
+		run->collector_own_ns = -1;
 	run->hash_function = stat_or(db, "hash_function", 1);
 	run->hash_chunk_bytes = stat_or(db, "hash_chunk_bytes", (int64_t)1 << 20);
 	if (read_modules(db, run, err) < 0 || read_devices(db, run, err) < 0)
