@@ -178,9 +178,42 @@ struct live_thread {
 	pthread_t th;
 	int running;
 	atomic_int stop;
-	pthread_mutex_t mu;   /* the nap, cut short by live_join() */
+	pthread_mutex_t mu;   /* the nap, cut short by live_join(); and 'ready' */
 	pthread_cond_t wake;
+	/*
+	 * The database, opened and marked as recording by the thread while the
+	 * program starts (not before it: a few SQLite statements' parsing off
+	 * the program's start); db NULL with err set when that failed.
+	 */
+	const char *path, *spool, *replaces;
+	unsigned lag;
+	int tsc;
+	struct db *db;
+	char *err;
+	int ready;            /* db and l set (under mu) */
 };
+
+/* The database opened and marked, and the live expansion made ready on it. */
+static void live_setup(struct live_thread *t)
+{
+	t->db = db_open_created(t->path, &t->err);
+	if (t->db && db_mark_recording(t->db, t->spool, t->replaces, &t->err) < 0) {
+		db_close(t->db);
+		t->db = NULL;
+	}
+	if (!t->db && !t->err)
+		t->err = strdup("out of memory");
+	/*
+	 * The ring's chunks may still overtake a frame written: half a ring
+	 * behind, and some (one that comes later still makes the expansion
+	 * start over after the program: slower, the same rows).
+	 */
+	t->l = t->db ? ingest_live_new(t->db, t->spool, t->lag, t->tsc) : NULL;
+	pthread_mutex_lock(&t->mu);
+	t->ready = 1;
+	pthread_cond_broadcast(&t->wake);
+	pthread_mutex_unlock(&t->mu);
+}
 
 /*
  * The nap between looks that found nothing to expand: 2 ms, doubled each
@@ -198,6 +231,9 @@ static void *live_main(void *arg)
 	struct live_thread *t = arg;
 	long nap_ms = LIVE_NAP_MIN_MS;
 
+	live_setup(t);   /* at the program's priority: the expansion waits for it */
+	if (!t->l)
+		return NULL;
 	/*
 	 * Idle time only: where no core is idle (a loaded machine) the program
 	 * and the drain come first, and what this thread did not get to is
@@ -230,25 +266,27 @@ static void *live_main(void *arg)
 	return NULL;
 }
 
-static void live_start(struct live_thread *t, struct db *db, const char *spool, unsigned nchunks, int tsc)
+static void live_start(struct live_thread *t, const char *path, const char *spool, const char *replaces,
+		       unsigned nchunks, int tsc)
 {
 	pthread_condattr_t ca;
 
 	memset(t, 0, sizeof(*t));
+	t->path = path;
+	t->spool = spool;
+	t->replaces = replaces;
+	t->lag = (nchunks ? nchunks : RING_CHUNKS_DEFAULT) / 2 + 16;
+	t->tsc = tsc;
 	atomic_init(&t->stop, 0);
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&t->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	/*
-	 * The ring's chunks may still overtake a frame written: half a ring
-	 * behind, and some (one that comes later still makes the expansion
-	 * start over after the program: slower, the same rows).
-	 */
-	t->l = ingest_live_new(db, spool, (nchunks ? nchunks : RING_CHUNKS_DEFAULT) / 2 + 16, tsc);
-	if (t->l && pthread_create(&t->th, NULL, live_main, t) == 0)
+	if (pthread_create(&t->th, NULL, live_main, t) == 0)
 		t->running = 1;
+	else
+		live_setup(t);   /* here, then: no live expansion */
 }
 
 /* The thread stopped (the live expansion kept for db_ingest_spool_live()). */
@@ -256,8 +294,13 @@ static void live_join(struct live_thread *t)
 {
 	if (!t->running)
 		return;
+	pthread_mutex_lock(&t->mu);
+	while (!t->ready)
+		pthread_cond_wait(&t->wake, &t->mu);
+	pthread_mutex_unlock(&t->mu);
 	/* What the thread has not expanded yet is ours now, at the program's priority. */
-	ingest_live_cut(t->l);
+	if (t->l)
+		ingest_live_cut(t->l);
 	pthread_mutex_lock(&t->mu);
 	atomic_store_explicit(&t->stop, 1, memory_order_release);
 	pthread_cond_signal(&t->wake);
@@ -397,8 +440,15 @@ static void expand(struct expansion *x)
 
 	drain_final(x->drain, x->tsc);
 	live_join(x->live);
+	x->db = x->live->db;
 	x->stopped = drain_stop_text(x->drain);
 	x->said = drain_stop_said(x->drain);
+	if (!x->db) {
+		/* Never opened (live_setup()): the spool keeps the events. */
+		x->ingested = -1;
+		x->done = 1;
+		return;
+	}
 	x0 = mono_ns();
 	c0 = cpu_ns();
 	/* The source files' keys gathered as the events go in: data_op_raw is not read again. */
@@ -572,6 +622,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	char *final = NULL;   /* -f: the database to replace once the new one is finished */
 	struct stat ost;
 	int lock_fd = -1, dir_lock_fd = -1;
+	int created = 0;   /* output written (db_create_file()) */
 
 	*status = EXIT_ERROR;
 	if ((chunks_end && *chunks_end) || chunks < 0 || chunks > 4096) {
@@ -639,19 +690,16 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		hint("it is built beside the mapprof binary by 'make'; or set MAPPROF_COLLECTOR");
 		goto fail;
 	}
-	db = db_create(output, opt->force && !final, &err);
-	if (!db) {
+	/* Opened by the live thread while the program starts (live_setup()). */
+	if (db_create_file(output, opt->force && !final, &err) < 0) {
 		error("%s", err);
 		goto fail;
 	}
+	created = 1;
 	abs_output = realpath(output, NULL);
 	if (asprintf(&spool, "%s-spool", abs_output ? abs_output : output) < 0) {
 		spool = NULL;
 		error("out of memory");
-		goto fail;
-	}
-	if (db_mark_recording(db, spool, final, &err) < 0) {
-		error("%s", err);
 		goto fail;
 	}
 	/* A spool left by an earlier run that was cut short belongs to the old file. */
@@ -676,7 +724,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	}
 	fflush(NULL);
 	/* From here until the expansion, the thread is the database's only user. */
-	live_start(&live, db, spool, nchunks, tsc);
+	live_start(&live, output, spool, final, nchunks, tsc);
 	t0 = mono_ns();
 	spawn_errno = posix_spawnp(&child_pid, opt->argv[0], NULL, NULL, opt->argv, env);
 	if (spawn_errno) {
@@ -684,7 +732,8 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		if (spawn_errno == ENOENT && !strchr(opt->argv[0], '/'))
 			hint("not found in PATH; give a path like './%s'", opt->argv[0]);
 		live_drop(&live);
-		db_close(db);
+		db_close(live.db);
+		free(live.err);
 		drain_close(drain);
 		unlink(output);
 		unlink(spool);
@@ -704,7 +753,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	}
 	free_env(env);
 	drain_started(drain);
-	x = (struct expansion){ .db = db, .drain = drain, .spool = spool, .live = &live, .tsc = tsc };
+	x = (struct expansion){ .drain = drain, .spool = spool, .live = &live, .tsc = tsc };
 	expansion_start(&x);
 	/* Like system(): the terminal's ^C goes to the program; we wait for it to end. */
 	sigaction(SIGINT, &ign, &old_int);
@@ -721,6 +770,34 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	expansion_finish(&x);
+	db = x.db;
+	if (!db) {
+		/* The database could not be opened once the program started: the spool has it all. */
+		char *qspool = shell_quoted(spool);
+		error("%s", live.err ? live.err : "cannot open the database");
+		hint("the events are kept in '%s'; recover them with: mapprof recover %s", spool,
+		     qspool ? qspool : spool);
+		if (final)
+			info("'%s' is left as it was", final);
+		free(qspool);
+		free(live.err);
+		free(x.stopped);
+		unlink(output);   /* the empty file, when the open worked and marking it did not */
+		unlock_live(lock_fd);
+		record_procs_finish(procs, 0, NULL, NULL);
+		drain_close(drain);
+		unlock_live(dir_lock_fd);
+		*status = EXIT_ERROR;
+		free(final);
+		free(output);
+		free(abs_output);
+		free(collector);
+		free(spool);
+		free(err);
+		return -1;
+	}
+	free(live.err);
+	live.err = NULL;
 	stopped = x.stopped;
 	said = x.said;
 	keys = x.keys;
@@ -905,11 +982,8 @@ fail:
 		drain_close(drain);
 		unlink(spool);
 	}
-	if (db) {
-		op_keys_free(keys);
-		db_close(db);
+	if (created)
 		unlink(output);
-	}
 	unlock_live(lock_fd);
 	unlock_live(dir_lock_fd);
 fail_early:

@@ -86,12 +86,9 @@ static int write_image(const char *path, char **err)
 	return 0;
 }
 
-struct db *db_create(const char *path, int force, char **err)
+int db_create_file(const char *path, int force, char **err)
 {
 	struct stat st;
-	sqlite3 *sql = NULL;
-	struct db *db;
-	char *msg = NULL;
 
 	if (stat(path, &st) == 0) {
 		/* Never unlink a device, a FIFO or a directory to put a database there. */
@@ -100,15 +97,15 @@ struct db *db_create(const char *path, int force, char **err)
 				S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device"
 				: S_ISBLK(st.st_mode) ? "a block device" : S_ISFIFO(st.st_mode) ? "a FIFO"
 				: S_ISSOCK(st.st_mode) ? "a socket" : "of another kind");
-			return NULL;
+			return -1;
 		}
 		if (!force) {
 			db_fail(err, "'%s' already exists (use --force to overwrite it)", path);
-			return NULL;
+			return -1;
 		}
 		if (unlink(path) < 0) {
 			db_fail(err, "cannot remove '%s': %s", path, strerror(errno));
-			return NULL;
+			return -1;
 		}
 		/* Stale WAL/SHM files would be replayed into the new database. */
 		char side[4096];
@@ -120,8 +117,15 @@ struct db *db_create(const char *path, int force, char **err)
 		unlink(side);
 	}
 	/* A copy of the empty database built with the binary: no schema to execute. */
-	if (write_image(path, err) < 0)
-		return NULL;
+	return write_image(path, err);
+}
+
+struct db *db_open_created(const char *path, char **err)
+{
+	sqlite3 *sql = NULL;
+	struct db *db;
+	char *msg = NULL;
+
 	if (sqlite3_open_v2(path, &sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
 	    sqlite3_exec(sql, "PRAGMA synchronous=OFF", NULL, NULL, &msg) != SQLITE_OK) {
 		db_fail(err, "cannot create '%s': %s", path,
@@ -137,6 +141,11 @@ struct db *db_create(const char *path, int force, char **err)
 		db_fail(err, "out of memory");
 	}
 	return db;
+}
+
+struct db *db_create(const char *path, int force, char **err)
+{
+	return db_create_file(path, force, err) < 0 ? NULL : db_open_created(path, err);
 }
 
 void db_close(struct db *db)

@@ -26,6 +26,14 @@ struct db;
  */
 struct db *db_create(const char *path, int force, char **err);
 
+/*
+ * db_create() in two steps: the file with the empty schema written (the
+ * refusals above; 0 or -1), then opened (NULL with *err set, the file
+ * removed).  'mapprof record' starts the program between the two.
+ */
+int db_create_file(const char *path, int force, char **err);
+struct db *db_open_created(const char *path, char **err);
+
 /* What is wrong with a database db_open() refused. */
 enum db_problem {
 	DB_OK,
