@@ -47,13 +47,15 @@
 # its clang++), libdw's headers (libdw-dev), a C compiler (cc) for the
 # input generator.  OMP_NUM_THREADS defaults to 2; every side runs with
 # LD_LIBRARY_PATH=LLVM_DIR/lib, which the published tool needs, and with
-# GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072 unless the caller sets
-# GLIBC_TUNABLES (an empty one: glibc's own behaviour).  That is glibc's
-# default threshold, held fixed: left dynamic, a tool's own allocations and
-# frees move it, and with it whether host offload's device buffers (malloc'ed
-# and freed at every map) page-fault on every map; a program mapping 4 MiB
-# arrays each step then runs 4x faster under one tool than natively (the
-# published tool on real/stencil.naive), which says nothing of either tool.
+# GLIBC_TUNABLES=glibc.malloc.mmap_threshold=67108864:glibc.malloc.trim_threshold=1073741824
+# unless the caller sets GLIBC_TUNABLES (an empty one: glibc's own
+# behaviour).  Host offload's device buffers are malloc'ed and freed at every
+# map; with glibc's dynamic mmap threshold whether they page-fault on every
+# map depends on the heap's history, which a tool's own allocations change
+# (the published tool made real/stencil.naive run 4x faster than natively,
+# which says nothing of either tool).  Held fixed, no buffer is given back
+# to the kernel: they stop faulting, as a GPU's device memory never faults
+# the host's pages, and what is left between the sides is the tools' work.
 set -euo pipefail
 if (($# != 2)); then
 	echo "usage: bench/reference/run.sh BUILD REF" >&2
@@ -249,7 +251,7 @@ fi
 
 # --- the runs ------------------------------------------------------------------
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
-export GLIBC_TUNABLES=${GLIBC_TUNABLES-glibc.malloc.mmap_threshold=131072}
+export GLIBC_TUNABLES=${GLIBC_TUNABLES-glibc.malloc.mmap_threshold=67108864:glibc.malloc.trim_threshold=1073741824}
 export LD_LIBRARY_PATH=$LLVM_DIR/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 unset MAPPROF_COLLECTOR OMP_TOOL_LIBRARIES
 R=$S/runs
