@@ -100,4 +100,18 @@ int64_t cost_estimate_ns(const struct cost_model *c, enum cost_class cls, uint64
  */
 int64_t cost_estimate_warm_ns(const struct cost_model *c, enum cost_class cls, uint64_t bytes, int *other_size);
 
+/*
+ * What a copy of 'bytes' into fresh device memory costs beyond one into
+ * memory already written: the page faults of its first touch (host
+ * offload).  0 when the run cannot say (no first copies of that size, or
+ * nothing but first copies), and when the difference cannot be page faults
+ * but is the directions' or sizes' the warm price was taken from: first
+ * copies less than half as slow again as warm ones (a first touch zeroes
+ * each page before the copy writes it, a pass as long as the copy's own
+ * write, and adds the faults), or less than 100 ns more per 4 KiB page
+ * (zeroing it at 40 GB/s: an allocator that hands freed, touched memory
+ * back faults nothing).
+ */
+int64_t cost_fault_premium_ns(const struct cost_model *c, uint64_t bytes);
+
 #endif

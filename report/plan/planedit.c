@@ -1204,20 +1204,6 @@ static int declared_around(const struct source *src, const struct loop_span *loo
 }
 
 /*
- * What touching fresh device memory costs beyond a copy into written
- * memory, for 'bytes': the run's first-copy premium (cost.h); 0 when the
- * run cannot say.  On host offload, page faults; on a GPU about nothing.
- */
-static int64_t fault_premium(const struct cost_model *c, uint64_t bytes)
-{
-	int other = 0;
-	int64_t first = cost_estimate_ns(c, COST_TO_DEVICE_FIRST, bytes);
-	int64_t warm = cost_estimate_warm_ns(c, COST_TO_DEVICE, bytes, &other);
-
-	return first > 0 && warm >= 0 && other < 2 && first > warm ? first - warm : 0;
-}
-
-/*
  * The page faults pe's removed allocations took with them (pe->faults_ns):
  * each one's fresh memory was touched first by something that stays and
  * will touch the region's memory, written already, instead: the kernel
@@ -1250,7 +1236,7 @@ static void fresh_faults(const struct analysis *a, const struct host_op *ops, si
 		returned = next->op == 3;
 		if (!kept_copy && !returned)
 			continue;
-		if ((ns = fault_premium(&a->cost, o->bytes)) <= 0)
+		if ((ns = cost_fault_premium_ns(&a->cost, o->bytes)) <= 0)
 			continue;
 		/* The first counted allocation of each range stands for the region's own. */
 		if (!have || range != o->host_addr) {
