@@ -642,6 +642,8 @@ static int page_sink_undo(struct page_sink *ps, const char *file)
  */
 #define REORDER_RECS 65536u
 #define REORDER_BATCH 1024u
+/* The window's buffer: its records, the heap, the free list. */
+#define REORDER_BYTES (REORDER_RECS * (sizeof(struct rec) + sizeof(struct reorder_item) + sizeof(uint32_t)))
 
 /* A record waiting in the window: its seq beside it, the heap's key. */
 struct reorder_item {
@@ -666,26 +668,18 @@ struct reorder {
 };
 
 /*
- * The window's first 2 MiB of records, and the heap and free list after
- * them, in small pages: a run that holds a few thousand records (the live
- * expansion holds all of a short run's) touches only their pages, instead
- * of zeroing 4 MiB of huge pages, which took 2-12 ms of a short run's
- * expansion on a virtual machine that backs fresh memory lazily.  Records
- * past 2 MiB (32,768 of them) fill huge pages as before.
+ * The window in small pages, where a system gives huge pages unasked (THP
+ * "always"): it fills from the start, so a run that holds a few thousand
+ * records (the live expansion holds all of a short run's) touches only
+ * their pages instead of zeroing 2 MiB pages it barely uses, and on a
+ * virtual machine that backs fresh memory lazily each such page cost
+ * milliseconds (the expansion of stream.fixed 1.6-2.1 ms, with huge pages
+ * 1.7-13.7 ms; cg.naive's 110 k rows 21-22 ms, with them 23-35 ms).
  */
 static void reorder_small_pages(struct reorder *o)
 {
 #ifdef MADV_NOHUGEPAGE
-	const uintptr_t huge = (uintptr_t)2 << 20, page = 4096;
-	uintptr_t base = (uintptr_t)o->slot;
-	uintptr_t end = base + ((REORDER_RECS * (sizeof(*o->slot) + sizeof(*o->heap) + sizeof(*o->free_slots)) +
-				 huge - 1) & ~(huge - 1));
-	uintptr_t heap = (uintptr_t)o->heap & ~(page - 1);
-
-	if (base % huge)
-		return;   /* plain malloc() (huge_malloc() of less than 1 MiB): small pages already */
-	(void)madvise((void *)base, heap - base < huge ? heap - base : huge, MADV_NOHUGEPAGE);
-	(void)madvise((void *)heap, end - heap, MADV_NOHUGEPAGE);
+	(void)madvise(o->slot, REORDER_BYTES, MADV_NOHUGEPAGE);
 #else
 	(void)o;
 #endif
@@ -698,15 +692,11 @@ static int reorder_init(struct reorder *o, struct db_writer *w, struct delete_pa
 	o->w = w;
 	o->pairer = pairer;
 	o->ps = ps;
-	/*
-	 * One buffer for the three, in huge pages where the kernel gives them:
-	 * a window that fills is 7 MiB touched page by page (1,800 page
-	 * faults; cg.naive's expansion: 3,470 faults in all, ~600 with these
-	 * and the spool's window in huge pages, 15 % less time).  A run in
-	 * order touches none of it.  (The page writer's 1 MiB stays in small
-	 * pages: a small run would zero a whole huge page for a few of them.)
-	 */
-	o->slot = huge_malloc(REORDER_RECS * (sizeof(*o->slot) + sizeof(*o->heap) + sizeof(*o->free_slots)));
+	/* One buffer for the three; a run in order touches none of it. */
+	o->slot = mmap(NULL, REORDER_BYTES,
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (o->slot == MAP_FAILED)
+		o->slot = NULL;
 	if (!o->slot)
 		return -1;
 	o->heap = (struct reorder_item *)(o->slot + REORDER_RECS);
@@ -717,7 +707,8 @@ static int reorder_init(struct reorder *o, struct db_writer *w, struct delete_pa
 
 static void reorder_release(struct reorder *o)
 {
-	free(o->slot);
+	if (o->slot)
+		munmap(o->slot, REORDER_BYTES);
 }
 
 /* Records to their tables (and their deletes paired).  0, or -1 (SQLite's message, or ps->err). */

@@ -124,7 +124,8 @@ int symbolize_code(struct symbolizer *s, uint64_t codeptr, struct location *out)
  * Whether the file at 'path' (on this machine) is a source file of the
  * recorded program: one that the DWARF line tables of a module the
  * symbolizer opened name (each compilation unit's file table, relative names
- * joined to its DW_AT_comp_dir), compared by device and inode.  Modules are
+ * joined to its DW_AT_comp_dir), compared as spelled, else by device and
+ * inode (which stats every file the modules name).  Modules are
  * opened only from regular files whose build-id matches the recorded one,
  * by the symbolize_* calls before this one.  1 yes, 0 no, -1 when out of
  * memory.
