@@ -659,7 +659,7 @@ struct reorder {
 	struct reorder_item *heap;  /* a min-heap by seq */
 	uint32_t *free_slots;   /* slots given back */
 	uint32_t nheap, nfree;
-	uint32_t fresh;         /* slots [fresh, REORDER_RECS) never taken yet */
+	uint32_t fresh;         /* slots [fresh, REORDER_RECS) never taken yet (given-back ones go first) */
 	/* Per event type (each its own table; 0: the others): a record came, the largest seq. */
 	int any[4];
 	uint64_t max_seq[4];
@@ -800,7 +800,8 @@ static int reorder_add(struct reorder *o, const struct rec *r, size_t n, int hol
 				return -1;
 			continue;
 		}
-		if (o->fresh < REORDER_RECS) {
+		/* A slot given back first: the window touches no more memory than it holds. */
+		if (!o->nfree && o->fresh < REORDER_RECS) {
 			s = o->fresh++;
 		} else {
 			if (!o->nfree && reorder_pop(o) < 0)
@@ -812,6 +813,15 @@ static int reorder_add(struct reorder *o, const struct rec *r, size_t n, int hol
 			o->heap[i] = o->heap[(i - 1) / 2];
 		o->heap[i] = (struct reorder_item){ seq, s };
 	}
+	return 0;
+}
+
+/* The window's records below 'seq', in order (no later record is below it). */
+static int reorder_release_below(struct reorder *o, uint64_t seq)
+{
+	while (o->nheap && o->heap[0].seq < seq)
+		if (reorder_pop(o) < 0)
+			return -1;
 	return 0;
 }
 
@@ -846,6 +856,7 @@ struct replay {
 	struct held held;
 	size_t nheld;
 	struct reorder *order;
+	int eager;                   /* replay_range(): the window let go early (frames_after_min()) */
 };
 
 static int replay_init(struct replay *s, struct db_writer *w, struct delete_pairer *pairer, struct page_sink *ps,
@@ -957,13 +968,63 @@ static int replay_frame(struct replay *s, const struct spool_frame *fr, const un
 	return 0;
 }
 
+/*
+ * For the whole frames of the mapped spool from byte 'from': *after[i], the
+ * smallest seq of any record in frame i or later (UINT64_MAX: none).  What
+ * the window holds below it when frame i starts comes before everything
+ * still to come: the live expansion holds whole frames it could not place
+ * (and all that follows piles up behind them, a short run's every record:
+ * 2 MiB of fresh pages, milliseconds on a virtual machine), and the rest of
+ * the spool, known once the program ended, lets them go as soon as they can.
+ * The tables get the same rows in the same order.  0, or -1 (no memory: the
+ * window is let go at the end, as without it).
+ */
+static int frames_after_min(const unsigned char *map, size_t from, size_t size, uint64_t **after, size_t *n)
+{
+	size_t cap = 0, off = from;
+	uint64_t *v = NULL;
+
+	*n = 0;
+	while (size - off >= sizeof(struct spool_frame)) {
+		struct spool_frame fr;
+		uint64_t lo = UINT64_MAX;
+		memcpy(&fr, map + off, sizeof(fr));
+		if (size - off - sizeof(fr) < fr.len)
+			break;
+		if (fr.type == SPOOL_RECORDS && fr.len % sizeof(struct rec) == 0) {
+			const unsigned char *r = map + off + sizeof(fr);
+			for (size_t i = 0; i < fr.len / sizeof(struct rec); i++) {
+				uint64_t seq;
+				memcpy(&seq, r + i * sizeof(struct rec) + offsetof(struct rec, seq), sizeof(seq));
+				if (seq < lo)
+					lo = seq;
+			}
+		}
+		if (*n == cap && grow_one((void **)&v, &cap, *n, sizeof(*v)) < 0) {
+			free(v);
+			return -1;
+		}
+		v[(*n)++] = lo;
+		off += sizeof(fr) + fr.len;
+	}
+	for (size_t i = *n; i-- > 1;)
+		if (v[i] < v[i - 1])
+			v[i - 1] = v[i];
+	*after = v;
+	return 0;
+}
+
 /* The mapped frames from byte 'from' (a frame's start) to the end.  0, or -1 (*err). */
 static int replay_range(struct replay *s, size_t from, size_t size, char **err)
 {
 	struct spool_reader rd = { .fd = s->fd, .size = size };
 	const unsigned char *p;
-	size_t off = from;
+	size_t off = from, nframe = 0, nafter = 0;
+	uint64_t *after = NULL;
 	int rc = 0;
+
+	if (s->eager && s->map && frames_after_min(s->map, from, size, &after, &nafter) < 0)
+		after = NULL;
 
 	while (off < size) {
 		struct spool_frame fr;
@@ -991,10 +1052,17 @@ static int replay_range(struct replay *s, size_t from, size_t size, char **err)
 		}
 		s->res->frames++;
 		off += fr.len;
+		nframe++;
+		if (after && nframe < nafter && reorder_release_below(s->order, after[nframe]) < 0) {
+			rc = replay_write_fail(s, err);
+			break;
+		}
 	}
+	free(after);
 	reader_free(&rd);
 	return rc;
 fail:
+	free(after);
 	db_fail(err, "cannot read '%s': %s", s->path, strerror(errno));
 	reader_free(&rd);
 	return -1;
@@ -1580,6 +1648,7 @@ int db_ingest_spool_live(struct db *db, const char *spool_path, struct ingest_re
 	{
 		struct ticks_to_ns tc = l->s.tc;
 		l->s.tc.on = 0;
+		l->s.eager = 1;
 		if (replay_range(&l->s, l->off, size, err) < 0 || reorder_finish(l->s.order) < 0 ||
 		    db_pairer_drain(l->pairer) < 0) {
 			drop_err(err);
