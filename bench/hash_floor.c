@@ -8,9 +8,13 @@
  * the program's thread (a to-device transfer's host source at its begin, a
  * from-device transfer's host destination at its end: on host offload the
  * copy is complete there), and appends one event per operation to a
- * per-thread malloc'd array.  At the end it writes them all once, to the
+ * per-thread array.  At the end it writes them all once, to the
  * file HASH_FLOOR_OUT names (/dev/null without it).  No reuse, no helper
- * threads, no ring, no spool, no /proc reads, no page protection.
+ * threads, no ring, no spool, no /proc reads, no page protection.  Its
+ * memory is mapped, never the program's heap, as the collector's is: an
+ * allocation of a tool's moves glibc's mmap threshold, and with it whether
+ * host offload's device buffers page-fault on every map (the program's
+ * run time, not the tool's).
  *
  * The hash is the collector's own hash_bytes() (collector/hash.c, compiled
  * in: one thread, no helpers), so that the floor hashes exactly as fast as
@@ -36,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "collector/hash.h"
@@ -84,11 +89,18 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Zeroed memory of our own (not the program's heap), or NULL. */
+static void *map_zeroed(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static struct tbuf *tbuf(void)
 {
 	struct tbuf *t = mine;
 
-	if (!t && (t = calloc(1, sizeof(*t)))) {
+	if (!t && (t = map_zeroed(sizeof(*t)))) {
 		pthread_mutex_lock(&list_mu);
 		t->next = list;
 		list = t;
@@ -103,8 +115,10 @@ static struct event *append(struct tbuf *t)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 4096;
-		struct event *ev = realloc(t->ev, cap * sizeof(*ev));
-		if (!ev)
+		struct event *ev = t->ev ? mremap(t->ev, t->cap * sizeof(*ev), cap * sizeof(*ev), MREMAP_MAYMOVE)
+				       : mmap(NULL, cap * sizeof(*ev), PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ev == MAP_FAILED)
 			return NULL;
 		t->ev = ev;
 		t->cap = cap;
