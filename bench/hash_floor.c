@@ -114,14 +114,23 @@ static struct tbuf *tbuf(void)
 static struct event *append(struct tbuf *t)
 {
 	if (t->n == t->cap) {
+		/* Under the list's lock: the end's writer must not read an array that moves. */
+		pthread_mutex_lock(&list_mu);
+		if (atomic_load_explicit(&finished, memory_order_relaxed)) {
+			pthread_mutex_unlock(&list_mu);
+			return NULL;
+		}
 		size_t cap = t->cap ? 2 * t->cap : 4096;
 		struct event *ev = t->ev ? mremap(t->ev, t->cap * sizeof(*ev), cap * sizeof(*ev), MREMAP_MAYMOVE)
 				       : mmap(NULL, cap * sizeof(*ev), PROT_READ | PROT_WRITE,
 					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (ev == MAP_FAILED)
+		if (ev == MAP_FAILED) {
+			pthread_mutex_unlock(&list_mu);
 			return NULL;
+		}
 		t->ev = ev;
 		t->cap = cap;
+		pthread_mutex_unlock(&list_mu);
 	}
 	return &t->ev[t->n++];
 }

@@ -773,13 +773,23 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	db = x.db;
 	if (!db) {
 		/* The database could not be opened once the program started: the spool has it all. */
-		char *qspool = shell_quoted(spool);
+		char *qspool = shell_quoted(spool), *qfinal = final ? shell_quoted(final) : NULL;
 		error("%s", live.err ? live.err : "cannot open the database");
-		hint("the events are kept in '%s'; recover them with: mapprof recover %s", spool,
-		     qspool ? qspool : spool);
+		/* -f: the recovered database replaces the old one, as this record would have. */
+		if (final)
+			hint("the events are kept in '%s'; recover them with: mapprof recover -f -o %s %s", spool,
+			     qfinal ? qfinal : final, qspool ? qspool : spool);
+		else
+			hint("the events are kept in '%s'; recover them with: mapprof recover %s", spool,
+			     qspool ? qspool : spool);
 		if (final)
 			info("'%s' is left as it was", final);
+		if (WIFSIGNALED(wstatus))
+			info("the program was killed by signal %d (%s)", WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+		else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus))
+			info("the program exited with status %d", WEXITSTATUS(wstatus));
 		free(qspool);
+		free(qfinal);
 		free(live.err);
 		free(x.stopped);
 		unlink(output);   /* the empty file, when the open worked and marking it did not */

@@ -336,7 +336,7 @@ int64_t cost_fault_premium_ns(const struct cost_model *c, uint64_t bytes)
 	int64_t warm = cost_estimate_warm_ns(c, COST_TO_DEVICE, bytes, &other);
 
 	if (first <= 0 || warm < 0 || other >= 2 || 2 * first < 3 * warm ||
-	    (uint64_t)(first - warm) < (bytes / 4096) * FAULT_PAGE_MIN_NS)
+	    (uint64_t)(first - warm) < (bytes / 4096 + (bytes % 4096 != 0)) * FAULT_PAGE_MIN_NS)
 		return 0;
 	return first - warm;
 }

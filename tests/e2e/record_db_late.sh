@@ -48,4 +48,23 @@ mount -o remount,size=64m disk || fail "cannot grow the tmpfs"
 assert_eq "$(q disk/p.db "SELECT COUNT(*) FROM kernel_raw")" 3 "kernels recovered"
 assert_eq "$(q disk/p.db "SELECT COUNT(*) FROM data_ops WHERE op = 'to_device'")" 3 "to-device copies recovered"
 [ ! -e disk/p.db-spool ] || fail "recover left the spool"
+
+# -f over that database: the hint's command replaces it, as record would have.
+sed 's/t < 3/t < 5/' p.c >p5.c
+compile_offload p5.c p5 -O1
+old_size=$(stat -c %s disk/p.db)
+mount -o remount,size=$(((old_size + image) / 1024 + 12))k disk || fail "cannot shrink the tmpfs"
+rc=0
+"$mapprof" record -f -o disk/p.db -- ./p5 >p5.out 2>rec5.err || rc=$?
+assert_eq "$rc" 3 "record -f's exit status when the new database cannot be opened"
+cmd=$(sed -n "s/.*recover them with: //p" rec5.err)
+case $cmd in
+"mapprof recover -f -o disk/p.db "*) ;;
+*) cat rec5.err >&2; fail "record -f's hint does not replace the old database: '$cmd'" ;;
+esac
+grep -qF "the program exited with status 4" rec5.err || { cat rec5.err >&2; fail "the program's status is not said"; }
+assert_eq "$(q disk/p.db "SELECT COUNT(*) FROM kernel_raw")" 3 "the old database, left as it was"
+mount -o remount,size=64m disk || fail "cannot grow the tmpfs"
+eval "\"$mapprof\" ${cmd#mapprof }" 2>r5.err || { cat r5.err >&2; fail "the hint's recover command"; }
+assert_eq "$(q disk/p.db "SELECT COUNT(*) FROM kernel_raw")" 5 "kernels of the new run in place of the old"
 echo "PASS: record_db_late"

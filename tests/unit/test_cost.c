@@ -337,6 +337,19 @@ static void test_fault_premium(void)
 		CHECK_INT(cost_fault_premium_ns(&c, MIB), cases[k].want);
 		cost_release(&c);
 	}
+	/* Less than a page still touches one: 99 ns over 800 bytes is no fault either. */
+	{
+		struct event small[] = {
+			alloc_at(1, 0x10000000, 800), send_to(2, 0x10000000, 800, 1000, 297),
+			xfer(3, EV_FROM_DEVICE, 800, 5000, 198),
+		};
+		cost_init(&c, HOST);
+		for (size_t i = 0; i < 3; i++)
+			CHECK_INT(cost_feed(&c, &small[i]), 0);
+		cost_finish(&c);
+		CHECK_INT(cost_fault_premium_ns(&c, 800), 0);
+		cost_release(&c);
+	}
 }
 
 int main(void)
