@@ -380,6 +380,15 @@ oom:
 static pid_t child_pid;
 static volatile sig_atomic_t child_reaped;   /* its pid may be another process's now */
 
+/* How the program ended, when not plainly (a script tells a status such as 3 as the program's, not mapprof's). */
+static void say_program_end(const struct run_end *end)
+{
+	if (end->signal)
+		info("the program was killed by signal %d (%s)", end->signal, strsignal(end->signal));
+	else if (end->exit_status)
+		info("the program exited with status %d", end->exit_status);
+}
+
 static int64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -771,43 +780,6 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	sigaction(SIGHUP, &old_hup, NULL);
 	expansion_finish(&x);
 	db = x.db;
-	if (!db) {
-		/* The database could not be opened once the program started: the spool has it all. */
-		char *qspool = shell_quoted(spool), *qfinal = final ? shell_quoted(final) : NULL;
-		error("%s", live.err ? live.err : "cannot open the database");
-		/* -f: the recovered database replaces the old one, as this record would have. */
-		if (final)
-			hint("the events are kept in '%s'; recover them with: mapprof recover -f -o %s %s", spool,
-			     qfinal ? qfinal : final, qspool ? qspool : spool);
-		else
-			hint("the events are kept in '%s'; recover them with: mapprof recover %s", spool,
-			     qspool ? qspool : spool);
-		if (final)
-			info("'%s' is left as it was", final);
-		if (WIFSIGNALED(wstatus))
-			info("the program was killed by signal %d (%s)", WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
-		else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus))
-			info("the program exited with status %d", WEXITSTATUS(wstatus));
-		free(qspool);
-		free(qfinal);
-		free(live.err);
-		free(x.stopped);
-		unlink(output);   /* the empty file, when the open worked and marking it did not */
-		unlock_live(lock_fd);
-		record_procs_finish(procs, 0, NULL, NULL);
-		drain_close(drain);
-		unlock_live(dir_lock_fd);
-		*status = EXIT_ERROR;
-		free(final);
-		free(output);
-		free(abs_output);
-		free(collector);
-		free(spool);
-		free(err);
-		return -1;
-	}
-	free(live.err);
-	live.err = NULL;
 	stopped = x.stopped;
 	said = x.said;
 	keys = x.keys;
@@ -834,6 +806,39 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		end.exit_status = 128 + end.signal;
 	}
 	*status = end.exit_status;
+	if (!db) {
+		/* The database could not be opened once the program started: the spool has it all. */
+		char *qspool = shell_quoted(spool), *qfinal = final ? shell_quoted(final) : NULL;
+		error("%s", live.err ? live.err : "cannot open the database");
+		/* -f: the recovered database replaces the old one, as this record would have. */
+		if (final)
+			hint("the events are kept in '%s'; recover them with: mapprof recover -f -o %s %s", spool,
+			     qfinal ? qfinal : final, qspool ? qspool : spool);
+		else
+			hint("the events are kept in '%s'; recover them with: mapprof recover %s", spool,
+			     qspool ? qspool : spool);
+		if (final)
+			info("'%s' is left as it was", final);
+		say_program_end(&end);
+		free(qspool);
+		free(qfinal);
+		free(live.err);
+		free(stopped);
+		unlink(output);   /* the empty file, when the open worked and marking it did not */
+		unlock_live(lock_fd);
+		record_procs_finish(procs, 0, NULL, NULL);
+		drain_close(drain);
+		unlock_live(dir_lock_fd);
+		*status = EXIT_ERROR;
+		free(final);
+		free(output);
+		free(abs_output);
+		free(collector);
+		free(spool);
+		free(err);
+		return -1;
+	}
+	free(live.err);
 	/* 127 before any OpenMP: the loader's "error while loading shared libraries", most likely. */
 	char *no_start = WIFEXITED(wstatus) && end.exit_status == 127 ? loader_diagnosis(opt->argv[0]) : NULL;
 	end.no_collector_why = no_start;
@@ -954,11 +959,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		if (counts.lost && !stopped)
 			info("warning: %lld events were lost (recorded after the collector finished)",
 			     counts.lost);
-		if (end.signal)
-			info("the program was killed by signal %d (%s)", end.signal, strsignal(end.signal));
-		else if (end.exit_status)
-			/* Tells a script that a status such as 3 is the program's, not mapprof's. */
-			info("the program exited with status %d", end.exit_status);
+		say_program_end(&end);
 		record_counts_release(&counts);
 		op_keys_free(keys);
 		db_close(db);

@@ -637,8 +637,8 @@ static int page_sink_undo(struct page_sink *ps, const char *file)
  * tables' b-trees (SQLite's costly rebalancing, a quarter of the expansion
  * of a four-thread program), where rows in key order are appended.  The
  * content is the same in any order; a record later than the window only
- * costs that.  6 MiB, whatever the run's length (reorder_small_pages():
- * what a short run touches of it).
+ * costs that.  7.25 MiB of address space (REORDER_BYTES), whatever the run's
+ * length; a run touches only the slots it holds at once (reorder_small_pages()).
  */
 #define REORDER_RECS 65536u
 #define REORDER_BATCH 1024u
@@ -670,8 +670,8 @@ struct reorder {
 /*
  * The window in small pages, where a system gives huge pages unasked (THP
  * "always"): it fills from the start, so a run that holds a few thousand
- * records (the live expansion holds all of a short run's) touches only
- * their pages instead of zeroing 2 MiB pages it barely uses, and on a
+ * records (the live expansion holds whole frames) touches only their
+ * pages instead of zeroing 2 MiB pages it barely uses, and on a
  * virtual machine that backs fresh memory lazily each such page cost
  * milliseconds (the expansion of stream.fixed 1.6-2.1 ms, with huge pages
  * 1.7-13.7 ms; cg.naive's 110 k rows 21-22 ms, with them 23-35 ms).
@@ -693,12 +693,11 @@ static int reorder_init(struct reorder *o, struct db_writer *w, struct delete_pa
 	o->pairer = pairer;
 	o->ps = ps;
 	/* One buffer for the three; a run in order touches none of it. */
-	o->slot = mmap(NULL, REORDER_BYTES,
-		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (o->slot == MAP_FAILED)
+	o->slot = mmap(NULL, REORDER_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (o->slot == MAP_FAILED) {
 		o->slot = NULL;
-	if (!o->slot)
 		return -1;
+	}
 	o->heap = (struct reorder_item *)(o->slot + REORDER_RECS);
 	o->free_slots = (uint32_t *)(o->heap + REORDER_RECS);
 	reorder_small_pages(o);

@@ -32,9 +32,11 @@ struct sym_module {
 	Dwfl_Module *mod;
 	unsigned problem;     /* LOC_MODULE_UNREAD or LOC_BUILD_ID_DIFFER */
 	char *why;            /* the sentence for location.note */
-	int named;            /* its DWARF file names are in symbolizer.source_names */
-	int indexed;          /* ... and their files in symbolizer.source_files */
+	unsigned indexed;     /* INDEXED_*: its DWARF file names are in these maps of symbolizer's */
 };
+
+#define INDEXED_NAMES 1u  /* symbolizer.source_names */
+#define INDEXED_FILES 2u  /* symbolizer.source_files */
 
 struct symbolizer {
 	Dwfl *dwfl;
@@ -568,6 +570,19 @@ static int add_source_file(struct symbolizer *s, const char *path)
 	return hmap_put(&s->source_files, key, NULL) ? 0 : -1;
 }
 
+/* Each opened module not yet in the map 'which' (INDEXED_*) put in it by fn.  0, or -1. */
+static int index_modules(struct symbolizer *s, unsigned which, int (*fn)(struct symbolizer *s, const char *path))
+{
+	for (size_t i = 0; i < s->n_mods; i++) {
+		if (s->mods[i].state != MOD_OPEN || (s->mods[i].indexed & which))
+			continue;
+		if (module_source_paths(s, s->mods[i].mod, fn) < 0)
+			return -1;
+		s->mods[i].indexed |= which;
+	}
+	return 0;
+}
+
 /*
  * Whether path is a file the opened modules' DWARF names: first by its
  * spelling (a path the line tables gave, as a location's file is: no
@@ -582,23 +597,13 @@ int symbolizer_is_source(struct symbolizer *s, const char *path)
 
 	if (!path || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return 0;
-	for (size_t i = 0; i < s->n_mods; i++) {
-		if (s->mods[i].state != MOD_OPEN || s->mods[i].named)
-			continue;
-		if (module_source_paths(s, s->mods[i].mod, add_source_name) < 0)
-			return -1;
-		s->mods[i].named = 1;
-	}
+	if (index_modules(s, INDEXED_NAMES, add_source_name) < 0)
+		return -1;
 	name_key(path, key);
 	if (hmap_get(&s->source_names, key))
 		return 1;
-	for (size_t i = 0; i < s->n_mods; i++) {
-		if (s->mods[i].state != MOD_OPEN || s->mods[i].indexed)
-			continue;
-		if (module_source_paths(s, s->mods[i].mod, add_source_file) < 0)
-			return -1;
-		s->mods[i].indexed = 1;
-	}
+	if (index_modules(s, INDEXED_FILES, add_source_file) < 0)
+		return -1;
 	key[0] = (uint64_t)st.st_dev;
 	key[1] = (uint64_t)st.st_ino;
 	return hmap_get(&s->source_files, key) != NULL;
