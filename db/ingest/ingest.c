@@ -37,7 +37,6 @@
 #include "lib/grow.h"
 #include "lib/tempfile.h"
 #include "lib/hmap.h"
-#include "lib/huge.h"
 
 /* XXH3 from libxxhash's header, compiled in. */
 #define XXH_INLINE_ALL
@@ -132,7 +131,11 @@ static int add_keys(struct op_keys *keys, const struct rec *r, size_t n, char **
  * mapping: in a VM each page fault of a file mapping is a trip to the
  * hypervisor (reading 78 MB mapped, ~45-57 ms here; with pread() of 1 MiB
  * at a time, ~13 ms; 128 bytes every 100 KB, 15 ms mapped and 2 ms read).
- * The window holds the bytes [base, base + have) of the file.
+ * The window holds the bytes [base, base + have) of the file.  It is small
+ * and refilled (READ_WINDOW): its pages are fresh memory the first time,
+ * and a window as large as a short run's whole spool in huge pages was
+ * most of that run's expansion (cg.fixed: 2 MiB zeroed twice, 45 % of the
+ * expansion's CPU in clear_page).
  */
 struct spool_reader {
 	int fd;
@@ -141,7 +144,7 @@ struct spool_reader {
 	size_t cap, base, have;
 };
 
-#define READ_WINDOW (4u << 20)
+#define READ_WINDOW (256u << 10)
 
 static void reader_free(struct spool_reader *r)
 {
@@ -167,7 +170,7 @@ static const unsigned char *reader_get(struct spool_reader *r, size_t off, size_
 	if (len > r->size - off)
 		len = r->size - off;
 	if (len > r->cap) {
-		unsigned char *b = huge_malloc(len);
+		unsigned char *b = malloc(len);
 		if (!b) {
 			errno = ENOMEM;
 			return NULL;
@@ -637,53 +640,50 @@ static int page_sink_undo(struct page_sink *ps, const char *file)
  * tables' b-trees (SQLite's costly rebalancing, a quarter of the expansion
  * of a four-thread program), where rows in key order are appended.  The
  * content is the same in any order; a record later than the window only
- * costs that.  7.25 MiB of address space (REORDER_BYTES), whatever the run's
- * length; a run touches only the slots it holds at once (reorder_small_pages()).
+ * costs that.
+ *
+ * The window holds runs: each chunk that cannot go straight out is one
+ * (or a few), its records kept sorted by seq as they come (a thread writes
+ * a construct's record after the events inside it: a few places back), and
+ * a small min-heap of the runs by their first seq gives the window's least
+ * record.  A chunk's records are nearly sorted already, so a record costs a
+ * copy and a comparison or two, where a heap of every record cost a dozen
+ * cache misses per record (a fifth of a short run's expansion).  What comes
+ * out, and when, is what a heap of the records gave: the least held record
+ * whenever the window is full or let go.
  */
 #define REORDER_RECS 65536u
 #define REORDER_BATCH 1024u
-/* The window's buffer: its records, the heap, the free list. */
-#define REORDER_BYTES (REORDER_RECS * (sizeof(struct rec) + sizeof(struct reorder_item) + sizeof(uint32_t)))
+/* A run's records (a chunk's at most); one inserted further back than RUN_SHIFT_MAX starts a run of its own. */
+#define RUN_RECS 1024u
+#define RUN_SHIFT_MAX 64u
+/* Runs at most: more (a chunk of records in no order) and the window lets its least go first. */
+#define RUNS_MAX 256u
+#define NO_RUN UINT32_MAX
 
-/* A record waiting in the window: its seq beside it, the heap's key. */
-struct reorder_item {
-	uint64_t seq;
-	uint32_t slot;
+struct reorder_run {
+	struct rec *r;          /* RUN_RECS; [at, n) held, sorted by seq */
+	uint32_t at, n;
+	uint32_t pos;           /* its place in the heap */
+	uint64_t key;           /* r[at].seq */
 };
 
 struct reorder {
 	struct db_writer *w;
 	struct delete_pairer *pairer;
 	struct page_sink *ps;   /* the rows to pages, or NULL: to SQLite */
-	struct rec *slot;       /* REORDER_RECS records */
-	struct reorder_item *heap;  /* a min-heap by seq */
-	uint32_t *free_slots;   /* slots given back */
-	uint32_t nheap, nfree;
-	uint32_t fresh;         /* slots [fresh, REORDER_RECS) never taken yet (given-back ones go first) */
+	struct reorder_run *runs;   /* RUNS_MAX */
+	uint32_t *heap;         /* the runs holding records, a min-heap by key */
+	uint32_t *spare;        /* the runs holding none (their arrays kept for the next) */
+	uint32_t nheap, nspare, nruns;
+	uint32_t held;          /* records in the runs */
+	uint32_t cur;           /* the run the chunk being added fills, or NO_RUN */
 	/* Per event type (each its own table; 0: the others): a record came, the largest seq. */
 	int any[4];
 	uint64_t max_seq[4];
 	uint32_t nbatch;
 	struct rec batch[REORDER_BATCH];
 };
-
-/*
- * The window in small pages, where a system gives huge pages unasked (THP
- * "always"): it fills from the start, so a run that holds a few thousand
- * records (the live expansion holds whole frames) touches only their
- * pages instead of zeroing 2 MiB pages it barely uses, and on a
- * virtual machine that backs fresh memory lazily each such page cost
- * milliseconds (the expansion of stream.fixed 1.6-2.1 ms, with huge pages
- * 1.7-13.7 ms; cg.naive's 110 k rows 21-22 ms, with them 23-35 ms).
- */
-static void reorder_small_pages(struct reorder *o)
-{
-#ifdef MADV_NOHUGEPAGE
-	(void)madvise(o->slot, REORDER_BYTES, MADV_NOHUGEPAGE);
-#else
-	(void)o;
-#endif
-}
 
 static int reorder_init(struct reorder *o, struct db_writer *w, struct delete_pairer *pairer,
 			struct page_sink *ps)
@@ -692,22 +692,28 @@ static int reorder_init(struct reorder *o, struct db_writer *w, struct delete_pa
 	o->w = w;
 	o->pairer = pairer;
 	o->ps = ps;
-	/* One buffer for the three; a run in order touches none of it. */
-	o->slot = mmap(NULL, REORDER_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (o->slot == MAP_FAILED) {
-		o->slot = NULL;
+	o->cur = NO_RUN;
+	o->runs = calloc(RUNS_MAX, sizeof(*o->runs));
+	o->heap = malloc(2 * RUNS_MAX * sizeof(*o->heap));
+	if (!o->runs || !o->heap) {
+		free(o->runs);
+		free(o->heap);
+		o->runs = NULL;
+		o->heap = NULL;
 		return -1;
 	}
-	o->heap = (struct reorder_item *)(o->slot + REORDER_RECS);
-	o->free_slots = (uint32_t *)(o->heap + REORDER_RECS);
-	reorder_small_pages(o);
+	o->spare = o->heap + RUNS_MAX;
 	return 0;
 }
 
 static void reorder_release(struct reorder *o)
 {
-	if (o->slot)
-		munmap(o->slot, REORDER_BYTES);
+	for (uint32_t i = 0; o->runs && i < o->nruns; i++)
+		free(o->runs[i].r);
+	free(o->runs);
+	free(o->heap);
+	o->runs = NULL;
+	o->heap = NULL;
 }
 
 /* Records to their tables (and their deletes paired).  0, or -1 (SQLite's message, or ps->err). */
@@ -735,27 +741,129 @@ static int reorder_out(struct reorder *o, const struct rec *r)
 	return o->nbatch == REORDER_BATCH ? reorder_flush(o) : 0;
 }
 
-/* The window's first record into the batch. */
-static int reorder_pop(struct reorder *o)
+static void heap_set(struct reorder *o, uint32_t i, uint32_t run)
 {
-	struct reorder_item *h = o->heap, top = h[0], last;
-	uint32_t i = 0, n = --o->nheap;
+	o->heap[i] = run;
+	o->runs[run].pos = i;
+}
 
-	last = h[n];
+/* The run at heap place i moved up to where its key belongs. */
+static void heap_up(struct reorder *o, uint32_t i)
+{
+	uint32_t run = o->heap[i];
+	uint64_t key = o->runs[run].key;
+
+	while (i > 0 && o->runs[o->heap[(i - 1) / 2]].key > key) {
+		heap_set(o, i, o->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(o, i, run);
+}
+
+/* The run at heap place i moved down to where its key belongs. */
+static void heap_down(struct reorder *o, uint32_t i)
+{
+	uint32_t run = o->heap[i], n = o->nheap;
+	uint64_t key = o->runs[run].key;
+
 	for (;;) {
 		uint32_t c = 2 * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && h[c + 1].seq < h[c].seq)
+		if (c + 1 < n && o->runs[o->heap[c + 1]].key < o->runs[o->heap[c]].key)
 			c++;
-		if (last.seq <= h[c].seq)
+		if (key <= o->runs[o->heap[c]].key)
 			break;
-		h[i] = h[c];
+		heap_set(o, i, o->heap[c]);
 		i = c;
 	}
-	h[i] = last;
-	o->free_slots[o->nfree++] = top.slot;
-	return reorder_out(o, &o->slot[top.slot]);
+	heap_set(o, i, run);
+}
+
+/* The window's least record into the batch. */
+static int reorder_pop(struct reorder *o)
+{
+	uint32_t run = o->heap[0];
+	struct reorder_run *u = &o->runs[run];
+	int rc = reorder_out(o, &u->r[u->at++]);
+
+	o->held--;
+	if (u->at < u->n) {
+		u->key = u->r[u->at].seq;
+		heap_down(o, 0);
+		return rc;
+	}
+	/* Emptied: its array waits for the next run. */
+	u->at = u->n = 0;
+	if (o->cur == run)
+		o->cur = NO_RUN;
+	o->spare[o->nspare++] = run;
+	if (--o->nheap) {
+		heap_set(o, 0, o->heap[o->nheap]);
+		heap_down(o, 0);
+	}
+	return rc;
+}
+
+/* A run to fill, in the heap once it holds a record; NO_RUN (out of memory). */
+static uint32_t run_new(struct reorder *o)
+{
+	uint32_t run;
+
+	if (o->nspare)
+		return o->spare[--o->nspare];
+	if (o->nruns == RUNS_MAX)
+		return NO_RUN;
+	run = o->nruns;
+	if (!(o->runs[run].r = malloc(RUN_RECS * sizeof(struct rec))))
+		return NO_RUN;
+	o->nruns++;
+	return run;
+}
+
+/* One record into the window (held < REORDER_RECS).  0, or -1 (no memory, errno; a write's failure). */
+static int reorder_hold(struct reorder *o, const struct rec *r)
+{
+	uint64_t seq = r->seq;
+	struct reorder_run *u = o->cur != NO_RUN ? &o->runs[o->cur] : NULL;
+	uint32_t j = 0;
+
+	/* Its place in the current run: from the end (nearly always the end itself). */
+	if (u) {
+		j = u->n;
+		while (j > u->at && u->r[j - 1].seq > seq && u->n - j < RUN_SHIFT_MAX)
+			j--;
+		if (u->n == RUN_RECS || (j > u->at && u->r[j - 1].seq > seq))
+			u = NULL;   /* full, or too far back: a run of its own */
+	}
+	if (!u) {
+		/* Every run in use: the least records go first until one is free. */
+		while (!o->nspare && o->nruns == RUNS_MAX && o->nheap)
+			if (reorder_pop(o) < 0)
+				return -1;
+		if ((o->cur = run_new(o)) == NO_RUN) {
+			errno = ENOMEM;
+			return -1;
+		}
+		u = &o->runs[o->cur];
+		u->at = u->n = 0;
+		u->r[u->n++] = *r;
+		u->key = seq;
+		o->heap[o->nheap] = o->cur;
+		heap_up(o, o->nheap++);
+		o->held++;
+		return 0;
+	}
+	memmove(&u->r[j + 1], &u->r[j], (u->n - j) * sizeof(*u->r));
+	u->r[j] = *r;
+	u->n++;
+	o->held++;
+	if (j == u->at) {
+		/* Its new first record: the key went down. */
+		u->key = seq;
+		heap_up(o, u->pos);
+	}
+	return 0;
 }
 
 /*
@@ -786,10 +894,11 @@ static int reorder_add(struct reorder *o, const struct rec *r, size_t n, int hol
 			return 0;
 		}
 	}
+	/* Each chunk starts runs of its own: another chunk's run is sorted apart from it. */
+	o->cur = NO_RUN;
 	for (size_t k = 0; k < n; k++) {
 		uint64_t seq = r[k].seq;
 		unsigned t = r[k].type <= REC_TARGET ? r[k].type : 0;
-		uint32_t s, i;
 		int later = !o->any[t] || seq > o->max_seq[t];
 		o->any[t] = 1;
 		if (later)
@@ -799,26 +908,19 @@ static int reorder_add(struct reorder *o, const struct rec *r, size_t n, int hol
 				return -1;
 			continue;
 		}
-		/* A slot given back first: the window touches no more memory than it holds. */
-		if (!o->nfree && o->fresh < REORDER_RECS) {
-			s = o->fresh++;
-		} else {
-			if (!o->nfree && reorder_pop(o) < 0)
-				return -1;
-			s = o->free_slots[--o->nfree];
-		}
-		o->slot[s] = r[k];
-		for (i = o->nheap++; i > 0 && o->heap[(i - 1) / 2].seq > seq; i = (i - 1) / 2)
-			o->heap[i] = o->heap[(i - 1) / 2];
-		o->heap[i] = (struct reorder_item){ seq, s };
+		if (o->held == REORDER_RECS && reorder_pop(o) < 0)
+			return -1;
+		if (reorder_hold(o, &r[k]) < 0)
+			return -1;
 	}
+	o->cur = NO_RUN;
 	return 0;
 }
 
 /* The window's records below 'seq', in order (no later record is below it). */
 static int reorder_release_below(struct reorder *o, uint64_t seq)
 {
-	while (o->nheap && o->heap[0].seq < seq)
+	while (o->nheap && o->runs[o->heap[0]].key < seq)
 		if (reorder_pop(o) < 0)
 			return -1;
 	return 0;
