@@ -178,8 +178,9 @@ struct live_thread {
 	pthread_t th;
 	int running;
 	atomic_int stop;
-	pthread_mutex_t mu;   /* the nap, cut short by live_join(); and 'ready' */
+	pthread_mutex_t mu;   /* the nap, cut short by live_stop(); 'ready'; 'busy' */
 	pthread_cond_t wake;
+	int busy;             /* in a step (under mu): live_stop() waits for that only */
 	/*
 	 * The database, opened and marked as recording by the thread while the
 	 * program starts (not before it: a few SQLite statements' parsing off
@@ -193,9 +194,11 @@ struct live_thread {
 	int ready;            /* db and l set (under mu) */
 };
 
-/* The database opened and marked, and the live expansion made ready on it. */
-static void live_setup(struct live_thread *t)
+/* The database opened and marked, and the live expansion made ready on it (returned too). */
+static struct ingest_live *live_setup(struct live_thread *t)
 {
+	struct ingest_live *l;
+
 	t->db = db_open_created(t->path, &t->err);
 	if (t->db && db_mark_recording(t->db, t->spool, t->replaces, &t->err) < 0) {
 		db_close(t->db);
@@ -208,11 +211,13 @@ static void live_setup(struct live_thread *t)
 	 * behind, and some (one that comes later still makes the expansion
 	 * start over after the program: slower, the same rows).
 	 */
-	t->l = t->db ? ingest_live_new(t->db, t->spool, t->lag, t->tsc) : NULL;
+	l = t->db ? ingest_live_new(t->db, t->spool, t->lag, t->tsc) : NULL;
 	pthread_mutex_lock(&t->mu);
+	t->l = l;
 	t->ready = 1;
 	pthread_cond_broadcast(&t->wake);
 	pthread_mutex_unlock(&t->mu);
+	return l;
 }
 
 /*
@@ -231,8 +236,10 @@ static void *live_main(void *arg)
 	struct live_thread *t = arg;
 	long nap_ms = LIVE_NAP_MIN_MS;
 
-	live_setup(t);   /* at the program's priority: the expansion waits for it */
-	if (!t->l)
+	/* Its own pointer: once stopped, t->l is the expansion's to change. */
+	struct ingest_live *l = live_setup(t);   /* at the program's priority: the expansion waits for it */
+
+	if (!l)
 		return NULL;
 	/*
 	 * Idle time only: where no core is idle (a loaded machine) the program
@@ -243,8 +250,19 @@ static void *live_main(void *arg)
 	const char *env = getenv("MAPPROF_LIVE_EXPAND");
 	if (!env || strcmp(env, "eager"))
 		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
-	while (!atomic_load_explicit(&t->stop, memory_order_acquire)) {
-		int n = ingest_live_step(t->l);
+	for (;;) {
+		/* A step starts only before the stop: after it, t->l is the expansion's. */
+		pthread_mutex_lock(&t->mu);
+		int stop = atomic_load_explicit(&t->stop, memory_order_acquire);
+		t->busy = !stop;
+		pthread_mutex_unlock(&t->mu);
+		if (stop)
+			break;
+		int n = ingest_live_step(l);
+		pthread_mutex_lock(&t->mu);
+		t->busy = 0;
+		pthread_cond_broadcast(&t->wake);
+		pthread_mutex_unlock(&t->mu);
 		if (n < 0)
 			break;   /* given up: everything after the program, as without it */
 		if (n) {
@@ -289,8 +307,14 @@ static void live_start(struct live_thread *t, const char *path, const char *spoo
 		live_setup(t);   /* here, then: no live expansion */
 }
 
-/* The thread stopped (the live expansion kept for db_ingest_spool_live()). */
-static void live_join(struct live_thread *t)
+/*
+ * The thread told to stop, its step in flight (if any) ended: the live
+ * expansion is db_ingest_spool_live()'s from here on.  Not joined: a thread
+ * found napping may get no core for milliseconds (it runs at nice 19, the
+ * program's threads may still spin as it ends), and it touches nothing
+ * but its own when it wakes; live_join() reaps it once the program is gone.
+ */
+static void live_stop(struct live_thread *t)
 {
 	if (!t->running)
 		return;
@@ -303,8 +327,18 @@ static void live_join(struct live_thread *t)
 		ingest_live_cut(t->l);
 	pthread_mutex_lock(&t->mu);
 	atomic_store_explicit(&t->stop, 1, memory_order_release);
-	pthread_cond_signal(&t->wake);
+	pthread_cond_broadcast(&t->wake);
+	while (t->busy)
+		pthread_cond_wait(&t->wake, &t->mu);
 	pthread_mutex_unlock(&t->mu);
+}
+
+/* The thread stopped and reaped. */
+static void live_join(struct live_thread *t)
+{
+	if (!t->running)
+		return;
+	live_stop(t);
 	pthread_join(t->th, NULL);
 	t->running = 0;
 }
@@ -448,7 +482,7 @@ static void expand(struct expansion *x)
 	int64_t x0, c0;
 
 	drain_final(x->drain, x->tsc);
-	live_join(x->live);
+	live_stop(x->live);
 	x->db = x->live->db;
 	x->stopped = drain_stop_text(x->drain);
 	x->said = drain_stop_said(x->drain);
@@ -779,6 +813,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	expansion_finish(&x);
+	live_join(&live);   /* stopped by the expansion; reaped now that the program is gone */
 	db = x.db;
 	stopped = x.stopped;
 	said = x.said;
