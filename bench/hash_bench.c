@@ -77,12 +77,12 @@ static void overlap(size_t n)
 			double t0 = secs();
 			src[r] = (unsigned char)r;
 			if (m == HASH_DURING)
-				j = hash_start(src, n, 0);
+				j = hash_start(src, n);
 			memcpy(dst, src, n);
 			if (m == HASH_DURING)
 				sink += j ? hash_finish(j) : hash_bytes(src, n);
 			else if (m == HASH_AFTER)
-				sink += hash_parallel(dst, n, 0);
+				sink += hash_parallel(dst, n);
 			us[m][r] = (secs() - t0) * 1e6;
 		}
 	}

@@ -41,8 +41,6 @@ static _Atomic uint64_t next_target_id = 1;
 static ompt_set_callback_t set_callback;
 static atomic_int host_device = -1;  /* learned from the runtime at the first data op */
 static const char *runtime_version;
-static atomic_int kernels_running;  /* submit begun and not ended: a kernel may be using cores */
-static int (*omp_in_parallel_fn)(void), (*omp_max_threads_fn)(void);
 
 
 static int64_t rel_ns(void)
@@ -72,34 +70,6 @@ static int is_transfer_from(int kind)
 {
 	return kind == ompt_target_data_transfer_from_device ||
 	       kind == ompt_target_data_transfer_from_device_async;
-}
-
-/*
- * The program's OpenMP threads known to have no work while this thread
- * transfers: a transfer on the initial thread, outside a parallel region,
- * while no kernel runs, leaves its team waiting for the next parallel
- * region (hash.h: their cores may hash).  0 when not known, and below
- * WAITING_MIN_BYTES: such a thread spins (KMP_BLOCKTIME) and yields its
- * core to a helper only after a while, which half of a smaller hash does
- * not repay (2-core VM, host offload: heat.naive's 2 MiB transfers ran
- * 1.11x the hash floor with these helpers, 0.99x without; stream.naive's
- * 4 MiB ones 1.15x slower without them).
- */
-#define WAITING_MIN_BYTES ((uint64_t)4 << 20)
-
-static _Thread_local signed char on_initial_thread = -1;  /* -1: not asked yet; reset at fork */
-
-static int threads_waiting(uint64_t bytes)
-{
-	if (bytes < WAITING_MIN_BYTES || atomic_load_explicit(&kernels_running, memory_order_relaxed) ||
-	    !omp_in_parallel_fn || !omp_max_threads_fn)
-		return 0;
-	/* Asked once a thread: gettid() and getpid() are two system calls (VM exits here). */
-	if (on_initial_thread < 0)
-		on_initial_thread = gettid() == getpid();
-	if (!on_initial_thread || omp_in_parallel_fn())
-		return 0;
-	return omp_max_threads_fn() - 1;
 }
 
 /*
@@ -194,7 +164,7 @@ static void held_commit(struct held *h, int signal_safe)
 		h->r.hash = wtrack_dest_end(dest, h->r.bytes);  /* (it protects the range again too) */
 	else if (!masked)
 		h->r.hash = signal_safe ? hash_bytes(dest, h->r.bytes)
-					: hash_parallel(dest, h->r.bytes, threads_waiting(h->r.bytes));
+					: hash_parallel(dest, h->r.bytes);
 	if (masked)
 		h->r.hash = attach_hash(dest, h->r.bytes, h->r.dst_addr);
 	h->r.has_hash = 1;
@@ -292,7 +262,6 @@ static void held_fork_child(void)
 {
 	pthread_mutex_init(&held_mu, NULL);
 	atomic_store(&nheld, 0);
-	on_initial_thread = -1;  /* the thread that forked is the child's only, initial thread */
 	attach_at_fork(FORK_CHILD);
 	check_at_fork(FORK_CHILD);
 }
@@ -362,7 +331,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 			} else if (is_transfer_to(optype) && wtrack_source(src_addr, bytes, &p->hash)) {
 				p->job = NULL;
 			} else {
-				p->job = hash_start(src_addr, bytes, threads_waiting(bytes));
+				p->job = hash_start(src_addr, bytes);
 				if (!p->job)
 					p->hash = hash_bytes(src_addr, bytes);
 			}
@@ -464,7 +433,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 				   dest_device_num == learn_host_device()) {
 				r->hash = attach_masked((uint64_t)dest_addr, bytes)
 						  ? attach_hash(dest_addr, bytes, (uint64_t)dest_addr)
-						  : hash_parallel(dest_addr, bytes, threads_waiting(bytes));
+						  : hash_parallel(dest_addr, bytes);
 				r->has_hash = 1;
 			}
 			/* Attached pointer slots learned since its begin (wtrack took it then): masked. */
@@ -543,14 +512,12 @@ static void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
 	if (!buffer_recording() || !(t = thread_state()))
 		return;
 	if (endpoint == ompt_scope_begin) {
-		atomic_fetch_add_explicit(&kernels_running, 1, memory_order_relaxed);
 		t->kernel_seq = counter_next(&next_seq);
 		if (host_op_id)
 			*host_op_id = t->kernel_seq;
 		t->kernel_begin_ns = event_time();
 		return;
 	}
-	atomic_fetch_sub_explicit(&kernels_running, 1, memory_order_relaxed);
 	r = buffer_slot(t);
 	if (r) {
 		r->type = REC_KERNEL;
@@ -835,8 +802,6 @@ static int tool_prepare(const char *runtime)
 	state_clock_start();
 	check_start();
 	runtime_version = runtime ? strdup(runtime) : NULL;
-	omp_in_parallel_fn = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_in_parallel");
-	omp_max_threads_fn = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
 	pthread_atfork(held_fork_prepare, held_fork_parent, held_fork_child);
 	atexit(at_exit);
 	return 0;

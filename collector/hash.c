@@ -19,16 +19,18 @@
  * helper is busy elsewhere, and never costs much more than hashing inline.
  * How many: a job goes to as many helpers (at most 3, and fewer than the
  * cores this process may run on) as there are idle cores: those /proc/stat
- * shows idle over the last 100 ms, plus the program's OpenMP threads the
- * caller knows are waiting for work (a transfer on the initial thread,
- * outside a parallel region, while no kernel runs: those threads spin or
- * sleep, and a spinning thread's core counts as busy in /proc/stat).  While
- * the program's threads compute, or other processes (the other ranks of an
- * MPI job) take the cores, there are none, and the job is hashed on the
- * caller's thread.  Measured on 2 cores with host offload
- * (issue #15, bench/real): a helper on a core the program's threads use
- * took that core from them (a blocked LU ran 14% faster without it), while
- * on idle cores a helper hides the hash behind the runtime's copy.  Helpers
+ * shows idle over the last 100 ms.  While the program's threads compute or
+ * spin (OpenMP threads between parallel regions, KMP_BLOCKTIME), or other
+ * processes (the other ranks of an MPI job) take the cores, there are none,
+ * and the job is hashed on the caller's thread.  Measured on 2 cores with
+ * host offload (issue #15, bench/real): a helper on a core the program's
+ * threads use took that core from them (a blocked LU ran 14% faster without
+ * it).  Counting spinning OpenMP threads' cores as idle gained nothing once
+ * the hash was aeshash (paired medians against no helpers: lud syn 1.010,
+ * stream.naive 1.022, lu.naive 0.997) and sometimes tripled a run (lud syn
+ * 0.6 s -> 1.7-2.0 s: the owner asleep in job_quiesce() while its helper
+ * waited for a core).  On idle cores a helper hides the hash behind the
+ * runtime's copy.  Helpers
  * and owners never busy-wait: they sleep on a condition variable, so a
  * helper costs nothing while no job is queued.
  *
@@ -481,7 +483,7 @@ uint64_t hash_bytes(const void *p, uint64_t n)
 }
 
 /* Helpers a job may have now: idle cores (see the top), or all under MAPPROF_HASH_THREADS. */
-static int helpers_allowed(int waiting)
+static int helpers_allowed(void)
 {
 	static int gate = -1;  /* 1: by idle cores; 0: MAPPROF_HASH_THREADS set */
 	int idle;
@@ -493,10 +495,10 @@ static int helpers_allowed(int waiting)
 	if (!gate)
 		return MAX_HELPERS;
 	idle = cores_idle_now();
-	return (idle > 0 ? idle : 0) + (waiting > 0 ? waiting : 0);
+	return idle > 0 ? idle : 0;
 }
 
-struct hash_job *hash_start(const void *p, uint64_t n, int waiting)
+struct hash_job *hash_start(const void *p, uint64_t n)
 {
 	struct hash_job *j;
 	int allowed;
@@ -505,7 +507,7 @@ struct hash_job *hash_start(const void *p, uint64_t n, int waiting)
 	    atomic_load_explicit(&nhelpers, memory_order_relaxed) == 0)
 		return NULL;
 	/* No core idle now: hashing on this thread takes none. */
-	if ((allowed = helpers_allowed(waiting)) < 1)
+	if ((allowed = helpers_allowed()) < 1)
 		return NULL;
 	if (atomic_load_explicit(&nhelpers, memory_order_acquire) < 0) {
 		pthread_mutex_lock(&mu);
@@ -550,10 +552,10 @@ void hash_cancel(struct hash_job *j)
 	job_free(j);
 }
 
-uint64_t hash_parallel(const void *p, uint64_t n, int waiting)
+uint64_t hash_parallel(const void *p, uint64_t n)
 {
 	/* Splitting needs two chunks: this thread takes the first one at once. */
-	struct hash_job *j = n >= 2 * HASH_HELPER_MIN_BYTES ? hash_start(p, n, waiting) : NULL;
+	struct hash_job *j = n >= 2 * HASH_HELPER_MIN_BYTES ? hash_start(p, n) : NULL;
 	return j ? hash_finish(j) : hash_bytes(p, n);
 }
 

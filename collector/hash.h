@@ -40,11 +40,9 @@ struct hash_job;
  * Start hashing p[0..n) on a helper thread and return a job to end with
  * hash_finish() or hash_cancel(), or NULL when that is not worth it (small
  * buffer, no helper, no idle core): then call hash_bytes().  The bytes must
- * stay readable and unchanged until the job ends.  waiting: threads of the
- * program known to have no work right now (OpenMP threads waiting for the
- * next parallel region, whose cores count as busy while they spin), or 0.
+ * stay readable and unchanged until the job ends.
  */
-struct hash_job *hash_start(const void *p, uint64_t n, int waiting);
+struct hash_job *hash_start(const void *p, uint64_t n);
 
 /* Hash what the helpers have not taken on this thread, wait, free the job, return the hash. */
 uint64_t hash_finish(struct hash_job *job);
@@ -52,8 +50,8 @@ uint64_t hash_finish(struct hash_job *job);
 /* Stop the job without its hash: wait only for chunks in progress, free it. */
 void hash_cancel(struct hash_job *job);
 
-/* The hash of p[0..n), using a helper thread for large buffers (waiting: as for hash_start()). */
-uint64_t hash_parallel(const void *p, uint64_t n, int waiting);
+/* The hash of p[0..n), using a helper thread for large buffers. */
+uint64_t hash_parallel(const void *p, uint64_t n);
 
 /* Chunk indexes are 32-bit: buffers this large or larger are hashed by hash_bytes() alone. */
 #define HASH_CHUNKED_MAX_BYTES ((uint64_t)UINT32_MAX * HASH_CHUNK_BYTES)

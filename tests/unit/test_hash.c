@@ -64,7 +64,7 @@ static void test_small_is_one_piece(void)
 					  HASH_AES_MIN_BYTES + 17, HASH_CHUNK_BYTES - 1 };
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		CHECK(hash_bytes(p, sizes[i]) == piece(p, sizes[i]));
-		CHECK(hash_parallel(p, sizes[i], 0) == piece(p, sizes[i]));
+		CHECK(hash_parallel(p, sizes[i]) == piece(p, sizes[i]));
 		if (sizes[i] < HASH_AES_MIN_BYTES)
 			CHECK(hash_bytes(p, sizes[i]) == XXH3_64bits(p, sizes[i]));
 	}
@@ -85,8 +85,8 @@ static void test_large_matches_definition(void)
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		uint64_t want = reference(p, sizes[i]);
 		CHECK(hash_bytes(p, sizes[i]) == want);
-		CHECK(hash_parallel(p, sizes[i], 0) == want);
-		struct hash_job *j = hash_start(p, sizes[i], 0);
+		CHECK(hash_parallel(p, sizes[i]) == want);
+		struct hash_job *j = hash_start(p, sizes[i]);
 		if (j)
 			CHECK(hash_finish(j) == want);
 	}
@@ -98,9 +98,9 @@ static void test_content_not_address(void)
 	/* Equal bytes at different addresses hash equal; one changed byte differs. */
 	size_t n = 3 * HASH_CHUNK_BYTES + 7;
 	unsigned char *a = filled(n, 3), *b = filled(n, 3);
-	CHECK(hash_parallel(a, n, 0) == hash_parallel(b, n, 0));
+	CHECK(hash_parallel(a, n) == hash_parallel(b, n));
 	b[2 * HASH_CHUNK_BYTES + 5] ^= 1;
-	CHECK(hash_parallel(a, n, 0) != hash_parallel(b, n, 0));
+	CHECK(hash_parallel(a, n) != hash_parallel(b, n));
 	/* The size is part of the hash: a prefix differs from the whole. */
 	CHECK(hash_bytes(a, n) != hash_bytes(a, n - 1));
 	free(a);
@@ -116,7 +116,7 @@ static void test_many_jobs_in_flight(void)
 	struct hash_job *j[JOBS];
 	for (int i = 0; i < JOBS; i++) {
 		p[i] = filled(n, 10 + i);
-		j[i] = hash_start(p[i], n, 0);
+		j[i] = hash_start(p[i], n);
 	}
 	for (int i = JOBS - 1; i >= 0; i--) {
 		uint64_t got = j[i] ? hash_finish(j[i]) : hash_bytes(p[i], n);
@@ -136,8 +136,8 @@ static void test_sizes_around_thresholds(void)
 		for (int d = -2; d <= 2; d++) {
 			uint64_t n = base + d, want = reference(p, n);
 			CHECK(hash_bytes(p, n) == want);
-			CHECK(hash_parallel(p, n, 0) == want);
-			struct hash_job *j = hash_start(p, n, 0);
+			CHECK(hash_parallel(p, n) == want);
+			struct hash_job *j = hash_start(p, n);
 			CHECK((j ? hash_finish(j) : hash_bytes(p, n)) == want);
 		}
 	}
@@ -152,10 +152,10 @@ static void test_hashed_while_copied(void)
 	for (int r = 0; r < 20; r++) {
 		src[r * 4099] ^= (unsigned char)r;
 		uint64_t want = reference(src, n);
-		struct hash_job *j = hash_start(src, n, 0);
+		struct hash_job *j = hash_start(src, n);
 		memcpy(dst, src, n);
 		CHECK((j ? hash_finish(j) : hash_bytes(src, n)) == want);
-		CHECK(hash_parallel(dst, n, 0) == want);
+		CHECK(hash_parallel(dst, n) == want);
 	}
 	free(src);
 	free(dst);
@@ -169,7 +169,7 @@ static void test_more_jobs_than_the_pool(void)
 	unsigned char *p = filled(n + JOBS, 6);
 	struct hash_job *j[JOBS];
 	for (int i = 0; i < JOBS; i++)
-		j[i] = hash_start(p + i, n, 0);
+		j[i] = hash_start(p + i, n);
 	for (int i = 0; i < JOBS; i++) {
 		if (i % 3 == 0) {
 			if (j[i])
@@ -180,7 +180,7 @@ static void test_more_jobs_than_the_pool(void)
 	}
 	/* Slots of finished and cancelled jobs are reused. */
 	for (int i = 0; i < JOBS; i++)
-		j[i] = hash_start(p + i, n, 0);
+		j[i] = hash_start(p + i, n);
 	for (int i = 0; i < JOBS; i++)
 		CHECK((j[i] ? hash_finish(j[i]) : hash_bytes(p + i, n)) == reference(p + i, n));
 	free(p);
@@ -198,7 +198,7 @@ static void *owner_main(void *arg)
 	unsigned char *p = filled(n, (unsigned)a->seed);
 	uint64_t want = reference(p, n);
 	for (int r = 0; r < 30; r++) {
-		struct hash_job *j = hash_start(p, n, 0);
+		struct hash_job *j = hash_start(p, n);
 		uint64_t got = j ? hash_finish(j) : hash_bytes(p, n);
 		a->failures += got != want;
 	}
@@ -228,11 +228,11 @@ static void test_forked_child(void)
 	size_t n = JOB(6) + 9;
 	unsigned char *p = filled(n, 7);
 	uint64_t want = reference(p, n);
-	struct hash_job *j = hash_start(p, n, 0);
+	struct hash_job *j = hash_start(p, n);
 	pid_t pid = fork();
 	if (pid == 0) {
-		struct hash_job *k = hash_start(p, n, 0);
-		int ok = (k ? hash_finish(k) : hash_bytes(p, n)) == want && hash_parallel(p, n, 0) == want;
+		struct hash_job *k = hash_start(p, n);
+		int ok = (k ? hash_finish(k) : hash_bytes(p, n)) == want && hash_parallel(p, n) == want;
 		_exit(ok ? 0 : 1);
 	}
 	CHECK(pid > 0);
