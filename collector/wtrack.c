@@ -100,6 +100,12 @@ static uint64_t n_protects, n_scans, n_queries, ioctl_ns;
 static uint64_t page_size, use_clock;
 static unsigned long long seen_adds = ~0ULL;
 static struct entry table[ENTRIES];
+/*
+ * table[nslots..] never held a range: every walk of the table stops there
+ * (insert() fills the lowest free slot).  A walk of all 256 entries, 64 KB,
+ * was most of write tracking's cost per transfer on a run with few ranges.
+ */
+static int nslots;
 static double fault_ns = 1000;      /* one write to a protected page, measured at start */
 
 static int64_t mono_ns(void)
@@ -366,7 +372,7 @@ static int dma_find(struct dl_phdr_info *info, size_t size, void *arg)
 /* Stop for good: unprotect every tracked range; called with mu held. */
 static void stop(void)
 {
-	for (int i = 0; i < ENTRIES; i++) {
+	for (int i = 0; i < nslots; i++) {
 		if (table[i].len && table[i].tracked)
 			protect(table[i].lo, table[i].hi, 0);
 		table[i].known = table[i].tracked = 0;
@@ -423,7 +429,7 @@ int wtrack_active(void)
 
 static struct entry *find(uint64_t addr, uint64_t len)
 {
-	for (int i = 0; i < ENTRIES; i++)
+	for (int i = 0; i < nslots; i++)
 		if (table[i].addr == addr && table[i].len == len)
 			return &table[i];
 	return NULL;
@@ -440,14 +446,19 @@ static void forget(struct entry *e)
 
 static struct entry *insert(uint64_t addr, uint64_t len)
 {
-	struct entry *e = &table[0];
-	for (int i = 0; i < ENTRIES; i++) {
-		if (!table[i].len) {
+	struct entry *e = NULL;
+
+	/* The lowest free slot; when none is, the least recently used. */
+	for (int i = 0; i < nslots && !e; i++)
+		if (!table[i].len)
 			e = &table[i];
-			break;
-		}
-		if (table[i].used < e->used)
-			e = &table[i];
+	if (!e && nslots < ENTRIES)
+		e = &table[nslots++];
+	if (!e) {
+		e = &table[0];
+		for (int i = 1; i < ENTRIES; i++)
+			if (table[i].used < e->used)
+				e = &table[i];
 	}
 	if (e->len)
 		forget(e);
@@ -471,7 +482,7 @@ static struct entry *insert(uint64_t addr, uint64_t len)
  */
 static void protected_for(const struct entry *e, uint64_t lo, uint64_t hi)
 {
-	for (int i = 0; i < ENTRIES; i++) {
+	for (int i = 0; i < nslots; i++) {
 		struct entry *o = &table[i];
 		if (o == e || !o->len || !o->known || o->hi <= lo || hi <= o->lo)
 			continue;
@@ -761,7 +772,7 @@ int wtrack_dest_begin(const void *p, uint64_t n)
 	/* The runtime's copy must not fault on pages protected for any range;
 	 * unprotected pages read as written, so every range holding them
 	 * hashes them again. */
-	for (int i = 0; i < ENTRIES; i++) {
+	for (int i = 0; i < nslots; i++) {
 		struct entry *o = &table[i];
 		if (o->len && o->tracked && o->lo < hi && lo < o->hi) {
 			protect_for(o, o->lo > lo ? o->lo : lo, o->hi < hi ? o->hi : hi, 0);
