@@ -644,9 +644,10 @@ static int page_sink_undo(struct page_sink *ps, const char *file)
  *
  * The window holds runs: each chunk that cannot go straight out is one
  * (or a few), its records kept sorted by seq as they come (a thread writes
- * a construct's record after the events inside it: a few places back), and
- * a small min-heap of the runs by their first seq gives the window's least
- * record.  A chunk's records are nearly sorted already, so a record costs a
+ * a construct's record after the events inside it: a few places back; one
+ * further back, a region's around many events, goes to the chunk's run of
+ * such stragglers), and a small min-heap of the runs by their first seq
+ * gives the window's least record.  A chunk's records are nearly sorted already, so a record costs a
  * copy and a comparison or two, where a heap of every record cost a dozen
  * cache misses per record (a fifth of a short run's expansion).  What comes
  * out, and when, is what a heap of the records gave: the least held record
@@ -654,10 +655,15 @@ static int page_sink_undo(struct page_sink *ps, const char *file)
  */
 #define REORDER_RECS 65536u
 #define REORDER_BATCH 1024u
-/* A run's records (a chunk's at most); one inserted further back than RUN_SHIFT_MAX starts a run of its own. */
+/* A run's records (a chunk's at most); one further back than RUN_SHIFT_MAX goes to the stragglers' run. */
 #define RUN_RECS 1024u
 #define RUN_SHIFT_MAX 64u
-/* Runs at most: more (a chunk of records in no order) and the window lets its least go first. */
+/*
+ * Runs at most (a chunk fills two, its records and its stragglers: the
+ * window's REORDER_RECS are 64 chunks): more (chunks of records in no
+ * order) and the window lets its least go first.  At most 24 MiB of runs;
+ * a run in order uses none.
+ */
 #define RUNS_MAX 256u
 #define NO_RUN UINT32_MAX
 
@@ -678,6 +684,8 @@ struct reorder {
 	uint32_t nheap, nspare, nruns;
 	uint32_t held;          /* records in the runs */
 	uint32_t cur;           /* the run the chunk being added fills, or NO_RUN */
+	uint32_t strag;         /* ... and its run of records far back, or NO_RUN */
+	int nomem;              /* reorder_add() failed for want of memory (not a write) */
 	/* Per event type (each its own table; 0: the others): a record came, the largest seq. */
 	int any[4];
 	uint64_t max_seq[4];
@@ -692,7 +700,7 @@ static int reorder_init(struct reorder *o, struct db_writer *w, struct delete_pa
 	o->w = w;
 	o->pairer = pairer;
 	o->ps = ps;
-	o->cur = NO_RUN;
+	o->cur = o->strag = NO_RUN;
 	o->runs = calloc(RUNS_MAX, sizeof(*o->runs));
 	o->heap = malloc(2 * RUNS_MAX * sizeof(*o->heap));
 	if (!o->runs || !o->heap) {
@@ -797,6 +805,8 @@ static int reorder_pop(struct reorder *o)
 	u->at = u->n = 0;
 	if (o->cur == run)
 		o->cur = NO_RUN;
+	if (o->strag == run)
+		o->strag = NO_RUN;
 	o->spare[o->nspare++] = run;
 	if (--o->nheap) {
 		heap_set(o, 0, o->heap[o->nheap]);
@@ -821,35 +831,61 @@ static uint32_t run_new(struct reorder *o)
 	return run;
 }
 
-/* One record into the window (held < REORDER_RECS).  0, or -1 (no memory, errno; a write's failure). */
+/* The place of seq in run u: after every record at or below it. */
+static uint32_t run_place(const struct reorder_run *u, uint64_t seq)
+{
+	uint32_t lo = u->at, hi = u->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (u->r[mid].seq > seq)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * One record into the window (held < REORDER_RECS): into the chunk's run
+ * at its place from the end, into the chunk's stragglers when that is more
+ * than RUN_SHIFT_MAX back, into a new run when the one it belongs in is
+ * full or none is.  0, or -1 (no memory: o->nomem; a write's failure).
+ */
 static int reorder_hold(struct reorder *o, const struct rec *r)
 {
 	uint64_t seq = r->seq;
+	uint32_t *which = &o->cur, j = 0;
 	struct reorder_run *u = o->cur != NO_RUN ? &o->runs[o->cur] : NULL;
-	uint32_t j = 0;
 
-	/* Its place in the current run: from the end (nearly always the end itself). */
 	if (u) {
 		j = u->n;
 		while (j > u->at && u->r[j - 1].seq > seq && u->n - j < RUN_SHIFT_MAX)
 			j--;
-		if (u->n == RUN_RECS || (j > u->at && u->r[j - 1].seq > seq))
-			u = NULL;   /* full, or too far back: a run of its own */
+		if (j > u->at && u->r[j - 1].seq > seq) {
+			which = &o->strag;
+			u = o->strag != NO_RUN ? &o->runs[o->strag] : NULL;
+			if (u)
+				j = run_place(u, seq);
+		}
+		if (u && u->n == RUN_RECS)
+			u = NULL;
 	}
 	if (!u) {
 		/* Every run in use: the least records go first until one is free. */
 		while (!o->nspare && o->nruns == RUNS_MAX && o->nheap)
 			if (reorder_pop(o) < 0)
 				return -1;
-		if ((o->cur = run_new(o)) == NO_RUN) {
+		if ((*which = run_new(o)) == NO_RUN) {
+			o->nomem = 1;
 			errno = ENOMEM;
 			return -1;
 		}
-		u = &o->runs[o->cur];
+		u = &o->runs[*which];
 		u->at = u->n = 0;
 		u->r[u->n++] = *r;
 		u->key = seq;
-		o->heap[o->nheap] = o->cur;
+		o->heap[o->nheap] = *which;
 		heap_up(o, o->nheap++);
 		o->held++;
 		return 0;
@@ -895,7 +931,7 @@ static int reorder_add(struct reorder *o, const struct rec *r, size_t n, int hol
 		}
 	}
 	/* Each chunk starts runs of its own: another chunk's run is sorted apart from it. */
-	o->cur = NO_RUN;
+	o->cur = o->strag = NO_RUN;
 	for (size_t k = 0; k < n; k++) {
 		uint64_t seq = r[k].seq;
 		unsigned t = r[k].type <= REC_TARGET ? r[k].type : 0;
@@ -913,7 +949,7 @@ static int reorder_add(struct reorder *o, const struct rec *r, size_t n, int hol
 		if (reorder_hold(o, &r[k]) < 0)
 			return -1;
 	}
-	o->cur = NO_RUN;
+	o->cur = o->strag = NO_RUN;
 	return 0;
 }
 
@@ -1041,7 +1077,7 @@ static int replay_frame(struct replay *s, const struct spool_frame *fr, const un
 		while (s->nheld < s->held.n && s->held.off[s->nheld] < off)
 			s->nheld++;
 		if (reorder_add(s->order, r, n, s->nheld < s->held.n && s->held.off[s->nheld] == off) < 0)
-			return replay_write_fail(s, err);
+			return s->order->nomem ? db_fail(err, "out of memory") : replay_write_fail(s, err);
 		count(res, r, n);
 		if (s->keys && add_keys(s->keys, r, n, err) < 0)
 			return -1;

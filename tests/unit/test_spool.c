@@ -205,9 +205,82 @@ static void test_ingest(void)
 	rmdir(dir);
 }
 
+/*
+ * Two threads' chunks interleaved, each chunk's first record written last
+ * (a construct's record after the 1023 events inside it: far back), more
+ * records than the reorder window holds: every record reaches its table
+ * once, whatever path it took (the window's runs, the stragglers' run, the
+ * window full).
+ */
+static void test_ingest_interleaved(void)
+{
+	char dir[] = "/tmp/mapprof-test-spool.XXXXXX", dbp[64], sp[64];
+	struct spool_header h = { SPOOL_MAGIC, SPOOL_VERSION, sizeof(struct rec), 4243 };
+	enum { CHUNKS = 80, PER = 1024 };
+	static struct rec r[PER];
+	struct spool_frame fr = { SPOOL_RECORDS, sizeof(r) };
+	struct ingest_result res;
+	char *err = NULL;
+	long long want_sum = 0;
+	struct db *db;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	snprintf(dbp, sizeof(dbp), "%s/spool.db", dir);
+	snprintf(sp, sizeof(sp), "%s/spool.db-spool", dir);
+	if (!(f = fopen(sp, "wb"))) {
+		perror(sp);
+		exit(1);
+	}
+	fwrite(&h, sizeof(h), 1, f);
+	put_frame(f, SPOOL_RUN, "[\"./app\"]", "/tmp", (int64_t)4243, "host", "2026-01-01T00:00:00Z",
+		  (int64_t)1, "LLVM", "test");
+	for (int k = 0; k < CHUNKS; k++) {
+		for (int t = 0; t < 2; t++) {
+			uint64_t base = (uint64_t)k * 2 * PER + 1 + (uint64_t)t;
+			memset(r, 0, sizeof(r));
+			for (int i = 0; i < PER; i++) {
+				/* seqs base + 2i, the first one (i = 0) written last */
+				int at = i ? i - 1 : PER - 1;
+				r[at].type = REC_DATA_OP;
+				r[at].kind = 2;
+				r[at].thread = t;
+				r[at].seq = base + 2 * (uint64_t)i;
+				r[at].bytes = 64;
+				r[at].map_index = -1;
+				r[at].begin_ns = (int64_t)r[at].seq * 10;
+				r[at].end_ns = r[at].begin_ns + 5;
+				want_sum += (long long)r[at].seq;
+			}
+			fwrite(&fr, sizeof(fr), 1, f);
+			fwrite(r, sizeof(r), 1, f);
+		}
+	}
+	put_frame(f, SPOOL_END, (int64_t)999, (int64_t)0);
+	fclose(f);
+	db = check_db_create(dbp);
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	CHECK_INT(db_ingest_spool(db, sp, &res, &err), 0);
+	CHECK_INT(res.records, CHUNKS * 2 * PER);
+	db_close(db);
+	CHECK_INT(scalar(dbp, "SELECT COUNT(*) FROM data_op_raw"), CHUNKS * 2 * PER);
+	CHECK_INT(scalar(dbp, "SELECT COUNT(DISTINCT seq) FROM data_op_raw"), CHUNKS * 2 * PER);
+	CHECK(scalar(dbp, "SELECT SUM(seq) FROM data_op_raw") == want_sum);
+	CHECK_INT(scalar(dbp, "SELECT COUNT(*) FROM data_op_raw WHERE begin_ns != seq * 10"), 0);
+	unlink(sp);
+	unlink(dbp);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN(test_pack_unpack);
+	RUN(test_ingest_interleaved);
 	RUN(test_acc_frame);
 	RUN(test_ingest);
 	return check_done();
