@@ -30,9 +30,8 @@
  * stream.naive 1.022, lu.naive 0.997) and sometimes tripled a run (lud syn
  * 0.6 s -> 1.7-2.0 s: the owner asleep in job_quiesce() while its helper
  * waited for a core).  On idle cores a helper hides the hash behind the
- * runtime's copy.  Helpers
- * and owners never busy-wait: they sleep on a condition variable, so a
- * helper costs nothing while no job is queued.
+ * runtime's copy.  Helpers and owners never busy-wait: they sleep on a
+ * condition variable, so a helper costs nothing while no job is queued.
  *
  * Below 1 MiB the bytes sit in the owner's cache and hashing them there
  * costs less than the hand-off (512 KiB transfers ran slower handed off).

@@ -102,8 +102,8 @@ static unsigned long long seen_adds = ~0ULL;
 static struct entry table[ENTRIES];
 /*
  * table[nslots..] never held a range: every walk of the table stops there
- * (insert() fills the lowest free slot).  A walk of all 256 entries, 64 KB,
- * was most of write tracking's cost per transfer on a run with few ranges.
+ * (insert() fills the lowest free slot), so that a run with few ranges does
+ * not walk all 256 entries (64 KB) at every transfer.
  */
 static int nslots;
 static double fault_ns = 1000;      /* one write to a protected page, measured at start */

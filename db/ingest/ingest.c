@@ -133,9 +133,9 @@ static int add_keys(struct op_keys *keys, const struct rec *r, size_t n, char **
  * at a time, ~13 ms; 128 bytes every 100 KB, 15 ms mapped and 2 ms read).
  * The window holds the bytes [base, base + have) of the file.  It is small
  * and refilled (READ_WINDOW): its pages are fresh memory the first time,
- * and a window as large as a short run's whole spool in huge pages was
- * most of that run's expansion (cg.fixed: 2 MiB zeroed twice, 45 % of the
- * expansion's CPU in clear_page).
+ * and a window as large as a short run's whole spool, in huge pages, would
+ * be most of that run's expansion (cg.fixed: 2 MiB zeroed twice, up to
+ * 45 % of the expansion's CPU in clear_page).
  */
 struct spool_reader {
 	int fd;
@@ -647,11 +647,12 @@ static int page_sink_undo(struct page_sink *ps, const char *file)
  * a construct's record after the events inside it: a few places back; one
  * further back, a region's around many events, goes to the chunk's run of
  * such stragglers), and a small min-heap of the runs by their first seq
- * gives the window's least record.  A chunk's records are nearly sorted already, so a record costs a
- * copy and a comparison or two, where a heap of every record cost a dozen
- * cache misses per record (a fifth of a short run's expansion).  What comes
- * out, and when, is what a heap of the records gave: the least held record
- * whenever the window is full or let go.
+ * gives the window's least record.  A chunk's records are nearly sorted
+ * already, so a record costs a copy and a comparison or two, where a heap
+ * of every record costs a dozen cache misses a record (a fifth of a short
+ * run's expansion).  What comes out, and when, is what a heap of the
+ * records would give: the least held record whenever the window is full or
+ * let go.
  */
 #define REORDER_RECS 65536u
 #define REORDER_BATCH 1024u
@@ -881,14 +882,10 @@ static int reorder_hold(struct reorder *o, const struct rec *r)
 			errno = ENOMEM;
 			return -1;
 		}
+		/* Empty (a spare one was emptied by reorder_pop()), at the heap's end: placed below. */
 		u = &o->runs[*which];
-		u->at = u->n = 0;
-		u->r[u->n++] = *r;
-		u->key = seq;
-		o->heap[o->nheap] = *which;
-		heap_up(o, o->nheap++);
-		o->held++;
-		return 0;
+		j = 0;
+		heap_set(o, o->nheap++, *which);
 	}
 	memmove(&u->r[j + 1], &u->r[j], (u->n - j) * sizeof(*u->r));
 	u->r[j] = *r;
