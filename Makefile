@@ -617,7 +617,7 @@ bench-check: all $(REAL_PROGS) $(BENCH_TOOLS)
 
 # Against the published tool (OMPDataPerf): REF=DIR holds the checkouts
 # DIR/ompdataperf and DIR/t1ha; it is built and run in a scratch folder
-# outside the repository (REF_BUILD, REF_RUNS: bench/reference/run.sh).
+# outside the repository (REF_BUILD, REF_RUNS, REF_MIN_S: bench/reference/run.sh).
 ifneq ($(filter bench-reference,$(MAKECMDGOALS)),)
 ifeq ($(REF),)
 $(error usage: make bench-reference REF=DIR (DIR/ompdataperf, DIR/t1ha))
@@ -671,10 +671,10 @@ help:
 	@echo "make fuzz     mapprof report on FUZZ_CASES=$(FUZZ_CASES) damaged recordings, under ASan and UBSan"
 	@echo "make fresh-check  the README's set-up lines in a new minbase Debian 12 root (root, debootstrap)"
 	@echo "make bench    measure what recording costs (BENCH_RUNS=31, BENCH_REAL_RUNS=8)"
-	@echo "make bench-real  the realistic suite alone (bench/real/, BENCH_REAL_RUNS=8)"
+	@echo "make bench-real  the realistic suite alone (bench/real/, BENCH_REAL_RUNS=8, more for short programs)"
 	@echo "make bench-check what --check costs on the realistic suite (BENCH_REAL_RUNS=8)"
 	@echo "make bench-reference REF=DIR  mapprof and the hash floor against the published tool, built from"
-	@echo "                  DIR/ompdataperf and DIR/t1ha in REF_BUILD=\$${TMPDIR:-/tmp}/mapprof-reference (REF_RUNS=5)"
+	@echo "                  DIR/ompdataperf and DIR/t1ha in REF_BUILD=\$${TMPDIR:-/tmp}/mapprof-reference (REF_RUNS=5, more for short programs)"
 	@echo "make bench-large  'mapprof report' and 'mapprof trace' (JSON, .pftrace, OTF2) of 10, 30, 100 M"
 	@echo "                  synthetic events: time, peak RSS (BENCH_LARGE_EVENTS; BENCH_LARGE_WIDE: the"
 	@echo "                  threads and devices of the first size's second run, '8 8';"

@@ -14,7 +14,11 @@
 # shaped like applications, naive and fixed, each run natively, recorded,
 # with the empty tool (the floor) and with the hash floor (a tool that hashes
 # every transferred byte and keeps its events in memory, bench/hash_floor.c)
-# in rotating order, BENCH_REAL_RUNS times (default 8); per program the
+# in rotating order, BENCH_REAL_RUNS times (default 8), and more for a short
+# program: whole rounds of the four orders while its runs took under
+# BENCH_REAL_MIN_S seconds (default 10; 0: exactly BENCH_REAL_RUNS), up to
+# BENCH_REAL_RUNS_MAX (default 32), since a run's noise is milliseconds
+# whatever its length; per program the
 # median of per-iteration ratios with their intervals, mapprof over the hash
 # floor, the bytes hashed and the collector's CPU time.
 set -euo pipefail
@@ -37,6 +41,14 @@ use_tunables() {
 }
 N=${BENCH_RUNS:-31}
 NR=${BENCH_REAL_RUNS:-8}
+NR_MIN_S=${BENCH_REAL_MIN_S:-10}
+NR_MAX=${BENCH_REAL_RUNS_MAX:-32}
+for v in NR NR_MIN_S NR_MAX; do
+	[[ ${!v} =~ ^[0-9]+$ ]] ||
+		{ echo "bench: BENCH_REAL_RUNS, BENCH_REAL_MIN_S and BENCH_REAL_RUNS_MAX take whole numbers, not '${!v}'" >&2; exit 2; }
+done
+((NR >= 1)) || { echo "bench: BENCH_REAL_RUNS must be 1 or more" >&2; exit 2; }
+((NR_MAX >= NR)) || NR_MAX=$NR
 mapprof=$B/mapprof
 out=$(mktemp -d "${TMPDIR:-/tmp}/mapprof-bench.XXXXXX")
 trap 'rm -rf "$out"' EXIT
@@ -120,9 +132,23 @@ run_recorded() {
 # has no 'stats' view; BACK_BYTES: what transfers from the device brought
 # into host memory, new bytes that no reuse can spare hashing).
 real_orders=(nrhf rfnh fhrn hnfr)
+# more_real I START_US: 0 (go on) when iteration I (from 0) is to run: the
+# first NR; past them, to the end of the four orders, and four more while
+# the program's iterations since START_US (a stamp) took under NR_MIN_S;
+# never past NR_MAX.
+more_real() {
+	local i=$1 now
+	stamp now
+	((i < NR)) && return 0
+	((i >= NR_MAX)) && return 1
+	((i > NR && i % 4 != 0)) && return 0
+	(((i % 4 == 0 || i == NR) && now - $2 < NR_MIN_S * 1000000))
+}
 real_runs() {
-	local name=$1 prog=$2 nat=() natc=() natcpu=() recc=() i k order stats rw fw hw hb hr cpu back
-	for ((i = 0; i < NR; i++)); do
+	local name=$1 prog=$2 nat=() natc=() natcpu=() recc=() i k order stats rw fw hw hb hr cpu back t_prog
+	stamp t_prog
+	for ((i = 0; ; i++)); do
+		more_real "$i" "$t_prog" || break
 		order=${real_orders[i % 4]}
 		for ((k = 0; k < 4; k++)); do
 			case ${order:k:1} in
@@ -133,8 +159,9 @@ real_runs() {
 			esac
 		done
 	done
+	local rounds=$i
 	stats=$(sqlite3 "$out/real-r-0.db" "SELECT COUNT(*) FROM sqlite_master WHERE name = 'stats'")
-	for ((i = 0; i < NR; i++)); do
+	for ((i = 0; i < rounds; i++)); do
 		if [ "$stats" = 1 ]; then
 			read -r rw hb hr cpu back < <(sqlite3 -separator ' ' -nullvalue n/a "$out/real-r-$i.db" \
 				"SELECT (SELECT wall_ns FROM run), $(stat_sql hash_bytes), $(stat_sql hash_reused_bytes),
@@ -181,11 +208,11 @@ real_row() {
 		split(r, rr, " ")
 		split(f, ff, " ")
 		split(h, hh, " ")
-		printf "%-14s %10.2f  %-22s %-22s %+9.3f  %-22s %11s %11s %9s %11s\n", p, med(nat) / 1e6,
+		printf "%-14s %10.2f  %-22s %-22s %+9.3f  %-22s %11s %11s %9s %11s %6d\n", p, med(nat) / 1e6,
 			sprintf("%s (%s-%s)", rr[2], rr[3], rr[4]), sprintf("%s (%s-%s)", ff[2], ff[3], ff[4]),
 			rr[2] - ff[2], sprintf("%s (%s-%s)", hh[2], hh[3], hh[4]),
 			mib(hb, hb_na), mib(hr, hr_na), mib(bk, bk_na),
-			cpu_na ? "n/a" : sprintf("%+.1fms", med(cpu) / 1e6)
+			cpu_na ? "n/a" : sprintf("%+.1fms", med(cpu) / 1e6), split(nat, nn, " ")
 	}' "$real_runs"
 }
 
@@ -209,12 +236,13 @@ real_suite() {
 	# single runs by more than the collector does, which the intervals show
 	# only in part.
 	read -r load _ </proc/loadavg
-	echo "realistic suite (bench/real/): $NR runs each, native, recorded, floor and hash floor in rotating order," \
+	echo "realistic suite (bench/real/): $NR runs each, more up to $NR_MAX while a program's took under ${NR_MIN_S}s," \
+		"native, recorded, floor and hash floor in rotating order," \
 		"GLIBC_TUNABLES=${GLIBC_TUNABLES:-unset}, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, load average $load"
 	echo
-	printf '%-14s %10s  %-22s %-22s %9s  %-22s %11s %11s %9s %11s\n' program native_ms \
+	printf '%-14s %10s  %-22s %-22s %9s  %-22s %11s %11s %9s %11s %6s\n' program native_ms \
 		'recorded/native (95%)' 'floor/native (95%)' rec-floor 'recorded/hash-floor' \
-		hashed_MiB reused_MiB back_MiB collector_cpu
+		hashed_MiB reused_MiB back_MiB collector_cpu runs
 	for p in "${progs[@]}"; do
 		real_runs "$(basename "$p")" "$p"
 		real_row "$(basename "$p")" | tee -a "$out/real-table"

@@ -29,7 +29,12 @@
 #
 # For each program, REF_RUNS rounds (default 5) of four runs, in rotating
 # order (a Williams square, as in bench/run.sh: each side runs once in each
-# position and right after each other side once over four rounds):
+# position and right after each other side once over four rounds), and
+# more where a program is short: rounds go on, four at a time, until the
+# program's rounds took REF_MIN_S seconds (default 10; 0: exactly REF_RUNS)
+# or REF_RUNS_MAX rounds (default 32) were run.  A run's noise is a few
+# milliseconds whatever its length, so a 0.1 s program's ratios spread 10x
+# wider than a 1 s program's; the table says each program's rounds:
 #   n  the program alone
 #   m  mapprof record -f -o REF_BUILD/runs/x.db -- PROGRAM ARGS
 #   h  the same with the hash floor as the collector (MAPPROF_COLLECTOR=
@@ -67,6 +72,8 @@ B=$(cd "$1" && pwd)
 REF=$(cd "$2" && pwd)
 S=${REF_BUILD:-${TMPDIR:-/tmp}/mapprof-reference}
 N=${REF_RUNS:-5}
+MIN_S=${REF_MIN_S:-10}
+NMAX=${REF_RUNS_MAX:-32}
 T=${REF_TIMEOUT:-120}
 OMPCC=${OMPCC:-clang-19}
 OMPCXX=${OMPCXX:-${OMPCC/clang/clang++}}
@@ -75,6 +82,11 @@ LLVM_DIR=${LLVM_DIR:-/usr/lib/llvm-19}
 JOBS=$(nproc)
 
 die() { echo "bench-reference: error: $1" >&2; [ -z "${2:-}" ] || echo "bench-reference: hint: $2" >&2; exit 3; }
+for v in N MIN_S NMAX; do
+	[[ ${!v} =~ ^[0-9]+$ ]] || die "REF_RUNS, REF_MIN_S and REF_RUNS_MAX take whole numbers, not '${!v}'"
+done
+((N >= 1)) || die "REF_RUNS must be 1 or more"
+((NMAX >= N)) || NMAX=$N
 
 [ -d "$REF/ompdataperf/src" ] && [ -f "$REF/ompdataperf/CMakeLists.txt" ] ||
 	die "'$REF/ompdataperf' is not a checkout of lmarzen/ompdataperf" "REF holds ompdataperf/ and t1ha/"
@@ -284,16 +296,32 @@ run_side() {
 echo "mapprof against the published tool (OMPDataPerf): $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 read -r load _ </proc/loadavg
-echo "$N rounds each (native, mapprof, hash floor, published in rotating order), timeout ${T}s," \
+echo "$N rounds each, more up to $NMAX while a program's took under ${MIN_S}s (native, mapprof, hash floor," \
+	"published in rotating order), timeout ${T}s," \
 	"OMP_NUM_THREADS=$OMP_NUM_THREADS, GLIBC_TUNABLES=${GLIBC_TUNABLES:-unset}, load average $load"
 echo "whole commands' wall time; ratios: median of per-round ratios (95% bootstrap interval)"
 echo
-fmt='%-20s %9s %9s  %-22s %-22s %9s\n'
-printf "$fmt" program native_s publ_s 'mapprof/published' 'floor/published' publ/nat
+fmt='%-20s %9s %9s  %-22s %-22s %9s %7s\n'
+printf "$fmt" program native_s publ_s 'mapprof/published' 'floor/published' publ/nat rounds
 : >"$R/mp.txt"
 : >"$R/hp.txt"
 : >"$R/notes.txt"
 : >"$R/parts.txt"
+# elapsed_ms START: milliseconds since START (an $EPOCHREALTIME), from bash alone.
+elapsed_ms() { local a=${1/[.,]/} b=${EPOCHREALTIME/[.,]/}; echo $(((10#$b - 10#$a) / 1000)); }
+# more_rounds I START: 1 when round I (from 0) is to run: the first N; past
+# them, to the end of a Williams square, and squares while the program's
+# rounds since START took under MIN_S; never past NMAX.
+more_rounds() {
+	local i=$1
+	if ((i < N)); then echo 1
+	elif ((i >= NMAX)); then echo 0
+	elif ((i > N && i % 4 != 0)); then echo 1
+	elif ((i % 4 == 0 && $(elapsed_ms "$2") < MIN_S * 1000)); then echo 1
+	elif ((i == N && i % 4 != 0 && $(elapsed_ms "$2") < MIN_S * 1000)); then echo 1
+	else echo 0
+	fi
+}
 med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # side_median NAME SIDE FIELD: the median of FIELD (3 wall, 4 user, 5 sys) in seconds.
 side_median() { awk -v p="$1" -v s="$2" -v f="$3" '$1 == p && $2 == s { print $f / 1e9 }' "$times" | med; }
@@ -307,7 +335,8 @@ for entry in "${progs[@]}"; do
 		continue
 	fi
 	failed=
-	for ((i = 0; i < N && !${#failed}; i++)); do
+	t_prog=$EPOCHREALTIME
+	for ((i = 0; !${#failed} && $(more_rounds "$i" "$t_prog"); i++)); do
 		order=${orders[i % 4]}
 		for ((k = 0; k < 4; k++)); do
 			side=${order:k:1}
@@ -338,7 +367,7 @@ for entry in "${progs[@]}"; do
 	read -r _ r lo hi <<<"$mp"
 	read -r _ hr hlo hhi <<<"$hp"
 	printf "$fmt" "$name" "$(printf %.2f "$nat")" "$(printf %.2f "$pub")" "$r ($lo-$hi)" "$hr ($hlo-$hhi)" \
-		"$(awk -v a="$pub" -v b="$nat" 'BEGIN { printf "%.2f", a / b }')"
+		"$(awk -v a="$pub" -v b="$nat" 'BEGIN { printf "%.2f", a / b }')" "$i"
 done
 echo
 if [ -s "$R/mp.txt" ]; then
