@@ -4,19 +4,24 @@
 #
 # For each program (PLAN_PROGS, default: the realistic suite's naive
 # variants, bench/real/*.c, and the samples): build it with -g, record it
-# ACCURACY_RUNS times (default 3) and report each; then for each plan of the
-# first report that gives a patch: apply that patch alone to a copy, build
-# and record it as many times, alternating with nothing (the naive side was
-# recorded first), and compare with 'mapprof diff'.  Per plan, one line:
+# ACCURACY_RUNS times (default 3) and report each: the plans and their
+# predicted savings.  Then for each plan of the first report that gives a
+# patch: apply that patch alone to a copy, build it, and record the naive
+# program and the patched one in alternation, PLAN_PAIRS pairs (default 5;
+# which goes first alternates), so that whatever state the machine drifts
+# into (glibc's mmap threshold decides per process whether host offload's
+# device buffers page-fault; some programs' kernels run in two speeds) falls
+# on both sides alike.  Per plan, one line:
 #
 #   program  plan  kind  line  predicted  removed  busy+kernels saved  error  busy saved  error
 #
-#   predicted   the plan's savings_ns, median over the naive reports (the
-#               plan matched by its directive's line and kind)
-#   removed     what 'mapprof diff' says the patch removed, against what the
-#               plan claims: "=" when exactly those (the test in
-#               tests/e2e/plans_keep_results.sh), else "+N -M"
-#   busy+kernels saved  median(naive) - median(patched) of the time in
+#   predicted   the plan's savings_ns, median over the reports of the naive
+#               recordings of the pairs (the plan matched by its directive's
+#               line and kind)
+#   removed     what 'mapprof diff' (all pairs' recordings) says the patch
+#               removed, against what the plan claims: "=" when exactly those
+#               (the test in tests/e2e/plans_keep_results.sh), else "+N -M"
+#   busy+kernels saved  the median over the pairs of naive - patched time in
 #               transfers, allocations and kernels: what a patch changes on
 #               the device side.  A copy into fresh device memory that a
 #               patch replaces with 'alloc' moves its page faults into the
@@ -24,13 +29,15 @@
 #   busy saved  the same without the kernels
 #
 # Then the share of plans within +-25 % of the measured busy+kernels saving,
-# and the mean relative error.  Noise: a plan that saves less than the
-# run-to-run spread of the program's own busy time cannot be measured on a
-# loaded machine; its line says "(noise)" when the saving is under the
-# naive recordings' busy+kernel spread (max - min).
+# and the mean relative error.  Noise: a saving the pairs cannot resolve is
+# left out of both, and its line says "(noise)": under 0.5 ms, or under half
+# the range of the pairs' differences (their spread is larger than the
+# saving itself).  PLAN_KEEP=DIR keeps every recording, report and diff
+# (each plan's row.json holds the pairs' differences) in DIR.
 set -euo pipefail
 B=$(cd "${1:-build}" && pwd)
 N=${ACCURACY_RUNS:-3}
+NP=${PLAN_PAIRS:-5}
 mapprof=${MAPPROF:-$B/mapprof}
 OMPCC=${OMPCC:-clang-19}
 OFFLOAD_TARGET=${OFFLOAD_TARGET:-x86_64-pc-linux-gnu}
@@ -38,7 +45,7 @@ LLVM_DIR=${LLVM_DIR:-/usr/lib/llvm-19}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 progs=${PLAN_PROGS:-"$(ls "$src"/bench/real/*.c) $(ls "$src"/samples/*.c | grep -v offload_in_library)"}
 out=$(mktemp -d "${TMPDIR:-/tmp}/mapprof-plans.XXXXXX")
-trap 'rm -rf "$out"' EXIT
+trap '[ -n "${PLAN_KEEP:-}" ] && cp -r "$out" "$PLAN_KEEP"; rm -rf "$out"' EXIT
 
 build() {   # DIR NAME
 	(cd "$1" && "$OMPCC" -fopenmp -fopenmp-targets="$OFFLOAD_TARGET" -g -O2 -Wl,-rpath,"$LLVM_DIR/lib" \
@@ -73,17 +80,33 @@ for f in $progs; do
 			{ echo "$name plan $p: the patch does not apply" >&2; continue; }
 		build "$copy" "$name" || { echo "$name plan $p: the patched program does not build" >&2; continue; }
 		ok=1
-		for i in $(seq 1 "$N"); do rec "$copy" "$name" fixed "$i" || ok=0; done
+		for i in $(seq 1 "$NP"); do
+			if ((i % 2)); then
+				rec "$dir" "$name" "pair$p" "$i" && rec "$copy" "$name" fixed "$i" || ok=0
+			else
+				rec "$copy" "$name" fixed "$i" && rec "$dir" "$name" "pair$p" "$i" || ok=0
+			fi
+		done
 		[ "$ok" = 1 ] || continue
-		"$mapprof" diff -q --json "$copy/diff.json" "$dir"/naive.*.db -- "$copy"/fixed.*.db 2>/dev/null ||
+		"$mapprof" diff -q --json "$copy/diff.json" "$dir"/pair$p.*.db -- "$copy"/fixed.*.db 2>/dev/null ||
 			{ echo "$name plan $p: mapprof diff failed" >&2; continue; }
-		python3 - "$dir" "$copy" "$name" "$p" "$N" <<'PY' | tee -a "$out/table.txt"
+		for i in $(seq 1 "$NP"); do
+			"$mapprof" diff -q --json "$copy/pair.$i.json" "$dir/pair$p.$i.db" -- "$copy/fixed.$i.db" 2>/dev/null ||
+				{ echo "$name plan $p: mapprof diff failed" >&2; ok=0; }
+		done
+		[ "$ok" = 1 ] || continue
+		python3 - "$dir" "$copy" "$name" "$p" "$N" "$NP" <<'PY' | tee -a "$out/table.txt"
 import json, sys
-d, copy, name, p, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+d, copy, name, p, n, npairs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 reps = [json.load(open("%s/naive.%d.json" % (d, i))) for i in range(1, n + 1)]
 plan = reps[0]["plans"][p]
 key = (plan["directive"].get("line"), plan["edit"]["kind"])
-preds = sorted(q["savings_ns"] for r in reps for q in r["plans"]
+# Predicted from the naive recordings the patch is measured against (each in
+# whatever state the machine gave that process), else from the first ones.
+pairs = [json.load(open("%s/pair%d.%d.json" % (d, p, i))) for i in range(1, npairs + 1)]
+preds = sorted(q["savings_ns"] for r in pairs for q in r["plans"]
+               if (q["directive"].get("line"), q["edit"]["kind"]) == key) or \
+        sorted(q["savings_ns"] for r in reps for q in r["plans"]
                if (q["directive"].get("line"), q["edit"]["kind"]) == key)
 pred = preds[len(preds) // 2] if len(preds) % 2 else (preds[len(preds) // 2 - 1] + preds[len(preds) // 2]) / 2
 fp = {f["id"]: f["fingerprint"] for f in reps[0]["findings"]}
@@ -92,16 +115,23 @@ diff = json.load(open(copy + "/diff.json"))
 removed = {f["fingerprint"] for f in diff["removed"]}
 extra, missing = len(removed - claimed), len(claimed - removed)
 rem = "=" if not extra and not missing else "+%d -%d" % (extra, missing)
-b, a = diff["before"], diff["after"]
-def med(side, k): return side[k]["median"]
-busy = med(b, "busy_ns") - med(a, "busy_ns")
-dev = busy + med(b, "kernel_ns") - med(a, "kernel_ns")
-spread = (b["busy_ns"]["max"] + b["kernel_ns"]["max"]) - (b["busy_ns"]["min"] + b["kernel_ns"]["min"])
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+# Per pair: the naive recording against the patched one made right before or after it.
+devs, busys = [], []
+for i in range(1, npairs + 1):
+    pd = json.load(open("%s/pair.%d.json" % (copy, i)))
+    b, a = pd["before"], pd["after"]
+    busys.append(b["busy_ns"]["median"] - a["busy_ns"]["median"])
+    devs.append(busys[-1] + b["kernel_ns"]["median"] - a["kernel_ns"]["median"])
+busy, dev = median(busys), median(devs)
+noise = abs(dev) < 0.5e6 or abs(dev) < (max(devs) - min(devs)) / 2
 err = lambda m: 100 * abs(pred - m) / abs(m) if m else float("nan")
 ms = lambda v: "%.2f ms" % (v / 1e6)
 print("%-16s %4d %-10s %5s %11s %-8s %20s %6.1f%% %12s %6.1f%%%s" % (name, p + 1, plan["edit"]["kind"],
-      key[0], ms(pred), rem, ms(dev), err(dev), ms(busy), err(busy), " (noise)" if abs(dev) < spread else ""))
-json.dump({"pred": pred, "dev": dev, "busy": busy, "noise": abs(dev) < spread},
+      key[0], ms(pred), rem, ms(dev), err(dev), ms(busy), err(busy), " (noise)" if noise else ""))
+json.dump({"pred": pred, "dev": dev, "busy": busy, "noise": noise, "devs": devs, "busys": busys},
           open(copy + "/row.json", "w"))
 PY
 	done

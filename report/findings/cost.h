@@ -10,11 +10,12 @@
  * class (to a device, from a device, device to device, allocation, delete)
  * and power-of-two size bucket, the typical time per byte of the transfers
  * (the median: the run's steady transfer) and the typical time of the
- * allocations and deletes (the 10 % trimmed mean, without the slowest and
- * the fastest tenth: it weighs both the cheap and the page-mapping kind;
- * the median under 5 operations), which ignore the slow operations that
- * make one recording differ from the next (cost.c says why these two, with
- * the numbers); a bucket with one operation prices it at its own time.
+ * allocations and deletes, and per byte of the first copies into fresh
+ * memory (the 10 % trimmed mean, without the slowest and the fastest tenth:
+ * it weighs both the cheap and the page-mapping kind; the median under 5
+ * operations), which ignore the slow operations that make one recording
+ * differ from the next (cost.c says why these two, with the numbers); a
+ * bucket with one operation prices it at its own time.
  *
  * Fed every event of the stream by analysis_run(); memory: per bucket, one
  * count per distinct sample value (a float: the median and the trimmed mean

@@ -352,10 +352,46 @@ static void test_fault_premium(void)
 	}
 }
 
+/*
+ * First copies are two kinds, as allocations are: into memory the allocator
+ * reused (fast) and into fresh pages (a fault a page).  A loop whose buffers
+ * come one of each kind per iteration, 11 slow and 9 fast first copies or
+ * the other way round, prices them near their mean either way, not at the
+ * kind that happened to be a few more (the median: 10x apart).
+ */
+static void test_first_copies_two_kinds(void)
+{
+	int64_t price[2];
+
+	for (int more_slow = 0; more_slow < 2; more_slow++) {
+		struct cost_model c;
+		uint64_t addr = 0x10000000;
+		int64_t t = 0, seq = 1;
+
+		cost_init(&c, HOST);
+		for (int i = 0; i < 20; i++, addr += 2 * MIB) {
+			int slow = more_slow ? i < 11 : i < 9;
+			struct event al = alloc_at(seq++, addr, MIB),
+				     cp = send_to(seq++, addr, MIB, t, slow ? 50000 : 5000);
+			CHECK_INT(cost_feed(&c, &al), 0);
+			CHECK_INT(cost_feed(&c, &cp), 0);
+			CHECK_INT(cp.first_copy, 1);
+			t += 60000;
+		}
+		cost_finish(&c);
+		price[more_slow] = cost_estimate_ns(&c, COST_TO_DEVICE_FIRST, MIB);
+		cost_release(&c);
+	}
+	/* The 10 % trimmed mean: 16 of 20, 7 slow and 9 fast, or 9 slow and 7 fast. */
+	CHECK_INT(price[0], (7 * 50000 + 9 * 5000 + 8) / 16);   /* rounded to the ns */
+	CHECK_INT(price[1], (9 * 50000 + 7 * 5000 + 8) / 16);
+}
+
 int main(void)
 {
 	RUN(test_outliers_change_nothing);
 	RUN(test_first_copies);
+	RUN(test_first_copies_two_kinds);
 	RUN(test_fault_premium);
 	RUN(test_estimators);
 	RUN(test_buckets);
