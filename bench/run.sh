@@ -133,9 +133,9 @@ run_recorded() {
 # into host memory, new bytes that no reuse can spare hashing).
 real_orders=(nrhf rfnh fhrn hnfr)
 # more_real I START_US: 0 (go on) when iteration I (from 0) is to run: the
-# first NR; past them, to the end of the four orders, and four more while
-# the program's iterations since START_US (a stamp) took under NR_MIN_S;
-# never past NR_MAX.
+# first NR; then, if the program's iterations since START_US (a stamp) took
+# under NR_MIN_S by then, to the end of the four orders, and four more
+# whenever a square ends still under it; never past NR_MAX.
 more_real() {
 	local i=$1 now
 	stamp now

@@ -28,7 +28,9 @@
 #               next kernel: busy time alone would count them as saved.
 #   busy saved  the same without the kernels
 #
-# Then the share of plans within +-25 % of the measured busy+kernels saving,
+# The whole table twice, once per state of the allocator (below: 'reuse'
+# and 'fresh'), then per state and over both the share of plans within
+# +-25 % of the measured busy+kernels saving,
 # and the mean relative error.  Noise: a saving the pairs cannot resolve is
 # left out of both, and its line says "(noise)": under 0.5 ms, or under half
 # the range of the pairs' differences (their spread is larger than the
@@ -38,31 +40,54 @@ set -euo pipefail
 B=$(cd "${1:-build}" && pwd)
 N=${ACCURACY_RUNS:-3}
 NP=${PLAN_PAIRS:-5}
+[[ $N =~ ^[0-9]+$ ]] && ((N >= 1)) || { echo "plans.sh: ACCURACY_RUNS must be a number from 1, not '$N'" >&2; exit 2; }
+[[ $NP =~ ^[0-9]+$ ]] && ((NP >= 1)) || { echo "plans.sh: PLAN_PAIRS must be a number from 1, not '$NP'" >&2; exit 2; }
 mapprof=${MAPPROF:-$B/mapprof}
 OMPCC=${OMPCC:-clang-19}
 OFFLOAD_TARGET=${OFFLOAD_TARGET:-x86_64-pc-linux-gnu}
 LLVM_DIR=${LLVM_DIR:-/usr/lib/llvm-19}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 progs=${PLAN_PROGS:-"$(ls "$src"/bench/real/*.c) $(ls "$src"/samples/*.c | grep -v offload_in_library)"}
+# The allocator's two states, each a pass of its own: 'reuse' (no device
+# buffer is given back: none faults but the first) and 'fresh' (every device
+# buffer is mapped anew and faults on first touch).  Left to glibc, each
+# process lands in one or the other by its heap's history, and a naive
+# recording in one against a patched one in the other measures the
+# allocator, not the plan.  A GLIBC_TUNABLES of the caller's: one pass with it.
+if [ -n "${GLIBC_TUNABLES+set}" ]; then
+	regimes=("caller|$GLIBC_TUNABLES")
+else
+	regimes=("reuse|glibc.malloc.mmap_threshold=67108864:glibc.malloc.trim_threshold=1073741824"
+		"fresh|glibc.malloc.mmap_threshold=4096")
+fi
+# Host offload's kernels run on the host's cores: on a 2-core machine
+# OpenMP threads spinning between regions made one process's kernels run 4x
+# slower than the next one's (bench/real/monitor 0.08 or 0.25 s).  The
+# programs wait passively here (OMP_WAIT_POLICY, unless the caller set it).
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 out=$(mktemp -d "${TMPDIR:-/tmp}/mapprof-plans.XXXXXX")
-trap '[ -n "${PLAN_KEEP:-}" ] && cp -r "$out" "$PLAN_KEEP"; rm -rf "$out"' EXIT
+trap '[ -n "${PLAN_KEEP:-}" ] && mkdir -p "$PLAN_KEEP" && cp -r "$out"/. "$PLAN_KEEP"/; rm -rf "$out"' EXIT
 
 build() {   # DIR NAME
 	(cd "$1" && "$OMPCC" -fopenmp -fopenmp-targets="$OFFLOAD_TARGET" -g -O2 -Wl,-rpath,"$LLVM_DIR/lib" \
 		-o "$2" "$2.c" -lm) >"$1/build.log" 2>&1
 }
 
-rec() {     # DIR NAME TAG I
-	(cd "$1" && "$mapprof" record -f -o "$3.$4.db" -- "./$2" >/dev/null 2>"$3.$4.err") ||
+rec() {     # DIR NAME TAG I: the program recorded with the regime's allocator ($tunables)
+	(cd "$1" && GLIBC_TUNABLES=$tunables "$mapprof" record -f -o "$3.$4.db" -- "./$2" >/dev/null 2>"$3.$4.err") ||
 		{ echo "  $2: record failed: $(cat "$1/$3.$4.err")" >&2; return 1; }
 	"$mapprof" report -q --no-html --json "$1/$3.$4.json" "$1/$3.$4.db" 2>/dev/null
 }
 
+for regime_entry in "${regimes[@]}"; do
+regime=${regime_entry%%|*}
+tunables=${regime_entry#*|}
+echo "allocator: $regime (GLIBC_TUNABLES=$tunables), OMP_WAIT_POLICY=$OMP_WAIT_POLICY" | tee -a "$out/table.txt"
 printf '%-16s %4s %-10s %5s %11s %-8s %20s %7s %12s %7s\n' program plan kind line predicted removed \
 	"busy+kernels saved" error "busy saved" error
 for f in $progs; do
 	name=$(basename "$f" .c)
-	dir=$out/$name
+	dir=$out/$regime/$name
 	mkdir -p "$dir"
 	cp "$f" "$dir/"
 	build "$dir" "$name" || { echo "$name: does not build" >&2; continue; }
@@ -100,14 +125,14 @@ import json, sys
 d, copy, name, p, n, npairs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 reps = [json.load(open("%s/naive.%d.json" % (d, i))) for i in range(1, n + 1)]
 plan = reps[0]["plans"][p]
-key = (plan["directive"].get("line"), plan["edit"]["kind"])
+def key_of(q): return (q["directive"].get("file"), q["directive"].get("line"), q["edit"]["kind"])
+key = key_of(plan)
 # Predicted from the naive recordings the patch is measured against (each in
-# whatever state the machine gave that process), else from the first ones.
+# whatever state the machine gave that process); a pair whose naive report
+# lacks the plan predicts nothing of it (0), and the line says so.
 pairs = [json.load(open("%s/pair%d.%d.json" % (d, p, i))) for i in range(1, npairs + 1)]
-preds = sorted(q["savings_ns"] for r in pairs for q in r["plans"]
-               if (q["directive"].get("line"), q["edit"]["kind"]) == key) or \
-        sorted(q["savings_ns"] for r in reps for q in r["plans"]
-               if (q["directive"].get("line"), q["edit"]["kind"]) == key)
+preds = sorted(next((q["savings_ns"] for q in r["plans"] if key_of(q) == key), 0) for r in pairs)
+npred = sum(1 for r in pairs if any(key_of(q) == key for q in r["plans"]))
 pred = preds[len(preds) // 2] if len(preds) % 2 else (preds[len(preds) // 2 - 1] + preds[len(preds) // 2]) / 2
 fp = {f["id"]: f["fingerprint"] for f in reps[0]["findings"]}
 claimed = {fp[i] for i in plan["findings"]}
@@ -130,22 +155,32 @@ noise = abs(dev) < 0.5e6 or abs(dev) < (max(devs) - min(devs)) / 2
 err = lambda m: 100 * abs(pred - m) / abs(m) if m else float("nan")
 ms = lambda v: "%.2f ms" % (v / 1e6)
 print("%-16s %4d %-10s %5s %11s %-8s %20s %6.1f%% %12s %6.1f%%%s" % (name, p + 1, plan["edit"]["kind"],
-      key[0], ms(pred), rem, ms(dev), err(dev), ms(busy), err(busy), " (noise)" if noise else ""))
-json.dump({"pred": pred, "dev": dev, "busy": busy, "noise": noise, "devs": devs, "busys": busys},
+      key[1], ms(pred), rem, ms(dev), err(dev), ms(busy), err(busy), " (noise)" if noise else "") +
+      ("" if npred == npairs else " (the plan in %d of %d naive reports)" % (npred, npairs)))
+json.dump({"pred": pred, "dev": dev, "busy": busy, "noise": noise, "devs": devs, "busys": busys, "npred": npred},
           open(copy + "/row.json", "w"))
 PY
 	done
 done
-python3 - "$out" <<'PY'
+echo
+done
+python3 - "$out" "${regimes[@]%%|*}" <<'PY'
 import glob, json, sys
-rows = [json.load(open(f)) for f in sorted(glob.glob(sys.argv[1] + "/*/plan*/row.json"))]
-meas = [r for r in rows if not r["noise"] and r["dev"]]
-if not rows:
-    print("no plan with a patch was measured")
-    sys.exit(0)
-within = sum(1 for r in meas if abs(r["pred"] - r["dev"]) <= 0.25 * abs(r["dev"]))
-errs = [abs(r["pred"] - r["dev"]) / abs(r["dev"]) for r in meas]
-print("plans measured: %d (%d above the noise); within +-25%% of busy+kernels saved: %d of %d%s"
-      % (len(rows), len(meas), within, len(meas),
-         "; mean relative error %.1f%%" % (100 * sum(errs) / len(errs)) if errs else ""))
+def summary(label, rows):
+    meas = [r for r in rows if not r["noise"] and r["dev"]]
+    if not rows:
+        print("%s: no plan with a patch was measured" % label)
+        return
+    within = sum(1 for r in meas if abs(r["pred"] - r["dev"]) <= 0.25 * abs(r["dev"]))
+    errs = [abs(r["pred"] - r["dev"]) / abs(r["dev"]) for r in meas]
+    print("%s: plans measured: %d (%d above the noise); within +-25%% of busy+kernels saved: %d of %d%s"
+          % (label, len(rows), len(meas), within, len(meas),
+             "; mean relative error %.1f%%" % (100 * sum(errs) / len(errs)) if errs else ""))
+every = []
+for regime in sys.argv[2:]:
+    rows = [json.load(open(f)) for f in sorted(glob.glob("%s/%s/*/plan*/row.json" % (sys.argv[1], regime)))]
+    summary("allocator " + regime, rows)
+    every += rows
+if len(sys.argv) > 3:
+    summary("both", every)
 PY

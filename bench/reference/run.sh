@@ -309,9 +309,10 @@ printf "$fmt" program native_s publ_s 'mapprof/published' 'floor/published' publ
 : >"$R/parts.txt"
 # elapsed_ms START: milliseconds since START (an $EPOCHREALTIME), from bash alone.
 elapsed_ms() { local a=${1/[.,]/} b=${EPOCHREALTIME/[.,]/}; echo $(((10#$b - 10#$a) / 1000)); }
-# more_rounds I START: 1 when round I (from 0) is to run: the first N; past
-# them, to the end of a Williams square, and squares while the program's
-# rounds since START took under MIN_S; never past NMAX.
+# more_rounds I START: 1 when round I (from 0) is to run: the first N; then,
+# if the program's rounds since START took under MIN_S by then, to the end
+# of the Williams square, and another whenever a square ends still under
+# it; never past NMAX.
 more_rounds() {
 	local i=$1
 	if ((i < N)); then echo 1

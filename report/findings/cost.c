@@ -247,7 +247,8 @@ static double trimmed_mean(const struct value_count *vc, size_t m, uint64_t n)
  * data once predicted 83 or 378 ms from one recording to the next, against
  * 110-230 ms measured; the trimmed mean prices both kinds as they came.
  *
- * Chosen among ten estimators on make accuracy's databases (2 x 9 recordings
+ * Chosen (first copies then at the median, as transfers) among ten
+ * estimators on make accuracy's databases (2 x 9 recordings
  * a side of each pair on a quiet 16-core host, 9 on the loaded 2-core VM;
  * docs/performance.md, "The savings model's accuracy"): on the quiet host
  * this one kept the spread within +-10 % on 14 of 24 pair-windows (the

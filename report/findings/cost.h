@@ -79,7 +79,7 @@ void cost_release(struct cost_model *c);
  */
 int cost_feed(struct cost_model *c, struct event *ev);
 
-/* The medians; frees the samples. */
+/* The typical samples (the median or the trimmed mean: cost.c central()); frees the samples. */
 void cost_finish(struct cost_model *c);
 
 /* The class of a transfer between these devices (the host: c->host_device). */

@@ -11,7 +11,7 @@
  *
  * Savings: a finding saves what its operations cost, each priced by what
  * an operation of its class and size costs in this run (report/findings/cost.h:
- * a median over the run's own operations, so that one slow transfer does
+ * a median or a trimmed mean over the run's own operations, so that one slow transfer does
  * not make the prediction of one recording differ from the next), times
  * the share of their own times that does not overlap (the union of their
  * intervals over the sum of their durations: 1 when they ran one after

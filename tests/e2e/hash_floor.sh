@@ -102,7 +102,7 @@ for f in timeit bootstrap libempty-tool.so libhash-floor.so; do
 	ln -s "$MAPPROF_BUILD/bench/$f" "$b/bench/$f"
 done
 cp prog "$b/bench/real/tiny.naive" && cp prog "$b/bench/real/tiny.fixed" || fail "cannot copy prog"
-BENCH_REAL_RUNS=2 bash "$MAPPROF_SRC/bench/run.sh" "$b" real >bench.out 2>bench.err ||
+BENCH_REAL_RUNS=2 BENCH_REAL_MIN_S=0 bash "$MAPPROF_SRC/bench/run.sh" "$b" real >bench.out 2>bench.err ||
 	fail "bench/run.sh real failed: $(cat bench.err)"
 grep -q 'recorded/hash-floor' bench.out || fail "no recorded/hash-floor column: $(cat bench.out)"
 grep -Eq '^tiny\.naive +[0-9.]+ +[0-9.]+ \([0-9.]+-[0-9.]+\) +[0-9.]+ \([0-9.]+-[0-9.]+\) +[-+][0-9.]+ +[0-9.]+ \([0-9.]+-[0-9.]+\) ' bench.out ||
@@ -112,4 +112,12 @@ grep -q '^recorded over the hash-everything floor .*: [0-9.]* (95% bootstrap int
 # Every iteration timed the hash floor too (its wall time, the tenth field).
 awk 'NF != 10 || !($10 > 0) { bad = 1 } END { exit bad || NR != 4 }' "$b/bench/real-runs.txt" ||
 	fail "real-runs.txt lacks the hash floor's times: $(cat "$b/bench/real-runs.txt")"
-echo "ok: the realistic suite says recorded/hash-floor"
+# A short program gets more rounds while its rounds took under the minimum,
+# never past the cap: two asked, an hour's minimum, at most five -> five.
+BENCH_REAL_RUNS=2 BENCH_REAL_MIN_S=3600 BENCH_REAL_RUNS_MAX=5 bash "$MAPPROF_SRC/bench/run.sh" "$b" real \
+	>bench2.out 2>bench2.err || fail "bench/run.sh real (more rounds) failed: $(cat bench2.err)"
+n=$(awk '$1 == "tiny.naive"' "$b/bench/real-runs.txt" | wc -l)
+[ "$n" = 5 ] || fail "tiny.naive ran $n rounds, not 5 (2 asked, more up to 5 while under an hour)"
+awk '$1 == "tiny.fixed" && NF == 14 && $14 == 5 { ok = 1 } END { exit !ok }' bench2.out ||
+	fail "the table's runs column does not say 5: $(grep tiny bench2.out)"
+echo "ok: the realistic suite says recorded/hash-floor; a short program gets more rounds, up to the cap"
