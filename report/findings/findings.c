@@ -544,6 +544,7 @@ struct sets_pass {
 	const int64_t *const *keep, *const *only;
 	const size_t *nkeep, *nonly;
 	struct sweep *s, *left;
+	struct hmap *freed;   /* per set: {finding, occurrence} of an allocation its 'only' removes */
 };
 
 int seq_listed(const int64_t *v, size_t n, int64_t seq)
@@ -572,8 +573,19 @@ static int sets_op(void *arg, size_t pos, const struct finding_op *op)
 	for (size_t j = p->start[pos]; j < p->start[pos + 1]; j++) {
 		size_t k = p->sets[j];
 		int kept = p->keep && seq_listed(p->keep[k], p->nkeep[k], op->seq);
-		if (!kept && p->only && p->only[k] && !seq_listed(p->only[k], p->nonly[k], op->seq))
-			continue;
+		uint64_t key[2] = { pos, op->occurrence };
+		if (!kept && p->only && p->only[k] && !seq_listed(p->only[k], p->nonly[k], op->seq)) {
+			/*
+			 * A patch names the allocations it removes, not their
+			 * deletes (OMPT gives a delete no host address): the delete
+			 * of an occurrence whose allocation it removes goes too.
+			 */
+			if (op->role != ROLE_DELETE || !hmap_del(&p->freed[k], key))
+				continue;
+		} else if (!kept && p->only && p->only[k] && op->role == ROLE_ALLOC &&
+			   !hmap_put(&p->freed[k], key, NULL)) {
+			return -1;
+		}
 		sweep_add(kept ? &p->left[k] : &p->s[k], op, price_of(g, op));
 	}
 	return 0;
@@ -583,18 +595,24 @@ int findings_sets_ns(const struct findings *f, const size_t *start, const size_t
 		     const int64_t *const *keep, const size_t *nkeep, const int64_t *const *only,
 		     const size_t *nonly, int64_t *out, int64_t *left)
 {
-	struct sets_pass p = { f, start, sets, keep, only, nkeep, nonly, NULL, NULL };
+	struct sets_pass p = { f, start, sets, keep, only, nkeep, nonly, NULL, NULL, NULL };
 	int rc = -1;
 
 	p.s = calloc(nsets ? nsets : 1, sizeof(*p.s));
 	p.left = calloc(nsets ? nsets : 1, sizeof(*p.left));
-	if (p.s && p.left && findings_each_op(f, sets_op, &p) == 0) {
+	p.freed = calloc(nsets ? nsets : 1, sizeof(*p.freed));
+	for (size_t k = 0; p.freed && k < nsets; k++)
+		hmap_init(&p.freed[k], 2, 1);
+	if (p.s && p.left && p.freed && findings_each_op(f, sets_op, &p) == 0) {
 		for (size_t k = 0; k < nsets; k++) {
 			out[k] = sweep_total(&p.s[k]);
 			left[k] = sweep_total(&p.left[k]);
 		}
 		rc = 0;
 	}
+	for (size_t k = 0; p.freed && k < nsets; k++)
+		hmap_release(&p.freed[k]);
+	free(p.freed);
 	free(p.s);
 	free(p.left);
 	return rc;

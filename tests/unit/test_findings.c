@@ -3,6 +3,7 @@
  * savings union and cap, and the predicted speedup.
  */
 #include <math.h>
+#include <string.h>
 
 #include "tests/unit/check.h"
 #include "report/findings/findings.h"
@@ -351,6 +352,45 @@ static void test_sets_union(void)
 	findings_release(&f);
 }
 
+/*
+ * A patch names the allocations it removes, never their deletes (OMPT gives
+ * a delete no host address): the delete of an occurrence whose allocation
+ * the set's 'only' lists goes with it, no other.  Two repeated allocations,
+ * each alloc [b, b+10] then delete [b+20, b+25]; the patch removes the
+ * first one's allocation: 10 + 5, not 10 (the delete left out) nor 30.
+ */
+static void test_sets_deletes_follow(void)
+{
+	struct findings f;
+	struct occurrence o[2];
+	static const int64_t only0[] = { 1 };
+	static const size_t start[] = { 0, 1 }, sets[] = { 0 }, nonly[] = { 1 };
+	const int64_t *only[] = { only0 };
+	int64_t ns[1] = { -1 }, left[1] = { -1 };
+
+	findings_init(&f);
+	for (int i = 0; i < 2; i++) {
+		int64_t b = 100 * i;
+		memset(&o[i], 0, sizeof(o[i]));
+		o[i].kind = FINDING_REPEATED_ALLOC;
+		o[i].flavour = FLAVOUR_NONE;
+		o[i].nops = 2;
+		o[i].ops[0] = (struct op_ref){ 2 * i + 1, b, b + 10, 0x1, ROLE_ALLOC, 0 };
+		o[i].ops[1] = (struct op_ref){ 2 * i + 2, b + 20, b + 25, 0x2, ROLE_DELETE, 0 };
+		o[i].ndevices = 1;
+		o[i].devices[0] = 0;
+		o[i].data_addr = 0x9000;
+		o[i].data_bytes = o[i].bytes = 64;
+		CHECK_INT(findings_add(&f, &o[i]), 0);
+	}
+	finish(&f, NULL, 1000);
+	CHECK_INT(f.n, 1);
+	CHECK_INT(findings_sets_ns(&f, start, sets, 1, NULL, NULL, only, nonly, ns, left), 0);
+	CHECK_INT(ns[0], 15);
+	CHECK_INT(left[0], 0);
+	findings_release(&f);
+}
+
 /* Stop a findings_each_op() pass after 'left' operations. */
 struct partial {
 	struct findings *f;
@@ -436,6 +476,7 @@ int main(void)
 	RUN(test_empty);
 	RUN(test_union_helper);
 	RUN(test_sets_union);
+	RUN(test_sets_deletes_follow);
 	RUN(test_finish_in_steps);
 	return check_done();
 }
