@@ -7,7 +7,8 @@
 #     findings of the report code before (commit 90f4098, kept in
 #     tests/golden/bounded/: kinds, fingerprints, occurrences, bytes,
 #     savings, listed events; the summary; each plan's savings; the savings
-#     since transfers are priced at the run's median), and says
+#     since transfers are priced at the run's median and first copies into
+#     fresh memory at their trimmed mean), and says
 #     how many events each finding leaves out of its list;
 #   - with buffers of a few hundred records (MAPPROF_REPORT_BUFFER), so that
 #     everything goes through the files, report.json, the page's document
