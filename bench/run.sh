@@ -22,6 +22,7 @@
 # median of per-iteration ratios with their intervals, mapprof over the hash
 # floor, the bytes hashed and the collector's CPU time.
 set -euo pipefail
+. "$(dirname "$0")/rounds.sh"
 B=${1:-build}
 what=${2:-all}
 case $what in all | real | check) ;; *) echo "usage: bench/run.sh [BUILD] [all|real|check]" >&2; exit 2 ;; esac
@@ -132,23 +133,11 @@ run_recorded() {
 # has no 'stats' view; BACK_BYTES: what transfers from the device brought
 # into host memory, new bytes that no reuse can spare hashing).
 real_orders=(nrhf rfnh fhrn hnfr)
-# more_real I START_US: 0 (go on) when iteration I (from 0) is to run: the
-# first NR; then, if the program's iterations since START_US (a stamp) took
-# under NR_MIN_S by then, to the end of the four orders, and four more
-# whenever a square ends still under it; never past NR_MAX.
-more_real() {
-	local i=$1 now
-	stamp now
-	((i < NR)) && return 0
-	((i >= NR_MAX)) && return 1
-	((i > NR && i % 4 != 0)) && return 0
-	(((i % 4 == 0 || i == NR) && now - $2 < NR_MIN_S * 1000000))
-}
 real_runs() {
 	local name=$1 prog=$2 nat=() natc=() natcpu=() recc=() i k order stats rw fw hw hb hr cpu back t_prog
-	stamp t_prog
+	t_prog=$EPOCHREALTIME
 	for ((i = 0; ; i++)); do
-		more_real "$i" "$t_prog" || break
+		more_rounds "$i" "$t_prog" "$NR" "$NR_MIN_S" "$NR_MAX" || break
 		order=${real_orders[i % 4]}
 		for ((k = 0; k < 4; k++)); do
 			case ${order:k:1} in

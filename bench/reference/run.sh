@@ -68,6 +68,7 @@ if (($# != 2)); then
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+. "$repo/bench/rounds.sh"
 B=$(cd "$1" && pwd)
 REF=$(cd "$2" && pwd)
 S=${REF_BUILD:-${TMPDIR:-/tmp}/mapprof-reference}
@@ -307,22 +308,6 @@ printf "$fmt" program native_s publ_s 'mapprof/published' 'floor/published' publ
 : >"$R/hp.txt"
 : >"$R/notes.txt"
 : >"$R/parts.txt"
-# elapsed_ms START: milliseconds since START (an $EPOCHREALTIME), from bash alone.
-elapsed_ms() { local a=${1/[.,]/} b=${EPOCHREALTIME/[.,]/}; echo $(((10#$b - 10#$a) / 1000)); }
-# more_rounds I START: 1 when round I (from 0) is to run: the first N; then,
-# if the program's rounds since START took under MIN_S by then, to the end
-# of the Williams square, and another whenever a square ends still under
-# it; never past NMAX.
-more_rounds() {
-	local i=$1
-	if ((i < N)); then echo 1
-	elif ((i >= NMAX)); then echo 0
-	elif ((i > N && i % 4 != 0)); then echo 1
-	elif ((i % 4 == 0 && $(elapsed_ms "$2") < MIN_S * 1000)); then echo 1
-	elif ((i == N && i % 4 != 0 && $(elapsed_ms "$2") < MIN_S * 1000)); then echo 1
-	else echo 0
-	fi
-}
 med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # side_median NAME SIDE FIELD: the median of FIELD (3 wall, 4 user, 5 sys) in seconds.
 side_median() { awk -v p="$1" -v s="$2" -v f="$3" '$1 == p && $2 == s { print $f / 1e9 }' "$times" | med; }
@@ -337,7 +322,8 @@ for entry in "${progs[@]}"; do
 	fi
 	failed=
 	t_prog=$EPOCHREALTIME
-	for ((i = 0; !${#failed} && $(more_rounds "$i" "$t_prog"); i++)); do
+	for ((i = 0; !${#failed}; i++)); do
+		more_rounds "$i" "$t_prog" "$N" "$MIN_S" "$NMAX" || break
 		order=${orders[i % 4]}
 		for ((k = 0; k < 4; k++)); do
 			side=${order:k:1}

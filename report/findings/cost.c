@@ -262,7 +262,9 @@ static double trimmed_mean(const struct value_count *vc, size_t m, uint64_t n)
  */
 static double central(const struct value_count *vc, size_t m, uint64_t n, enum cost_class cls)
 {
-	return (per_byte(cls) && cls != COST_TO_DEVICE_FIRST) || n < 5 ? median_of(vc, m, n) : trimmed_mean(vc, m, n);
+	int two_kinds = !per_byte(cls) || cls == COST_TO_DEVICE_FIRST;
+
+	return two_kinds && n >= 5 ? trimmed_mean(vc, m, n) : median_of(vc, m, n);
 }
 
 void cost_finish(struct cost_model *c)

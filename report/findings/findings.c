@@ -573,18 +573,19 @@ static int sets_op(void *arg, size_t pos, const struct finding_op *op)
 	for (size_t j = p->start[pos]; j < p->start[pos + 1]; j++) {
 		size_t k = p->sets[j];
 		int kept = p->keep && seq_listed(p->keep[k], p->nkeep[k], op->seq);
-		uint64_t key[2] = { pos, op->occurrence };
-		if (!kept && p->only && p->only[k] && !seq_listed(p->only[k], p->nonly[k], op->seq)) {
+		if (!kept && p->only && p->only[k]) {
 			/*
 			 * A patch names the allocations it removes, not their
 			 * deletes (OMPT gives a delete no host address): the delete
 			 * of an occurrence whose allocation it removes goes too.
 			 */
-			if (op->role != ROLE_DELETE || !hmap_del(&p->freed[k], key))
+			uint64_t key[2] = { pos, op->occurrence };
+			if (seq_listed(p->only[k], p->nonly[k], op->seq)) {
+				if (op->role == ROLE_ALLOC && !hmap_put(&p->freed[k], key, NULL))
+					return -1;
+			} else if (op->role != ROLE_DELETE || !hmap_del(&p->freed[k], key)) {
 				continue;
-		} else if (!kept && p->only && p->only[k] && op->role == ROLE_ALLOC &&
-			   !hmap_put(&p->freed[k], key, NULL)) {
-			return -1;
+			}
 		}
 		sweep_add(kept ? &p->left[k] : &p->s[k], op, price_of(g, op));
 	}
