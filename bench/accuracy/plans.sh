@@ -4,8 +4,7 @@
 #
 # For each program (PLAN_PROGS, default: the realistic suite's naive
 # variants, bench/real/*.c, and the samples): build it with -g, record it
-# ACCURACY_RUNS times (default 3) and report each: the plans and their
-# predicted savings.  Then for each plan of the first report that gives a
+# once and report it: its plans.  Then for each plan that gives a
 # patch: apply that patch alone to a copy, build it, and record the naive
 # program and the patched one in alternation, PLAN_PAIRS pairs (default 5;
 # which goes first alternates), so that whatever state the machine drifts
@@ -38,9 +37,7 @@
 # (each plan's row.json holds the pairs' differences) in DIR.
 set -euo pipefail
 B=$(cd "${1:-build}" && pwd)
-N=${ACCURACY_RUNS:-3}
 NP=${PLAN_PAIRS:-5}
-[[ $N =~ ^[0-9]+$ ]] && ((N >= 1)) || { echo "plans.sh: ACCURACY_RUNS must be a number from 1, not '$N'" >&2; exit 2; }
 [[ $NP =~ ^[0-9]+$ ]] && ((NP >= 1)) || { echo "plans.sh: PLAN_PAIRS must be a number from 1, not '$NP'" >&2; exit 2; }
 mapprof=${MAPPROF:-$B/mapprof}
 OMPCC=${OMPCC:-clang-19}
@@ -91,9 +88,7 @@ for f in $progs; do
 	mkdir -p "$dir"
 	cp "$f" "$dir/"
 	build "$dir" "$name" || { echo "$name: does not build" >&2; continue; }
-	ok=1
-	for i in $(seq 1 "$N"); do rec "$dir" "$name" naive "$i" || ok=0; done
-	[ "$ok" = 1 ] || continue
+	rec "$dir" "$name" naive 1 || continue
 	np=$(jq '.plans | length' "$dir/naive.1.json")
 	for ((p = 0; p < np; p++)); do
 		jq -r ".plans[$p].edit.patch // empty" "$dir/naive.1.json" >"$dir/plan$p.patch"
@@ -120,11 +115,11 @@ for f in $progs; do
 				{ echo "$name plan $p: mapprof diff failed" >&2; ok=0; }
 		done
 		[ "$ok" = 1 ] || continue
-		python3 - "$dir" "$copy" "$name" "$p" "$N" "$NP" <<'PY' | tee -a "$out/table.txt"
+		python3 - "$dir" "$copy" "$name" "$p" "$NP" <<'PY' | tee -a "$out/table.txt"
 import json, sys
-d, copy, name, p, n, npairs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
-reps = [json.load(open("%s/naive.%d.json" % (d, i))) for i in range(1, n + 1)]
-plan = reps[0]["plans"][p]
+d, copy, name, p, npairs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+first = json.load(open("%s/naive.1.json" % d))   # the recording that gave the plans
+plan = first["plans"][p]
 def key_of(q): return (q["directive"].get("file"), q["directive"].get("line"), q["edit"]["kind"])
 key = key_of(plan)
 # Predicted from the naive recordings the patch is measured against (each in
@@ -134,7 +129,7 @@ pairs = [json.load(open("%s/pair%d.%d.json" % (d, p, i))) for i in range(1, npai
 preds = sorted(next((q["savings_ns"] for q in r["plans"] if key_of(q) == key), 0) for r in pairs)
 npred = sum(1 for r in pairs if any(key_of(q) == key for q in r["plans"]))
 pred = preds[len(preds) // 2] if len(preds) % 2 else (preds[len(preds) // 2 - 1] + preds[len(preds) // 2]) / 2
-fp = {f["id"]: f["fingerprint"] for f in reps[0]["findings"]}
+fp = {f["id"]: f["fingerprint"] for f in first["findings"]}
 claimed = {fp[i] for i in plan["findings"]}
 diff = json.load(open(copy + "/diff.json"))
 removed = {f["fingerprint"] for f in diff["removed"]}
