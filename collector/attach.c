@@ -45,6 +45,7 @@
 struct abuf {
 	int dev;
 	uint64_t host, dev_addr, bytes;
+	uint64_t seq;   /* its allocation's */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -52,7 +53,17 @@ static struct abuf *bufs;
 static int nbufs;
 static uint64_t *slots;
 static atomic_int nslots;
-static uint64_t learned, dropped, untracked_bufs, late;
+static uint64_t learned, dropped, untracked_bufs, late, late_fixed, late_unknown;
+/* Late slots' fixes not yet taken (attach_take_fixes()); what did not fit is counted in none of late_*. */
+#define FIXES_MAX 256
+static struct attach_fix fixes[FIXES_MAX];
+static atomic_int nfixes;
+/* A late slot's buffer is hashed again up to this size, and up to FIX_BYTES_ALL in all. */
+#define FIX_BYTES_ONE ((uint64_t)64 << 20)
+#define FIX_BYTES_ALL ((uint64_t)256 << 20)
+static uint64_t fix_bytes;
+/* Buffers holding one late slot that get a fix (one per device, as a rule). */
+#define FIX_BUFS 4
 
 /* --- the slot table (called with mu held) ------------------------------------ */
 
@@ -73,16 +84,22 @@ static int slot_lower(uint64_t addr)
 
 static int host_held(uint64_t addr);
 
+static void late_fixes_before(uint64_t addr, uint64_t seq, struct attach_fix *f, int *nf);
+static void late_fixes_after(struct attach_fix *f, int nf);
+
 /*
  * Add slot addr; 1 when it is new, 0 when known, -1 when it does not fit.
  * A new slot inside host data that a live device buffer already mirrors
  * comes late: that buffer's copy from the host, if it had one, was hashed
- * without it (counted for the stats table).
+ * without it (counted for the stats table), and so was every transfer of
+ * that data since the buffer's allocation, up to seq (not included): each
+ * such buffer gets a fix (attach.h).
  */
-static int slot_add(uint64_t addr)
+static int slot_add(uint64_t addr, uint64_t seq)
 {
 	int n = atomic_load_explicit(&nslots, memory_order_relaxed);
-	int i = slot_lower(addr);
+	int i = slot_lower(addr), nf = 0;
+	struct attach_fix f[FIX_BUFS];
 
 	if (i < n && slots[i] == addr)
 		return 0;
@@ -92,12 +109,15 @@ static int slot_add(uint64_t addr)
 		dropped++;
 		return -1;
 	}
+	if (host_held(addr)) {
+		late++;
+		late_fixes_before(addr, seq, f, &nf);
+	}
 	memmove(&slots[i + 1], &slots[i], (size_t)(n - i) * sizeof(*slots));
 	slots[i] = addr;
 	learned++;
-	if (host_held(addr))
-		late++;
 	atomic_store_explicit(&nslots, n + 1, memory_order_release);
+	late_fixes_after(f, nf);
 	return 1;
 }
 
@@ -128,7 +148,7 @@ static int host_held(uint64_t addr)
 	return 0;
 }
 
-void attach_alloc(int dev, uint64_t host_addr, uint64_t dev_addr, uint64_t bytes)
+void attach_alloc(int dev, uint64_t host_addr, uint64_t dev_addr, uint64_t bytes, uint64_t seq)
 {
 	struct abuf *b;
 
@@ -147,6 +167,7 @@ void attach_alloc(int dev, uint64_t host_addr, uint64_t dev_addr, uint64_t bytes
 		b->host = host_addr;
 		b->dev_addr = dev_addr;
 		b->bytes = bytes;
+		b->seq = seq;
 	}
 	pthread_mutex_unlock(&mu);
 }
@@ -172,7 +193,7 @@ void attach_delete(int dev, uint64_t dev_addr)
 	pthread_mutex_unlock(&mu);
 }
 
-void attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes)
+void attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes, uint64_t seq)
 {
 	struct abuf *b;
 
@@ -194,7 +215,7 @@ void attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes)
 	 */
 	if (b && dst - b->dev_addr <= b->bytes - SLOT_BYTES && src != b->host + (dst - b->dev_addr) &&
 	    buf_find(dev, value))
-		slot_add(b->host + (dst - b->dev_addr));
+		slot_add(b->host + (dst - b->dev_addr), seq);
 	pthread_mutex_unlock(&mu);
 }
 
@@ -207,7 +228,7 @@ static int entry_holds(void *const *ptrs, const int64_t *sizes, int j, uint64_t 
 }
 
 void attach_map_entries(int n, void *const *bases, void *const *ptrs, const int64_t *sizes,
-			const int64_t *types)
+			const int64_t *types, uint64_t seq)
 {
 	int locked = 0;
 
@@ -230,7 +251,7 @@ void attach_map_entries(int n, void *const *bases, void *const *ptrs, const int6
 			pthread_mutex_lock(&mu);
 			locked = 1;
 		}
-		slot_add(p);
+		slot_add(p, seq);
 	}
 	if (locked)
 		pthread_mutex_unlock(&mu);
@@ -282,28 +303,36 @@ static uint64_t chunk_masked(const unsigned char *p, uint64_t n, uint32_t c, con
 	return hash_chunk(tmp, len, 0);
 }
 
-uint64_t attach_hash(const void *p, uint64_t n, uint64_t host)
+/*
+ * The offsets (from host) of the slots in host range [host, host + n), into
+ * *off: the caller's local[LOCAL_SLOTS], or a mapping of *off_bytes bytes
+ * (NULL when that failed).  Called with mu held.  Returns how many.
+ */
+static int slot_offsets(uint64_t host, uint64_t n, int64_t *local, int64_t **off, size_t *off_bytes)
 {
-	int64_t local_off[LOCAL_SLOTS], *off = local_off;
+	int first = slot_lower(host > SLOT_BYTES ? host - SLOT_BYTES + 1 : 0);
+	int ns = slot_lower(host + n) - first;
+
+	*off = local;
+	*off_bytes = 0;
+	if (ns > LOCAL_SLOTS) {
+		*off_bytes = (size_t)ns * sizeof(**off);
+		*off = scratch_map(*off_bytes);
+	}
+	for (int i = 0; *off && i < ns; i++)
+		(*off)[i] = (int64_t)(slots[first + i] - host);
+	return ns;
+}
+
+/* p[0..n) hashed with the ns slots at off[] (slot_offsets()) as zeros. */
+static uint64_t hash_masked(const void *p, uint64_t n, const int64_t *off, int ns)
+{
 	uint64_t local_h[LOCAL_CHUNKS], *h = local_h, r;
 	unsigned char local_tmp[LOCAL_CHUNK], *tmp = local_tmp;
-	size_t off_bytes = 0, h_bytes = 0, tmp_bytes = 0;
+	size_t h_bytes = 0, tmp_bytes = 0;
 	uint32_t nchunks;
-	int ns = 0, k = 0;
+	int k = 0;
 
-	if (!n || n >= HASH_CHUNKED_MAX_BYTES || !atomic_load_explicit(&nslots, memory_order_acquire))
-		return hash_bytes(p, n);
-	pthread_mutex_lock(&mu);
-	int first = slot_lower(host > SLOT_BYTES ? host - SLOT_BYTES + 1 : 0);
-	int last = slot_lower(host + n);
-	ns = last - first;
-	if (ns > LOCAL_SLOTS) {
-		off_bytes = (size_t)ns * sizeof(*off);
-		off = scratch_map(off_bytes);
-	}
-	for (int i = 0; off && i < ns; i++)
-		off[i] = (int64_t)(slots[first + i] - host);
-	pthread_mutex_unlock(&mu);
 	if (!ns || !off)
 		return hash_bytes(p, n);  /* no slot here (or no memory: the bytes as they are) */
 	nchunks = hash_nchunks(n);
@@ -322,13 +351,112 @@ uint64_t attach_hash(const void *p, uint64_t n, uint64_t host)
 	} else {
 		r = hash_bytes(p, n);
 	}
-	if (off_bytes)
-		munmap(off, off_bytes);
 	if (h_bytes && h)
 		munmap(h, h_bytes);
 	if (tmp_bytes && tmp)
 		munmap(tmp, tmp_bytes);
 	return r;
+}
+
+/* attach_hash() with mu held: the slots as they are now. */
+static uint64_t hash_locked(const void *p, uint64_t n, uint64_t host)
+{
+	int64_t local_off[LOCAL_SLOTS], *off;
+	size_t off_bytes;
+	int ns = slot_offsets(host, n, local_off, &off, &off_bytes);
+	uint64_t r = hash_masked(p, n, off, ns);
+
+	if (off_bytes && off)
+		munmap(off, off_bytes);
+	return r;
+}
+
+uint64_t attach_hash(const void *p, uint64_t n, uint64_t host)
+{
+	int64_t local_off[LOCAL_SLOTS], *off;
+	size_t off_bytes;
+	uint64_t r;
+	int ns;
+
+	if (!n || n >= HASH_CHUNKED_MAX_BYTES || !atomic_load_explicit(&nslots, memory_order_acquire))
+		return hash_bytes(p, n);
+	pthread_mutex_lock(&mu);
+	ns = slot_offsets(host, n, local_off, &off, &off_bytes);
+	pthread_mutex_unlock(&mu);
+	r = hash_masked(p, n, off, ns);
+	if (off_bytes && off)
+		munmap(off, off_bytes);
+	return r;
+}
+
+/* --- late slots' fixes (called with mu held) ------------------------------------- */
+
+/* Whether buffer b's device copy is read again for a late slot's fix (and its bytes counted). */
+static int fix_readable(const struct abuf *b)
+{
+	if (b->bytes >= HASH_CHUNKED_MAX_BYTES || b->bytes > FIX_BYTES_ONE || fix_bytes + b->bytes > FIX_BYTES_ALL ||
+	    !collector_device_host_addressable(b->dev))
+		return 0;
+	fix_bytes += b->bytes;
+	return 1;
+}
+
+/*
+ * Before late slot addr goes in: a fix for each buffer holding it (up to
+ * FIX_BUFS), with the hash of its device copy under the slots known so far
+ * where that copy can be read.
+ */
+static void late_fixes_before(uint64_t addr, uint64_t seq, struct attach_fix *f, int *nf)
+{
+	for (int i = 0; i < nbufs && *nf < FIX_BUFS; i++) {
+		const struct abuf *b = &bufs[i];
+		struct attach_fix *x = &f[*nf];
+		if (addr < b->host || addr - b->host >= b->bytes)
+			continue;
+		*x = (struct attach_fix){ .dev = b->dev, .host = b->host, .dev_addr = b->dev_addr, .bytes = b->bytes,
+					  .slot = addr, .from_seq = b->seq, .to_seq = seq };
+		if (fix_readable(b)) {
+			x->known = 1;
+			x->old_hash = hash_locked((const void *)(uintptr_t)b->dev_addr, b->bytes, b->host);
+		}
+		(*nf)++;
+	}
+}
+
+/* Once the slot is in: the same copies' hashes with it, and the fixes queued. */
+static void late_fixes_after(struct attach_fix *f, int nf)
+{
+	for (int i = 0; i < nf; i++) {
+		int q = atomic_load_explicit(&nfixes, memory_order_relaxed);
+		if (f[i].known)
+			f[i].new_hash = hash_locked((const void *)(uintptr_t)f[i].dev_addr, f[i].bytes, f[i].host);
+		if (q == FIXES_MAX)
+			continue;
+		fixes[q] = f[i];
+		if (f[i].known)
+			late_fixed++;
+		else
+			late_unknown++;
+		atomic_store_explicit(&nfixes, q + 1, memory_order_release);
+	}
+}
+
+int attach_take_fixes(struct attach_fix *out, int max)
+{
+	int n;
+
+	if (!atomic_load_explicit(&nfixes, memory_order_acquire))
+		return 0;
+	pthread_mutex_lock(&mu);
+	n = atomic_load_explicit(&nfixes, memory_order_relaxed);
+	if (n > max)
+		n = max;
+	memcpy(out, fixes, (size_t)n * sizeof(*out));
+	memmove(fixes, fixes + n, (size_t)(atomic_load_explicit(&nfixes, memory_order_relaxed) - n) * sizeof(*fixes));
+	atomic_store_explicit(&nfixes, atomic_load_explicit(&nfixes, memory_order_relaxed) - n,
+			      memory_order_release);
+	pthread_mutex_unlock(&mu);
+	return n;
 }
 
 /* --- the rest ------------------------------------------------------------------- */
@@ -342,7 +470,7 @@ int attach_lock_free(void)
 }
 
 void attach_stats(uint64_t *known, uint64_t *all, uint64_t *not_kept, uint64_t *untracked_buffers,
-		  uint64_t *late_slots)
+		  uint64_t *late_slots, uint64_t *fixed, uint64_t *unknown)
 {
 	pthread_mutex_lock(&mu);
 	*known = (uint64_t)atomic_load_explicit(&nslots, memory_order_relaxed);
@@ -350,6 +478,8 @@ void attach_stats(uint64_t *known, uint64_t *all, uint64_t *not_kept, uint64_t *
 	*not_kept = dropped;
 	*untracked_buffers = untracked_bufs;
 	*late_slots = late;
+	*fixed = late_fixed;
+	*unknown = late_unknown;
 	pthread_mutex_unlock(&mu);
 }
 
@@ -364,6 +494,7 @@ void attach_at_fork(enum fork_moment when)
 		nbufs = 0;
 		atomic_store(&nslots, 0);
 		/* The child's stats rows count its own slots. */
-		learned = dropped = untracked_bufs = late = 0;
+		learned = dropped = untracked_bufs = late = late_fixed = late_unknown = fix_bytes = 0;
+		atomic_store(&nfixes, 0);
 	}
 }

@@ -23,9 +23,23 @@
  *     address other than the one the buffer mirrors (what --check calls a
  *     foreign write, collector/check.c).
  * A slot is forgotten when the last live device buffer holding it is
- * deleted.  The tables are bounded; what did not fit, and slots learned
- * after their struct's copy was hashed without them, are counted in the
+ * deleted.  The tables are bounded; what did not fit is counted in the
  * stats table (attach_stats()).
+ *
+ * A slot learned late, inside host data a live device buffer already
+ * mirrors (the manual deep copy: 'target enter data map(to: s)', then
+ * 'target enter data map(to: s.v[0:n])'), was not masked in the hashes of
+ * that data's transfers since the buffer's allocation: the struct's copy to
+ * the device would not match its copy back.  Each such buffer gets a fix
+ * (attach_take_fixes(), a frame of the spool): the transfers of host data
+ * holding the slot, between the buffer's allocation and the moment the slot
+ * was learned, hashed old_hash (the device copy's hash under the slots
+ * known before, taken as the slot was learned) become new_hash (the same
+ * bytes with the slot masked); any other hash of them is no longer known
+ * (the bytes were not those of the device copy then).  Where the device
+ * copy cannot be read (a GPU's memory), or is too large to hash again,
+ * known is 0 and every such hash becomes unknown.  Applied when the
+ * database is finished (db/ingest/finish.h).
  */
 #ifndef MAPPROF_COLLECTOR_ATTACH_H
 #define MAPPROF_COLLECTOR_ATTACH_H
@@ -34,15 +48,30 @@
 
 #include "collector/state.h"
 
-/* An allocation ended: dev_addr on dev holds 'bytes' for host_addr. */
-void attach_alloc(int dev, uint64_t host_addr, uint64_t dev_addr, uint64_t bytes);
+/* An allocation (data op seq) ended: dev_addr on dev holds 'bytes' for host_addr. */
+void attach_alloc(int dev, uint64_t host_addr, uint64_t dev_addr, uint64_t bytes, uint64_t seq);
 /* A delete ended: the buffer at dev_addr on dev is gone (its slots too, unless another buffer holds them). */
 void attach_delete(int dev, uint64_t dev_addr);
-/* A to-device transfer from host address src to dst on dev begins: learns a slot when it is an attach. */
-void attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes);
-/* The map entries of an offload call (interpose.c): learns the slots it will attach. */
+/*
+ * A to-device transfer (data op seq) from host address src to dst on dev
+ * begins: learns a slot when it is an attach.
+ */
+void attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes, uint64_t seq);
+/* The map entries of an offload call (interpose.c), whose data ops are seq on: learns the slots it will attach. */
 void attach_map_entries(int n, void *const *bases, void *const *ptrs, const int64_t *sizes,
-			const int64_t *types);
+			const int64_t *types, uint64_t seq);
+
+/* A late slot's fix (above): for the transfers of data ops from_seq < seq < to_seq. */
+struct attach_fix {
+	int dev;
+	int known;            /* old_hash and new_hash were taken (else: every such hash is unknown) */
+	uint64_t host, dev_addr, bytes;   /* the buffer */
+	uint64_t slot;        /* the slot's host address */
+	uint64_t from_seq, to_seq;
+	uint64_t old_hash, new_hash;
+};
+/* Up to max fixes not yet taken, into out (oldest first); how many.  One load when there are none. */
+int attach_take_fixes(struct attach_fix *out, int max);
 
 /* Nonzero when host range [host, host + n) holds a known slot (one load when no slot is known). */
 int attach_masked(uint64_t host, uint64_t n);
@@ -59,14 +88,15 @@ int attach_lock_free(void);
 
 /*
  * For the stats table: slots known now, slots learned in all, slots not
- * kept (table full), device buffers not kept (table full), and slots
- * learned late: inside host data that a device buffer already mirrored
- * (mapped by an earlier call, or by this one when its map entries did not
- * announce the slot), whose copy from the host, if any, was hashed with
- * the slot's bytes as they were.
+ * kept (table full), device buffers not kept (table full), slots learned
+ * late (inside host data that a device buffer already mirrored: mapped by
+ * an earlier call, or by this one when its map entries did not announce
+ * the slot), and of their fixes, those that re-hashed the device copy
+ * (fixed) and those that could not (unknown).  A late slot's fix that did
+ * not fit the queue is counted in neither: those hashes stay as they were.
  */
 void attach_stats(uint64_t *known, uint64_t *learned, uint64_t *dropped, uint64_t *untracked_buffers,
-		  uint64_t *late);
+		  uint64_t *late, uint64_t *fixed, uint64_t *unknown);
 
 /* Around fork(): the lock is held across it; the child forgets everything (its runtime starts anew). */
 void attach_at_fork(enum fork_moment when);

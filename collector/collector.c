@@ -313,8 +313,10 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		p->map_index = -1;
 		p->wt_dest = 0;
 		/* A pointer the runtime attaches in a device buffer (attach.h). */
-		if (is_transfer_to(optype) && src_device_num == learn_host_device())
-			attach_transfer_to(dest_device_num, (uint64_t)src_addr, (uint64_t)dest_addr, bytes);
+		if (is_transfer_to(optype) && src_device_num == learn_host_device()) {
+			attach_transfer_to(dest_device_num, (uint64_t)src_addr, (uint64_t)dest_addr, bytes, p->seq);
+			collector_attach_fixes_out();
+		}
 		/* Into host memory: lets the copy write pages protected for write tracking
 		 * (not a range with attached pointers: its hash is masked, wtrack's is not). */
 		if (is_transfer_from(optype) && bytes && dest_addr &&
@@ -376,7 +378,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 	    atomic_load_explicit(&nheld, memory_order_relaxed))
 		held_release(HELD_DELETE, t, NULL, 0);
 	if (optype == ompt_target_data_alloc || optype == ompt_target_data_alloc_async)
-		attach_alloc(dest_device_num, (uint64_t)src_addr, (uint64_t)dest_addr, bytes);
+		attach_alloc(dest_device_num, (uint64_t)src_addr, (uint64_t)dest_addr, bytes, p ? p->seq : 0);
 	else if (optype == ompt_target_data_delete || optype == ompt_target_data_delete_async)
 		attach_delete(src_device_num, (uint64_t)src_addr);
 	if (check_on)
@@ -650,12 +652,15 @@ static void side_frames_write(enum buffer_moment when)
 		output_frame(SPOOL_STAT, "hash_from_nowait", (int64_t)atomic_load(&held_nowait));
 		{
 			/* Attached pointer slots masked in hashes (docs/database.md). */
-			uint64_t known, learned, dropped, untracked, late;
-			attach_stats(&known, &learned, &dropped, &untracked, &late);
+			uint64_t known, learned, dropped, untracked, late, fixed, unknown;
+			collector_attach_fixes_out();
+			attach_stats(&known, &learned, &dropped, &untracked, &late, &fixed, &unknown);
 			output_frame(SPOOL_STAT, "hash_attach_slots", (int64_t)learned);
 			output_frame(SPOOL_STAT, "hash_attach_slots_dropped", (int64_t)dropped);
 			output_frame(SPOOL_STAT, "hash_attach_buffers_untracked", (int64_t)untracked);
 			output_frame(SPOOL_STAT, "hash_attach_late", (int64_t)late);
+			output_frame(SPOOL_STAT, "hash_attach_late_fixed", (int64_t)fixed);
+			output_frame(SPOOL_STAT, "hash_attach_late_unknown", (int64_t)unknown);
 			(void)known;
 		}
 		check_stats();
@@ -827,6 +832,23 @@ int collector_start_other(const char *runtime)
 uint64_t collector_next_seq(void)
 {
 	return counter_next(&next_seq);
+}
+
+uint64_t collector_peek_seq(void)
+{
+	return atomic_load_explicit(&next_seq, memory_order_relaxed);
+}
+
+void collector_attach_fixes_out(void)
+{
+	struct attach_fix f[16];
+	int n;
+
+	while ((n = attach_take_fixes(f, 16)) > 0)
+		for (int i = 0; i < n; i++)
+			output_frame(SPOOL_HASH_FIX, (int64_t)f[i].dev, (int64_t)f[i].host, (int64_t)f[i].bytes,
+				     (int64_t)f[i].slot, (int64_t)f[i].from_seq, (int64_t)f[i].to_seq,
+				     (int64_t)f[i].known, (int64_t)f[i].old_hash, (int64_t)f[i].new_hash);
 }
 
 uint64_t collector_next_target_id(void)

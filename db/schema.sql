@@ -186,6 +186,26 @@ CREATE TABLE IF NOT EXISTS check_raw (
     note        TEXT
 );
 
+-- Pointer slots the collector learned late (collector/attach.h): the hashes of
+-- the transfers of host data holding 'slot' on 'device', data ops from_seq <
+-- seq < to_seq, were taken with the slot's bytes as they were.  Applied to
+-- data_op_raw.hash, then emptied, when the database is finished: a hash equal
+-- to old_hash becomes new_hash (the same bytes, the slot masked); any other
+-- becomes NULL (not known); known = 0: all become NULL.
+-- IF NOT EXISTS: older databases lack it and are still read.
+CREATE TABLE IF NOT EXISTS hash_fix_raw (
+    id          INTEGER PRIMARY KEY,
+    device      INTEGER,
+    host_addr   INTEGER,  -- the device buffer's host data: [host_addr, host_addr + bytes)
+    bytes       INTEGER,
+    slot        INTEGER,  -- the pointer's host address (8 bytes)
+    from_seq    INTEGER,
+    to_seq      INTEGER,
+    known       INTEGER,
+    old_hash    INTEGER,
+    new_hash    INTEGER
+);
+
 -- Written by 'mapprof record' after the run: each delete paired with the
 -- allocation it frees (the runtime reports deletes by device address only).
 CREATE TABLE delete_pair_raw (

@@ -72,6 +72,51 @@ static const char host_sql[] =
 	"  (SELECT dst_dev FROM data_op_raw WHERE kind IN (3, 19) AND hash IS NOT NULL LIMIT 1),"
 	"  host_device) WHERE id = 1";
 
+/*
+ * Late attached pointer slots' fixes (hash_fix_raw, collector/attach.h), in
+ * the order they were learned: of the transfers between the host and the
+ * fix's device whose host range holds the slot, between the buffer's
+ * allocation and the slot, a hash equal to old_hash becomes new_hash, any
+ * other NULL.  An older database without the table has none.
+ */
+static const char fix_sql[] =
+	"UPDATE data_op_raw SET hash = CASE WHEN ?1 AND hash = ?2 THEN ?3 END"
+	" WHERE seq > ?4 AND seq < ?5 AND hash IS NOT NULL AND"
+	" ((kind IN (2, 18) AND dst_dev = ?6 AND src_addr < ?7 + 8 AND src_addr + bytes > ?7) OR"
+	"  (kind IN (3, 19) AND src_dev = ?6 AND dst_addr < ?7 + 8 AND dst_addr + bytes > ?7))";
+
+static int apply_hash_fixes(struct db *db, char **err)
+{
+	sqlite3_stmt *sel, *upd;
+	int rc;
+
+	if (!db_scalar(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'hash_fix_raw'") ||
+	    !db_scalar(db, "SELECT COUNT(*) FROM hash_fix_raw"))
+		return 0;
+	sel = db_prepare(db, "SELECT known, old_hash, new_hash, from_seq, to_seq, device, slot FROM hash_fix_raw"
+			     " ORDER BY to_seq, id", err);
+	upd = sel ? db_prepare(db, fix_sql, err) : NULL;
+	if (!upd) {
+		sqlite3_finalize(sel);
+		return -1;
+	}
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		for (int i = 0; i < 7; i++)
+			sqlite3_bind_value(upd, i + 1, sqlite3_column_value(sel, i));
+		if (sqlite3_step(upd) != SQLITE_DONE) {
+			rc = SQLITE_ERROR;
+			break;
+		}
+		sqlite3_reset(upd);
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+	if (rc != SQLITE_DONE)
+		return db_fail(err, "cannot fix hashes in '%s': %s", db->path, sqlite3_errmsg(db->sql));
+	/* Applied once: a database finished again (recover) must not apply them twice. */
+	return db_exec(db, "DELETE FROM hash_fix_raw WHERE 1", err);
+}
+
 int db_pair_deletes(struct db *db, char **err)
 {
 	sqlite3_stmt *sel, *ins;
@@ -493,7 +538,8 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 		db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
 		goto fail;
 	}
-	if ((!db_scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'") &&
+	if (apply_hash_fixes(db, err) < 0 ||
+	    (!db_scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'") &&
 	     db_pair_deletes(db, err) < 0) || db_set_host_device(db, err) < 0)
 		goto fail;
 	st = db_prepare(db, "UPDATE run_raw SET exit_status = ?, exit_signal = ?, wall_ns = ?, peak_rss_kb = ?,"
@@ -653,11 +699,17 @@ char *db_take_replaces(struct db *db)
 
 int db_pair_deletes_if_needed(struct db *db, char **err)
 {
-	if (db_scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'"))
+	int paired = (int)db_scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'");
+	int fixes = db_scalar(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND"
+				  " name = 'hash_fix_raw'") &&
+		    db_scalar(db, "SELECT COUNT(*) FROM hash_fix_raw");
+
+	if (paired && !fixes)
 		return 0;
 	if (db_begin(db) < 0)
 		return db_fail(err, "cannot pair deletes in '%s': %s", db->path, sqlite3_errmsg(db->sql));
-	if (db_pair_deletes(db, err) < 0 || db_set_host_device(db, err) < 0)
+	if (apply_hash_fixes(db, err) < 0 || (!paired && db_pair_deletes(db, err) < 0) ||
+	    db_set_host_device(db, err) < 0)
 		goto fail;
 	if (db_commit(db) < 0) {
 		db_fail(err, "cannot pair deletes in '%s': %s", db->path, sqlite3_errmsg(db->sql));

@@ -43,16 +43,18 @@ int db_mark_recording(struct db *db, const char *spool_path, const char *replace
 char *db_take_replaces(struct db *db);
 
 /*
- * Pair every delete with the allocation it frees, derive the host's device
- * number from what the runtime reported, store how the program ended and mark
- * a run whose collector never started (no RUN frame came: the row has no
- * command).  Idempotent.  0 or -1 (*err set).
+ * Apply the collector's hash fixes (hash_fix_raw: pointers attached after
+ * their struct was copied), pair every delete with the allocation it frees,
+ * derive the host's device number from what the runtime reported, store how
+ * the program ended and mark a run whose collector never started (no RUN
+ * frame came: the row has no command).  Idempotent.  0 or -1 (*err set).
  */
 int db_finish_run(struct db *db, const struct run_end *end, char **err);
 
 /*
- * Pair deletes and derive the host device when 'mapprof record' did not (the
- * collector was loaded by hand).  Does nothing on a database already done.
+ * Apply hash fixes, pair deletes and derive the host device when 'mapprof
+ * record' did not (the collector was loaded by hand).  Does nothing on a
+ * database already done.
  */
 int db_pair_deletes_if_needed(struct db *db, char **err);
 

@@ -78,6 +78,8 @@ static int replay(struct db_writer *w, uint32_t type, const struct spool_field *
 		return dbw_check(w, f[0].s, f[1].i, (int)f[2].i, f[3].i, f[4].i, f[5].i, f[6].i, f[7].s);
 	case SPOOL_ACC:
 		return dbw_acc_event(w, f);
+	case SPOOL_HASH_FIX:
+		return dbw_hash_fix(w, f);
 	default:
 		return 0;  /* a frame type this version does not know: skipped */
 	}

@@ -569,6 +569,13 @@ int dbw_acc_event(struct db_writer *w, const struct spool_field *f)
 			   f[3].i, f[4].s, f[5].i, f[6].i, f[7].i, f[8].i, f[9].i, f[10].i, f[11].s);
 }
 
+int dbw_hash_fix(struct db_writer *w, const struct spool_field *f)
+{
+	return exec_params(w, "INSERT INTO hash_fix_raw (device, host_addr, bytes, slot, from_seq, to_seq, known,"
+			   " old_hash, new_hash) VALUES (?,?,?,?,?,?,?,?,?)", "iiiiiiiii", f[0].i, f[1].i, f[2].i,
+			   f[3].i, f[4].i, f[5].i, f[6].i, f[7].i, f[8].i);
+}
+
 int dbw_begin(struct db_writer *w)
 {
 	return db_begin(w->db);

@@ -55,6 +55,8 @@ int dbw_source(struct db_writer *w, uint64_t codeptr, const char *entry, const c
 
 /* An OpenACC event's row (acc_event_raw), the fields of a SPOOL_ACC frame (INT64_MIN: NULL). */
 int dbw_acc_event(struct db_writer *w, const struct spool_field *f);
+/* A late attached pointer slot's hash fix (SPOOL_HASH_FIX's fields): applied by db_finish_run(). */
+int dbw_hash_fix(struct db_writer *w, const struct spool_field *f);
 
 /* Transactions around a batch of calls. */
 int dbw_begin(struct db_writer *w);

@@ -34,6 +34,7 @@ static const char *const formats[SPOOL_FRAME_TYPES] = {
 	[SPOOL_STAT] = "si",
 	[SPOOL_CHECK] = "siiiiiis",
 	[SPOOL_ACC] = "issisiiiiiis",
+	[SPOOL_HASH_FIX] = "iiiiiiiii",
 };
 
 const char *spool_frame_format(uint32_t type)

@@ -92,6 +92,9 @@ enum spool_frame_type {
 	SPOOL_ACC,          /* seq, event, parent_construct, implicit, device_type, device_number,
 			     * async, async_queue, valid_bytes, begin_ns, end_ns, detail_json:
 			     * an OpenACC event (acc_event_raw; collector/openacc.c) */
+	SPOOL_HASH_FIX,     /* device, host_addr, bytes, slot, from_seq, to_seq, known, old_hash,
+			     * new_hash: a late attached pointer slot's fix of the hashes of the
+			     * transfers before it (hash_fix_raw; collector/attach.h) */
 	SPOOL_FRAME_TYPES
 };
 

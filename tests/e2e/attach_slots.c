@@ -5,7 +5,7 @@
 #define N 8192  /* 64 KiB arrays: write tracking takes them (wtrack.h) */
 #define M 4
 struct S { int n; int k; double *v; };
-static struct S s, w, l, a[M];
+static struct S s, w, l, c, a[M];
 /* Large enough for write tracking (64 KiB), its pointer in its fifth 16 KiB hash chunk. */
 static struct B { double pad[8192]; double *v; } big;
 
@@ -65,14 +65,29 @@ static void attaches_later(void)
 #pragma omp target exit data map(from: l)
 }
 
+/* The same, the device changing a member of c before the pointer is attached. */
+static void attaches_later_changed(void)
+{
+#pragma omp target enter data map(to: c)
+#pragma omp target
+	c.k = 5;
+#pragma omp target enter data map(to: c.v[0:N])
+#pragma omp target map(tofrom: c.v[0:N])
+	for (int i = 0; i < N; i++)
+		c.v[i] += 2;
+#pragma omp target exit data map(from: c.v[0:N])
+#pragma omp target exit data map(from: c)
+}
+
 int main(void)
 {
 	double sum = 0;
 
-	s.n = w.n = l.n = N;
+	s.n = w.n = l.n = c.n = N;
 	s.v = calloc(N, sizeof(double));
 	w.v = calloc(N, sizeof(double));
 	l.v = calloc(N, sizeof(double));
+	c.v = calloc(N, sizeof(double));
 	big.v = calloc(N, sizeof(double));
 	for (int i = 0; i < 8192; i++)
 		big.pad[i] = 1;
@@ -85,8 +100,9 @@ int main(void)
 	reads_array();
 	reads_large();
 	attaches_later();
+	attaches_later_changed();
 	for (int j = 0; j < M; j++)
 		sum += a[j].v[7];
-	printf("%g %g %d %g %g %g\n", s.v[5], w.v[5], w.k, sum, l.v[3], big.v[9]);
+	printf("%g %g %d %g %g %g %d %g\n", s.v[5], w.v[5], w.k, sum, l.v[3], big.v[9], c.k, c.v[3]);
 	return 0;
 }

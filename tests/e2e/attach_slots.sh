@@ -14,8 +14,14 @@
 #     64 KiB struct (its pointer in its fifth hash chunk), read as unchanged
 #     like s; write tracking gives no hash of them (every hash as with
 #     MAPPROF_HASH_REUSE=0);
-#   - a pointer attached by a later directive than its struct's copy is
-#     counted in the stats table (hash_attach_late), every slot in
+#   - a pointer attached by a later directive than its struct's copy (l, the
+#     manual deep copy): the struct's copy to the device was hashed before
+#     the slot was known, and its hash is fixed when the database is
+#     finished (collector/attach.h): l's copies both ways carry one hash, a
+#     round trip; c, whose member the device changed before its pointer was
+#     attached, has no known hash for its copy to the device (and no round
+#     trip); without reading device memory neither is known; counted in
+#     the stats table (hash_attach_late, _fixed, _unknown), every slot in
 #     hash_attach_slots, none dropped;
 #   - the struct's transfers both ways carry one hash, also where copies
 #     back are hashed in the host destination once complete (as on a GPU).
@@ -28,7 +34,7 @@ cd "$d" || fail "cannot enter $d"
 cp "$MAPPROF_SRC/tests/e2e/attach_slots.c" as.c
 compile_offload as.c as -g
 "$mapprof" run -o as --json as.json -- ./as >out 2>err || fail "run: $(cat err)"
-grep -qx "4 4 4 16 1 4" out || fail "the program's output: $(head -1 out)"
+grep -qx "4 4 4 16 1 4 5 2" out || fail "the program's output: $(head -1 out)"
 j=as.json
 page=$(ls ./*.html 2>/dev/null | head -1)
 [ -s "$page" ] || fail "no page written: $(ls)"
@@ -46,6 +52,8 @@ assert_eq "$(rt "$sline" s)" 1 "round trips (sent back unchanged) of s, which th
 assert_eq "$(rt "$aline" 'a[0:M]')" 1 "round trips (sent back unchanged) of a[0:M], whose elements' pointers are attached"
 assert_eq "$(rt "$bline" big)" 1 "round trips (sent back unchanged) of big, a 64 KiB struct"
 assert_eq "$(rt "$wline" w)" 0 "round trips (sent back unchanged) of w, whose member the kernel changes"
+assert_eq "$(rt "$(line 'enter data map(to: l)')" l)" 1 "round trips of l, its pointer attached by a later directive"
+assert_eq "$(rt "$(line 'enter data map(to: c)')" c)" 0 "round trips of c, changed by the device before its pointer was attached"
 
 # The plans: s and a are not copied back (nothing the device did to them), w is.
 jq -r '.plans[].edit.patch // empty' $j >patches
@@ -85,10 +93,24 @@ b1=$(bigs $db)
 assert_eq "${b1% *}" "8 1" "transfers of big and their distinct hashes"
 assert_eq "$b1" "$(bigs noreuse.db)" "big's hash with write tracking and without"
 
-stat() { q $db "SELECT value FROM stats WHERE name = '$1'"; }
-assert_eq "$(stat hash_attach_slots)" 29 "slots learned (s, w and big: 4 times each, a: 16, l: 1)"
+stat() { q "${2:-$db}" "SELECT value FROM stats WHERE name = '$1'"; }
+assert_eq "$(stat hash_attach_slots)" 30 "slots learned (s, w and big: 4 times each, a: 16, l and c: 1)"
 assert_eq "$(stat hash_attach_slots_dropped)" 0 "slots dropped"
-assert_eq "$(stat hash_attach_late)" 1 "slots learned after their struct was copied (l)"
+assert_eq "$(stat hash_attach_late)" 2 "slots learned after their struct was copied (l, c)"
+assert_eq "$(stat hash_attach_late_fixed)" 2 "late slots whose buffers' device copies were hashed again"
+assert_eq "$(stat hash_attach_late_unknown)" 0 "late slots whose buffers could not be read"
+assert_eq "$(stat hash_attach_late_unknown held.db)" 2 "late slots whose buffers could not be read, device memory not read"
+# The last two structs sent: l, then c.  Their hashes both ways (known / not known).
+late_hashes() {  # DB OFFSET: "known distinct unknown" of the struct's transfers
+	local a
+	a=$(q "$1" "SELECT src_addr FROM data_ops WHERE op = 'to_device' AND bytes = 16 ORDER BY seq DESC LIMIT 1 OFFSET $2")
+	q "$1" "SELECT count(hash) || ' ' || count(DISTINCT hash) || ' ' || (count(*) - count(hash)) FROM data_ops
+		WHERE bytes = 16 AND ((op = 'to_device' AND src_addr = $a) OR (op = 'from_device' AND dest_addr = $a))"
+}
+assert_eq "$(late_hashes $db 1)" "2 1 0" "l's transfers: hashes known, distinct, not known"
+assert_eq "$(late_hashes $db 0)" "1 1 1" "c's transfers: hashes known, distinct, not known (its copy to the device)"
+assert_eq "$(late_hashes held.db 1)" "1 1 1" "l's transfers, device memory not read"
+assert_eq "$(q $db "SELECT count(*) FROM hash_fix_raw")" 0 "hash fixes left unapplied"
 
 # Eight bytes put into mapped data by omp_target_memcpy are no attached pointer: the device's
 # change of those bytes must show (a slot's bytes are left out of the hash).

@@ -49,16 +49,16 @@ static unsigned char pointee_host[2][4096];
 
 static void pointees(void)
 {
-	attach_alloc(0, (uint64_t)(uintptr_t)pointee_host[0], 0x6000000, 4096);
-	attach_alloc(1, (uint64_t)(uintptr_t)pointee_host[1], 0x6100000, 4096);
+	attach_alloc(0, (uint64_t)(uintptr_t)pointee_host[0], 0x6000000, 4096, 0);
+	attach_alloc(1, (uint64_t)(uintptr_t)pointee_host[1], 0x6100000, 4096, 0);
 }
 
 /* A device buffer mirroring host [h, h + n) at a made-up device address, and an attach at off. */
 static void attach_at(uint64_t dev_base, uint64_t host, uint64_t n, uint64_t off)
 {
 	uint64_t temp = TEMP(0);  /* the runtime's temporary holding the device pointer */
-	attach_alloc(0, host, dev_base, n);
-	attach_transfer_to(0, temp, dev_base + off, 8);
+	attach_alloc(0, host, dev_base, n, 0);
+	attach_transfer_to(0, temp, dev_base + off, 8, 0);
 }
 
 static void test_no_slot_is_plain_hash(void)
@@ -76,13 +76,13 @@ static void test_learned_from_transfers(void)
 	uint64_t h = (uint64_t)(uintptr_t)p, dev = 0x7000000;
 
 	/* The host's own bytes into the buffer (an update of a member): no slot. */
-	attach_alloc(0, h, dev, 64);
-	attach_transfer_to(0, h + 8, dev + 8, 8);
+	attach_alloc(0, h, dev, 64, 0);
+	attach_transfer_to(0, h + 8, dev + 8, 8, 0);
 	CHECK(!attach_masked(h, 64));
 	/* Another size from elsewhere: no slot.  A pointer's bytes from elsewhere: a slot. */
-	attach_transfer_to(0, TEMP(0), dev + 16, 16);
+	attach_transfer_to(0, TEMP(0), dev + 16, 16, 0);
 	CHECK(!attach_masked(h, 64));
-	attach_transfer_to(0, TEMP(0), dev + 24, 8);
+	attach_transfer_to(0, TEMP(0), dev + 24, 8, 0);
 	CHECK(attach_masked(h, 64));
 	CHECK(attach_masked(h + 24, 8));
 	CHECK(attach_masked(h + 31, 1));
@@ -90,10 +90,10 @@ static void test_learned_from_transfers(void)
 	CHECK(!attach_masked(h + 32, 32));
 	/* Eight bytes from elsewhere that are no device address (omp_target_memcpy of a double): no slot. */
 	static const double scalar = 3.0;
-	attach_transfer_to(0, (uint64_t)(uintptr_t)&scalar, dev + 48, 8);
+	attach_transfer_to(0, (uint64_t)(uintptr_t)&scalar, dev + 48, 8, 0);
 	CHECK(!attach_masked(h + 48, 8));
 	/* Another device's buffer (not seen allocated): nothing learned. */
-	attach_transfer_to(1, TEMP(1), dev + 40, 8);
+	attach_transfer_to(1, TEMP(1), dev + 40, 8, 0);
 	CHECK(!attach_masked(h + 40, 8));
 	/* The slot's bytes do not count; the others do. */
 	uint64_t a = attach_hash(p, 64, h);
@@ -127,8 +127,8 @@ static void test_slot_kept_while_another_device_holds_it(void)
 	uint64_t h = (uint64_t)(uintptr_t)p;
 
 	attach_at(0x8000000, h, 32, 8);
-	attach_alloc(1, h, 0x9000000, 32);
-	attach_transfer_to(1, TEMP(1), 0x9000000 + 8, 8);
+	attach_alloc(1, h, 0x9000000, 32, 0);
+	attach_transfer_to(1, TEMP(1), 0x9000000 + 8, 8, 0);
 	attach_delete(0, 0x8000000);
 	CHECK(attach_masked(h, 32));
 	attach_delete(1, 0x9000000);
@@ -146,15 +146,15 @@ static void test_learned_from_map_entries(void)
 	int64_t types[3] = { 0x20, MEMBER_OF(0) | 0x3, MEMBER_OF(0) | PTR_AND_OBJ | 0x3 };
 	uint64_t h = (uint64_t)(uintptr_t)s;
 
-	attach_map_entries(3, bases, ptrs, sizes, types);
+	attach_map_entries(3, bases, ptrs, sizes, types, 0);
 	CHECK(attach_masked(h, sizeof(*s)));
 	CHECK(!attach_masked(h, 8));
 	/* The struct's device buffer comes and goes: so does the slot. */
-	attach_alloc(0, h, 0xa000000, sizeof(*s));
+	attach_alloc(0, h, 0xa000000, sizeof(*s), 0);
 	attach_delete(0, 0xa000000);
 	CHECK(!attach_masked(h, sizeof(*s)));
 	/* A pointee whose pointer lies in no entry of the call: nothing. */
-	attach_map_entries(1, &bases[2], &ptrs[2], &sizes[2], &types[2]);
+	attach_map_entries(1, &bases[2], &ptrs[2], &sizes[2], &types[2], 0);
 	CHECK(!attach_masked(h, sizeof(*s)));
 	free(v);
 	free(s);
@@ -170,9 +170,9 @@ static void test_chunked_hash(void)
 			  (int64_t)n - 8, (int64_t)n - 3 };
 	int k = (int)(sizeof(off) / sizeof(off[0]));
 
-	attach_alloc(0, hb, dev, n + 64);
+	attach_alloc(0, hb, dev, n + 64, 0);
 	for (int i = 0; i < k; i++)
-		attach_transfer_to(0, TEMP(0), dev + 32 + (uint64_t)off[i], 8);
+		attach_transfer_to(0, TEMP(0), dev + 32 + (uint64_t)off[i], 8, 0);
 	uint64_t a = attach_hash(p, n, h);
 	CHECK(a == masked_reference(p, n, off, k));
 	/* Each slot's bytes may change; the bytes beside each may not. */
@@ -202,21 +202,90 @@ static void test_chunked_hash(void)
 /* Past the table's bound: counted, never mis-stored. */
 static void test_bound(void)
 {
-	uint64_t known, all, dropped, untracked, late, n = 5000 * 16;
+	uint64_t known, all, dropped, untracked, late, fixed, unknown, n = 5000 * 16;
 	unsigned char *p = filled(n, 5);
 	uint64_t h = (uint64_t)(uintptr_t)p, dev = 0xc000000;
 
-	attach_alloc(0, h, dev, n);
+	attach_alloc(0, h, dev, n, 0);
 	for (uint64_t i = 0; i < 5000; i++)
-		attach_transfer_to(0, TEMP(0), dev + 16 * i + 8, 8);
-	attach_stats(&known, &all, &dropped, &untracked, &late);
+		attach_transfer_to(0, TEMP(0), dev + 16 * i + 8, 8, 0);
+	attach_stats(&known, &all, &dropped, &untracked, &late, &fixed, &unknown);
 	CHECK(known <= 4096);
 	CHECK(dropped >= 5000 - 4096);
 	CHECK(late >= 5000 - dropped);  /* learned into a buffer that mirrored the host data already */
 	attach_delete(0, dev);
-	attach_stats(&known, &all, &dropped, &untracked, &late);
+	attach_stats(&known, &all, &dropped, &untracked, &late, &fixed, &unknown);
 	CHECK_INT(known, 0);
 	free(p);
+}
+
+/*
+ * A slot learned after its struct's copy: a fix per buffer holding it, with
+ * the device copy's hash under the slots known before and with the new one
+ * (device memory the host reads), or none known (a device it cannot read).
+ */
+static void test_late_slot_fixes(void)
+{
+	struct attach_fix f[8];
+	unsigned char *host = filled(64, 6), *devmem = malloc(64), *pointee = malloc(4096);
+	uint64_t h = (uint64_t)(uintptr_t)host, d = (uint64_t)(uintptr_t)devmem, o = (uint64_t)(uintptr_t)pointee;
+	uint64_t tmp = o + 64, tmp3 = 0xd100000 + 8, known, all, dropped, untracked, late, fixed, unknown;
+	uint64_t late0, fixed0, unknown0;
+	int64_t off[2] = { 24, 40 };
+
+	while (attach_take_fixes(f, 8) > 0)
+		;  /* the earlier tests' late slots */
+	attach_stats(&known, &all, &dropped, &untracked, &late0, &fixed0, &unknown0);
+	collector_device_note(2, "generic-64bit");
+	attach_alloc(2, o, o, 4096, 5);   /* the pointee's buffer */
+	attach_alloc(2, h, d, 64, 10);    /* the struct's, then its copy */
+	memcpy(devmem, host, 64);
+	CHECK_INT(attach_take_fixes(f, 8), 0);
+	attach_transfer_to(2, (uint64_t)(uintptr_t)&tmp, d + 24, 8, 20);
+	CHECK_INT(attach_take_fixes(f, 8), 1);
+	CHECK_INT(f[0].known, 1);
+	CHECK_INT(f[0].dev, 2);
+	CHECK(f[0].host == h && f[0].bytes == 64 && f[0].slot == h + 24);
+	CHECK_INT(f[0].from_seq, 10);
+	CHECK_INT(f[0].to_seq, 20);
+	CHECK(f[0].old_hash == hash_bytes(host, 64));
+	CHECK(f[0].new_hash == masked_reference(host, 64, off, 1));
+	CHECK(f[0].new_hash == attach_hash(host, 64, h));
+	CHECK_INT(attach_take_fixes(f, 8), 0);
+	/* A known slot again: no fix.  A second late slot: from the hash with the first masked. */
+	attach_transfer_to(2, (uint64_t)(uintptr_t)&tmp, d + 24, 8, 25);
+	CHECK_INT(attach_take_fixes(f, 8), 0);
+	attach_transfer_to(2, (uint64_t)(uintptr_t)&tmp, d + 40, 8, 30);
+	CHECK_INT(attach_take_fixes(f, 8), 1);
+	CHECK(f[0].old_hash == masked_reference(host, 64, off, 1));
+	CHECK(f[0].new_hash == masked_reference(host, 64, off, 2));
+	CHECK_INT(f[0].to_seq, 30);
+	/* A device whose memory the host does not read: a fix, nothing known. */
+	attach_alloc(3, o + 2048, 0xd100000, 1024, 40);
+	attach_alloc(3, h, 0xd000000, 64, 41);
+	attach_transfer_to(3, (uint64_t)(uintptr_t)&tmp3, 0xd000000 + 48, 8, 50);
+	CHECK_INT(attach_take_fixes(f, 8), 2);   /* the slot's host data is in both devices' buffers */
+	{
+		const struct attach_fix *g = f[0].dev == 3 ? &f[0] : &f[1], *r = f[0].dev == 3 ? &f[1] : &f[0];
+		CHECK_INT(g->dev, 3);
+		CHECK_INT(g->known, 0);
+		CHECK_INT(g->from_seq, 41);
+		CHECK_INT(r->dev, 2);
+		CHECK_INT(r->known, 1);   /* device 2's copy, read */
+		CHECK_INT(r->from_seq, 10);
+		CHECK(g->to_seq == 50 && r->to_seq == 50 && g->slot == h + 48 && r->slot == h + 48);
+	}
+	attach_stats(&known, &all, &dropped, &untracked, &late, &fixed, &unknown);
+	CHECK_INT(late - late0, 3);
+	CHECK_INT(fixed - fixed0, 3);
+	CHECK_INT(unknown - unknown0, 1);
+	attach_delete(3, 0xd000000);
+	attach_delete(3, 0xd100000);
+	attach_delete(2, d);
+	attach_delete(2, o);
+	free(host);
+	free(devmem);
+	free(pointee);
 }
 
 int main(void)
@@ -228,5 +297,6 @@ int main(void)
 	RUN(test_learned_from_map_entries);
 	RUN(test_chunked_hash);
 	RUN(test_bound);
+	RUN(test_late_slot_fixes);
 	return check_done();
 }
