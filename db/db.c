@@ -152,6 +152,8 @@ void db_close(struct db *db)
 {
 	if (!db)
 		return;
+	sqlite3_finalize(db->root_st);
+	sqlite3_finalize(db->cols_st);
 	sqlite3_close_v2(db->sql);
 	free(db->path);
 	free(db);
@@ -311,10 +313,13 @@ int db_table_changed(const struct db *db, const char *table)
 /* The table's root page, when its columns are those given (in order) and it has no index or trigger. */
 uint32_t db_table_root(struct db *db, const char *name, const char *columns)
 {
-	sqlite3_stmt *st = db_prepare(db, "SELECT (SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = ?1),"
-				      " (SELECT COUNT(*) FROM sqlite_schema WHERE tbl_name = ?1 AND type IN ('index', 'trigger'))",
-				      NULL);
-	sqlite3_stmt *cols = db_prepare(db, "SELECT name FROM pragma_table_info(?) ORDER BY cid", NULL);
+	/* Prepared once per connection: a short run's expansion asks for four tables, twice. */
+	sqlite3_stmt *st = db->root_st ? db->root_st :
+		(db->root_st = db_prepare(db, "SELECT (SELECT rootpage FROM sqlite_schema WHERE type = 'table'"
+					      " AND name = ?1), (SELECT COUNT(*) FROM sqlite_schema WHERE tbl_name = ?1"
+					      " AND type IN ('index', 'trigger'))", NULL));
+	sqlite3_stmt *cols = db->cols_st ? db->cols_st :
+		(db->cols_st = db_prepare(db, "SELECT name FROM pragma_table_info(?) ORDER BY cid", NULL));
 	char have[512] = "";
 	size_t len = 0;
 	uint32_t root = 0;
@@ -330,8 +335,11 @@ uint32_t db_table_root(struct db *db, const char *name, const char *columns)
 		if (strcmp(have, columns))
 			root = 0;
 	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(cols);
+	/* Reset, not finalized: a statement left mid-step would hold the schema's read lock. */
+	if (st)
+		sqlite3_reset(st);
+	if (cols)
+		sqlite3_reset(cols);
 	return root;
 }
 

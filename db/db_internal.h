@@ -14,6 +14,7 @@ struct db {
 	int depth;          /* open db_begin()s: 1 = a transaction, more = savepoints */
 	const char *copy;   /* why this is a temporary copy (db_copied()), or NULL */
 	unsigned changed;   /* event tables written through this connection (db_watch_tables()) */
+	sqlite3_stmt *root_st, *cols_st;   /* db_table_root()'s, prepared once */
 };
 
 /*

@@ -530,6 +530,9 @@ static int copy_to_temp(struct db *db, char **err)
 		sqlite3_close(tmp);
 		return -1;
 	}
+	sqlite3_finalize(db->root_st);
+	sqlite3_finalize(db->cols_st);
+	db->root_st = db->cols_st = NULL;
 	sqlite3_close_v2(db->sql);
 	db->sql = tmp;
 	sqlite3_busy_timeout(tmp, DB_BUSY_TIMEOUT_MS);

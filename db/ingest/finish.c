@@ -90,8 +90,7 @@ static int apply_hash_fixes(struct db *db, char **err)
 	sqlite3_stmt *sel, *upd;
 	int rc;
 
-	if (!db_scalar(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'hash_fix_raw'") ||
-	    !db_scalar(db, "SELECT COUNT(*) FROM hash_fix_raw"))
+	if (!db_scalar(db, "SELECT COUNT(*) FROM hash_fix_raw"))   /* (0 without the table) */
 		return 0;
 	sel = db_prepare(db, "SELECT known, old_hash, new_hash, from_seq, to_seq, device, slot FROM hash_fix_raw"
 			     " ORDER BY to_seq, id", err);
@@ -538,9 +537,11 @@ int db_finish_run(struct db *db, const struct run_end *end, char **err)
 		db_fail(err, "cannot update '%s': %s", db->path, sqlite3_errmsg(db->sql));
 		goto fail;
 	}
+	/* (The expansion derived the host device already, unless it stopped short.) */
 	if (apply_hash_fixes(db, err) < 0 ||
 	    (!db_scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'") &&
-	     db_pair_deletes(db, err) < 0) || db_set_host_device(db, err) < 0)
+	     db_pair_deletes(db, err) < 0) ||
+	    (db_scalar(db, "SELECT host_device IS NULL FROM run_raw WHERE id = 1") && db_set_host_device(db, err) < 0))
 		goto fail;
 	st = db_prepare(db, "UPDATE run_raw SET exit_status = ?, exit_signal = ?, wall_ns = ?, peak_rss_kb = ?,"
 			    " status = CASE status WHEN 'recording' THEN 'incomplete' ELSE status END,"
@@ -700,9 +701,7 @@ char *db_take_replaces(struct db *db)
 int db_pair_deletes_if_needed(struct db *db, char **err)
 {
 	int paired = (int)db_scalar(db, "SELECT COUNT(*) FROM meta WHERE key = 'deletes_paired'");
-	int fixes = db_scalar(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND"
-				  " name = 'hash_fix_raw'") &&
-		    db_scalar(db, "SELECT COUNT(*) FROM hash_fix_raw");
+	int fixes = db_scalar(db, "SELECT COUNT(*) FROM hash_fix_raw") > 0;   /* (0 without the table) */
 
 	if (paired && !fixes)
 		return 0;
