@@ -217,35 +217,39 @@ struct delete_pairer {
 struct delete_pairer *db_pairer_new(struct db *db, char **err)
 {
 	struct delete_pairer *p = calloc(1, sizeof(*p));
-	char *sql = NULL;
-	size_t len = 0;
-	FILE *f;
 
-	if (!p) {
+	if (!p || !(p->heap = malloc(PAIR_WINDOW * sizeof(*p->heap)))) {
+		free(p);
 		db_fail(err, "out of memory");
 		return NULL;
 	}
 	p->db = db;
 	hmap_init(&p->last, 2, sizeof(struct pair_last));
-	p->heap = malloc(PAIR_WINDOW * sizeof(*p->heap));
-	p->one = p->heap ? db_prepare(db, "INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?,?)",
-				      err) : NULL;
-	f = p->one ? open_memstream(&sql, &len) : NULL;
-	if (f) {
-		fputs("INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?,?)", f);
-		for (int i = 1; i < PAIR_BATCH; i++)
-			fputs(",(?,?)", f);
-		fclose(f);
-		p->many = sql ? db_prepare(db, sql, err) : NULL;
-	}
-	free(sql);
-	if (!p->many) {
-		if (!p->one || !f || !sql)
-			db_fail(err, "out of memory");
-		db_pairer_free(p);
-		return NULL;
-	}
+	/* Its statements are prepared when first run (prepare_inserts()): with a sink, never. */
 	return p;
+}
+
+/* The pairer's inserts, one pair and a batch, prepared once.  0, or -1. */
+static int prepare_inserts(struct delete_pairer *p)
+{
+	char *sql = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (p->many)
+		return 0;
+	if (!p->one &&
+	    !(p->one = db_prepare(p->db, "INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?,?)", NULL)))
+		return -1;
+	if (!(f = open_memstream(&sql, &len)))
+		return -1;
+	fputs("INSERT INTO delete_pair_raw (delete_seq, alloc_seq) VALUES (?,?)", f);
+	for (int i = 1; i < PAIR_BATCH; i++)
+		fputs(",(?,?)", f);
+	fclose(f);
+	p->many = sql ? db_prepare(p->db, sql, NULL) : NULL;
+	free(sql);
+	return p->many ? 0 : -1;
 }
 
 void db_pairer_free(struct delete_pairer *p)
@@ -269,6 +273,8 @@ static int step_reset(sqlite3_stmt *st)
 /* Insert the pending pairs: a whole batch, or with 'all' the rest one by one. */
 static int pairer_flush(struct delete_pairer *p, int all)
 {
+	if (p->n && prepare_inserts(p) < 0)
+		return -1;
 	if (p->n == PAIR_BATCH) {
 		for (int i = 0; i < PAIR_BATCH; i++) {
 			sqlite3_bind_int64(p->many, 2 * i + 1, p->pend[i][0]);

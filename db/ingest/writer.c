@@ -366,14 +366,17 @@ struct db_writer *dbw_attach(struct db *db, char **err)
 		}
 		w->modules++;
 	}
-	for (int i = 0; i < ST_COUNT; i++) {
-		w->st[i] = db_prepare(db, stmt_sql[i], err);
-		if (!w->st[i]) {
-			dbw_detach(w);
-			return NULL;
-		}
-	}
+	/* The statements are prepared when first run (stmt()): with pages (ingest.c) the event inserts
+	 * take only the late records, and a short run's have none. */
 	return w;
+}
+
+/* Statement i, prepared the first time; NULL (errmsg set) when it cannot be. */
+static sqlite3_stmt *stmt(struct db_writer *w, int i)
+{
+	if (!w->st[i] && !(w->st[i] = db_prepare(w->db, stmt_sql[i], NULL)) && !w->errmsg[0])
+		snprintf(w->errmsg, sizeof(w->errmsg), "%s", sqlite3_errmsg(w->db->sql));
+	return w->st[i];
 }
 
 void dbw_detach(struct db_writer *w)
@@ -518,7 +521,9 @@ int dbw_device(struct db_writer *w, int num, const char *type, int64_t init_ns, 
 int dbw_module(struct db_writer *w, const char *path, uint64_t base, uint64_t low, uint64_t high,
 	       const char *build_id, int64_t seen_ns)
 {
-	sqlite3_stmt *st = w->st[ST_MODULE];
+	sqlite3_stmt *st = stmt(w, ST_MODULE);
+	if (!st)
+		return -1;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, (int64_t)base);
 	sqlite3_bind_int64(st, 3, (int64_t)low);
@@ -597,8 +602,10 @@ int dbw_records(struct db_writer *w, const struct rec *recs, size_t n)
 
 	w->recs = recs;
 	w->nrecs = n;
-	for (int t = 0; t < T_COUNT && rc == 0; t++)
-		rc = step_reset(w, w->st[ST_DATA_OPS + t]);
+	for (int t = 0; t < T_COUNT && rc == 0; t++) {
+		sqlite3_stmt *st = stmt(w, ST_DATA_OPS + t);
+		rc = st ? step_reset(w, st) : -1;
+	}
 	w->recs = NULL;
 	w->nrecs = 0;
 	return rc;
