@@ -115,9 +115,14 @@ paste() {
 mkdir -p "a b;\$(touch PWNED)'s"
 hostile="$dir/a b;\$(touch PWNED)'s/run \$(touch PWNED);\`touch PWNED\`.db"
 # The spool path in an unfinished database's status: read by the program
-# 'mapprof record' runs while it records (sqlite3 itself).
-"$mapprof" record -o "$hostile" -- sqlite3 "$hostile" 'SELECT status_detail FROM run_raw' >detail 2>err ||
-	fail "record -o HOSTILE: $(cat err)"
+# 'mapprof record' runs while it records (sqlite3 itself), once record's
+# live thread has marked it (as the program starts: a program that reads it
+# at once may be first; up to 10 s).
+"$mapprof" record -o "$hostile" -- sh -c 'for i in $(seq 200); do
+		d=$(sqlite3 "$1" "SELECT status_detail FROM run_raw" 2>/dev/null)
+		case $d in *recover*) printf "%s\n" "$d"; exit 0 ;; esac
+		sleep 0.05
+	done' sh "$hostile" >detail 2>err || fail "record -o HOSTILE: $(cat err)"
 grep -q 'recover them with: mapprof recover ' detail || fail "no recover command in the status: $(cat detail)"
 paste "$(sed -n 's/.*recover them with: //p' detail)"
 assert_eq "$(cat args)" "recover
