@@ -394,8 +394,8 @@ uint64_t attach_hash(const void *p, uint64_t n, uint64_t host)
 /* Whether buffer b's device copy is read again for a late slot's fix (and its bytes counted). */
 static int fix_readable(const struct abuf *b)
 {
-	if (b->bytes >= HASH_CHUNKED_MAX_BYTES || b->bytes > FIX_BYTES_ONE || fix_bytes + b->bytes > FIX_BYTES_ALL ||
-	    !collector_device_host_addressable(b->dev))
+	if (atomic_load_explicit(&nfixes, memory_order_relaxed) == FIXES_MAX || b->bytes >= HASH_CHUNKED_MAX_BYTES ||
+	    b->bytes > FIX_BYTES_ONE || fix_bytes + b->bytes > FIX_BYTES_ALL || !collector_device_host_addressable(b->dev))
 		return 0;
 	fix_bytes += b->bytes;
 	return 1;
@@ -411,7 +411,8 @@ static void late_fixes_before(uint64_t addr, uint64_t seq, struct attach_fix *f,
 	for (int i = 0; i < nbufs && *nf < FIX_BUFS; i++) {
 		const struct abuf *b = &bufs[i];
 		struct attach_fix *x = &f[*nf];
-		if (addr < b->host || addr - b->host >= b->bytes)
+		/* (seq 0: its allocation's begin was not seen, so the window would have no start.) */
+		if (addr < b->host || addr - b->host >= b->bytes || !b->seq)
 			continue;
 		*x = (struct attach_fix){ .dev = b->dev, .host = b->host, .dev_addr = b->dev_addr, .bytes = b->bytes,
 					  .slot = addr, .from_seq = b->seq, .to_seq = seq };

@@ -35,8 +35,9 @@
  * holding the slot, between the buffer's allocation and the moment the slot
  * was learned, hashed old_hash (the device copy's hash under the slots
  * known before, taken as the slot was learned) become new_hash (the same
- * bytes with the slot masked); any other hash of them is no longer known
- * (the bytes were not those of the device copy then).  Where the device
+ * bytes with the slot masked), one already new_hash stays (hashed after
+ * the slot was known); any other hash of them is no longer known (the bytes
+ * were not those of the device copy then, or only part of them).  Where the device
  * copy cannot be read (a GPU's memory), or is too large to hash again,
  * known is 0 and every such hash becomes unknown.  Applied when the
  * database is finished (db/ingest/finish.h).

@@ -675,8 +675,12 @@ static void side_frames_write(enum buffer_moment when)
 
 static int side_frames_lock_free(void)
 {
-	/* frames_write() at the end asks wtrack_active(), which takes write tracking's lock. */
-	return modules_lock_free() && interpose_lock_free() && wtrack_lock_free();
+	/*
+	 * frames_write() at the end asks wtrack_active(), which takes write
+	 * tracking's lock, and attach.c's stats and fixes, which take its own
+	 * (held while a late slot's buffer is hashed again).
+	 */
+	return modules_lock_free() && interpose_lock_free() && wtrack_lock_free() && attach_lock_free();
 }
 
 static const struct buffer_hooks hooks = { side_frames_waiting, side_frames_write, side_frames_lock_free,

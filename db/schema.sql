@@ -114,7 +114,8 @@ CREATE TABLE image_raw (
 -- Data operations.  kind is OMPT's ompt_target_data_op_t value.
 -- begin_ns is relative to run.start_ns; dur_ns = end - begin.
 -- hash is XXH3-64 of the host side of a transfer (NULL when neither side is
--- host memory, and for non-transfers).
+-- host memory, for non-transfers, and where a late attached pointer's fix
+-- left it unknown: hash_fix_raw).
 CREATE TABLE data_op_raw (
     seq        INTEGER PRIMARY KEY,
     thread     INTEGER,
@@ -190,8 +191,9 @@ CREATE TABLE IF NOT EXISTS check_raw (
 -- the transfers of host data holding 'slot' on 'device', data ops from_seq <
 -- seq < to_seq, were taken with the slot's bytes as they were.  Applied to
 -- data_op_raw.hash, then emptied, when the database is finished: a hash equal
--- to old_hash becomes new_hash (the same bytes, the slot masked); any other
--- becomes NULL (not known); known = 0: all become NULL.
+-- to old_hash becomes new_hash (the same bytes, the slot masked), one equal
+-- to new_hash stays; any other becomes NULL (not known); known = 0: all
+-- become NULL.
 -- IF NOT EXISTS: older databases lack it and are still read.
 CREATE TABLE IF NOT EXISTS hash_fix_raw (
     id          INTEGER PRIMARY KEY,

@@ -73,47 +73,164 @@ static const char host_sql[] =
 	"  host_device) WHERE id = 1";
 
 /*
- * Late attached pointer slots' fixes (hash_fix_raw, collector/attach.h), in
- * the order they were learned: of the transfers between the host and the
- * fix's device whose host range holds the slot, between the buffer's
- * allocation and the slot, a hash equal to old_hash becomes new_hash, any
- * other NULL.  An older database without the table has none.
+ * Late attached pointer slots' fixes (hash_fix_raw, collector/attach.h).
+ * A transfer between the host and a fix's device whose host range holds the
+ * fix's slot, between the buffer's allocation and the slot (from_seq < seq <
+ * to_seq), takes the fixes that cover it in the order they were learned: a
+ * hash equal to new_hash stays (taken after the slot was known: a copy back
+ * hashed late), one equal to old_hash becomes new_hash, any other NULL (not
+ * the bytes of the device copy then, or only part of them).  One pass over
+ * the transfers of the fixes' windows, whatever their number.  An older
+ * database without the table has none.
  */
-static const char fix_sql[] =
-	"UPDATE data_op_raw SET hash = CASE WHEN ?1 AND hash = ?2 THEN ?3 END"
-	" WHERE seq > ?4 AND seq < ?5 AND hash IS NOT NULL AND"
-	" ((kind IN (2, 18) AND dst_dev = ?6 AND src_addr < ?7 + 8 AND src_addr + bytes > ?7) OR"
-	"  (kind IN (3, 19) AND src_dev = ?6 AND dst_addr < ?7 + 8 AND dst_addr + bytes > ?7))";
+struct hash_fix {
+	int64_t id, known, old_h, new_h, from, to, dev, slot;
+};
+
+static int fix_by_slot(const void *a, const void *b)
+{
+	const struct hash_fix *x = a, *y = b;
+	return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+static int fix_by_order(const void *a, const void *b)
+{
+	const struct hash_fix *x = *(const struct hash_fix *const *)a, *y = *(const struct hash_fix *const *)b;
+	if (x->to != y->to)
+		return (x->to > y->to) - (x->to < y->to);
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+struct hash_change {
+	int64_t seq, hash;
+	int known;
+};
+
+/* op's hash after the fixes that cover it (fx sorted by slot); 0 when it is no longer known. */
+static int fixed_hash(const struct hash_fix *fx, size_t nfx, int64_t seq, int64_t dev, int64_t host, int64_t bytes,
+		      int64_t *hash)
+{
+	const struct hash_fix *on[16];
+	size_t lo = 0, hi = nfx, n = 0;
+
+	/* The first slot that can end inside [host, host + bytes): slot + 8 > host. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (fx[mid].slot + 8 <= host)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < nfx && fx[i].slot < host + bytes; i++) {
+		if (fx[i].dev != dev || seq <= fx[i].from || seq >= fx[i].to)
+			continue;
+		if (n == sizeof(on) / sizeof(on[0]))
+			return 0;   /* more than can be ordered here: not known */
+		on[n++] = &fx[i];
+	}
+	qsort(on, n, sizeof(on[0]), fix_by_order);
+	for (size_t i = 0; i < n; i++) {
+		if (on[i]->known && *hash == on[i]->new_h)
+			continue;
+		if (!on[i]->known || *hash != on[i]->old_h)
+			return 0;
+		*hash = on[i]->new_h;
+	}
+	return 1;
+}
 
 static int apply_hash_fixes(struct db *db, char **err)
 {
-	sqlite3_stmt *sel, *upd;
-	int rc;
+	struct hash_fix *fx = NULL;
+	struct hash_change *ch = NULL;
+	size_t nfx = 0, cap = 0, nch = 0, chcap = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	sqlite3_stmt *st;
+	int rc, ret = -1;
 
 	if (!db_scalar(db, "SELECT COUNT(*) FROM hash_fix_raw"))   /* (0 without the table) */
 		return 0;
-	sel = db_prepare(db, "SELECT known, old_hash, new_hash, from_seq, to_seq, device, slot FROM hash_fix_raw"
-			     " ORDER BY to_seq, id", err);
-	upd = sel ? db_prepare(db, fix_sql, err) : NULL;
-	if (!upd) {
-		sqlite3_finalize(sel);
+	st = db_prepare(db, "SELECT id, known, old_hash, new_hash, from_seq, to_seq, device, slot FROM hash_fix_raw",
+			err);
+	if (!st)
 		return -1;
-	}
-	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		for (int i = 0; i < 7; i++)
-			sqlite3_bind_value(upd, i + 1, sqlite3_column_value(sel, i));
-		if (sqlite3_step(upd) != SQLITE_DONE) {
-			rc = SQLITE_ERROR;
-			break;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (nfx == cap) {
+			struct hash_fix *m = realloc(fx, (cap = cap ? 2 * cap : 16) * sizeof(*fx));
+			if (!m) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			fx = m;
 		}
-		sqlite3_reset(upd);
+		fx[nfx] = (struct hash_fix){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+					     sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+					     sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
+					     sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 7) };
+		lo = fx[nfx].from < lo ? fx[nfx].from : lo;
+		hi = fx[nfx].to > hi ? fx[nfx].to : hi;
+		nfx++;
 	}
-	sqlite3_finalize(sel);
-	sqlite3_finalize(upd);
+	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return db_fail(err, "cannot fix hashes in '%s': %s", db->path, sqlite3_errmsg(db->sql));
+		goto out_fail;
+	qsort(fx, nfx, sizeof(*fx), fix_by_slot);
+	/* The transfers of the windows, once. */
+	st = db_prepare(db, "SELECT seq, kind, src_dev, dst_dev, src_addr, dst_addr, bytes, hash FROM data_op_raw"
+			    " WHERE seq > ?1 AND seq < ?2 AND kind IN (2, 3, 18, 19) AND hash IS NOT NULL", err);
+	if (!st)
+		goto out;
+	sqlite3_bind_int64(st, 1, lo);
+	sqlite3_bind_int64(st, 2, hi);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int to = sqlite3_column_int(st, 1) == 2 || sqlite3_column_int(st, 1) == 18;
+		int64_t seq = sqlite3_column_int64(st, 0), hash = sqlite3_column_int64(st, 7), was = hash;
+		int64_t dev = sqlite3_column_int64(st, to ? 3 : 2), host = sqlite3_column_int64(st, to ? 4 : 5);
+		int known = fixed_hash(fx, nfx, seq, dev, host, sqlite3_column_int64(st, 6), &hash);
+		if (known && hash == was)
+			continue;
+		if (nch == chcap) {
+			struct hash_change *m = realloc(ch, (chcap = chcap ? 2 * chcap : 16) * sizeof(*ch));
+			if (!m) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			ch = m;
+		}
+		ch[nch++] = (struct hash_change){ seq, hash, known };
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto out_fail;
+	st = db_prepare(db, "UPDATE data_op_raw SET hash = ?2 WHERE seq = ?1", err);
+	if (!st)
+		goto out;
+	for (size_t i = 0; i < nch; i++) {
+		sqlite3_bind_int64(st, 1, ch[i].seq);
+		if (ch[i].known)
+			sqlite3_bind_int64(st, 2, ch[i].hash);
+		else
+			sqlite3_bind_null(st, 2);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			break;
+	}
+	sqlite3_finalize(st);
+	if (nch && rc != SQLITE_DONE)
+		goto out_fail;
 	/* Applied once: a database finished again (recover) must not apply them twice. */
-	return db_exec(db, "DELETE FROM hash_fix_raw WHERE 1", err);
+	ret = db_exec(db, "DELETE FROM hash_fix_raw WHERE 1", err);
+	goto out;
+out_fail:
+	if (rc == SQLITE_NOMEM)
+		db_fail(err, "out of memory");
+	else
+		db_fail(err, "cannot fix hashes in '%s': %s", db->path, sqlite3_errmsg(db->sql));
+out:
+	free(fx);
+	free(ch);
+	return ret;
 }
 
 int db_pair_deletes(struct db *db, char **err)

@@ -111,6 +111,18 @@ assert_eq "$(late_hashes $db 1)" "2 1 0" "l's transfers: hashes known, distinct,
 assert_eq "$(late_hashes $db 0)" "1 1 1" "c's transfers: hashes known, distinct, not known (its copy to the device)"
 assert_eq "$(late_hashes held.db 1)" "1 1 1" "l's transfers, device memory not read"
 assert_eq "$(q $db "SELECT count(*) FROM hash_fix_raw")" 0 "hash fixes left unapplied"
+# A fix applied to a hash taken after its slot was known (a copy back hashed late, or a fix
+# applied twice) leaves it: the report of a copy with one more fix row, over l's transfers.
+lseq=$(q $db "SELECT seq FROM data_ops WHERE op = 'to_device' AND bytes = 16 ORDER BY seq DESC LIMIT 1 OFFSET 1")
+lhash=$(q $db "SELECT hash FROM data_op_raw WHERE seq = $lseq")
+ldev=$(q $db "SELECT dst_dev FROM data_op_raw WHERE seq = $lseq")
+lsrc=$(q $db "SELECT src_addr FROM data_op_raw WHERE seq = $lseq")
+cp $db twice.db
+q twice.db "INSERT INTO hash_fix_raw (device, host_addr, bytes, slot, from_seq, to_seq, known, old_hash, new_hash)
+	VALUES ($ldev, $lsrc, 16, $lsrc + 8, $lseq - 1, $lseq + 1000, 1, 12345, $lhash)" >/dev/null
+"$mapprof" report -q --no-html --json twice.json twice.db 2>err || fail "report with a fix row: $(cat err)"
+assert_eq "$(q twice.db "SELECT hash FROM data_op_raw WHERE seq = $lseq")" "$lhash" "l's hash after a fix it already had"
+assert_eq "$(q twice.db "SELECT count(*) FROM hash_fix_raw")" 0 "the fix row left after the report"
 
 # Eight bytes put into mapped data by omp_target_memcpy are no attached pointer: the device's
 # change of those bytes must show (a slot's bytes are left out of the hash).
