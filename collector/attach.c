@@ -84,8 +84,8 @@ static int slot_lower(uint64_t addr)
 
 static int host_held(uint64_t addr);
 
-static void late_fixes_before(uint64_t addr, uint64_t seq, struct attach_fix *f, int *nf);
-static void late_fixes_after(struct attach_fix *f, int nf);
+static void late_fixes_before(uint64_t addr, uint64_t seq, struct attach_fix *f, void **snap, int *nf);
+static void late_fixes_after(struct attach_fix *f, void **snap, int nf);
 
 /*
  * Add slot addr; 1 when it is new, 0 when known, -1 when it does not fit.
@@ -100,6 +100,7 @@ static int slot_add(uint64_t addr, uint64_t seq)
 	int n = atomic_load_explicit(&nslots, memory_order_relaxed);
 	int i = slot_lower(addr), nf = 0;
 	struct attach_fix f[FIX_BUFS];
+	void *snap[FIX_BUFS];
 
 	if (i < n && slots[i] == addr)
 		return 0;
@@ -111,13 +112,13 @@ static int slot_add(uint64_t addr, uint64_t seq)
 	}
 	if (host_held(addr)) {
 		late++;
-		late_fixes_before(addr, seq, f, &nf);
+		late_fixes_before(addr, seq, f, snap, &nf);
 	}
 	memmove(&slots[i + 1], &slots[i], (size_t)(n - i) * sizeof(*slots));
 	slots[i] = addr;
 	learned++;
 	atomic_store_explicit(&nslots, n + 1, memory_order_release);
-	late_fixes_after(f, nf);
+	late_fixes_after(f, snap, nf);
 	return 1;
 }
 
@@ -404,9 +405,11 @@ static int fix_readable(const struct abuf *b)
 /*
  * Before late slot addr goes in: a fix for each buffer holding it (up to
  * FIX_BUFS), with the hash of its device copy under the slots known so far
- * where that copy can be read.
+ * where that copy can be read.  The copy is read once, into snap[] (a
+ * kernel of a nowait construct may write it meanwhile): both hashes are of
+ * the same bytes.
  */
-static void late_fixes_before(uint64_t addr, uint64_t seq, struct attach_fix *f, int *nf)
+static void late_fixes_before(uint64_t addr, uint64_t seq, struct attach_fix *f, void **snap, int *nf)
 {
 	for (int i = 0; i < nbufs && *nf < FIX_BUFS; i++) {
 		const struct abuf *b = &bufs[i];
@@ -416,21 +419,25 @@ static void late_fixes_before(uint64_t addr, uint64_t seq, struct attach_fix *f,
 			continue;
 		*x = (struct attach_fix){ .dev = b->dev, .host = b->host, .dev_addr = b->dev_addr, .bytes = b->bytes,
 					  .slot = addr, .from_seq = b->seq, .to_seq = seq };
-		if (fix_readable(b)) {
+		snap[*nf] = fix_readable(b) ? scratch_map(b->bytes) : NULL;
+		if (snap[*nf]) {
+			memcpy(snap[*nf], (const void *)(uintptr_t)b->dev_addr, b->bytes);
 			x->known = 1;
-			x->old_hash = hash_locked((const void *)(uintptr_t)b->dev_addr, b->bytes, b->host);
+			x->old_hash = hash_locked(snap[*nf], b->bytes, b->host);
 		}
 		(*nf)++;
 	}
 }
 
 /* Once the slot is in: the same copies' hashes with it, and the fixes queued. */
-static void late_fixes_after(struct attach_fix *f, int nf)
+static void late_fixes_after(struct attach_fix *f, void **snap, int nf)
 {
 	for (int i = 0; i < nf; i++) {
 		int q = atomic_load_explicit(&nfixes, memory_order_relaxed);
-		if (f[i].known)
-			f[i].new_hash = hash_locked((const void *)(uintptr_t)f[i].dev_addr, f[i].bytes, f[i].host);
+		if (snap[i]) {
+			f[i].new_hash = hash_locked(snap[i], f[i].bytes, f[i].host);
+			munmap(snap[i], f[i].bytes);
+		}
 		if (q == FIXES_MAX)
 			continue;
 		fixes[q] = f[i];
