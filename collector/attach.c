@@ -62,6 +62,21 @@ static atomic_int nfixes;
 #define FIX_BYTES_ONE ((uint64_t)64 << 20)
 #define FIX_BYTES_ALL ((uint64_t)256 << 20)
 static uint64_t fix_bytes;
+static uint64_t (*hook_peek_seq)(void);
+static void (*hook_fixes_out)(void);
+
+void attach_set_hooks(uint64_t (*peek_seq)(void), void (*fixes_out)(void))
+{
+	hook_peek_seq = peek_seq;
+	hook_fixes_out = fixes_out;
+}
+
+/* Queued fixes to their hook (attach_set_hooks()); called without mu. */
+static void fixes_out(void)
+{
+	if (hook_fixes_out && atomic_load_explicit(&nfixes, memory_order_acquire))
+		hook_fixes_out();
+}
 /* Buffers holding one late slot that get a fix (one per device, as a rule). */
 #define FIX_BUFS 4
 
@@ -218,6 +233,7 @@ void attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes, uin
 	    buf_find(dev, value))
 		slot_add(b->host + (dst - b->dev_addr), seq);
 	pthread_mutex_unlock(&mu);
+	fixes_out();
 }
 
 /* Whether entry j of a call maps the pointer at p. */
@@ -229,9 +245,10 @@ static int entry_holds(void *const *ptrs, const int64_t *sizes, int j, uint64_t 
 }
 
 void attach_map_entries(int n, void *const *bases, void *const *ptrs, const int64_t *sizes,
-			const int64_t *types, uint64_t seq)
+			const int64_t *types)
 {
 	int locked = 0;
+	uint64_t seq = 0;
 
 	if (!bases || !ptrs || !sizes || !types)
 		return;
@@ -249,13 +266,16 @@ void attach_map_entries(int n, void *const *bases, void *const *ptrs, const int6
 			continue;
 		/* Its device copy will get the pointee's device address. */
 		if (!locked) {
+			seq = hook_peek_seq ? hook_peek_seq() : 0;
 			pthread_mutex_lock(&mu);
 			locked = 1;
 		}
 		slot_add(p, seq);
 	}
-	if (locked)
+	if (locked) {
 		pthread_mutex_unlock(&mu);
+		fixes_out();
+	}
 }
 
 int attach_masked(uint64_t host, uint64_t n)

@@ -58,9 +58,17 @@ void attach_delete(int dev, uint64_t dev_addr);
  * begins: learns a slot when it is an attach.
  */
 void attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes, uint64_t seq);
-/* The map entries of an offload call (interpose.c), whose data ops are seq on: learns the slots it will attach. */
+/* The map entries of an offload call (interpose.c): learns the slots it will attach. */
 void attach_map_entries(int n, void *const *bases, void *const *ptrs, const int64_t *sizes,
-			const int64_t *types, uint64_t seq);
+			const int64_t *types);
+/*
+ * collector.c's: the sequence number its next event will get (the bound of
+ * a fix learned from map entries, whose data ops come after), and where
+ * fixes go once queued (called after both learning calls, without attach.c's
+ * lock, when there are some).  Unset: 0, and fixes wait for
+ * attach_take_fixes().
+ */
+void attach_set_hooks(uint64_t (*peek_seq)(void), void (*fixes_out)(void));
 
 /* A late slot's fix (above): for the transfers of data ops from_seq < seq < to_seq. */
 struct attach_fix {

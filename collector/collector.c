@@ -233,6 +233,8 @@ static int held_keep(const struct rec *r, struct thread_state *t, int wt_dest)
 }
 
 static int side_frames_lock_free(void);
+static uint64_t peek_seq(void);
+static void attach_fixes_out(void);
 
 /* buffer.c's hook: a thread or the process ends. */
 static void held_flush(struct thread_state *t, int signal_safe)
@@ -313,10 +315,8 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		p->map_index = -1;
 		p->wt_dest = 0;
 		/* A pointer the runtime attaches in a device buffer (attach.h). */
-		if (is_transfer_to(optype) && src_device_num == learn_host_device()) {
+		if (is_transfer_to(optype) && src_device_num == learn_host_device())
 			attach_transfer_to(dest_device_num, (uint64_t)src_addr, (uint64_t)dest_addr, bytes, p->seq);
-			collector_attach_fixes_out();
-		}
 		/* Into host memory: lets the copy write pages protected for write tracking
 		 * (not a range with attached pointers: its hash is masked, wtrack's is not). */
 		if (is_transfer_from(optype) && bytes && dest_addr &&
@@ -653,7 +653,7 @@ static void side_frames_write(enum buffer_moment when)
 		{
 			/* Attached pointer slots masked in hashes (docs/database.md). */
 			uint64_t known, learned, dropped, untracked, late, fixed, unknown;
-			collector_attach_fixes_out();
+			attach_fixes_out();
 			attach_stats(&known, &learned, &dropped, &untracked, &late, &fixed, &unknown);
 			output_frame(SPOOL_STAT, "hash_attach_slots", (int64_t)learned);
 			output_frame(SPOOL_STAT, "hash_attach_slots_dropped", (int64_t)dropped);
@@ -712,6 +712,7 @@ static int recording_open(void)
 	if (collector_tsc)
 		output_clock_frame();
 	modules_record();
+	attach_set_hooks(peek_seq, attach_fixes_out);
 	interpose_install();
 	return 0;
 }
@@ -838,12 +839,14 @@ uint64_t collector_next_seq(void)
 	return counter_next(&next_seq);
 }
 
-uint64_t collector_peek_seq(void)
+/* The sequence number the next event will get (none taken): attach.c's hook. */
+static uint64_t peek_seq(void)
 {
 	return atomic_load_explicit(&next_seq, memory_order_relaxed);
 }
 
-void collector_attach_fixes_out(void)
+/* Late attached pointer slots' hash fixes (attach.h) into the spool, as frames: attach.c's hook. */
+static void attach_fixes_out(void)
 {
 	struct attach_fix f[16];
 	int n;

@@ -21,10 +21,6 @@ int collector_start_other(const char *runtime) COLLECTOR_HIDDEN;
 
 /* The next event sequence number and target construct id, shared with the OMPT callbacks. */
 uint64_t collector_next_seq(void) COLLECTOR_HIDDEN;
-/* The sequence number the next event will get (none taken). */
-uint64_t collector_peek_seq(void) COLLECTOR_HIDDEN;
-/* Late attached pointer slots' hash fixes (attach.h) into the spool, as frames. */
-void collector_attach_fixes_out(void) COLLECTOR_HIDDEN;
 uint64_t collector_next_target_id(void) COLLECTOR_HIDDEN;
 
 #endif

@@ -32,7 +32,6 @@
 
 #include "collector/attach.h"
 #include "collector/buffer.h"
-#include "collector/collector.h"
 #include "collector/got.h"
 #include "collector/interpose.h"
 #include "collector/output.h"
@@ -157,8 +156,7 @@ static void note_call(uint64_t codeptr, const char *entry, int nowait, const ide
 		t->call_bytes[i] = sizes ? (uint64_t)sizes[i] : 0;
 	}
 	/* The pointers this call will attach, before its first copy is hashed (attach.h). */
-	attach_map_entries(n, bases, ptrs, sizes, types, collector_peek_seq());
-	collector_attach_fixes_out();
+	attach_map_entries(n, bases, ptrs, sizes, types);
 	note_site(t, codeptr, entry, loc, n, names);
 }
 

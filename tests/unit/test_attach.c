@@ -146,7 +146,7 @@ static void test_learned_from_map_entries(void)
 	int64_t types[3] = { 0x20, MEMBER_OF(0) | 0x3, MEMBER_OF(0) | PTR_AND_OBJ | 0x3 };
 	uint64_t h = (uint64_t)(uintptr_t)s;
 
-	attach_map_entries(3, bases, ptrs, sizes, types, 0);
+	attach_map_entries(3, bases, ptrs, sizes, types);
 	CHECK(attach_masked(h, sizeof(*s)));
 	CHECK(!attach_masked(h, 8));
 	/* The struct's device buffer comes and goes: so does the slot. */
@@ -154,7 +154,7 @@ static void test_learned_from_map_entries(void)
 	attach_delete(0, 0xa000000);
 	CHECK(!attach_masked(h, sizeof(*s)));
 	/* A pointee whose pointer lies in no entry of the call: nothing. */
-	attach_map_entries(1, &bases[2], &ptrs[2], &sizes[2], &types[2], 0);
+	attach_map_entries(1, &bases[2], &ptrs[2], &sizes[2], &types[2]);
 	CHECK(!attach_masked(h, sizeof(*s)));
 	free(v);
 	free(s);
