@@ -12,6 +12,7 @@
 #include "db/db_internal.h"
 #include "db/ingest/finish.h"
 #include "db/spool/spool.h"
+#include "lib/grow.h"
 #include "lib/hmap.h"
 #include "lib/shquote.h"
 
@@ -155,13 +156,9 @@ static int apply_hash_fixes(struct db *db, char **err)
 	if (!st)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (nfx == cap) {
-			struct hash_fix *m = realloc(fx, (cap = cap ? 2 * cap : 16) * sizeof(*fx));
-			if (!m) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			fx = m;
+		if (grow_one((void **)&fx, &cap, nfx, sizeof(*fx)) < 0) {
+			rc = SQLITE_NOMEM;
+			break;
 		}
 		fx[nfx] = (struct hash_fix){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
 					     sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
@@ -189,13 +186,9 @@ static int apply_hash_fixes(struct db *db, char **err)
 		int known = fixed_hash(fx, nfx, seq, dev, host, sqlite3_column_int64(st, 6), &hash);
 		if (known && hash == was)
 			continue;
-		if (nch == chcap) {
-			struct hash_change *m = realloc(ch, (chcap = chcap ? 2 * chcap : 16) * sizeof(*ch));
-			if (!m) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			ch = m;
+		if (grow_one((void **)&ch, &chcap, nch, sizeof(*ch)) < 0) {
+			rc = SQLITE_NOMEM;
+			break;
 		}
 		ch[nch++] = (struct hash_change){ seq, hash, known };
 	}
