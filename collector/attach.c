@@ -29,8 +29,6 @@
 #define BUFS_MAX 4096
 #define SLOTS_MAX 4096
 #define SLOT_BYTES ((uint64_t)sizeof(void *))
-/* Map type bit of an entry whose pointer (the base) is attached to its pointee (LLVM's PTR_AND_OBJ). */
-#define MAP_PTR_AND_OBJ 0x10
 /* The 16 high bits of a map type: 1 + the index of the struct's entry this one is a member of (0: none). */
 #define MAP_MEMBER_OF_SHIFT 48
 /* Calls with at most this many map entries are searched whole for the entry holding a pointer. */
@@ -209,14 +207,13 @@ void attach_delete(int dev, uint64_t dev_addr)
 	pthread_mutex_unlock(&mu);
 }
 
-void attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes, uint64_t seq)
+uint64_t attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes, uint64_t seq)
 {
 	struct abuf *b;
-
-	uint64_t value;
+	uint64_t value, slot = 0;
 
 	if (bytes != SLOT_BYTES || !src || !dst)
-		return;
+		return 0;
 	/* The 8 bytes sent (host memory: the caller checked the source is the host). */
 	memcpy(&value, (const void *)(uintptr_t)src, sizeof(value));
 	pthread_mutex_lock(&mu);
@@ -230,10 +227,13 @@ void attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes, uin
 	 * device changing them.
 	 */
 	if (b && dst - b->dev_addr <= b->bytes - SLOT_BYTES && src != b->host + (dst - b->dev_addr) &&
-	    buf_find(dev, value))
-		slot_add(b->host + (dst - b->dev_addr), seq);
+	    buf_find(dev, value)) {
+		slot = b->host + (dst - b->dev_addr);
+		slot_add(slot, seq);
+	}
 	pthread_mutex_unlock(&mu);
 	fixes_out();
+	return slot;
 }
 
 /* Whether entry j of a call maps the pointer at p. */

@@ -53,11 +53,16 @@
 void attach_alloc(int dev, uint64_t host_addr, uint64_t dev_addr, uint64_t bytes, uint64_t seq);
 /* A delete ended: the buffer at dev_addr on dev is gone (its slots too, unless another buffer holds them). */
 void attach_delete(int dev, uint64_t dev_addr);
+/* Map type bit of an entry whose pointer (the base) is attached to its pointee (LLVM's PTR_AND_OBJ). */
+#define MAP_PTR_AND_OBJ 0x10
+
 /*
  * A to-device transfer (data op seq) from host address src to dst on dev
- * begins: learns a slot when it is an attach.
+ * begins: learns a slot when it is an attach.  The slot's host address
+ * when it is one (the pointer in the host's data that the runtime attaches:
+ * the base of the call's PTR_AND_OBJ entry, interpose_attach_index()), else 0.
  */
-void attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes, uint64_t seq);
+uint64_t attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes, uint64_t seq);
 /* The map entries of an offload call (interpose.c): learns the slots it will attach. */
 void attach_map_entries(int n, void *const *bases, void *const *ptrs, const int64_t *sizes,
 			const int64_t *types);

@@ -294,6 +294,8 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 	struct thread_state *t;
 	struct rec *r;
 	int64_t own;
+	uint64_t slot = 0;
+	int entry;
 	(void)target_task_data;
 	(void)target_data;
 
@@ -316,7 +318,8 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		p->wt_dest = 0;
 		/* A pointer the runtime attaches in a device buffer (attach.h). */
 		if (is_transfer_to(optype) && src_device_num == learn_host_device())
-			attach_transfer_to(dest_device_num, (uint64_t)src_addr, (uint64_t)dest_addr, bytes, p->seq);
+			slot = attach_transfer_to(dest_device_num, (uint64_t)src_addr, (uint64_t)dest_addr, bytes,
+						  p->seq);
 		/* Into host memory: lets the copy write pages protected for write tracking
 		 * (not a range with attached pointers: its hash is masked, wtrack's is not). */
 		if (is_transfer_from(optype) && bytes && dest_addr &&
@@ -345,6 +348,8 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 		 */
 		if (!t->target_id)
 			;
+		else if (slot && (entry = interpose_attach_index(t, slot)) >= 0)
+			p->map_index = MAP_INDEX_ATTACH(entry);  /* the entry whose pointer this is */
 		else if (is_transfer_to(optype) || optype == ompt_target_data_alloc ||
 			 optype == ompt_target_data_alloc_async)
 			p->map_index = interpose_map_index(t, (uint64_t)src_addr);

@@ -154,6 +154,7 @@ static void note_call(uint64_t codeptr, const char *entry, int nowait, const ide
 	for (int i = 0; i < t->call_n; i++) {
 		t->call_begin[i] = ptrs ? (uint64_t)ptrs[i] : 0;
 		t->call_bytes[i] = sizes ? (uint64_t)sizes[i] : 0;
+		t->call_slot[i] = bases && types && (types[i] & MAP_PTR_AND_OBJ) ? (uint64_t)bases[i] : 0;
 	}
 	/* The pointers this call will attach, before its first copy is hashed (attach.h). */
 	attach_map_entries(n, bases, ptrs, sizes, types);
@@ -170,6 +171,14 @@ int interpose_map_index(const struct thread_state *t, uint64_t addr)
 			best = i;
 	}
 	return best;
+}
+
+int interpose_attach_index(const struct thread_state *t, uint64_t slot)
+{
+	for (int i = 0; slot && i < t->call_n; i++)
+		if (t->call_slot[i] == slot)
+			return i;
+	return -1;
 }
 
 void interpose_flush(void)

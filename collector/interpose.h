@@ -18,6 +18,11 @@
  */
 int interpose_map_index(const struct thread_state *t, uint64_t addr);
 /*
+ * The PTR_AND_OBJ entry of the offload call in progress whose pointer is at
+ * host address 'slot' (attach_transfer_to()'s), or -1.
+ */
+int interpose_attach_index(const struct thread_state *t, uint64_t slot);
+/*
  * Send the offload calls of the objects that link libomptarget (and were
  * loaded since the last call) to our entry points.  Cheap when nothing was
  * loaded.

@@ -142,6 +142,7 @@ struct thread_state {
 	int call_n;
 	int call_nowait;       /* the offload call in progress is a nowait form (its copies may outlive it) */
 	uint64_t call_begin[MAP_ENTRIES_MAX], call_bytes[MAP_ENTRIES_MAX];
+	uint64_t call_slot[MAP_ENTRIES_MAX];  /* a PTR_AND_OBJ entry's base (the pointer it attaches), else 0 */
 	uint64_t seen[SEEN_SLOTS];
 };
 

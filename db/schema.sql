@@ -130,7 +130,8 @@ CREATE TABLE data_op_raw (
     hash       INTEGER,
     codeptr    INTEGER,
     target_id  INTEGER,
-    map_index  INTEGER   -- index of the map clause entry this op moved (see source_raw), or NULL
+    map_index  INTEGER   -- index of the map clause entry this op moved (see source_raw), or NULL;
+                         -- -2 - i: the 8 bytes by which the runtime attached entry i's pointer
 );
 
 -- Kernel submissions (ompt_callback_target_submit_emi).

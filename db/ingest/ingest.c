@@ -118,7 +118,7 @@ static int add_keys(struct op_keys *keys, const struct rec *r, size_t n, char **
 			.codeptr = (int64_t)r[i].codeptr,
 			.has_codeptr = 1,
 			.map_index = r[i].map_index,
-			.has_map_index = r[i].map_index >= 0,
+			.has_map_index = r[i].map_index != -1,
 			.src_addr = (int64_t)r[i].src_addr,
 			.dst_addr = (int64_t)r[i].dst_addr,
 		};

@@ -115,7 +115,7 @@ static int rec_value(int table, const struct rec *r, int col, int64_t *v)
 		case 10: *v = (int64_t)r->hash; return r->has_hash != 0;
 		case 11: *v = (int64_t)r->codeptr; return 1;
 		case 12: *v = (int64_t)r->target_id; return r->target_id != 0;
-		case 13: *v = r->map_index; return r->map_index >= 0;
+		case 13: *v = r->map_index; return r->map_index != -1;
 		}
 		break;
 	case T_KERNEL:
@@ -165,7 +165,7 @@ int dbw_row(const struct rec *r, int64_t *rowid, int64_t *v, uint32_t *present)
 		v[12] = (int64_t)r->target_id;
 		v[13] = r->map_index;
 		*present = 0x3ff | 1u << 11 | (uint32_t)(r->has_hash != 0) << 10 | (uint32_t)(r->target_id != 0) << 12 |
-			   (uint32_t)(r->map_index >= 0) << 13;
+			   (uint32_t)(r->map_index != -1) << 13;
 		*rowid = v[0];
 		return T_DATA_OP;
 	case REC_KERNEL:

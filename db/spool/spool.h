@@ -44,7 +44,7 @@ struct rec {
 	uint8_t type;        /* enum rec_type */
 	uint8_t kind;        /* data op: ompt_target_data_op_t; target: ompt_target_t */
 	uint8_t has_hash;
-	int8_t map_index;    /* -1: none */
+	int8_t map_index;    /* -1: none; MAP_INDEX_ATTACH(i): the pointer entry i attaches */
 	int32_t thread;
 	int32_t src_dev;     /* data op: source device; target/kernel: device */
 	int32_t dst_dev;
@@ -59,6 +59,16 @@ struct rec {
 	uint64_t codeptr;
 	uint64_t target_id;
 };
+
+/*
+ * The map index of the 8-byte transfer by which the runtime attaches the
+ * pointer of map entry i (a PTR_AND_OBJ entry: 'map(to: s.v[0:N])' writes
+ * the device address of v's data into the device copy of s): -2 - i, in the
+ * spool and in data_op_raw.map_index alike (docs/database.md).
+ */
+#define MAP_INDEX_ATTACH(i) (-2 - (i))
+#define MAP_INDEX_IS_ATTACH(m) ((m) <= -2)
+#define MAP_INDEX_ATTACH_ENTRY(m) (-2 - (m))
 
 struct spool_header {
 	char magic[8];

@@ -45,7 +45,8 @@ static const char *const optional_sql[ST_ALL - ST_COUNT] = {
 				       " COALESCE(SUM(d.kind IN (3, 19)), 0)"
 				       " FROM variable v LEFT JOIN data_op_raw d"
 				       " ON d.codeptr = v.codeptr AND d.map_index = v.map_index"
-				       " WHERE v.codeptr = ? AND v.origin = 'ompt-ident' AND v.name IS NOT NULL"
+				       " WHERE v.codeptr = ? AND v.map_index >= 0 AND v.origin = 'ompt-ident'"
+				       " AND v.name IS NOT NULL"
 				       " GROUP BY v.map_index, v.name ORDER BY v.map_index"),
 	[ST_CHANGED - ST_COUNT] = ("SELECT c.note FROM location l JOIN source_changed c"
 				   " ON c.path = l.source_path WHERE l.codeptr = ?"),

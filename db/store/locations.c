@@ -600,7 +600,7 @@ int locations_writer_variable(struct locations_writer *w, const struct variable_
 	sqlite3_stmt *st = w->ins_var;
 
 	db_bind_opt_int64(st, 1, r->codeptr != 0, r->codeptr);
-	db_bind_opt_int64(st, 2, r->map_index >= 0, r->map_index);
+	db_bind_opt_int64(st, 2, r->map_index != -1, r->map_index);
 	db_bind_opt_int64(st, 3, r->host_addr != 0, r->host_addr);
 	bind_text(st, 4, r->name);
 	bind_text(st, 5, r->decl_file);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/spool/spool.h"
 #include "db/store/attribution.h"
 #include "db/store/locations.h"
 #include "db/store/source_files.h"
@@ -496,7 +497,7 @@ static int name_struct_entry(struct update *u, uint64_t codeptr, int map_index, 
 static int key_named(const struct hmap *named, const struct op_key_row *k)
 {
 	uint64_t key[2] = { (uint64_t)k->codeptr, (uint64_t)k->map_index };
-	return k->map_index >= 0 && hmap_get(named, key) != NULL;
+	return k->map_index != -1 && hmap_get(named, key) != NULL;
 }
 
 /*
@@ -698,6 +699,48 @@ static int respell(struct update *u, uint64_t codeptr, struct variable *v)
 }
 
 /*
+ * The transfer by which the runtime attaches the pointer of map entry i
+ * (map_index MAP_INDEX_ATTACH(i), db/spool/spool.h): named after the
+ * entry's member without its section, "s.v (pointer attach)" of "s.v[0:N]",
+ * "a[1].v (pointer attach)" of "a[1].v[0:M]", so that each struct's pointer
+ * is its own variable (the runtime sends them all from one buffer of its
+ * own, whose address names nothing).  v stays unnamed (not ORIGIN_IDENT)
+ * when the entry has no name (built without -g): then the host address
+ * names it, as before.  0, or -1 when out of memory.
+ */
+static int name_attach_entry(struct update *u, uint64_t codeptr, int map_index, struct variable *v)
+{
+	size_t n;
+	char *name;
+
+	if (symbolize_variable(u->s, codeptr, MAP_INDEX_ATTACH_ENTRY(map_index), 0, v) < 0)
+		return oom(u->err);
+	if (v->origin != ORIGIN_IDENT || !v->name)
+		return 0;
+	if (respell(u, codeptr, v) < 0)
+		return -1;
+	n = strlen(v->name);
+	/* Without its trailing array section: the pointer, not what it points to. */
+	if (n && v->name[n - 1] == ']') {
+		int depth = 0;
+		for (size_t i = n; i-- > 0;) {
+			if (v->name[i] == ']') {
+				depth++;
+			} else if (v->name[i] == '[' && --depth == 0) {
+				if (i > 0)
+					n = i;
+				break;
+			}
+		}
+	}
+	if (asprintf(&name, "%.*s (pointer attach)", (int)n, v->name) < 0)
+		return oom(u->err);
+	free(v->name);
+	v->name = name;
+	return 0;
+}
+
+/*
  * Name the map entries that have a source record, then the host addresses
  * of the operations whose entry has none: one variable row per key, in key
  * order, for data_op_sources to pick per operation.
@@ -716,7 +759,7 @@ static int store_variables(struct update *u, const struct op_key_row *keys, size
 		goto out;
 	}
 	for (size_t i = 0; i < nkeys; i++)
-		if (keys[i].codeptr && keys[i].map_index >= 0) {
+		if (keys[i].codeptr && keys[i].map_index != -1) {
 			pairs[2 * np] = keys[i].codeptr;
 			pairs[2 * np++ + 1] = keys[i].map_index;
 		}
@@ -726,6 +769,18 @@ static int store_variables(struct update *u, const struct op_key_row *keys, size
 		int r = 0;
 		if (i && !cmp_i64_pair(&pairs[2 * i], &pairs[2 * i - 2]))
 			continue;
+		if (MAP_INDEX_IS_ATTACH(pairs[2 * i + 1])) {
+			r = name_attach_entry(u, (uint64_t)pairs[2 * i], (int)pairs[2 * i + 1], &v);
+			if (r == 0 && v.origin == ORIGIN_IDENT) {
+				r = store_variable(u, &v, pairs[2 * i], (int)pairs[2 * i + 1], 0);
+				if (r == 0 && !hmap_put(&named, (const uint64_t *)&pairs[2 * i], NULL))
+					r = oom(u->err);
+			}
+			variable_release(&v);
+			if (r < 0)
+				goto out;
+			continue;
+		}
 		if (symbolize_variable(u->s, (uint64_t)pairs[2 * i], (int)pairs[2 * i + 1], 0, &v) < 0) {
 			oom(u->err);
 			goto out;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db/spool/spool.h"
 #include "db/store/attribution.h"
 #include "report/plan/loopscan.h"
 #include "report/findings/paths.h"
@@ -897,6 +898,44 @@ static int cmp_seq(const void *x, const void *y)
 {
 	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
 	return (a > b) - (a < b);
+}
+
+/*
+ * The pointers the runtime attached at construct c in the loop (map_index
+ * MAP_INDEX_ATTACH(i): 8 bytes into the device copy of a struct): it
+ * attaches one again only where it maps the struct or what the pointer
+ * points to anew, so the region removes the attach of a construct whose
+ * every allocation it removes (e->removes, in seq order, sorted again
+ * after).  Only the construct's own operations are all in ops (those of
+ * one instance, target_id, lie around it).  0, or -1 when out of memory.
+ */
+#define ATTACH_NEAR 256
+static int removes_attaches(struct plan_edit *e, const struct host_op *ops, size_t n, uint64_t c, int64_t w0,
+			    int64_t w1)
+{
+	size_t n0 = e->nremoves;
+
+	for (size_t i = 0; i < n && n0; i++) {
+		const struct host_op *o = &ops[i];
+		size_t lo = i > ATTACH_NEAR ? i - ATTACH_NEAR : 0, hi = n - i > ATTACH_NEAR ? i + ATTACH_NEAR : n;
+		int allocs = 0, all = 1;
+		if (!MAP_INDEX_IS_ATTACH(o->map_index) || o->codeptr != c || o->seq < w0 || o->seq > w1 ||
+		    !o->target_id || seq_listed(e->removes, n0, o->seq))
+			continue;
+		for (size_t j = lo; j < hi && all; j++)
+			if (ops[j].target_id == o->target_id && ops[j].codeptr == c && ops[j].op == 1) {
+				allocs++;
+				all = seq_listed(e->removes, n0, ops[j].seq);
+			}
+		if (!allocs || !all)
+			continue;
+		if (grow_one((void **)&e->removes, &e->removes_cap, e->nremoves, sizeof(*e->removes)) < 0)
+			return -1;
+		e->removes[e->nremoves++] = o->seq;
+	}
+	if (e->nremoves > n0)
+		sort_array(e->removes, e->nremoves, sizeof(*e->removes), cmp_seq);
+	return 0;
 }
 
 /* v (n seqs) sorted, each once; the new count. */
@@ -1837,6 +1876,10 @@ static int keep_region(const struct analysis *a, const struct plan *pl, const st
 			goto out;
 		}
 		pe->removes[pe->nremoves++] = o->seq;
+	}
+	if (removes_attaches(pe, ops, nops, pl->codeptr, w0, w1) < 0) {
+		oom = 1;
+		goto out;
 	}
 	fresh_faults(a, ops, nops, pe);
 	for (size_t i = 0; i < nins; i++)

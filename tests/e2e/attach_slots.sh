@@ -24,7 +24,10 @@
 #     the stats table (hash_attach_late, _fixed, _unknown), every slot in
 #     hash_attach_slots, none dropped;
 #   - the struct's transfers both ways carry one hash, also where copies
-#     back are hashed in the host destination once complete (as on a GPU).
+#     back are hashed in the host destination once complete (as on a GPU);
+#   - each 8-byte attach is named after the pointer it writes ('s.v
+#     (pointer attach)', 'a[2].v (pointer attach)'), not the runtime's
+#     buffer it comes from, and the plan whose region removes it claims it.
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "no jq"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
@@ -54,6 +57,23 @@ assert_eq "$(rt "$bline" big)" 1 "round trips (sent back unchanged) of big, a 64
 assert_eq "$(rt "$wline" w)" 0 "round trips (sent back unchanged) of w, whose member the kernel changes"
 assert_eq "$(rt "$(line 'enter data map(to: l)')" l)" 1 "round trips of l, its pointer attached by a later directive"
 assert_eq "$(rt "$(line 'enter data map(to: c)')" c)" 0 "round trips of c, changed by the device before its pointer was attached"
+
+# The runtime attaches every pointer from one buffer of its own: each attach is named after
+# the pointer it writes (its map entry, recorded by the collector), never that buffer's address,
+# and a plan whose region keeps the struct and its pointee claims the attach it removes.
+assert_eq "$(jq '[.findings[] | select(.variable.name | test("^0x"))] | length' $j)" 0 \
+	"findings named by an address: $(jq -c '[.findings[] | select(.variable.name | test("^0x")) | .variable.name]' $j)"
+for v in s.v w.v 'a[0].v' 'a[1].v' 'a[2].v' 'a[3].v' big.v l.v c.v; do
+	assert_eq "$(jq --arg v "$v (pointer attach)" '[.findings[] | select(.variable.name == $v)] | length > 0' $j)" \
+		true "a finding of $v's pointer attach"
+done
+sattach=$(jq --argjson l "$sline" '[.findings[] | select(.variable.name == "s.v (pointer attach)"
+	and .locations[0].line == $l) | .id][0]' $j)
+assert_eq "$(jq --argjson l "$sline" --argjson f "$sattach" '[.plans[] | select(.directive.line == $l)
+	| .findings | index($f) != null] | .[0]' $j)" true \
+	"the plan at line $sline claims s.v's pointer attach (#$sattach), which its region removes"
+assert_eq "$(q as.mapprof.db "SELECT count(*) FROM data_op_raw WHERE map_index < -1 AND bytes != 8")" 0 \
+	"attaches recorded with a map entry (map_index < -1) that are not 8 bytes"
 
 # The plans: s and a are not copied back (nothing the device did to them), w is.
 jq -r '.plans[].edit.patch // empty' $j >patches

@@ -77,12 +77,12 @@ static void test_learned_from_transfers(void)
 
 	/* The host's own bytes into the buffer (an update of a member): no slot. */
 	attach_alloc(0, h, dev, 64, 0);
-	attach_transfer_to(0, h + 8, dev + 8, 8, 0);
+	CHECK(attach_transfer_to(0, h + 8, dev + 8, 8, 0) == 0);
 	CHECK(!attach_masked(h, 64));
-	/* Another size from elsewhere: no slot.  A pointer's bytes from elsewhere: a slot. */
-	attach_transfer_to(0, TEMP(0), dev + 16, 16, 0);
+	/* Another size from elsewhere: no slot.  A pointer's bytes from elsewhere: a slot (its host address). */
+	CHECK(attach_transfer_to(0, TEMP(0), dev + 16, 16, 0) == 0);
 	CHECK(!attach_masked(h, 64));
-	attach_transfer_to(0, TEMP(0), dev + 24, 8, 0);
+	CHECK(attach_transfer_to(0, TEMP(0), dev + 24, 8, 0) == h + 24);
 	CHECK(attach_masked(h, 64));
 	CHECK(attach_masked(h + 24, 8));
 	CHECK(attach_masked(h + 31, 1));
@@ -90,7 +90,7 @@ static void test_learned_from_transfers(void)
 	CHECK(!attach_masked(h + 32, 32));
 	/* Eight bytes from elsewhere that are no device address (omp_target_memcpy of a double): no slot. */
 	static const double scalar = 3.0;
-	attach_transfer_to(0, (uint64_t)(uintptr_t)&scalar, dev + 48, 8, 0);
+	CHECK(attach_transfer_to(0, (uint64_t)(uintptr_t)&scalar, dev + 48, 8, 0) == 0);
 	CHECK(!attach_masked(h + 48, 8));
 	/* Another device's buffer (not seen allocated): nothing learned. */
 	attach_transfer_to(1, TEMP(1), dev + 40, 8, 0);
