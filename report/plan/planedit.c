@@ -1962,11 +1962,15 @@ static int only_item(const char *d, const char *kw, const char *var)
 	return *want && !strcmp(want, got);
 }
 
-/* The map indices of c's entries named 'var' match op o (any when the op has none). */
+/*
+ * The map indices of c's entries named 'var' match op o (any when the op
+ * has none; never a pointer's attach: the runtime attaches it whatever the
+ * map type of its entry).
+ */
 static int op_of(const struct host_op *o, uint64_t c, json_t *entries, const char *var)
 {
 	const char *name;
-	if (o->codeptr != c)
+	if (o->codeptr != c || MAP_INDEX_IS_ATTACH(o->map_index))
 		return 0;
 	if (o->map_index < 0)
 		return 1;
