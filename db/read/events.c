@@ -27,6 +27,7 @@
 
 #include "db/db_internal.h"
 #include "db/read/events.h"
+#include "db/spool/spool.h"
 #include "db/store/locations.h"
 #include "db/pages/rowsrc.h"
 #include "db/read/sound.h"
@@ -296,6 +297,8 @@ static int read_op(struct event_stream *s, char **err)
 		e->src_addr = (uint64_t)c[OP_SRC_ADDR].i;
 		e->dest_addr = (uint64_t)c[OP_DST_ADDR].i;
 		e->bytes = (uint64_t)c[OP_BYTES].i;
+		e->attach = c[OP_MAP_INDEX].type != SQLITE_NULL && MAP_INDEX_IS_ATTACH(c[OP_MAP_INDEX].i)
+				    ? 1 + (int)MAP_INDEX_ATTACH_ENTRY(c[OP_MAP_INDEX].i) : 0;
 		e->begin_ns = c[OP_BEGIN].i;
 		if (sound_end_ns(&s->judge, 0, c[OP_SEQ].i, &c[OP_BEGIN], &c[OP_DUR], &e->end_ns, err) < 0)
 			return -1;

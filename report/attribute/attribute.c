@@ -557,7 +557,12 @@ static int name_pointer_attach(struct update *u, const struct op_key_row *keys, 
 		/* The directive's member sections, from its named entries. */
 		for (size_t j = 0; j < nkeys; j++) {
 			struct variable e;
-			if (keys[j].codeptr != keys[i].codeptr || !key_named(named, &keys[j]))
+			uint64_t own[2] = { (uint64_t)keys[j].codeptr, (uint64_t)MAP_INDEX_ATTACH(keys[j].map_index) };
+			if (keys[j].codeptr != keys[i].codeptr || !key_named(named, &keys[j]) ||
+			    MAP_INDEX_IS_ATTACH(keys[j].map_index))
+				continue;
+			/* A member whose attaches the collector named (name_attach_entry()) is not this one. */
+			if (keys[j].map_index >= 0 && hmap_get(named, own))
 				continue;
 			if (symbolize_variable(u->s, (uint64_t)keys[j].codeptr, (int)keys[j].map_index, 0, &e) < 0)
 				return -1;

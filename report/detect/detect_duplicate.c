@@ -122,6 +122,7 @@ int dup_feed(struct dup_detector *d, struct detect_ctx *ctx, const struct event 
 	occ.devices[1] = ev->dest_device;
 	occ.data_addr = addr;
 	occ.data_bytes = ev->bytes;
+	occ.attach = ev->attach;
 	occ.bytes = ev->bytes;
 	return ctx_emit(ctx, &occ);
 }

@@ -85,6 +85,12 @@ struct occurrence {
 	 */
 	uint64_t data_addr;
 	uint64_t data_bytes;
+	/*
+	 * A pointer's attach (struct event's attach): the runtime sends every
+	 * one from one buffer of its own, so the data address alone would make
+	 * one finding of different pointers' attaches.
+	 */
+	int attach;
 	/* Bytes wasted: moved by the redundant transfers (both legs of a round
 	 * trip), or allocated. */
 	uint64_t bytes;

@@ -63,9 +63,9 @@ static void add_location(uint64_t *set, int *n, uint64_t codeptr)
 
 /* The key of a finding: what its occurrences share (findings.h). */
 static void group_key(uint64_t key[KEY_WORDS], enum finding_kind kind, enum flavour flavour, const uint64_t cp[2],
-		      int ndevices, const int devices[2], uint64_t data_addr, uint64_t data_bytes)
+		      int ndevices, const int devices[2], uint64_t data_addr, uint64_t data_bytes, int attach)
 {
-	key[0] = (uint64_t)kind << 8 | flavour;
+	key[0] = (uint64_t)(uint32_t)attach << 32 | (uint64_t)kind << 8 | flavour;
 	key[1] = cp[0];
 	key[2] = cp[1];
 	key[3] = (uint64_t)(uint32_t)devices[0] << 32 | (uint32_t)(ndevices > 1 ? devices[1] : -1);
@@ -79,7 +79,8 @@ static struct finding *group_of(struct findings *f, const struct occurrence *occ
 	int nkey = group_codeptrs(occ, cp), created;
 	struct finding *g;
 
-	group_key(key, occ->kind, occ->flavour, cp, occ->ndevices, occ->devices, occ->data_addr, occ->data_bytes);
+	group_key(key, occ->kind, occ->flavour, cp, occ->ndevices, occ->devices, occ->data_addr, occ->data_bytes,
+		  occ->attach);
 	pos = hmap_put(&f->index, key, &created);
 	if (!pos)
 		return NULL;
@@ -105,6 +106,7 @@ static struct finding *group_of(struct findings *f, const struct occurrence *occ
 	g->devices[1] = occ->devices[1];
 	g->data_addr = occ->data_addr;
 	g->data_bytes = occ->data_bytes;
+	g->attach = occ->attach;
 	g->nkey = nkey;
 	g->key[0] = cp[0];
 	g->key[1] = cp[1];
@@ -270,7 +272,8 @@ int findings_merge_sites(struct findings *f, const uint64_t (*pairs)[2], size_t 
 				   g->nkey > 1 ? findings_site_of(pairs, n, g->key[1]) : 0 };
 		int created;
 
-		group_key(key, g->kind, g->flavour, cp, g->ndevices, g->devices, g->data_addr, g->data_bytes);
+		group_key(key, g->kind, g->flavour, cp, g->ndevices, g->devices, g->data_addr, g->data_bytes,
+			  g->attach);
 		if (!(pos = hmap_put(&by, key, &created)))
 			goto out;
 		if (created)
@@ -669,6 +672,11 @@ static void fingerprint(struct finding *g, const struct findings_context *ctx)
 	fnv_place(&h, ctx, g->data_addr);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)g->data_bytes);
 	fnv(&h, buf);
+	if (g->attach) {
+		/* Which pointer (its map entry): the others' fingerprints stay as they were. */
+		snprintf(buf, sizeof(buf), "attach %d", g->attach);
+		fnv(&h, buf);
+	}
 	for (int i = 0; i < g->ndevices; i++) {
 		if (g->devices[i] == ctx->host_device)
 			snprintf(buf, sizeof(buf), "host");

@@ -67,6 +67,7 @@ struct finding {
 	int ndevices;
 	int devices[2];
 	uint64_t data_addr, data_bytes;
+	int attach;                   /* the occurrences' (occurrence.h): part of the group's key */
 	int nkey;                     /* code pointers that define the group */
 	uint64_t key[2];
 	int nlocations;               /* every code pointer seen, key ones first */

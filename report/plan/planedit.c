@@ -902,12 +902,17 @@ static int cmp_seq(const void *x, const void *y)
 
 /*
  * The pointers the runtime attached at construct c in the loop (map_index
- * MAP_INDEX_ATTACH(i): 8 bytes into the device copy of a struct): it
- * attaches one again only where it maps the struct or what the pointer
- * points to anew, so the region removes the attach of a construct whose
- * every allocation it removes (e->removes, in seq order, sorted again
- * after).  Only the construct's own operations are all in ops (those of
- * one instance, target_id, lie around it).  0, or -1 when out of memory.
+ * MAP_INDEX_ATTACH(i): 8 bytes into the device copy of a struct).  It
+ * attaches one where it maps the pointee (entry i) or the struct anew, and
+ * also where both are present but the host's pointer now holds another
+ * address.  So the region is taken to remove an attach only where the
+ * construct's instance (target_id) allocated entry i's pointee, and the
+ * region removes that allocation and every other one of the instance:
+ * then nothing is mapped anew and the pointer is the one the region
+ * attached.  An attach of an instance that allocated no pointee is left
+ * (e->removes, in seq order, sorted again after).  Only the construct's own
+ * operations are all in ops (those of one instance lie around it).  0, or
+ * -1 when out of memory.
  */
 #define ATTACH_NEAR 256
 static int removes_attaches(struct plan_edit *e, const struct host_op *ops, size_t n, uint64_t c, int64_t w0,
@@ -918,16 +923,16 @@ static int removes_attaches(struct plan_edit *e, const struct host_op *ops, size
 	for (size_t i = 0; i < n && n0; i++) {
 		const struct host_op *o = &ops[i];
 		size_t lo = i > ATTACH_NEAR ? i - ATTACH_NEAR : 0, hi = n - i > ATTACH_NEAR ? i + ATTACH_NEAR : n;
-		int allocs = 0, all = 1;
+		int pointee = 0, all = 1;
 		if (!MAP_INDEX_IS_ATTACH(o->map_index) || o->codeptr != c || o->seq < w0 || o->seq > w1 ||
 		    !o->target_id || seq_listed(e->removes, n0, o->seq))
 			continue;
 		for (size_t j = lo; j < hi && all; j++)
 			if (ops[j].target_id == o->target_id && ops[j].codeptr == c && ops[j].op == 1) {
-				allocs++;
+				pointee |= ops[j].map_index == MAP_INDEX_ATTACH_ENTRY(o->map_index);
 				all = seq_listed(e->removes, n0, ops[j].seq);
 			}
-		if (!allocs || !all)
+		if (!pointee || !all)
 			continue;
 		if (grow_one((void **)&e->removes, &e->removes_cap, e->nremoves, sizeof(*e->removes)) < 0)
 			return -1;
