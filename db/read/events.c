@@ -27,12 +27,12 @@
 
 #include "db/db_internal.h"
 #include "db/read/events.h"
-#include "db/spool/spool.h"
 #include "db/store/locations.h"
 #include "db/pages/rowsrc.h"
 #include "db/read/sound.h"
 #include "db/read/timeline_rows.h"
 #include "lib/hmap.h"
+#include "lib/map_index.h"
 
 /* target_raw's columns (target_table_cols). */
 enum { TG_ID, TG_KIND = 3, TG_CODEPTR = 7, TG_NCOLS };

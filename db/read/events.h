@@ -58,7 +58,7 @@ struct event {
 	int64_t target_id;    /* enclosing target construct, 0 if none */
 	int has_target_id;    /* target_id is not NULL */
 	int attach;           /* the runtime attaching a pointer: 1 + the map entry whose pointer
-				 it writes (data_op_raw.map_index -2 - i, db/spool/spool.h), else 0 */
+				 it writes (data_op_raw.map_index -2 - i, lib/map_index.h), else 0 */
 	/*
 	 * Kernels: device is dest_device; src_* unused.
 	 * Alloc: src_addr = host address, dest_addr = device address.

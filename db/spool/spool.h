@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/map_index.h"  /* struct rec's map_index */
+
 #define SPOOL_MAGIC "MPSPOOL"  /* 8 bytes with its NUL */
 #define SPOOL_VERSION 2
 
@@ -59,16 +61,6 @@ struct rec {
 	uint64_t codeptr;
 	uint64_t target_id;
 };
-
-/*
- * The map index of the 8-byte transfer by which the runtime attaches the
- * pointer of map entry i (a PTR_AND_OBJ entry: 'map(to: s.v[0:N])' writes
- * the device address of v's data into the device copy of s): -2 - i, in the
- * spool and in data_op_raw.map_index alike (docs/database.md).
- */
-#define MAP_INDEX_ATTACH(i) (-2 - (i))
-#define MAP_INDEX_IS_ATTACH(m) ((m) <= -2)
-#define MAP_INDEX_ATTACH_ENTRY(m) (-2 - (m))
 
 struct spool_header {
 	char magic[8];

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/spool/spool.h"
 #include "db/store/attribution.h"
 #include "db/store/locations.h"
 #include "db/store/source_files.h"
@@ -17,6 +16,7 @@
 #include "report/attribute/snippet.h"
 #include "report/attribute/symbolize.h"
 #include "lib/sort.h"
+#include "lib/map_index.h"
 
 /* A source file met on the way, once: what record hashes, or what report compared. */
 struct seen_file {
@@ -705,7 +705,7 @@ static int respell(struct update *u, uint64_t codeptr, struct variable *v)
 
 /*
  * The transfer by which the runtime attaches the pointer of map entry i
- * (map_index MAP_INDEX_ATTACH(i), db/spool/spool.h): named after the
+ * (map_index MAP_INDEX_ATTACH(i), lib/map_index.h): named after the
  * entry's member without its section, "s.v (pointer attach)" of "s.v[0:N]",
  * "a[1].v (pointer attach)" of "a[1].v[0:M]", so that each struct's pointer
  * is its own variable (the runtime sends them all from one buffer of its

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db/spool/spool.h"
 #include "db/store/attribution.h"
 #include "report/plan/loopscan.h"
 #include "report/findings/paths.h"
@@ -20,6 +19,7 @@
 #include "lib/grow.h"
 #include "lib/sort.h"
 #include "lib/utf8.h"
+#include "lib/map_index.h"
 
 #define DIFF_CONTEXT 3
 #define CHANGE_MAX_INS 8
