@@ -746,6 +746,26 @@ static int name_attach_entry(struct update *u, uint64_t codeptr, int map_index, 
 }
 
 /*
+ * The name of one map entry key into *v (origin ORIGIN_IDENT when it has
+ * one): a pointer's attach after its entry (name_attach_entry()), else the
+ * entry's source record, a struct's unnamed entry after its members, spelled
+ * as the directive is.  0, or -1 (*err set) when out of memory; *v is the
+ * caller's to release either way.
+ */
+static int name_entry(struct update *u, uint64_t codeptr, int map_index, struct variable *v)
+{
+	if (MAP_INDEX_IS_ATTACH(map_index))
+		return name_attach_entry(u, codeptr, map_index, v);
+	if (symbolize_variable(u->s, codeptr, map_index, 0, v) < 0)
+		return oom(u->err);
+	if (v->origin != ORIGIN_IDENT && name_struct_entry(u, codeptr, map_index, v) < 0)
+		return oom(u->err);
+	if (v->origin == ORIGIN_IDENT)
+		return respell(u, codeptr, v);
+	return 0;
+}
+
+/*
  * Name the map entries that have a source record, then the host addresses
  * of the operations whose entry has none: one variable row per key, in key
  * order, for data_op_sources to pick per operation.
@@ -774,29 +794,7 @@ static int store_variables(struct update *u, const struct op_key_row *keys, size
 		int r = 0;
 		if (i && !cmp_i64_pair(&pairs[2 * i], &pairs[2 * i - 2]))
 			continue;
-		if (MAP_INDEX_IS_ATTACH(pairs[2 * i + 1])) {
-			r = name_attach_entry(u, (uint64_t)pairs[2 * i], (int)pairs[2 * i + 1], &v);
-			if (r == 0 && v.origin == ORIGIN_IDENT) {
-				r = store_variable(u, &v, pairs[2 * i], (int)pairs[2 * i + 1], 0);
-				if (r == 0 && !hmap_put(&named, (const uint64_t *)&pairs[2 * i], NULL))
-					r = oom(u->err);
-			}
-			variable_release(&v);
-			if (r < 0)
-				goto out;
-			continue;
-		}
-		if (symbolize_variable(u->s, (uint64_t)pairs[2 * i], (int)pairs[2 * i + 1], 0, &v) < 0) {
-			oom(u->err);
-			goto out;
-		}
-		if (v.origin != ORIGIN_IDENT &&
-		    name_struct_entry(u, (uint64_t)pairs[2 * i], (int)pairs[2 * i + 1], &v) < 0) {
-			variable_release(&v);
-			oom(u->err);
-			goto out;
-		}
-		if (v.origin == ORIGIN_IDENT && (r = respell(u, (uint64_t)pairs[2 * i], &v)) < 0) {
+		if (name_entry(u, (uint64_t)pairs[2 * i], (int)pairs[2 * i + 1], &v) < 0) {
 			variable_release(&v);
 			goto out;
 		}
