@@ -153,6 +153,21 @@ static struct abuf *buf_find(int dev, uint64_t addr)
 	return NULL;
 }
 
+/*
+ * Whether value is where a buffer of dev puts host address hp: the device
+ * address of a pointer's target when the pointee's buffer begins after it
+ * ('s.v[1:n-1]': the runtime writes the device address of v[0], before the
+ * buffer of v[1..n-1]).  An attach writes exactly that; eight other bytes
+ * match it by chance only.
+ */
+static int translates(int dev, uint64_t hp, uint64_t value)
+{
+	for (int i = nbufs - 1; i >= 0; i--)
+		if (bufs[i].dev == dev && value - bufs[i].dev_addr == hp - bufs[i].host)
+			return 1;
+	return 0;
+}
+
 /* Whether a live buffer (any device) mirrors host address addr. */
 static int host_held(uint64_t addr)
 {
@@ -220,16 +235,21 @@ uint64_t attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes,
 	b = buf_find(dev, dst);
 	/*
 	 * Into a buffer, from elsewhere than the host bytes it mirrors, and the
-	 * bytes are an address inside a device buffer of the same device: the
-	 * runtime attaching a pointer.  Eight other bytes copied in (an
+	 * bytes are an address inside a device buffer of the same device, or
+	 * the device address of the host's pointer at the slot (a section with
+	 * a lower bound, translates()): the runtime attaching a pointer.  Eight other bytes copied in (an
 	 * omp_target_memcpy of a scalar into mapped data) are not a slot: a
 	 * slot's bytes are left out of the hash, which would then miss the
 	 * device changing them.
 	 */
-	if (b && dst - b->dev_addr <= b->bytes - SLOT_BYTES && src != b->host + (dst - b->dev_addr) &&
-	    buf_find(dev, value)) {
-		slot = b->host + (dst - b->dev_addr);
-		slot_add(slot, seq);
+	if (b && dst - b->dev_addr <= b->bytes - SLOT_BYTES && src != b->host + (dst - b->dev_addr)) {
+		uint64_t at = b->host + (dst - b->dev_addr), hp;
+		/* The host's pointer there (host data a live buffer mirrors: the runtime read it too). */
+		memcpy(&hp, (const void *)(uintptr_t)at, sizeof(hp));
+		if (buf_find(dev, value) || translates(dev, hp, value)) {
+			slot = at;
+			slot_add(slot, seq);
+		}
 	}
 	pthread_mutex_unlock(&mu);
 	fixes_out();

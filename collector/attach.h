@@ -21,7 +21,10 @@
  *   - from the data operations: a to-device transfer of one pointer's
  *     bytes into a device buffer whose allocation was seen, from a host
  *     address other than the one the buffer mirrors (what --check calls a
- *     foreign write, collector/check.c).
+ *     foreign write, collector/check.c), whose bytes are an address inside
+ *     a buffer of that device or the host's pointer at the slot as a
+ *     buffer of that device translates it ('s.v[1:n-1]': v[0]'s device
+ *     address, before the buffer).
  * A slot is forgotten when the last live device buffer holding it is
  * deleted.  The tables are bounded; what did not fit is counted in the
  * stats table (attach_stats()).

@@ -5,7 +5,7 @@
 #define N 8192  /* 64 KiB arrays: write tracking takes them (wtrack.h) */
 #define M 4
 struct S { int n; int k; double *v; };
-static struct S s, w, l, c, a[M];
+static struct S s, w, l, c, o, a[M];
 /* Large enough for write tracking (64 KiB), its pointer in its fifth 16 KiB hash chunk. */
 static struct B { double pad[8192]; double *v; } big;
 
@@ -29,6 +29,17 @@ static void writes_member(void)
 				w.v[i] += 1;
 			w.k += 1;
 		}
+	}
+}
+
+/* The pointee mapped from its second element: the runtime attaches the device address of o.v[0],
+ * outside the buffer of o.v[1..N-1]. */
+static void reads_struct_from_second(void)
+{
+	for (int it = 0; it < 4; it++) {
+#pragma omp target map(tofrom: o) map(tofrom: o.v[1:N-1])
+		for (int i = 1; i < o.n; i++)
+			o.v[i] += 1;
 	}
 }
 
@@ -83,11 +94,12 @@ int main(void)
 {
 	double sum = 0;
 
-	s.n = w.n = l.n = c.n = N;
+	s.n = w.n = l.n = c.n = o.n = N;
 	s.v = calloc(N, sizeof(double));
 	w.v = calloc(N, sizeof(double));
 	l.v = calloc(N, sizeof(double));
 	c.v = calloc(N, sizeof(double));
+	o.v = calloc(N, sizeof(double));
 	big.v = calloc(N, sizeof(double));
 	for (int i = 0; i < 8192; i++)
 		big.pad[i] = 1;
@@ -96,6 +108,7 @@ int main(void)
 		a[j].v = calloc(N, sizeof(double));
 	}
 	reads_struct();
+	reads_struct_from_second();
 	writes_member();
 	reads_array();
 	reads_large();
@@ -103,6 +116,7 @@ int main(void)
 	attaches_later_changed();
 	for (int j = 0; j < M; j++)
 		sum += a[j].v[7];
-	printf("%g %g %d %g %g %g %d %g\n", s.v[5], w.v[5], w.k, sum, l.v[3], big.v[9], c.k, c.v[3]);
+	printf("%g %g %d %g %g %g %d %g %g %g\n", s.v[5], w.v[5], w.k, sum, l.v[3], big.v[9], c.k, c.v[3],
+	       o.v[0], o.v[5]);
 	return 0;
 }

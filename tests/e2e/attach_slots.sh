@@ -27,7 +27,9 @@
 #     back are hashed in the host destination once complete (as on a GPU);
 #   - each 8-byte attach is named after the pointer it writes ('s.v
 #     (pointer attach)', 'a[2].v (pointer attach)'), not the runtime's
-#     buffer it comes from, and the plan whose region removes it claims it.
+#     buffer it comes from, and the plan whose region removes it claims it;
+#     also where the pointee is mapped from its second element (o.v[1:N-1]:
+#     the address written lies before the pointee's device buffer).
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "no jq"
 command -v sqlite3 >/dev/null || skip "no sqlite3"
@@ -37,7 +39,7 @@ cd "$d" || fail "cannot enter $d"
 cp "$MAPPROF_SRC/tests/e2e/attach_slots.c" as.c
 compile_offload as.c as -g
 "$mapprof" run -o as --json as.json -- ./as >out 2>err || fail "run: $(cat err)"
-grep -qx "4 4 4 16 1 4 5 2" out || fail "the program's output: $(head -1 out)"
+grep -qx "4 4 4 16 1 4 5 2 0 4" out || fail "the program's output: $(head -1 out)"
 j=as.json
 page=$(ls ./*.html 2>/dev/null | head -1)
 [ -s "$page" ] || fail "no page written: $(ls)"
@@ -47,6 +49,7 @@ sline=$(line 'map(tofrom: s) map')
 wline=$(line 'map(tofrom: w) map')
 aline=$(line 'map(tofrom: a\[0:M\])')
 bline=$(line 'map(tofrom: big) map')
+oline=$(line 'map(tofrom: o) map')
 rt() {  # rt LINE VAR: the host->device->host round trips of VAR at LINE
 	jq --argjson l "$1" --arg v "$2" '[.findings[] | select(.kind == "round_trip" and .flavour == "host_device_host"
 		and .locations[0].line == $l and .variable.name == $v)] | length' $j
@@ -54,6 +57,7 @@ rt() {  # rt LINE VAR: the host->device->host round trips of VAR at LINE
 assert_eq "$(rt "$sline" s)" 1 "round trips (sent back unchanged) of s, which the kernel only reads"
 assert_eq "$(rt "$aline" 'a[0:M]')" 1 "round trips (sent back unchanged) of a[0:M], whose elements' pointers are attached"
 assert_eq "$(rt "$bline" big)" 1 "round trips (sent back unchanged) of big, a 64 KiB struct"
+assert_eq "$(rt "$oline" o)" 1 "round trips (sent back unchanged) of o, its pointee mapped from o.v[1]"
 assert_eq "$(rt "$wline" w)" 0 "round trips (sent back unchanged) of w, whose member the kernel changes"
 assert_eq "$(rt "$(line 'enter data map(to: l)')" l)" 1 "round trips of l, its pointer attached by a later directive"
 assert_eq "$(rt "$(line 'enter data map(to: c)')" c)" 0 "round trips of c, changed by the device before its pointer was attached"
@@ -63,7 +67,7 @@ assert_eq "$(rt "$(line 'enter data map(to: c)')" c)" 0 "round trips of c, chang
 # and a plan whose region keeps the struct and its pointee claims the attach it removes.
 assert_eq "$(jq '[.findings[] | select(.variable.name | test("^0x"))] | length' $j)" 0 \
 	"findings named by an address: $(jq -c '[.findings[] | select(.variable.name | test("^0x")) | .variable.name]' $j)"
-for v in s.v w.v 'a[0].v' 'a[1].v' 'a[2].v' 'a[3].v' big.v l.v c.v; do
+for v in s.v o.v w.v 'a[0].v' 'a[1].v' 'a[2].v' 'a[3].v' big.v l.v c.v; do
 	assert_eq "$(jq --arg v "$v (pointer attach)" '[.findings[] | select(.variable.name == $v)] | length > 0' $j)" \
 		true "a finding of $v's pointer attach"
 done
@@ -72,6 +76,13 @@ sattach=$(jq --argjson l "$sline" '[.findings[] | select(.variable.name == "s.v 
 assert_eq "$(jq --argjson l "$sline" --argjson f "$sattach" '[.plans[] | select(.directive.line == $l)
 	| .findings | index($f) != null] | .[0]' $j)" true \
 	"the plan at line $sline claims s.v's pointer attach (#$sattach), which its region removes"
+oattach=$(jq --argjson l "$oline" '[.findings[] | select(.variable.name == "o.v (pointer attach)"
+	and .locations[0].line == $l) | .id][0]' $j)
+assert_eq "$(jq --argjson l "$oline" --argjson f "$oattach" '[.plans[] | select(.directive.line == $l)
+	| .findings | index($f) != null] | .[0]' $j)" true \
+	"the plan at line $oline claims o.v's pointer attach (#$oattach), the pointee mapped from o.v[1]"
+assert_eq "$(q as.mapprof.db "SELECT count(*) FROM data_op_raw WHERE map_index IS NULL AND bytes = 8")" 0 \
+	"8-byte transfers recorded without their map entry (attaches the collector did not recognise)"
 assert_eq "$(q as.mapprof.db "SELECT count(*) FROM data_op_raw WHERE map_index < -1 AND bytes != 8")" 0 \
 	"attaches recorded with a map entry (map_index < -1) that are not 8 bytes"
 
@@ -114,7 +125,7 @@ assert_eq "${b1% *}" "8 1" "transfers of big and their distinct hashes"
 assert_eq "$b1" "$(bigs noreuse.db)" "big's hash with write tracking and without"
 
 stat() { q "${2:-$db}" "SELECT value FROM stats WHERE name = '$1'"; }
-assert_eq "$(stat hash_attach_slots)" 30 "slots learned (s, w and big: 4 times each, a: 16, l and c: 1)"
+assert_eq "$(stat hash_attach_slots)" 34 "slots learned (s, o, w and big: 4 times each, a: 16, l and c: 1)"
 assert_eq "$(stat hash_attach_slots_dropped)" 0 "slots dropped"
 assert_eq "$(stat hash_attach_late)" 2 "slots learned after their struct was copied (l, c)"
 assert_eq "$(stat hash_attach_late_fixed)" 2 "late slots whose buffers' device copies were hashed again"

@@ -121,6 +121,36 @@ static void test_learned_from_transfers(void)
 	free(p);
 }
 
+/*
+ * A pointee mapped from past its start ('map(s) map(s.v[1:n-1])'): the
+ * runtime writes the device address of v[0], which lies before the buffer
+ * of v[1..n-1]; that is an attach too, the host's pointer (v) translated by
+ * that buffer.  Eight bytes translating to nothing are not.
+ */
+static void test_learned_for_section_with_lower_bound(void)
+{
+	static double v[64];
+	struct { int n; double *v; } s = { 64, v };
+	uint64_t h = (uint64_t)(uintptr_t)&s, vdev = 0xa000000, sdev = 0xb000000, temp, other;
+
+	attach_alloc(0, (uint64_t)(uintptr_t)&v[1], vdev, 63 * sizeof(double), 0);
+	attach_alloc(0, h, sdev, sizeof(s), 0);
+	temp = vdev - sizeof(double);  /* where v[0] would be on the device */
+	CHECK(attach_transfer_to(0, (uint64_t)(uintptr_t)&temp, sdev + 8, 8, 0) == h + 8);
+	CHECK(attach_masked(h + 8, 8));
+	attach_delete(0, sdev);
+	CHECK(!attach_masked(h, sizeof(s)));
+	/* The same bytes while the host's pointer points elsewhere: no slot. */
+	s.v = &v[8];
+	attach_alloc(0, h, sdev, sizeof(s), 0);
+	CHECK(attach_transfer_to(0, (uint64_t)(uintptr_t)&temp, sdev + 8, 8, 0) == 0);
+	/* ... and its own translation: a slot. */
+	other = vdev + 7 * sizeof(double);
+	CHECK(attach_transfer_to(0, (uint64_t)(uintptr_t)&other, sdev + 8, 8, 0) == h + 8);
+	attach_delete(0, sdev);
+	attach_delete(0, vdev);
+}
+
 static void test_slot_kept_while_another_device_holds_it(void)
 {
 	unsigned char *p = filled(32, 3);
@@ -293,6 +323,7 @@ int main(void)
 	pointees();
 	RUN(test_no_slot_is_plain_hash);
 	RUN(test_learned_from_transfers);
+	RUN(test_learned_for_section_with_lower_bound);
 	RUN(test_slot_kept_while_another_device_holds_it);
 	RUN(test_learned_from_map_entries);
 	RUN(test_chunked_hash);
