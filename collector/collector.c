@@ -74,8 +74,9 @@ static int is_transfer_from(int kind)
 
 /*
  * Whether a transfer's source is hashed while the runtime copies it: a host
- * source (to-device), or device memory the host can read coming back to the
- * host.  Other transfers to the host hash their destination after the copy.
+ * source (to-device), or device memory coming back to the host where
+ * MAPPROF_DEVICE_MEMORY_HOST=1 asks for it (hash.h).  Other transfers to the
+ * host hash their destination after the copy.
  */
 static int hash_source(int optype, int src_device_num, int dest_device_num)
 {
@@ -84,7 +85,7 @@ static int hash_source(int optype, int src_device_num, int dest_device_num)
 	if (is_transfer_to(optype))
 		return src_device_num == host;
 	return is_transfer_from(optype) && dest_device_num == host &&
-	       collector_device_host_addressable(src_device_num);
+	       collector_device_hash_during_copy(src_device_num);
 }
 
 /*

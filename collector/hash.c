@@ -563,14 +563,17 @@ uint64_t hash_parallel(const void *p, uint64_t n)
 #define MAX_DEVICES 64
 
 static _Atomic unsigned char host_addressable[MAX_DEVICES];
+static _Atomic int source_during_copy;  /* MAPPROF_DEVICE_MEMORY_HOST=1 */
 
 void collector_device_note(int device_num, const char *type)
 {
 	const char *env = getenv("MAPPROF_DEVICE_MEMORY_HOST");
 	int yes = type && !strcmp(type, "generic-64bit");
 
-	if (env && !strcmp(env, "1"))
+	if (env && !strcmp(env, "1")) {
 		yes = 1;
+		atomic_store_explicit(&source_during_copy, 1, memory_order_relaxed);
+	}
 	else if (env && !strcmp(env, "0"))
 		yes = 0;
 
@@ -583,4 +586,10 @@ int collector_device_host_addressable(int device_num)
 {
 	return device_num >= 0 && device_num < MAX_DEVICES &&
 	       atomic_load_explicit(&host_addressable[device_num], memory_order_relaxed);
+}
+
+int collector_device_hash_during_copy(int device_num)
+{
+	return atomic_load_explicit(&source_during_copy, memory_order_relaxed) &&
+	       collector_device_host_addressable(device_num);
 }
