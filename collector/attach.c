@@ -20,6 +20,8 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "collector/attach.h"
 #include "collector/hash.h"
@@ -168,6 +170,18 @@ static int translates(int dev, uint64_t hp, uint64_t value)
 	return 0;
 }
 
+/*
+ * The 8 bytes at host address addr, or -1 where they cannot be read (host
+ * data a device buffer still mirrors may have been unmapped): read by the
+ * kernel, which reports a bad address instead of faulting.
+ */
+static int read_host_u64(uint64_t addr, uint64_t *v)
+{
+	struct iovec to = { v, sizeof(*v) }, from = { (void *)(uintptr_t)addr, sizeof(*v) };
+
+	return process_vm_readv(getpid(), &to, 1, &from, 1, 0) == (ssize_t)sizeof(*v) ? 0 : -1;
+}
+
 /* Whether a live buffer (any device) mirrors host address addr. */
 static int host_held(uint64_t addr)
 {
@@ -236,17 +250,16 @@ uint64_t attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes,
 	/*
 	 * Into a buffer, from elsewhere than the host bytes it mirrors, and the
 	 * bytes are an address inside a device buffer of the same device, or
-	 * the device address of the host's pointer at the slot (a section with
-	 * a lower bound, translates()): the runtime attaching a pointer.  Eight other bytes copied in (an
+	 * the device address that such a buffer gives the host's pointer at
+	 * the slot (a section with a lower bound, translates()): the runtime
+	 * attaching a pointer.  Eight other bytes copied in (an
 	 * omp_target_memcpy of a scalar into mapped data) are not a slot: a
 	 * slot's bytes are left out of the hash, which would then miss the
 	 * device changing them.
 	 */
 	if (b && dst - b->dev_addr <= b->bytes - SLOT_BYTES && src != b->host + (dst - b->dev_addr)) {
 		uint64_t at = b->host + (dst - b->dev_addr), hp;
-		/* The host's pointer there (host data a live buffer mirrors: the runtime read it too). */
-		memcpy(&hp, (const void *)(uintptr_t)at, sizeof(hp));
-		if (buf_find(dev, value) || translates(dev, hp, value)) {
+		if (buf_find(dev, value) || (read_host_u64(at, &hp) == 0 && translates(dev, hp, value))) {
 			slot = at;
 			slot_add(slot, seq);
 		}

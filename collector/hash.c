@@ -573,9 +573,9 @@ void collector_device_note(int device_num, const char *type)
 	if (env && !strcmp(env, "1")) {
 		yes = 1;
 		atomic_store_explicit(&source_during_copy, 1, memory_order_relaxed);
-	}
-	else if (env && !strcmp(env, "0"))
+	} else if (env && !strcmp(env, "0")) {
 		yes = 0;
+	}
 
 	if (device_num >= 0 && device_num < MAX_DEVICES)
 		atomic_store_explicit(&host_addressable[device_num], (unsigned char)yes,

@@ -8,6 +8,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "collector/attach.h"
 #include "collector/hash.h"
@@ -149,6 +151,14 @@ static void test_learned_for_section_with_lower_bound(void)
 	CHECK(attach_transfer_to(0, (uint64_t)(uintptr_t)&other, sdev + 8, 8, 0) == h + 8);
 	attach_delete(0, sdev);
 	attach_delete(0, vdev);
+	/* A buffer whose host data is unmapped: its bytes cannot be read, and nothing is learned. */
+	long page = sysconf(_SC_PAGESIZE);
+	void *gone = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(gone != MAP_FAILED);
+	attach_alloc(0, (uint64_t)(uintptr_t)gone, sdev, (uint64_t)page, 0);
+	munmap(gone, (size_t)page);
+	CHECK(attach_transfer_to(0, (uint64_t)(uintptr_t)&temp, sdev + 8, 8, 0) == 0);
+	attach_delete(0, sdev);
 }
 
 static void test_slot_kept_while_another_device_holds_it(void)
