@@ -156,16 +156,19 @@ static struct abuf *buf_find(int dev, uint64_t addr)
 }
 
 /*
- * Whether value is where a buffer of dev puts host address hp: the device
- * address of a pointer's target when the pointee's buffer begins after it
+ * Whether value is where a buffer of dev puts host address hp, which lies
+ * at most TRANSLATE_MAX before the buffer's host data: the device address
+ * of a pointer's target when the pointee's buffer begins after it
  * ('s.v[1:n-1]': the runtime writes the device address of v[0], before the
- * buffer of v[1..n-1]).  An attach writes exactly that; eight other bytes
- * match it by chance only.
+ * buffer of v[1..n-1]).  An attach writes exactly that; other eight bytes
+ * (a host pointer's own device copy, written by hand, is one) rarely do.
  */
+#define TRANSLATE_MAX ((uint64_t)1 << 30)
 static int translates(int dev, uint64_t hp, uint64_t value)
 {
 	for (int i = nbufs - 1; i >= 0; i--)
-		if (bufs[i].dev == dev && value - bufs[i].dev_addr == hp - bufs[i].host)
+		if (bufs[i].dev == dev && hp <= bufs[i].host && bufs[i].host - hp <= TRANSLATE_MAX &&
+		    bufs[i].dev_addr - value == bufs[i].host - hp)
 			return 1;
 	return 0;
 }

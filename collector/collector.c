@@ -123,6 +123,8 @@ static struct held held[HELD_MAX];
 static atomic_int nheld;
 /* Stats: transfers hashed at their end (nowhere to wait), and at each kind of point. */
 static _Atomic uint64_t held_at_end, held_at[5], held_nowait;
+/* From-device hashes of host-readable devices: the device buffer during the copy, the destination at the op's end. */
+static _Atomic uint64_t from_during_copy, from_at_copy_end;
 
 enum held_point {
 	HELD_CONSTRUCT,  /* the owner's construct ended */
@@ -342,6 +344,8 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 					p->hash = hash_bytes(src_addr, bytes);
 			}
 			p->has_hash = 1;
+			if (is_transfer_from(optype))
+				atomic_fetch_add_explicit(&from_during_copy, 1, memory_order_relaxed);
 		}
 		/*
 		 * Map entries belong to the open construct's offload call: an
@@ -393,9 +397,12 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 	 * A copy into host memory that the destination is hashed for: the record
 	 * waits for a completion point (above) inside a construct; outside one
 	 * (omp_target_memcpy) the runtime synchronizes before it returns, and
-	 * nothing of ours runs before the program may use the bytes.
+	 * nothing of ours runs before the program may use the bytes.  A device
+	 * whose memory the host reads (host offload) has copied by now: hashed
+	 * here, as the copy left the bytes in this core's cache.
 	 */
-	int hold = is_transfer_from(optype) && bytes && dest_addr && t->target_id &&
+	int sync_copy = collector_device_host_addressable(src_device_num);
+	int hold = is_transfer_from(optype) && bytes && dest_addr && t->target_id && !sync_copy &&
 		   dest_device_num == learn_host_device() && (!p || p->wt_dest || !p->has_hash);
 	struct rec local;
 	r = hold ? &local : buffer_slot(t);
@@ -443,7 +450,11 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 						  ? attach_hash(dest_addr, bytes, (uint64_t)dest_addr)
 						  : hash_parallel(dest_addr, bytes);
 				r->has_hash = 1;
+			} else {
+				sync_copy = 0;  /* hashed during the copy, or not at all */
 			}
+			if (sync_copy && t->target_id)
+				atomic_fetch_add_explicit(&from_at_copy_end, 1, memory_order_relaxed);
 			/* Attached pointer slots learned since its begin (wtrack took it then): masked. */
 			if (p && p->wt_dest && attach_masked((uint64_t)dest_addr, bytes))
 				r->hash = attach_hash(dest_addr, bytes, (uint64_t)dest_addr);
@@ -654,6 +665,9 @@ static void side_frames_write(enum buffer_moment when)
 		output_frame(SPOOL_STAT, "hash_from_late",
 			     (int64_t)(atomic_load(&held_at[HELD_THREAD]) + atomic_load(&held_at[HELD_ALL])));
 		output_frame(SPOOL_STAT, "hash_from_at_op_end", (int64_t)atomic_load(&held_at_end));
+		/* A host-readable device's (its copy complete at the op's end): during the copy, or after it there. */
+		output_frame(SPOOL_STAT, "hash_from_during_copy", (int64_t)atomic_load(&from_during_copy));
+		output_frame(SPOOL_STAT, "hash_from_at_copy_end", (int64_t)atomic_load(&from_at_copy_end));
 		/* Of those, the transfers of nowait constructs (completed with their task, not their end). */
 		output_frame(SPOOL_STAT, "hash_from_nowait", (int64_t)atomic_load(&held_nowait));
 		{

@@ -568,14 +568,13 @@ static _Atomic int source_during_copy;  /* MAPPROF_DEVICE_MEMORY_HOST=1 */
 void collector_device_note(int device_num, const char *type)
 {
 	const char *env = getenv("MAPPROF_DEVICE_MEMORY_HOST");
-	int yes = type && !strcmp(type, "generic-64bit");
+	int yes = type && !strcmp(type, "generic-64bit"), during = env && !strcmp(env, "1");
 
-	if (env && !strcmp(env, "1")) {
+	if (during)
 		yes = 1;
-		atomic_store_explicit(&source_during_copy, 1, memory_order_relaxed);
-	} else if (env && !strcmp(env, "0")) {
+	else if (env && !strcmp(env, "0"))
 		yes = 0;
-	}
+	atomic_store_explicit(&source_during_copy, during, memory_order_relaxed);
 
 	if (device_num >= 0 && device_num < MAX_DEVICES)
 		atomic_store_explicit(&host_addressable[device_num], (unsigned char)yes,

@@ -95,10 +95,10 @@ int collector_device_host_addressable(int device_num);
  * Nonzero when a from-device transfer's hash is taken from device_num's
  * memory while the runtime copies it, not from the host destination once
  * the copy is complete: only where MAPPROF_DEVICE_MEMORY_HOST=1 says so.
- * On host offload the destination after the copy is the cheaper read,
- * measured on the 2-core VM: hashed from the device buffer before the copy,
- * real/monitor.fixed and real/heat.fixed ran 4 % slower recorded, the naive
- * programs the same, helpers or not (docs/performance.md).
+ * On host offload the destination after the copy is the cheaper read:
+ * hashed from the device buffer before the copy, real/monitor.fixed and
+ * real/heat.fixed ran 4 % slower recorded (2-core VM, 2026-11-30,
+ * docs/performance.md).
  */
 int collector_device_hash_during_copy(int device_num);
 

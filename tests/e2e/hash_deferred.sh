@@ -4,14 +4,16 @@
 # never at the data op's end callback, which a GPU plugin fires before its
 # asynchronous copy has filled the host buffer.  Host offload copies at once,
 # so each deferred hash must equal what the end callback sees.
-# Host offload takes that path by default, as a GPU does (the destination
-# after the copy is the cheaper read there, collector/hash.h), and so does
-# MAPPROF_DEVICE_MEMORY_HOST=0; MAPPROF_DEVICE_MEMORY_HOST=1 hashes the
-# device buffer while the runtime copies it instead.  Every sample and a
-# nowait 'target update from' program, recorded the three ways, must give
-# the same hashes and the same findings; by default and with =0 every
-# from-device hash is taken at a completion point (none at the op's end,
-# none late at the process's end), with =1 none is.
+# MAPPROF_DEVICE_MEMORY_HOST=0 makes the host-offload devices take the GPU
+# path.  By default host offload hashes the host destination at the op's
+# end, where its copy is complete (the cheaper read there, collector/hash.h);
+# MAPPROF_DEVICE_MEMORY_HOST=1 hashes the device buffer while the runtime
+# copies it.  Every sample and a nowait 'target update from' program,
+# recorded the three ways, must give the same hashes and the same findings;
+# with =0 every from-device hash is taken at a completion point (none at the
+# op's end, none late at the process's end); by default every one at its
+# copy's end (hash_from_at_copy_end), none during the copy; with =1 none at
+# a completion point.
 . "$(dirname "$0")/lib.sh"
 t=$(tmpdir)
 m=$MAPPROF_BUILD/mapprof
@@ -46,12 +48,15 @@ for p in "${progs[@]}"; do
 	assert_eq "$(completed "$t/src.db")" 0 "$s: from-device transfers hashed at a completion point, the device buffer hashed during the copy"
 	for db in "$t/def.db" "$t/dst.db"; do
 		w=$(basename "$db" .db)
-		assert_eq "$(hashes "$db")" "$(hashes "$t/src.db")" "$s ($w): hashes of the deferred destination and of the source"
+		assert_eq "$(hashes "$db")" "$(hashes "$t/src.db")" "$s ($w): hashes of the destination and of the source"
 		assert_eq "$(findings "$db")" "$(findings "$t/src.db")" "$s ($w): findings"
-		assert_eq "$(completed "$db")" "$from" "$s ($w): from-device transfers hashed at a completion point"
 		assert_eq "$(stat_of "$db" hash_from_late)" 0 "$s ($w): hashes taken late (at the thread's or process's end)"
-		assert_eq "$(stat_of "$db" hash_from_at_op_end)" 0 "$s ($w): hashes taken at the op's end"
+		assert_eq "$(stat_of "$db" hash_from_at_op_end)" 0 "$s ($w): hashes taken at the op's end for want of room"
 	done
+	assert_eq "$(completed "$t/dst.db")" "$from" "$s (device memory not read): from-device transfers hashed at a completion point"
+	assert_eq "$(completed "$t/def.db")" 0 "$s: from-device transfers hashed at a completion point, host offload's copies complete at the op's end"
+	assert_eq "$(stat_of "$t/def.db" hash_from_at_copy_end)" "$from" "$s: from-device transfers hashed at their copy's end"
+	assert_eq "$(stat_of "$t/def.db" hash_from_during_copy)" 0 "$s: from-device transfers hashed from the device buffer during the copy"
 	total=$((total + from))
 	if [ "$s" = nowait_update ]; then
 		# Four 'target update from(a) nowait': no construct end or delete completes them, their tasks do.
@@ -62,4 +67,4 @@ for p in "${progs[@]}"; do
 			fail "$s: hashed at the nowait task's completion: $(stat_of "$t/dst.db" hash_from_at_task_end), want 4 or more"
 	fi
 done
-echo "ok: $total from-device transfers in ${#progs[@]} programs hashed at completion points, hashes and findings unchanged"
+echo "ok: $total from-device transfers in ${#progs[@]} programs hashed at their copies' ends and at completion points, hashes and findings unchanged"

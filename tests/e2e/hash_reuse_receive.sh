@@ -29,5 +29,5 @@ if [ "$(stat_of "$t/on.db" hash_reuse)" != 1 ]; then
 fi
 protects=$(stat_of "$t/on.db" hash_wtrack_protects)
 [ -n "$protects" ] || fail "no hash_wtrack_protects in stats"
-assert_eq "$protects" 1 "protection changes (the start's calibration, and the field sent once that only comes back)"
+assert_eq "$protects" 1 "protection changes: the start's calibration alone (none for the field sent once that only comes back)"
 echo "ok: a range that only receives data is not tracked ($protects protection changes in 200 copies back)"

@@ -146,11 +146,19 @@ static void test_learned_for_section_with_lower_bound(void)
 	s.v = &v[8];
 	attach_alloc(0, h, sdev, sizeof(s), 0);
 	CHECK(attach_transfer_to(0, (uint64_t)(uintptr_t)&temp, sdev + 8, 8, 0) == 0);
-	/* ... and its own translation: a slot. */
-	other = vdev + 7 * sizeof(double);
-	CHECK(attach_transfer_to(0, (uint64_t)(uintptr_t)&other, sdev + 8, 8, 0) == h + 8);
+	/* A host pointer past the buffer's data, and its translation (outside the buffer): no slot. */
+	s.v = (double *)((uintptr_t)v + 72 * sizeof(double));
+	other = vdev + 71 * sizeof(double);
+	CHECK(attach_transfer_to(0, (uint64_t)(uintptr_t)&other, sdev + 8, 8, 0) == 0);
 	attach_delete(0, sdev);
 	attach_delete(0, vdev);
+	/* Only another device's buffer translates it: no slot. */
+	s.v = v;
+	attach_alloc(1, (uint64_t)(uintptr_t)&v[1], vdev, 63 * sizeof(double), 0);
+	attach_alloc(0, h, sdev, sizeof(s), 0);
+	CHECK(attach_transfer_to(0, (uint64_t)(uintptr_t)&temp, sdev + 8, 8, 0) == 0);
+	attach_delete(0, sdev);
+	attach_delete(1, vdev);
 	/* A buffer whose host data is unmapped: its bytes cannot be read, and nothing is learned. */
 	long page = sysconf(_SC_PAGESIZE);
 	void *gone = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
