@@ -397,11 +397,11 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 	 * A copy into host memory that the destination is hashed for: the record
 	 * waits for a completion point (above) inside a construct; outside one
 	 * (omp_target_memcpy) the runtime synchronizes before it returns, and
-	 * nothing of ours runs before the program may use the bytes.  A device
-	 * whose memory the host reads (host offload) has copied by now: hashed
-	 * here, as the copy left the bytes in this core's cache.
+	 * nothing of ours runs before the program may use the bytes.  Host
+	 * offload has copied by now (hash.h): hashed here, where the copy left
+	 * the bytes in this core's cache.
 	 */
-	int sync_copy = collector_device_host_addressable(src_device_num);
+	int sync_copy = collector_device_copies_at_once(src_device_num);
 	int hold = is_transfer_from(optype) && bytes && dest_addr && t->target_id && !sync_copy &&
 		   dest_device_num == learn_host_device() && (!p || p->wt_dest || !p->has_hash);
 	struct rec local;

@@ -563,6 +563,7 @@ uint64_t hash_parallel(const void *p, uint64_t n)
 #define MAX_DEVICES 64
 
 static _Atomic unsigned char host_addressable[MAX_DEVICES];
+static _Atomic unsigned char host_plugin[MAX_DEVICES];  /* LLVM's host offload, not overridden */
 static _Atomic int source_during_copy;  /* MAPPROF_DEVICE_MEMORY_HOST=1 */
 
 void collector_device_note(int device_num, const char *type)
@@ -576,9 +577,19 @@ void collector_device_note(int device_num, const char *type)
 		yes = 0;
 	atomic_store_explicit(&source_during_copy, during, memory_order_relaxed);
 
-	if (device_num >= 0 && device_num < MAX_DEVICES)
+	if (device_num >= 0 && device_num < MAX_DEVICES) {
 		atomic_store_explicit(&host_addressable[device_num], (unsigned char)yes,
 				      memory_order_relaxed);
+		atomic_store_explicit(&host_plugin[device_num],
+				      (unsigned char)(type && !strcmp(type, "generic-64bit") && yes),
+				      memory_order_relaxed);
+	}
+}
+
+int collector_device_copies_at_once(int device_num)
+{
+	return device_num >= 0 && device_num < MAX_DEVICES &&
+	       atomic_load_explicit(&host_plugin[device_num], memory_order_relaxed);
 }
 
 int collector_device_host_addressable(int device_num)

@@ -101,5 +101,12 @@ int collector_device_host_addressable(int device_num);
  * docs/performance.md).
  */
 int collector_device_hash_during_copy(int device_num);
+/*
+ * Nonzero for LLVM's host-offload plugin (unless MAPPROF_DEVICE_MEMORY_HOST=0
+ * says its memory is not to be read): its copies are complete when the data
+ * op's end callback fires, so a copy back's destination is hashed there.  A
+ * GPU's may still run then, also where =1 declares its memory host-readable.
+ */
+int collector_device_copies_at_once(int device_num);
 
 #endif

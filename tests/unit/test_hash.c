@@ -258,19 +258,23 @@ static void test_device_memory(void)
 	CHECK(!collector_device_host_addressable(3));  /* never initialised */
 	CHECK(!collector_device_host_addressable(-1));
 	CHECK(!collector_device_host_addressable(100000));
-	/* Copies back are hashed at their destination, host offload's too. */
+	/* Copies back are hashed at their destination, host offload's too: at the op's end there. */
 	CHECK(!collector_device_hash_during_copy(0));
 	CHECK(!collector_device_hash_during_copy(1));
+	CHECK(collector_device_copies_at_once(0));
+	CHECK(!collector_device_copies_at_once(1));
 	/* The environment overrides the type both ways; =1 hashes the device buffer during the copy. */
 	setenv("MAPPROF_DEVICE_MEMORY_HOST", "1", 1);
 	collector_device_note(1, "gfx942");
 	CHECK(collector_device_host_addressable(1));
 	CHECK(collector_device_hash_during_copy(1));
 	CHECK(!collector_device_hash_during_copy(3));  /* never initialised */
+	CHECK(!collector_device_copies_at_once(1));    /* a GPU's copies may still run at the op's end */
 	setenv("MAPPROF_DEVICE_MEMORY_HOST", "0", 1);
 	collector_device_note(0, "generic-64bit");
 	CHECK(!collector_device_host_addressable(0));
 	CHECK(!collector_device_hash_during_copy(0));
+	CHECK(!collector_device_copies_at_once(0));    /* the GPU's path */
 	unsetenv("MAPPROF_DEVICE_MEMORY_HOST");
 	collector_device_note(0, "generic-64bit");
 	CHECK(collector_device_host_addressable(0));
