@@ -123,7 +123,7 @@ static struct held held[HELD_MAX];
 static atomic_int nheld;
 /* Stats: transfers hashed at their end (nowhere to wait), and at each kind of point. */
 static _Atomic uint64_t held_at_end, held_at[5], held_nowait;
-/* From-device hashes of host-readable devices: the device buffer during the copy, the destination at the op's end. */
+/* From-device hashes: the device buffer during the copy (=1), host offload's destination at the op's end. */
 static _Atomic uint64_t from_during_copy, from_at_copy_end;
 
 enum held_point {
@@ -441,6 +441,7 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 				held_commit(&h, 0);
 			}
 		} else {
+			int dest_hashed = 1;
 			if (p && p->wt_dest) {
 				r->hash = wtrack_dest_end(dest_addr, bytes);
 				r->has_hash = 1;
@@ -451,9 +452,9 @@ static void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_
 						  : hash_parallel(dest_addr, bytes);
 				r->has_hash = 1;
 			} else {
-				sync_copy = 0;  /* hashed during the copy, or not at all */
+				dest_hashed = 0;  /* hashed during the copy, or not at all */
 			}
-			if (sync_copy && t->target_id)
+			if (dest_hashed && sync_copy && t->target_id)
 				atomic_fetch_add_explicit(&from_at_copy_end, 1, memory_order_relaxed);
 			/* Attached pointer slots learned since its begin (wtrack took it then): masked. */
 			if (p && p->wt_dest && attach_masked((uint64_t)dest_addr, bytes))

@@ -569,7 +569,7 @@ static _Atomic int source_during_copy;  /* MAPPROF_DEVICE_MEMORY_HOST=1 */
 void collector_device_note(int device_num, const char *type)
 {
 	const char *env = getenv("MAPPROF_DEVICE_MEMORY_HOST");
-	int yes = type && !strcmp(type, "generic-64bit"), during = env && !strcmp(env, "1");
+	int plugin = type && !strcmp(type, "generic-64bit"), yes = plugin, during = env && !strcmp(env, "1");
 
 	if (during)
 		yes = 1;
@@ -581,7 +581,7 @@ void collector_device_note(int device_num, const char *type)
 		atomic_store_explicit(&host_addressable[device_num], (unsigned char)yes,
 				      memory_order_relaxed);
 		atomic_store_explicit(&host_plugin[device_num],
-				      (unsigned char)(type && !strcmp(type, "generic-64bit") && yes),
+				      (unsigned char)(plugin && yes),
 				      memory_order_relaxed);
 	}
 }

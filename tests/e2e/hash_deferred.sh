@@ -21,6 +21,15 @@ m=$MAPPROF_BUILD/mapprof
 compile_offload "$MAPPROF_SRC/tests/e2e/hash_deferred_nowait.c" "$t/nowait_update" -O1 -g
 hashes() { q "$1" "SELECT op, bytes, hash FROM data_ops WHERE hash IS NOT NULL" | sort; }
 stat_of() { q "$1" "SELECT coalesce((SELECT value FROM stats WHERE name = '$2'), 'missing')"; }
+completed() {  # DB: from-device hashes taken at a completion point ($s: the program)
+	local at=0 v k
+	for k in construct_end delete task_end; do
+		v=$(stat_of "$1" hash_from_at_$k)
+		[ "$v" != missing ] || fail "$s: no hash_from_at_$k in $(basename "$1")'s stats"
+		at=$((at + v))
+	done
+	echo "$at"
+}
 findings() { "$m" report --json - "$1" 2>/dev/null | jq -c '[.findings[] | {kind, flavour, bytes, occurrences}] | sort'; }
 
 progs=("$t/nowait_update")
@@ -36,15 +45,6 @@ for p in "${progs[@]}"; do
 	record_prog "$t/def.db" "$p" >/dev/null
 	MAPPROF_DEVICE_MEMORY_HOST=0 record_prog "$t/dst.db" "$p" >/dev/null
 	from=$(q "$t/dst.db" "SELECT count(*) FROM data_ops WHERE op = 'from_device' AND bytes > 0")
-	completed() {  # DB: from-device hashes taken at a completion point
-		local at=0 v k
-		for k in construct_end delete task_end; do
-			v=$(stat_of "$1" hash_from_at_$k)
-			[ "$v" != missing ] || fail "$s: no hash_from_at_$k in $(basename "$1")'s stats"
-			at=$((at + v))
-		done
-		echo "$at"
-	}
 	assert_eq "$(completed "$t/src.db")" 0 "$s: from-device transfers hashed at a completion point, the device buffer hashed during the copy"
 	for db in "$t/def.db" "$t/dst.db"; do
 		w=$(basename "$db" .db)

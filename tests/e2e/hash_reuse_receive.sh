@@ -8,9 +8,9 @@
 # on the 2-core VM); a trial at its first copy back (tracked for a send
 # that never comes) cost 1.5 % of the run.  A range sent once is not
 # tracked at its copies back: no protection change in the run but the one
-# by which write tracking times a fault at its start (wtrack.c calibrate()).  One sent
-# again and again is (tests/e2e/hash_reuse_cost.sh).  The hashes stay
-# exactly those of MAPPROF_HASH_REUSE=0.
+# by which write tracking times a fault at its start (wtrack.c
+# calibrate()).  One sent again and again is (tests/e2e/hash_reuse_cost.sh).
+# The hashes stay exactly those of MAPPROF_HASH_REUSE=0.
 . "$(dirname "$0")/lib.sh"
 t=$(tmpdir)
 
