@@ -6,6 +6,9 @@
  * to-device transfers, and from-device ones when device memory is host
  * memory), and with the destination hashed after it (hash_parallel: other
  * from-device transfers).  Medians of interleaved runs, in microseconds.
+ * Then each aeshash build the CPU has, over 16 KiB pieces (as hash_bytes()
+ * takes them) of a 1 MiB buffer in cache and a 64 MiB one read from memory:
+ * which build aeshash() and aeshash_streaming() should use (aeshash.c).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +16,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "collector/aeshash.h"
 #include "collector/hash.h"
+
+#if defined(MAPPROF_XXH3_X86)
+uint64_t mapprof_aeshash_aesni(const void *p, size_t n);
+uint64_t mapprof_aeshash_vaes256(const void *p, size_t n);
+uint64_t mapprof_aeshash_vaes512(const void *p, size_t n);
+#endif
 
 static double secs(void)
 {
@@ -98,6 +108,58 @@ static void overlap(size_t n)
 	free(dst);
 }
 
+static void builds(void)
+{
+#if defined(MAPPROF_XXH3_X86)
+	static const struct {
+		const char *name;
+		uint64_t (*f)(const void *, size_t);
+	} b[] = {
+		{ "aesni", mapprof_aeshash_aesni },
+		{ "vaes256", mapprof_aeshash_vaes256 },
+		{ "vaes512", mapprof_aeshash_vaes512 },
+	};
+	enum { NB = 3, REPS = 21 };
+	const int have[NB] = {
+		__builtin_cpu_supports("aes") && __builtin_cpu_supports("sse4.1"),
+		__builtin_cpu_supports("vaes") && __builtin_cpu_supports("avx2"),
+		__builtin_cpu_supports("vaes") && __builtin_cpu_supports("avx512f"),
+	};
+	static const size_t sizes[] = { (size_t)1 << 20, (size_t)64 << 20 };
+	unsigned char *buf = malloc(sizes[1]);
+	static double t[NB][REPS];
+	uint64_t sink = 0;
+
+	if (!buf)
+		return;
+	memset(buf, 5, sizes[1]);
+	printf("aeshash in use: %s, for buffers from %llu MiB: %s\n", aeshash_impl(),
+	       (unsigned long long)(HASH_STREAMING_BYTES >> 20), aeshash_streaming_impl());
+	for (int s = 0; s < 2; s++) {
+		size_t n = sizes[s];
+		/* Interleaved: each round runs every build once. */
+		for (int r = 0; r < REPS; r++)
+			for (int k = 0; k < NB; k++) {
+				if (!have[k])
+					continue;
+				double t0 = secs();
+				for (size_t off = 0; off < n; off += HASH_CHUNK_BYTES)
+					sink += b[k].f(buf + off, HASH_CHUNK_BYTES);
+				t[k][r] = secs() - t0;
+			}
+		for (int k = 0; k < NB; k++) {
+			if (!have[k])
+				continue;
+			qsort(t[k], REPS, sizeof(double), cmp_double);
+			printf("aeshash %-8s %-6s %6.1f GB/s\n", b[k].name, s ? "64MiB" : "1MiB",
+			       (double)n / t[k][REPS / 2] / 1e9);
+		}
+	}
+	fprintf(stderr, "(checksum %llx)\n", (unsigned long long)sink);
+	free(buf);
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	/* The helper measured below: one, whatever else runs on the machine. */
@@ -105,5 +167,7 @@ int main(int argc, char **argv)
 	if (argc < 2 || strcmp(argv[1], "--overlap-only"))
 		throughput();
 	overlap((size_t)8 << 20);
+	if (argc < 2 || strcmp(argv[1], "--overlap-only"))
+		builds();
 	return 0;
 }

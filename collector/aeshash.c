@@ -6,8 +6,21 @@
  * (CPU_FEATURE_ACTIVE: no cpuid, which traps to the hypervisor in a VM).
  * VAES on 64-byte registers is taken only with AVX-512; on CPUs that split
  * 512-bit work in two halves it runs as fast as on 32 bytes, no faster.
+ *
+ * Two choices: aeshash() for bytes in cache (the widest build), and
+ * aeshash_streaming() for the pieces of a buffer too large to stay there,
+ * which keeps to 32-byte registers where the CPU has VAES.  Hashing from
+ * memory, 256-bit VAES already outruns what memory delivers, and the 512-bit
+ * build ran slower: AMD EPYC (Zen 4), one thread, 16 KiB pieces, GB/s
+ * (bench/hash_bench's buffers, medians): 64 MiB 38.9 against 30.5, a
+ * freshly written 8 MiB hashed then copied 441-472 us against 474-501,
+ * 32 MiB 2506-2529 against 2749-2789; at 1 MiB and below (cache) the
+ * 512-bit build is 1-8 % faster.  MAPPROF_AESHASH=aesni, vaes256 or
+ * vaes512 makes both use that build (for measuring; one the CPU lacks is
+ * ignored).
  */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 
 #include "collector/aeshash.h"
@@ -153,29 +166,41 @@ uint64_t aeshash_portable(const void *p, size_t n)
 
 static uint64_t pick_and_hash(const void *p, size_t n);
 static uint64_t (*impl)(const void *, size_t) = pick_and_hash;
-static const char *impl_name;
+static uint64_t (*impl_streaming)(const void *, size_t) = pick_and_hash;
+static const char *impl_name, *streaming_name;
 
 /* Idempotent: every caller, in any order of constructors, gets the same choice. */
 static void pick(void)
 {
-	uint64_t (*f)(const void *, size_t) = aeshash_portable;
-	const char *name = "portable";
+	uint64_t (*f)(const void *, size_t) = aeshash_portable, (*fs)(const void *, size_t);
+	const char *name = "portable", *sname;
 
 	if (!aeshash_lanes[0][0])
 		sbox_init();
+	fs = f, sname = name;
 #if defined(MAPPROF_XXH3_X86)
 	/* Every build runs AES-NI and SSE4.1 instructions for the tail and the fold. */
-	if (!CPU_FEATURE_ACTIVE(AES) || !CPU_FEATURE_ACTIVE(SSE4_1))
-		;
-	else if (CPU_FEATURE_ACTIVE(VAES) && CPU_FEATURE_ACTIVE(AVX512F))
-		f = mapprof_aeshash_vaes512, name = "vaes512";
-	else if (CPU_FEATURE_ACTIVE(VAES) && CPU_FEATURE_ACTIVE(AVX2))
-		f = mapprof_aeshash_vaes256, name = "vaes256";
-	else
-		f = mapprof_aeshash_aesni, name = "aesni";
+	if (CPU_FEATURE_ACTIVE(AES) && CPU_FEATURE_ACTIVE(SSE4_1)) {
+		const char *force = getenv("MAPPROF_AESHASH");
+		int v256 = CPU_FEATURE_ACTIVE(VAES) && CPU_FEATURE_ACTIVE(AVX2) &&
+			   !(force && !strcmp(force, "aesni"));
+		int v512 = v256 && CPU_FEATURE_ACTIVE(AVX512F) && !(force && !strcmp(force, "vaes256"));
+
+		if (v512)
+			f = mapprof_aeshash_vaes512, name = "vaes512";
+		else if (v256)
+			f = mapprof_aeshash_vaes256, name = "vaes256";
+		else
+			f = mapprof_aeshash_aesni, name = "aesni";
+		fs = f, sname = name;
+		if (v256 && !(force && !strcmp(force, "vaes512")))
+			fs = mapprof_aeshash_vaes256, sname = "vaes256";
+	}
 #endif
 	impl = f;
 	impl_name = name;
+	impl_streaming = fs;
+	streaming_name = sname;
 }
 
 static uint64_t pick_and_hash(const void *p, size_t n)
@@ -190,17 +215,24 @@ __attribute__((constructor)) static void aeshash_pick(void)
 		pick();
 }
 
-uint64_t aeshash(const void *p, size_t n)
+/* Below 16 bytes (no caller hashes so few): the bytes followed by zeros, then n = 16. */
+static uint64_t short_input(uint64_t (*f)(const void *, size_t), const void *p, size_t n)
 {
 	unsigned char b[16] = { 0 };
 
-	/* Below 16 bytes (no caller hashes so few): the bytes followed by zeros, then n = 16. */
-	if (n < 16) {
-		if (n)
-			memcpy(b, p, n);
-		return impl(b, sizeof(b));
-	}
-	return impl(p, n);
+	if (n)
+		memcpy(b, p, n);
+	return f(b, sizeof(b));
+}
+
+uint64_t aeshash(const void *p, size_t n)
+{
+	return n < 16 ? short_input(impl, p, n) : impl(p, n);
+}
+
+uint64_t aeshash_streaming(const void *p, size_t n)
+{
+	return n < 16 ? short_input(impl_streaming, p, n) : impl_streaming(p, n);
 }
 
 const char *aeshash_impl(void)
@@ -208,4 +240,11 @@ const char *aeshash_impl(void)
 	if (!impl_name)
 		pick();
 	return impl_name;
+}
+
+const char *aeshash_streaming_impl(void)
+{
+	if (!streaming_name)
+		pick();
+	return streaming_name;
 }

@@ -26,6 +26,8 @@
 
 /* Pieces this long or longer go through aeshash() under HASH_FUNCTION_AES. */
 #define HASH_AES_MIN_BYTES ((uint64_t)4 << 10)
+/* Buffers this long or longer: their pieces through aeshash_streaming() (the same hash, read from memory). */
+#define HASH_STREAMING_BYTES ((uint64_t)4 << 20)
 /* Which definition this process hashes with (the stats row hash_function). */
 #define HASH_FUNCTION_XXH3 1
 #define HASH_FUNCTION_AES 2

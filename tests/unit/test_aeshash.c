@@ -89,11 +89,12 @@ static void test_builds_agree(void)
 	unsigned char *p = random_bytes(MAX + 64, 7);
 	int checked = 0;
 
-	printf("  aeshash build in use: %s\n", aeshash_impl());
+	printf("  aeshash builds in use: %s, from memory %s\n", aeshash_impl(), aeshash_streaming_impl());
 	for (size_t n = 16; n <= MAX; n++) {
 		for (size_t a = 0; a < 64; a += n % 7 == 0 ? 1 : 63) {
 			uint64_t want = aeshash_portable(p + a, n);
 			CHECK(aeshash(p + a, n) == want);
+			CHECK(aeshash_streaming(p + a, n) == want);
 #if defined(MAPPROF_XXH3_X86)
 			if (__builtin_cpu_supports("aes"))
 				CHECK(mapprof_aeshash_aesni(p + a, n) == want);
@@ -195,6 +196,7 @@ static void test_short_inputs(void)
 		memset(b, 0, sizeof(b));
 		memcpy(b, in, n);
 		CHECK(aeshash(in, n) == aeshash_portable(b, 16));
+		CHECK(aeshash_streaming(in, n) == aeshash_portable(b, 16));
 	}
 }
 

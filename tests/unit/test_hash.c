@@ -80,6 +80,7 @@ static void test_large_matches_definition(void)
 	static const uint64_t sizes[] = {
 		HASH_CHUNK_BYTES, HASH_CHUNK_BYTES + 1, 2 * HASH_CHUNK_BYTES,
 		5 * HASH_CHUNK_BYTES + 12345, JOB(3) + 17, 300 * HASH_CHUNK_BYTES + 3,  /* > inline chunk array */
+		HASH_STREAMING_BYTES - 1, HASH_STREAMING_BYTES, HASH_STREAMING_BYTES + 4097,
 	};
 	unsigned char *p = filled(301 * HASH_CHUNK_BYTES, 2);
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -90,6 +91,9 @@ static void test_large_matches_definition(void)
 		if (j)
 			CHECK(hash_finish(j) == want);
 	}
+	/* A chunk hashed alone (write tracking's re-hash) as within its buffer, read from memory or not. */
+	for (uint64_t n = HASH_STREAMING_BYTES - HASH_CHUNK_BYTES; n <= HASH_STREAMING_BYTES; n += HASH_CHUNK_BYTES)
+		CHECK(hash_chunk(p, n + 5000, 3) == piece(p + 3 * HASH_CHUNK_BYTES, HASH_CHUNK_BYTES));
 	free(p);
 }
 
