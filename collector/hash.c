@@ -125,6 +125,7 @@ static inline uint64_t piece(const void *p, size_t n, uint64_t total)
 }
 
 #define MAX_HELPERS 3
+#define HASH_BATCH 256  /* chunk hashes hash_bytes() combines at once: 4 MiB */
 #define INLINE_CHUNKS 256
 #define POOL_JOBS 32
 
@@ -473,17 +474,28 @@ uint64_t hash_combine(const uint64_t *h, uint64_t n)
 uint64_t hash_bytes(const void *p, uint64_t n)
 {
 	const unsigned char *b = p;
+	uint64_t h[HASH_BATCH], nchunks = (n + HASH_CHUNK_BYTES - 1) / HASH_CHUNK_BYTES;
 	XXH3_state_t st;
 
 	atomic_fetch_add_explicit(&bytes_read, n, memory_order_relaxed);
 	if (n < HASH_CHUNK_BYTES)
 		return piece(p, (size_t)n, n);
-	/* Streaming over the chunk hashes equals hashing them in one array. */
+	/*
+	 * Streaming over the chunk hashes equals hashing them in one array; they
+	 * go in batches (one update per chunk cost 4-10 % of the hashing).
+	 */
+	if (nchunks <= HASH_BATCH) {
+		for (uint64_t i = 0, off = 0; i < nchunks; i++, off += HASH_CHUNK_BYTES)
+			h[i] = piece(b + off, n - off < HASH_CHUNK_BYTES ? n - off : HASH_CHUNK_BYTES, n);
+		return XXH3_64bits_withSeed(h, nchunks * sizeof(uint64_t), n);
+	}
 	XXH3_INITSTATE(&st);
 	XXH3_64bits_reset_withSeed(&st, n);
-	for (uint64_t off = 0; off < n; off += HASH_CHUNK_BYTES) {
-		uint64_t h = piece(b + off, n - off < HASH_CHUNK_BYTES ? n - off : HASH_CHUNK_BYTES, n);
-		xxh3_update(&st, &h, sizeof(h));
+	for (uint64_t i = 0, off = 0; i < nchunks;) {
+		size_t k = 0;
+		for (; k < HASH_BATCH && i < nchunks; k++, i++, off += HASH_CHUNK_BYTES)
+			h[k] = piece(b + off, n - off < HASH_CHUNK_BYTES ? n - off : HASH_CHUNK_BYTES, n);
+		xxh3_update(&st, h, k * sizeof(uint64_t));
 	}
 	return XXH3_64bits_digest(&st);
 }
