@@ -80,7 +80,11 @@ struct entry {
 	double outlay_ns;     /* of that, what starting the trial cost (track() when not tracked) */
 	double saved_ns;      /* since tracked: the hashing not done */
 	double hash_ns;       /* what hashing the whole range took when it was last read whole */
+	double protect_ns;    /* what protecting the whole range cost the last time (all cores) */
+	double open_ns;       /* what unprotecting it for transfers into it cost since (all cores) */
+	double round_trip_ns; /* a round trip that did not pay (round_trip_loses()): what it cost */
 	uint32_t tracked_sends; /* sends since tracked */
+	uint32_t cycle_sends; /* sends since the last transfer into it (or since first seen) */
 	unsigned char opened; /* unprotected by us for a transfer into it since it was protected */
 	unsigned char received; /* protected again after a transfer into it, not sent since */
 	/* Pages protected again for another range since: as if written (at most PEND, else not known). */
@@ -495,12 +499,19 @@ static void protected_for(const struct entry *e, uint64_t lo, uint64_t hi)
 	}
 }
 
-/* protect() for e, its time charged to e for every core it interrupts (spread()). */
-static int protect_for(struct entry *e, uint64_t lo, uint64_t hi, int on)
+/*
+ * protect() for e, its time charged to e for every core it interrupts
+ * (spread()); *cost (if given) is set to that charge.
+ */
+static int protect_for(struct entry *e, uint64_t lo, uint64_t hi, int on, double *cost)
 {
 	int64_t t = mono_ns();
 	int r = protect(lo, hi, on);
-	e->spent_ns += cores * (double)(mono_ns() - t);
+	double c = cores * (double)(mono_ns() - t);
+
+	e->spent_ns += c;
+	if (cost)
+		*cost = c;
 	return r;
 }
 
@@ -570,7 +581,8 @@ static int track(struct entry *e)
 		e->spent_ns = (double)(mono_ns() - t);
 	}
 	e->opened = 0;
-	if (protect_for(e, e->lo, e->hi, 1) < 0) {
+	e->open_ns = 0;
+	if (protect_for(e, e->lo, e->hi, 1, &e->protect_ns) < 0) {
 		/* Unmapped or replaced since (not registered): left alone from now on. */
 		e->never = 1;
 		e->tracked = e->known = 0;
@@ -595,13 +607,10 @@ static int track(struct entry *e)
  * took four round trips to judge (issue 29: 10 % over the hash floor on
  * 16 cores).
  */
-static void give_up(struct entry *e)
+static void leave(struct entry *e)
 {
-	int64_t t = mono_ns();
 	double loss, skip;
 
-	protect(e->lo, e->hi, 0);
-	e->spent_ns += cores * (double)(mono_ns() - t);
 	e->tracked = e->known = 0;
 	loss = e->spent_ns - e->saved_ns;
 	skip = RETRY_SHARE * loss / (e->hash_ns > 1 ? e->hash_ns : 1);
@@ -609,6 +618,46 @@ static void give_up(struct entry *e)
 		skip = (double)e->backoff;
 	e->skip = skip < MAX_BACKOFF ? (uint32_t)skip : MAX_BACKOFF;
 	e->backoff = e->skip < MAX_BACKOFF / 2 ? 2 * e->skip : MAX_BACKOFF;
+}
+
+/* leave() e, unprotecting its pages first (they were protected). */
+static void give_up(struct entry *e)
+{
+	int64_t t = mono_ns();
+
+	protect(e->lo, e->hi, 0);
+	e->spent_ns += cores * (double)(mono_ns() - t);
+	leave(e);
+}
+
+/*
+ * At a transfer into e, its pages just unprotected for it: whether
+ * protecting them again after it cannot pay before the next such transfer.  The round trip costs
+ * what protecting e cost the last time and what unprotecting it for this
+ * transfer cost (both measured on e, every core counted); it saves the
+ * hashing of the sends before the next transfer into e, taken to be as many
+ * as came before this one.  A range sent twice between copies back
+ * (torture's 'map(tofrom:)' and 'update to' of 16 MiB each iteration) pays
+ * 7.8 ms for its first round trip on the 2-core VM to save 0.8 ms of
+ * hashing: given up here, where its pages are already unprotected, instead
+ * of one round trip later with another unprotection (20 ms in all).
+ */
+static int round_trip_loses(const struct entry *e)
+{
+	return e->opened && e->protect_ns + e->open_ns > (double)e->cycle_sends * e->hash_ns;
+}
+
+/*
+ * After such a round trip, e is tracked again only where it would have paid
+ * for one: once sent, since the last transfer into it, as many times as
+ * hashing it costs a round trip.  torture's range, sent twice between its
+ * copies back, is then not tried again (its retry after the trial's wait
+ * cost as much as the trial); a range whose loop changes to sending it
+ * alone is tried again after that many sends.
+ */
+static int round_trips_lose(const struct entry *e)
+{
+	return e->round_trip_ns > (double)e->cycle_sends * e->hash_ns;
 }
 
 /*
@@ -670,7 +719,7 @@ static int refresh(struct entry *e)
 	}
 	if (r == VEC && walk_end < e->hi) {
 		/* More written regions than vec holds: protect the rest and read it all. */
-		protect_for(e, walk_end, e->hi, 1);
+		protect_for(e, walk_end, e->hi, 1, NULL);
 		protected_for(e, e->lo, e->hi);
 		if (hash_all(e) < 0)
 			return -1;
@@ -718,12 +767,13 @@ int wtrack_source(const void *p, uint64_t n, uint64_t *hash)
 	e = find(addr, n);
 	if (!e) {
 		e = insert(addr, n);
-		e->sends = 1;
+		e->sends = e->cycle_sends = 1;
 		e->used = ++use_clock;
 		goto out;
 	}
 	e->used = ++use_clock;
 	e->sends++;
+	e->cycle_sends++;
 	e->received = 0;
 	if (e->never)
 		goto out;
@@ -738,6 +788,8 @@ int wtrack_source(const void *p, uint64_t n, uint64_t *hash)
 		e->skip--;
 		goto out;
 	}
+	if (round_trips_lose(e))
+		goto out;
 	if (track(e) == 0) {
 		*hash = e->hash;
 		r = 1;
@@ -775,9 +827,15 @@ int wtrack_dest_begin(const void *p, uint64_t n)
 	for (int i = 0; i < nslots; i++) {
 		struct entry *o = &table[i];
 		if (o->len && o->tracked && o->lo < hi && lo < o->hi) {
-			protect_for(o, o->lo > lo ? o->lo : lo, o->hi < hi ? o->hi : hi, 0);
+			double c;
+			protect_for(o, o->lo > lo ? o->lo : lo, o->hi < hi ? o->hi : hi, 0, &c);
+			o->open_ns += c;
 			o->opened = 1;
 		}
+	}
+	if (e && e->tracked && round_trip_loses(e)) {
+		e->round_trip_ns = e->protect_ns + e->open_ns;
+		leave(e);  /* its pages are unprotected now: the caller hashes it after the copy */
 	}
 	/*
 	 * A range sent again and again and now coming back: hashed after the
@@ -785,12 +843,16 @@ int wtrack_dest_begin(const void *p, uint64_t n)
 	 * map(to:)' around a loop that brings it back every step) is left
 	 * alone: nothing says a send will follow, and the trial (registering,
 	 * a protection change, its interrupts on every core, undone at the
-	 * next copy back) cost 1.5 % of real/monitor.fixed's run.
+	 * next copy back) cost 1.5 % of real/monitor.fixed's run.  Nor is one
+	 * whose round trips did not pay, unless the sends since the last copy
+	 * would have paid for one (round_trips_lose()).
 	 */
-	if (e && e->sends >= 2 && !e->never && !e->skip) {
+	if (e && e->sends >= 2 && !e->never && !e->skip && !round_trips_lose(e)) {
 		e->used = ++use_clock;
 		r = 1;
 	}
+	if (e)
+		e->cycle_sends = 0;
 out:
 	pthread_mutex_unlock(&mu);
 	return r;
