@@ -25,7 +25,10 @@
  * it 190 ns, a scan of clean pages 3 ns a page, while hashing a page from
  * memory costs about 330 ns -- so a range pays when few of its pages are
  * written between sends, and a round trip (unprotect for the runtime's
- * copy back, protect after it) is about even.  Every call that changes
+ * copy back, protect after it) is about even there; on another 2-core VM
+ * (2026-11-30) unprotecting cost 1272 ns a page and hashing 180, and a
+ * round trip then pays only for a range sent many times between its copies
+ * back (round_trip_loses()).  Every call that changes
  * protection also costs a fixed 12-35 us while another thread of the
  * process runs (an interrupt flushes that core's TLB), against 2 us alone.  Each entry adds up the time
  * its ioctls took and the faults it made the program take (the pages found

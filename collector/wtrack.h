@@ -12,8 +12,10 @@
  * it (a write to a protected page costs a fault, far more than hashing the
  * page): it is left unprotected for a while, and so is a range that only
  * receives data (brought back twice with no send between: protecting it
- * after a copy into it saves nothing); a range sent only once is not
- * tracked at its copies back at all.  Exactness and its limits:
+ * after a copy into it saves nothing), and one whose round trips (unprotect
+ * for a copy back, protect after) cost more than hashing it as often as it
+ * is sent between them; a range sent only once is not tracked at its copies
+ * back at all.  Exactness and its limits:
  * docs/performance.md, "Hashing".
  *
  * Only private anonymous memory is tracked (heap, stack, .bss, anonymous
