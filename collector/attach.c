@@ -54,6 +54,7 @@ static int nbufs;
 static uint64_t *slots;
 static atomic_int nslots;
 static uint64_t learned, dropped, untracked_bufs, late, late_fixed, late_unknown;
+static uint64_t unread;  /* host slots that could not be read (attach_unread()) */
 /* Late slots' fixes not yet taken (attach_take_fixes()); what did not fit is counted in none of late_*. */
 #define FIXES_MAX 256
 static struct attach_fix fixes[FIXES_MAX];
@@ -261,8 +262,11 @@ uint64_t attach_transfer_to(int dev, uint64_t src, uint64_t dst, uint64_t bytes,
 	 * device changing them.
 	 */
 	if (b && dst - b->dev_addr <= b->bytes - SLOT_BYTES && src != b->host + (dst - b->dev_addr)) {
-		uint64_t at = b->host + (dst - b->dev_addr), hp;
-		if (buf_find(dev, value) || (read_host_u64(at, &hp) == 0 && translates(dev, hp, value))) {
+		uint64_t at = b->host + (dst - b->dev_addr), hp = 0;
+		int known = buf_find(dev, value) != NULL;
+		if (!known && read_host_u64(at, &hp) < 0)
+			unread++;
+		else if (known || translates(dev, hp, value)) {
 			slot = at;
 			slot_add(slot, seq);
 		}
@@ -547,6 +551,16 @@ void attach_stats(uint64_t *known, uint64_t *all, uint64_t *not_kept, uint64_t *
 	pthread_mutex_unlock(&mu);
 }
 
+uint64_t attach_unread(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&mu);
+	n = unread;
+	pthread_mutex_unlock(&mu);
+	return n;
+}
+
 void attach_at_fork(enum fork_moment when)
 {
 	if (when == FORK_PREPARE) {
@@ -558,7 +572,7 @@ void attach_at_fork(enum fork_moment when)
 		nbufs = 0;
 		atomic_store(&nslots, 0);
 		/* The child's stats rows count its own slots. */
-		learned = dropped = untracked_bufs = late = late_fixed = late_unknown = fix_bytes = 0;
+		learned = dropped = untracked_bufs = late = late_fixed = late_unknown = fix_bytes = unread = 0;
 		atomic_store(&nfixes, 0);
 	}
 }

@@ -115,6 +115,14 @@ int attach_lock_free(void);
 void attach_stats(uint64_t *known, uint64_t *learned, uint64_t *dropped, uint64_t *untracked_buffers,
 		  uint64_t *late, uint64_t *fixed, uint64_t *unknown);
 
+/*
+ * For the stats table: 8-byte writes into a device buffer, not the bytes it
+ * mirrors, whose host slot could not be read (its host data unmapped, or
+ * process_vm_readv refused): a pointer attached for a section with a lower
+ * bound is not recognised there, and its 8 bytes are hashed as they are.
+ */
+uint64_t attach_unread(void);
+
 /* Around fork(): the lock is held across it; the child forgets everything (its runtime starts anew). */
 void attach_at_fork(enum fork_moment when);
 

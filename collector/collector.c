@@ -682,6 +682,7 @@ static void side_frames_write(enum buffer_moment when)
 			output_frame(SPOOL_STAT, "hash_attach_late", (int64_t)late);
 			output_frame(SPOOL_STAT, "hash_attach_late_fixed", (int64_t)fixed);
 			output_frame(SPOOL_STAT, "hash_attach_late_unknown", (int64_t)unknown);
+			output_frame(SPOOL_STAT, "hash_attach_unread", (int64_t)attach_unread());
 			(void)known;
 		}
 		check_stats();

@@ -286,7 +286,8 @@ struct pagewriter *pw_new(int fd, const struct pw_header *h)
 	w->lock_page = PENDING_BYTE / h->page_size + 1;
 	/* A cell at most: its pointer, a child page number and a 9-byte rowid. */
 	w->fanout = (h->usable - 12) / (2 + 4 + 9) + 1;
-	w->buf = malloc((size_t)OUT_PAGES * h->page_size);
+	/* Filled page by page: huge pages where the kernel gives them (lib/huge.h). */
+	w->buf = huge_malloc((size_t)OUT_PAGES * h->page_size);
 	if (!w->buf) {
 		free(w);
 		return NULL;

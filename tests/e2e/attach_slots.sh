@@ -127,6 +127,7 @@ assert_eq "$b1" "$(bigs noreuse.db)" "big's hash with write tracking and without
 stat() { q "${2:-$db}" "SELECT value FROM stats WHERE name = '$1'"; }
 assert_eq "$(stat hash_attach_slots)" 34 "slots learned (s, o, w and big: 4 times each, a: 16, l and c: 1)"
 assert_eq "$(stat hash_attach_slots_dropped)" 0 "slots dropped"
+assert_eq "$(stat hash_attach_unread)" 0 "host slots that could not be read (every struct is mapped)"
 assert_eq "$(stat hash_attach_late)" 2 "slots learned after their struct was copied (l, c)"
 assert_eq "$(stat hash_attach_late_fixed)" 2 "late slots whose buffers' device copies were hashed again"
 assert_eq "$(stat hash_attach_late_unknown)" 0 "late slots whose buffers could not be read"

@@ -165,7 +165,9 @@ static void test_learned_for_section_with_lower_bound(void)
 	CHECK(gone != MAP_FAILED);
 	attach_alloc(0, (uint64_t)(uintptr_t)gone, sdev, (uint64_t)page, 0);
 	munmap(gone, (size_t)page);
+	uint64_t unread = attach_unread();
 	CHECK(attach_transfer_to(0, (uint64_t)(uintptr_t)&temp, sdev + 8, 8, 0) == 0);
+	CHECK(attach_unread() == unread + 1);  /* counted for the stats table */
 	attach_delete(0, sdev);
 }
 
