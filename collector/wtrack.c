@@ -28,15 +28,15 @@
  * copy back, protect after it) is about even there; on another 2-core VM
  * (2026-11-30) unprotecting cost 1272 ns a page and hashing 180, and a
  * round trip then pays only for a range sent many times between its copies
- * back (round_trip_loses()).  Every call that changes
- * protection also costs a fixed 12-35 us while another thread of the
- * process runs (an interrupt flushes that core's TLB), against 2 us alone.  Each entry adds up the time
- * its ioctls took and the faults it made the program take (the pages found
- * written, times the cost of one fault measured at start), against the
- * hashing it saved (bytes not read, times this process's measured hash
- * rate).  A call that changes protection is charged once for every core
- * the process's threads may be running on (spread(): each takes the TLB
- * shootdown's interrupt, a cost its ioctl's time does not show).  A trial's
+ * back (round_trip_loses()).  Every call that changes protection also
+ * costs a fixed 12-35 us while another thread of the process runs (an
+ * interrupt flushes that core's TLB), against 2 us alone.  Each entry adds
+ * up the time its ioctls took and the faults it made the program take (the
+ * pages found written, times the cost of one fault measured at start),
+ * against the hashing it saved (bytes not read, times this process's
+ * measured hash rate).  A call that changes protection is charged once for
+ * every core the process's threads may be running on (spread(): each takes
+ * the TLB shootdown's interrupt, a cost its ioctl's time does not show).  A trial's
  * outlay (registering, the mapping's query, the first protection) is sunk
  * once paid: a range is kept while what each send costs after it is repaid
  * by what it saves, and given up (unprotected) as soon as it is not.  The
@@ -635,11 +635,11 @@ static void give_up(struct entry *e)
 
 /*
  * At a transfer into e, its pages just unprotected for it: whether
- * protecting them again after it cannot pay before the next such transfer.  The round trip costs
- * what protecting e cost the last time and what unprotecting it for this
- * transfer cost (both measured on e, every core counted); it saves the
- * hashing of the sends before the next transfer into e, taken to be as many
- * as came before this one.  A range sent twice between copies back
+ * protecting them again after it cannot pay before the next such transfer.
+ * The round trip costs what protecting e cost the last time and what
+ * unprotecting it for this transfer cost (both measured on e, every core
+ * counted); it saves the hashing of the sends before the next transfer into
+ * e, taken to be as many as came before this one.  A range sent twice between copies back
  * (torture's 'map(tofrom:)' and 'update to' of 16 MiB each iteration) pays
  * 7.8 ms for its first round trip on the 2-core VM to save 0.8 ms of
  * hashing: given up here, where its pages are already unprotected, instead
