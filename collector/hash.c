@@ -125,7 +125,9 @@ static inline uint64_t piece(const void *p, size_t n, uint64_t total)
 }
 
 #define MAX_HELPERS 3
-#define HASH_BATCH 256  /* chunk hashes hash_bytes() combines at once: 4 MiB */
+/* Chunk hashes hash_bytes() combines at once (1 MiB of buffer, 512 bytes of stack: it may run
+ * in a signal handler, on a small alternate stack). */
+#define HASH_BATCH 64
 #define INLINE_CHUNKS 256
 #define POOL_JOBS 32
 

@@ -753,6 +753,7 @@ static int refresh(struct entry *e)
 	if (!e->opened)
 		e->spent_ns += fault_ns * (double)bad;  /* each was a write fault (or a page dropped) */
 	e->opened = 0;
+	e->open_ns = 0;  /* the pages opened since are protected again: that round trip is over */
 	return 0;
 }
 
@@ -791,7 +792,8 @@ int wtrack_source(const void *p, uint64_t n, uint64_t *hash)
 		e->skip--;
 		goto out;
 	}
-	if (round_trips_lose(e))
+	/* (A range still tracked, its hash not known, is protected and read again as before.) */
+	if (!e->tracked && round_trips_lose(e))
 		goto out;
 	if (track(e) == 0) {
 		*hash = e->hash;
@@ -839,6 +841,8 @@ int wtrack_dest_begin(const void *p, uint64_t n)
 	if (e && e->tracked && round_trip_loses(e)) {
 		e->round_trip_ns = e->protect_ns + e->open_ns;
 		leave(e);  /* its pages are unprotected now: the caller hashes it after the copy */
+	} else if (e && e->tracked) {
+		e->round_trip_ns = 0;  /* this one pays */
 	}
 	/*
 	 * A range sent again and again and now coming back: hashed after the

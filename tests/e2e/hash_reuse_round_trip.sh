@@ -33,12 +33,13 @@ protects=$(stat_of "$t/on.db" hash_wtrack_protects)
 [ -n "$protects" ] || fail "no hash_wtrack_protects in stats"
 if [ "$protects" -gt 3 ]; then
 	# Round trips kept: only right where they paid.  What hashing the bytes
-	# reused would have cost, at this run's rate (the collector's own time
-	# per byte hashed: an upper bound), against write tracking's time.
+	# reused would have cost, at the rate of the run without reuse (its
+	# collector's own time per byte hashed: an upper bound, with no write
+	# tracking in it), against write tracking's time.
+	own_off=$(stat_of "$t/off.db" collector_own_ns)
+	bytes_off=$(stat_of "$t/off.db" hash_bytes)
 	paid=$(q "$t/on.db" "SELECT (SELECT value FROM stats WHERE name = 'hash_wtrack_ns') <=
-		(SELECT value FROM stats WHERE name = 'hash_reused_bytes') * 1.0 *
-		(SELECT value FROM stats WHERE name = 'collector_own_ns') /
-		(SELECT value FROM stats WHERE name = 'hash_bytes')")
+		(SELECT value FROM stats WHERE name = 'hash_reused_bytes') * 1.0 * $own_off / $bytes_off")
 	[ "$paid" = 1 ] || fail "write tracking changed protection $protects times (at most 3: the calibration, one trial's protect and unprotect) and cost more than the hashing it saved: $(q "$t/on.db" "SELECT group_concat(name || '=' || value, ' ') FROM stats WHERE name IN ('hash_wtrack_ns', 'hash_reused_bytes', 'collector_own_ns', 'hash_bytes')")"
 fi
 echo "ok: a range sent twice between copies back: $protects protection changes in $n sends"

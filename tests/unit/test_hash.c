@@ -80,6 +80,7 @@ static void test_large_matches_definition(void)
 	static const uint64_t sizes[] = {
 		HASH_CHUNK_BYTES, HASH_CHUNK_BYTES + 1, 2 * HASH_CHUNK_BYTES,
 		5 * HASH_CHUNK_BYTES + 12345, JOB(3) + 17, 300 * HASH_CHUNK_BYTES + 3,  /* > inline chunk array */
+		64 * HASH_CHUNK_BYTES, 64 * HASH_CHUNK_BYTES + 1,  /* hash_bytes()'s batch of chunk hashes */
 		HASH_STREAMING_BYTES - 1, HASH_STREAMING_BYTES, HASH_STREAMING_BYTES + 4097,
 	};
 	unsigned char *p = filled(301 * HASH_CHUNK_BYTES, 2);
