@@ -473,9 +473,15 @@ uint64_t hash_combine(const uint64_t *h, uint64_t n)
 	return combine(h, hash_nchunks(n), n);
 }
 
+/* h[0..k) = the hashes of chunks from, from + 1, ... of p[0..n). */
+static void chunk_hashes(uint64_t *h, const unsigned char *p, uint64_t n, uint64_t from, uint64_t k)
+{
+	for (uint64_t j = 0, off = from * HASH_CHUNK_BYTES; j < k; j++, off += HASH_CHUNK_BYTES)
+		h[j] = piece(p + off, n - off < HASH_CHUNK_BYTES ? n - off : HASH_CHUNK_BYTES, n);
+}
+
 uint64_t hash_bytes(const void *p, uint64_t n)
 {
-	const unsigned char *b = p;
 	uint64_t h[HASH_BATCH], nchunks = (n + HASH_CHUNK_BYTES - 1) / HASH_CHUNK_BYTES;
 	XXH3_state_t st;
 
@@ -487,17 +493,15 @@ uint64_t hash_bytes(const void *p, uint64_t n)
 	 * go in batches (one update per chunk cost 4-10 % of the hashing).
 	 */
 	if (nchunks <= HASH_BATCH) {
-		for (uint64_t i = 0, off = 0; i < nchunks; i++, off += HASH_CHUNK_BYTES)
-			h[i] = piece(b + off, n - off < HASH_CHUNK_BYTES ? n - off : HASH_CHUNK_BYTES, n);
-		return XXH3_64bits_withSeed(h, nchunks * sizeof(uint64_t), n);
+		chunk_hashes(h, p, n, 0, nchunks);
+		return combine(h, (uint32_t)nchunks, n);
 	}
 	XXH3_INITSTATE(&st);
 	XXH3_64bits_reset_withSeed(&st, n);
-	for (uint64_t i = 0, off = 0; i < nchunks;) {
-		size_t k = 0;
-		for (; k < HASH_BATCH && i < nchunks; k++, i++, off += HASH_CHUNK_BYTES)
-			h[k] = piece(b + off, n - off < HASH_CHUNK_BYTES ? n - off : HASH_CHUNK_BYTES, n);
-		xxh3_update(&st, h, k * sizeof(uint64_t));
+	for (uint64_t i = 0; i < nchunks; i += HASH_BATCH) {
+		uint64_t k = nchunks - i < HASH_BATCH ? nchunks - i : HASH_BATCH;
+		chunk_hashes(h, p, n, i, k);
+		xxh3_update(&st, h, k * sizeof(*h));
 	}
 	return XXH3_64bits_digest(&st);
 }
