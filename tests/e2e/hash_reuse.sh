@@ -12,7 +12,6 @@ t=$(tmpdir)
 
 compile_offload "$MAPPROF_SRC/tests/e2e/hash_reuse.c" "$t/hash_reuse" -O1 -g -lpthread
 hashes() { q "$1" "SELECT seq, op, bytes, src_addr, dest_addr, hash FROM data_ops WHERE hash IS NOT NULL ORDER BY seq"; }
-stat_of() { q "$1" "SELECT value FROM stats WHERE name = '$2'"; }
 
 MAPPROF_HASH_REUSE=0 record_prog "$t/off.db" "$t/hash_reuse" >/dev/null
 record_prog "$t/on.db" "$t/hash_reuse" >/dev/null

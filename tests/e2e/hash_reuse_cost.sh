@@ -16,16 +16,14 @@ t=$(tmpdir)
 m=$MAPPROF_BUILD/mapprof
 
 compile_offload "$MAPPROF_SRC/tests/e2e/hash_reuse_cost.c" "$t/cost" -O1 -g
-hashes() { q "$1" "SELECT op, bytes, hash FROM data_ops WHERE hash IS NOT NULL ORDER BY seq"; }
-stat_of() { q "$1" "SELECT value FROM stats WHERE name = '$2'"; }
 
 export OMP_NUM_THREADS=2
 MAPPROF_HASH_REUSE=0 record_prog "$t/off.db" "$t/cost" >"$t/out0"
 record_prog "$t/on.db" "$t/cost" >"$t/out1"
 assert_eq "$(cat "$t/out1")" "$(cat "$t/out0")" "the program's result"
-n=$(hashes "$t/off.db" | wc -l)
+n=$(transfer_hashes "$t/off.db" | wc -l)
 [ "$n" -ge 2000 ] || fail "expected at least 2000 hashed transfers, got $n"
-assert_eq "$(hashes "$t/on.db" | md5sum)" "$(hashes "$t/off.db" | md5sum)" "hashes with reuse on and off"
+assert_eq "$(transfer_hashes "$t/on.db" | md5sum)" "$(transfer_hashes "$t/off.db" | md5sum)" "hashes with reuse on and off"
 assert_eq "$(stat_of "$t/off.db" hash_wtrack_protects)" 0 "protection changes with MAPPROF_HASH_REUSE=0"
 
 if [ "$(stat_of "$t/on.db" hash_reuse)" != 1 ]; then
@@ -46,7 +44,7 @@ if command -v strace >/dev/null 2>&1; then
 		fail "record under strace: $(cat "$t/err")"
 	wp=$(grep -c UFFDIO_WRITEPROTECT "$t/strace")
 	[ "$wp" -le 31 ] || fail "under strace: $wp UFFDIO_WRITEPROTECT calls (at most 31)"
-	assert_eq "$(hashes "$t/st.db" | md5sum)" "$(hashes "$t/off.db" | md5sum)" "hashes under strace"
+	assert_eq "$(transfer_hashes "$t/st.db" | md5sum)" "$(transfer_hashes "$t/off.db" | md5sum)" "hashes under strace"
 else
 	echo "note: no strace (apt-get install strace; make test-deps installs it): the kernel's count not checked"
 fi

@@ -15,15 +15,13 @@
 t=$(tmpdir)
 
 compile_offload "$MAPPROF_SRC/bench/real/monitor.c" "$t/monitor" -O1 -g -DFIXED -lm
-hashes() { q "$1" "SELECT op, bytes, hash FROM data_ops WHERE hash IS NOT NULL ORDER BY seq"; }
-stat_of() { q "$1" "SELECT value FROM stats WHERE name = '$2'"; }
 
 MAPPROF_HASH_REUSE=0 record_prog "$t/off.db" "$t/monitor" 131072 200 >"$t/out0"
 record_prog "$t/on.db" "$t/monitor" 131072 200 >"$t/out1"
 assert_eq "$(cat "$t/out1")" "$(cat "$t/out0")" "the program's result"
 n=$(q "$t/off.db" "SELECT COUNT(*) FROM data_ops WHERE op = 'from_device' AND bytes = 131072 * 8")
 [ "$n" -ge 200 ] || fail "expected 200 copies of the field back, got $n"
-assert_eq "$(hashes "$t/on.db" | md5sum)" "$(hashes "$t/off.db" | md5sum)" "hashes with reuse on and off"
+assert_eq "$(transfer_hashes "$t/on.db" | md5sum)" "$(transfer_hashes "$t/off.db" | md5sum)" "hashes with reuse on and off"
 if [ "$(stat_of "$t/on.db" hash_reuse)" != 1 ]; then
 	skip "hashes equal, but this kernel ($(uname -r)) has no asynchronous userfaultfd write protection and PAGEMAP_SCAN (Linux 6.7+)"
 fi

@@ -16,8 +16,6 @@
 t=$(tmpdir)
 
 compile_offload "$MAPPROF_SRC/tests/e2e/hash_reuse_round_trip.c" "$t/rt" -O1 -g
-hashes() { q "$1" "SELECT op, bytes, hash FROM data_ops WHERE hash IS NOT NULL ORDER BY seq"; }
-stat_of() { q "$1" "SELECT value FROM stats WHERE name = '$2'"; }
 
 export OMP_NUM_THREADS=2
 MAPPROF_HASH_REUSE=0 record_prog "$t/off.db" "$t/rt" >"$t/out0"
@@ -25,7 +23,7 @@ record_prog "$t/on.db" "$t/rt" >"$t/out1"
 assert_eq "$(cat "$t/out1")" "$(cat "$t/out0")" "the program's result"
 n=$(q "$t/off.db" "SELECT COUNT(*) FROM data_ops WHERE op = 'to_device' AND bytes = 4194304")
 [ "$n" -ge 300 ] || fail "expected 300 sends of the array, got $n"
-assert_eq "$(hashes "$t/on.db" | md5sum)" "$(hashes "$t/off.db" | md5sum)" "hashes with reuse on and off"
+assert_eq "$(transfer_hashes "$t/on.db" | md5sum)" "$(transfer_hashes "$t/off.db" | md5sum)" "hashes with reuse on and off"
 if [ "$(stat_of "$t/on.db" hash_reuse)" != 1 ]; then
 	skip "hashes equal, but this kernel ($(uname -r)) has no asynchronous userfaultfd write protection and PAGEMAP_SCAN (Linux 6.7+)"
 fi

@@ -98,6 +98,12 @@ q() {
 	sqlite3 -batch -noheader "$1" "$2" || fail "query failed on '$1': $2"
 }
 
+# stat_of DB NAME: the stats table's value NAME in DB (empty when absent).
+stat_of() { q "$1" "SELECT value FROM stats WHERE name = '$2'"; }
+
+# transfer_hashes DB: op, bytes and hash of every hashed transfer, in order.
+transfer_hashes() { q "$1" "SELECT op, bytes, hash FROM data_ops WHERE hash IS NOT NULL ORDER BY seq"; }
+
 # All tmpdir's live under one directory, made now and removed at exit, so
 # that tmpdir also works inside $(...).
 _E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mapprof-e2e.XXXXXX") ||
