@@ -389,8 +389,12 @@ static int by_first_seq(const void *a, const void *b)
 static unsigned drain_pass_locked(struct drain *d, int final)
 {
 	unsigned n = 0;
+	/* Only chunks taken at least once can hold records (ring_header.taken). */
+	uint32_t upto = atomic_load_explicit(&d->ring->taken, memory_order_acquire);
 
-	for (uint32_t i = 0; i < d->ring->nchunks; i++) {
+	if (upto > d->ring->nchunks)
+		upto = d->ring->nchunks;
+	for (uint32_t i = 0; i < upto; i++) {
 		struct ring_chunk *c = ring_chunk_at(d->ring, i);
 		uint32_t st = atomic_load_explicit(&c->state, memory_order_acquire);
 		if (st == RING_FULL || (final && st == RING_OWNED)) {

@@ -106,6 +106,12 @@ static struct buf *ring_take(void)
 		if (atomic_load_explicit(&c->state, memory_order_relaxed) == RING_FREE &&
 		    atomic_compare_exchange_strong_explicit(&c->state, &free_state, RING_OWNED,
 							    memory_order_acquire, memory_order_relaxed)) {
+			uint32_t t = atomic_load_explicit(&ring->taken, memory_order_relaxed);
+			/* Raised before a record goes in: the drain sees every chunk that holds one. */
+			while (t <= i && !atomic_compare_exchange_weak_explicit(&ring->taken, &t, i + 1,
+										memory_order_release,
+										memory_order_relaxed))
+				;
 			atomic_store_explicit(&c->n, 0, memory_order_relaxed);
 			return c;
 		}
