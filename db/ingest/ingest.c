@@ -1468,6 +1468,9 @@ out:
  * dropped (the file truncated) and the spool expanded as usual: it stays
  * the store of record throughout.
  */
+/* A frame of records at least this long is read when it is expanded, not when queued (struct live_frame). */
+#define LIVE_READ_LATER 4096u
+
 struct ingest_live {
 	struct db *db;
 	const char *path;
@@ -1493,11 +1496,21 @@ struct ingest_live {
 	struct live_frame {
 		size_t off;          /* the frame's (its header's) */
 		struct spool_frame fr;
-		struct rec *data;    /* its payload (read when queued, aligned), NULL when empty */
+		/*
+		 * Its payload (aligned), read when queued, or NULL: empty, or a
+		 * frame of records, read when it is expanded (into buf).  A short
+		 * run's frames are all still queued when the program ends and the
+		 * expansion after it reads the spool itself: payloads read when
+		 * queued were fresh memory never used (real/cg.fixed: 2.4 MB, 600
+		 * page faults of 8-16 us on a virtual machine).
+		 */
+		struct rec *data;
 		int recs;            /* a RECORDS frame with records: first and last hold their seqs */
 		uint64_t first, last;
 	} *q;
 	size_t qhead, qn, qcap, qrecs;
+	struct rec *buf;   /* the payload of the frame being expanded, when not read when queued */
+	size_t buf_cap;    /* buf's records */
 	size_t scan;       /* the next frame to look at (the end of the queue) */
 	unsigned lag;
 	struct held held;  /* the frames expanded held, ascending */
@@ -1522,6 +1535,7 @@ void ingest_live_free(struct ingest_live *l)
 	for (size_t i = l->qhead; i < l->qn; i++)
 		free(l->q[i].data);
 	free(l->q);
+	free(l->buf);
 	free(l->held.off);
 	free(l);
 }
@@ -1602,7 +1616,23 @@ static int live_expand_one(struct ingest_live *l)
 		l->s.held.n = l->s.held.cap = 1;
 		l->s.nheld = 0;
 	}
-	int rc = replay_frame(&l->s, fr, (const unsigned char *)x->data, x->off + sizeof(*fr), &err);
+	const struct rec *data = x->data;
+	if (!data && fr->len) {
+		/* Read now, into the one buffer such frames share. */
+		size_t nrec = (fr->len + sizeof(struct rec) - 1) / sizeof(struct rec);
+		if (nrec > l->buf_cap) {
+			struct rec *b = malloc(nrec * sizeof(*b));
+			if (!b)
+				return -1;
+			free(l->buf);
+			l->buf = b;
+			l->buf_cap = nrec;
+		}
+		if (pread(l->fd, l->buf, fr->len, (off_t)(x->off + sizeof(*fr))) != (ssize_t)fr->len)
+			return -1;
+		data = l->buf;
+	}
+	int rc = replay_frame(&l->s, fr, (const unsigned char *)data, x->off + sizeof(*fr), &err);
 	free(x->data);
 	x->data = NULL;
 	memset(&l->s.held, 0, sizeof(l->s.held));
@@ -1675,8 +1705,31 @@ int ingest_live_step(struct ingest_live *l)
 		if ((size_t)st.st_size - p < x.fr.len)
 			break;   /* still being written (or cut short: left to the end) */
 		want = x.fr.len;
-		if ((size_t)st.st_size - p - x.fr.len >= sizeof(next))
+		int tail = (size_t)st.st_size - p - x.fr.len >= sizeof(next);
+		if (tail)
 			want += sizeof(next);
+		if (x.fr.type == SPOOL_RECORDS && x.fr.len >= LIVE_READ_LATER && x.fr.len % sizeof(struct rec) == 0) {
+			/*
+			 * Only the first record's seq now, and the last record with
+			 * the next frame's header behind it: the payload is read when
+			 * the frame is expanded (live_expand_one()).
+			 */
+			unsigned char last[sizeof(struct rec) + sizeof(next)];
+			size_t nlast = sizeof(struct rec) + (tail ? sizeof(next) : 0);
+			uint64_t first;
+			if (pread(l->fd, &first, sizeof(first), (off_t)(p + offsetof(struct rec, seq))) !=
+				    (ssize_t)sizeof(first) ||
+			    pread(l->fd, last, nlast, (off_t)(p + x.fr.len - sizeof(struct rec))) != (ssize_t)nlast)
+				goto fail;
+			if (tail) {
+				memcpy(&next, last + sizeof(struct rec), sizeof(next));
+				have_next = 1;
+			}
+			x.first = first;
+			memcpy(&x.last, last + offsetof(struct rec, seq), sizeof(x.last));
+			x.recs = 1;
+			want = 0;
+		}
 		if (want) {
 			/* Whole records, so that the header behind the payload fits too. */
 			size_t nrec = (x.fr.len + sizeof(next) + sizeof(struct rec) - 1) / sizeof(struct rec);
@@ -1691,10 +1744,12 @@ int ingest_live_step(struct ingest_live *l)
 				have_next = 1;
 			}
 		}
-		if (x.fr.type == SPOOL_RECORDS && x.fr.len && x.fr.len % sizeof(struct rec) == 0) {
+		if (x.data && x.fr.type == SPOOL_RECORDS && x.fr.len && x.fr.len % sizeof(struct rec) == 0) {
 			x.first = x.data[0].seq;
 			x.last = x.data[x.fr.len / sizeof(struct rec) - 1].seq;
 			x.recs = 1;
+		}
+		if (x.recs) {
 			/*
 			 * It overtakes a frame expanded without being held: the
 			 * whole spool holds that one, the head start differs.  Given
