@@ -1601,6 +1601,25 @@ static int live_expand_one(struct ingest_live *l)
 	char *err = NULL;
 	size_t hold_off = x->off + sizeof(*fr);
 
+	/*
+	 * A frame of records not read when queued: read now, into the one
+	 * buffer such frames share (before s.held points at hold_off below).
+	 */
+	const struct rec *data = x->data;
+	if (!data && fr->len) {
+		size_t nrec = (fr->len + sizeof(struct rec) - 1) / sizeof(struct rec);
+		if (nrec > l->buf_cap) {
+			struct rec *b = malloc(nrec * sizeof(*b));
+			if (!b)
+				return -1;
+			free(l->buf);
+			l->buf = b;
+			l->buf_cap = nrec;
+		}
+		if (pread(l->fd, l->buf, fr->len, (off_t)(x->off + sizeof(*fr))) != (ssize_t)fr->len)
+			return -1;
+		data = l->buf;
+	}
 	if (x->recs) {
 		/* As held_scan() says of it, from what came after it so far. */
 		for (size_t i = l->qhead + 1; i < l->qn; i++)
@@ -1615,22 +1634,6 @@ static int live_expand_one(struct ingest_live *l)
 		l->s.held.off = &hold_off;
 		l->s.held.n = l->s.held.cap = 1;
 		l->s.nheld = 0;
-	}
-	const struct rec *data = x->data;
-	if (!data && fr->len) {
-		/* Read now, into the one buffer such frames share. */
-		size_t nrec = (fr->len + sizeof(struct rec) - 1) / sizeof(struct rec);
-		if (nrec > l->buf_cap) {
-			struct rec *b = malloc(nrec * sizeof(*b));
-			if (!b)
-				return -1;
-			free(l->buf);
-			l->buf = b;
-			l->buf_cap = nrec;
-		}
-		if (pread(l->fd, l->buf, fr->len, (off_t)(x->off + sizeof(*fr))) != (ssize_t)fr->len)
-			return -1;
-		data = l->buf;
 	}
 	int rc = replay_frame(&l->s, fr, (const unsigned char *)data, x->off + sizeof(*fr), &err);
 	free(x->data);
@@ -1670,10 +1673,13 @@ int ingest_live_step(struct ingest_live *l)
 	}
 	/*
 	 * The queue: the new whole frames, with the seqs clock_scan() reads.
-	 * Each frame's payload is read once, as it is queued, with the next
+	 * A small frame's payload is read once, as it is queued, with the next
 	 * frame's header behind it: one pread() a frame, not four (a system
-	 * call is ~2.5 us in a VM; 1,800 frames for 1.8 M events).  A header
-	 * is kept only within this call: a frame not whole yet may be cut back.
+	 * call is ~2.5 us in a VM).  A frame of records (LIVE_READ_LATER):
+	 * its first seq, then its last record with the next header behind it,
+	 * and the payload when it is expanded: three (1,800 frames for 1.8 M
+	 * events).  A header is kept only within this call: a frame not whole
+	 * yet may be cut back.
 	 */
 	if (l->qhead == l->qn)
 		l->qhead = l->qn = 0;

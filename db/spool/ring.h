@@ -47,7 +47,12 @@
 
 #include "db/spool/spool.h"
 
-#define RING_MAGIC "MPRING1"  /* 8 bytes with its NUL */
+/*
+ * 8 bytes with its NUL.  Changed with the protocol: a collector of another
+ * version is refused (2: ring_header.taken, which an older collector never
+ * raises and a drain would then read as no chunk taken).
+ */
+#define RING_MAGIC "MPRING2"
 #define RING_CHUNK_RECS 1024
 #define RING_CHUNKS_DEFAULT 64  /* 6 MiB: 65536 events in flight */
 #define RING_CHUNKS_CHILD 256   /* a ring file of another process: one chunk a thread (sparse: disk blocks as threads take chunks) */
