@@ -1676,15 +1676,16 @@ int ingest_live_step(struct ingest_live *l)
 	 * A small frame's payload is read once, as it is queued, with the next
 	 * frame's header behind it: one pread() a frame, not four (a system
 	 * call is ~2.5 us in a VM).  A frame of records (LIVE_READ_LATER):
-	 * its first seq, then its last record with the next header behind it,
-	 * and the payload when it is expanded: three (1,800 frames for 1.8 M
-	 * events).  A header is kept only within this call: a frame not whole
-	 * yet may be cut back.
+	 * its last record with the next frame's header and first record
+	 * behind it, and the payload when it is expanded: two (1,800 frames
+	 * for 1.8 M events).  A header is kept only within this call: a frame
+	 * not whole yet may be cut back.
 	 */
 	if (l->qhead == l->qn)
 		l->qhead = l->qn = 0;
-	int have_next = 0;
+	int have_next = 0, have_first = 0;
 	struct spool_frame next;
+	uint64_t next_first = 0;   /* have_first: the seq of next's frame's first record */
 	for (;;) {
 		/*
 		 * Expanded once 'lag' record frames came after: a frame overtaken
@@ -1703,11 +1704,12 @@ int ingest_live_step(struct ingest_live *l)
 			break;
 		struct live_frame x = { .off = l->scan };
 		size_t p = l->scan + sizeof(x.fr), want;
+		int known_first = have_next && have_first;
 		if (have_next)
 			x.fr = next;
 		else if (pread(l->fd, &x.fr, sizeof(x.fr), (off_t)l->scan) != (ssize_t)sizeof(x.fr))
 			goto fail;
-		have_next = 0;
+		have_next = have_first = 0;
 		if ((size_t)st.st_size - p < x.fr.len)
 			break;   /* still being written (or cut short: left to the end) */
 		want = x.fr.len;
@@ -1716,20 +1718,31 @@ int ingest_live_step(struct ingest_live *l)
 			want += sizeof(next);
 		if (x.fr.type == SPOOL_RECORDS && x.fr.len >= LIVE_READ_LATER && x.fr.len % sizeof(struct rec) == 0) {
 			/*
-			 * Only the first record's seq now, and the last record with
-			 * the next frame's header behind it: the payload is read when
+			 * Now, in one pread(): the last record, the next frame's
+			 * header behind it and that frame's first record (its first
+			 * seq when it is a frame of records: the next frame's read
+			 * is then this one); this frame's first seq came so from the
+			 * frame before, or is read alone.  The payload is read when
 			 * the frame is expanded (live_expand_one()).
 			 */
-			unsigned char last[sizeof(struct rec) + sizeof(next)];
-			size_t nlast = sizeof(struct rec) + (tail ? sizeof(next) : 0);
-			uint64_t first;
-			if (pread(l->fd, &first, sizeof(first), (off_t)(p + offsetof(struct rec, seq))) !=
-				    (ssize_t)sizeof(first) ||
+			unsigned char last[2 * sizeof(struct rec) + sizeof(next)];
+			size_t after = (size_t)st.st_size - p - x.fr.len;
+			size_t nlast = sizeof(struct rec) +
+				(after >= sizeof(next) + sizeof(struct rec) ? sizeof(next) + sizeof(struct rec)
+				 : tail ? sizeof(next) : 0);
+			uint64_t first = next_first;
+			if ((!known_first && pread(l->fd, &first, sizeof(first), (off_t)(p + offsetof(struct rec, seq))) !=
+						    (ssize_t)sizeof(first)) ||
 			    pread(l->fd, last, nlast, (off_t)(p + x.fr.len - sizeof(struct rec))) != (ssize_t)nlast)
 				goto fail;
 			if (tail) {
 				memcpy(&next, last + sizeof(struct rec), sizeof(next));
 				have_next = 1;
+				if (nlast == sizeof(last) && next.type == SPOOL_RECORDS && next.len >= sizeof(struct rec)) {
+					memcpy(&next_first, last + sizeof(struct rec) + sizeof(next) + offsetof(struct rec, seq),
+					       sizeof(next_first));
+					have_first = 1;
+				}
 			}
 			x.first = first;
 			memcpy(&x.last, last + offsetof(struct rec, seq), sizeof(x.last));
