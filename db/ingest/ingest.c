@@ -1453,6 +1453,9 @@ out:
 	return rc;
 }
 
+/* A frame of records at least this long is read when it is expanded, not when queued (struct live_frame). */
+#define LIVE_READ_LATER 4096u
+
 /*
  * The live expansion.  While the program runs, the frames the drain (and
  * the collector) append to the spool are expanded as they land, on
@@ -1468,9 +1471,6 @@ out:
  * dropped (the file truncated) and the spool expanded as usual: it stays
  * the store of record throughout.
  */
-/* A frame of records at least this long is read when it is expanded, not when queued (struct live_frame). */
-#define LIVE_READ_LATER 4096u
-
 struct ingest_live {
 	struct db *db;
 	const char *path;
@@ -1713,7 +1713,8 @@ int ingest_live_step(struct ingest_live *l)
 		if ((size_t)st.st_size - p < x.fr.len)
 			break;   /* still being written (or cut short: left to the end) */
 		want = x.fr.len;
-		int tail = (size_t)st.st_size - p - x.fr.len >= sizeof(next);
+		size_t after = (size_t)st.st_size - p - x.fr.len;   /* bytes behind the payload */
+		int tail = after >= sizeof(next);
 		if (tail)
 			want += sizeof(next);
 		if (x.fr.type == SPOOL_RECORDS && x.fr.len >= LIVE_READ_LATER && x.fr.len % sizeof(struct rec) == 0) {
@@ -1726,7 +1727,6 @@ int ingest_live_step(struct ingest_live *l)
 			 * the frame is expanded (live_expand_one()).
 			 */
 			unsigned char last[2 * sizeof(struct rec) + sizeof(next)];
-			size_t after = (size_t)st.st_size - p - x.fr.len;
 			size_t nlast = sizeof(struct rec) +
 				(after >= sizeof(next) + sizeof(struct rec) ? sizeof(next) + sizeof(struct rec)
 				 : tail ? sizeof(next) : 0);
