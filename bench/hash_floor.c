@@ -8,13 +8,19 @@
  * the program's thread (a to-device transfer's host source at its begin, a
  * from-device transfer's host destination at its end: on host offload the
  * copy is complete there), and appends one event per operation to a
- * per-thread array.  At the end it writes them all once, to the
- * file HASH_FLOOR_OUT names (/dev/null without it).  No reuse, no helper
- * threads, no ring, no spool, no /proc reads, no page protection.  Its
- * memory is mapped, never the program's heap, as the collector's is: an
- * allocation of a tool's moves glibc's mmap threshold, and with it whether
- * host offload's device buffers page-fault on every map (the program's
- * run time, not the tool's).
+ * per-thread block of BLOCK_EVENTS, written with one write() to the file
+ * HASH_FLOOR_OUT names (/dev/null without it) each time it fills, and the
+ * rest at the end.  No reuse, no helper threads, no ring, no spool, no
+ * /proc reads, no page protection.  Its memory is mapped, never the
+ * program's heap, as the collector's is: an allocation of a tool's moves
+ * glibc's mmap threshold, and with it whether host offload's device buffers
+ * page-fault on every map (the program's run time, not the tool's).  And it
+ * is one block a thread, written over and over, not an array that grows
+ * with the run: every fresh page of such an array is a page fault on the
+ * program's thread, and on a virtual machine, where a fault is a trip to
+ * the hypervisor, 470 of them (real/cg.fixed's 22 k events in a doubling
+ * array) cost the floor 6 % of that program's run, more than all of its
+ * hashing (docs/performance.md).
  *
  * The hash is the collector's own hash_bytes() (collector/hash.c, compiled
  * in: one thread, no helpers), so that the floor hashes exactly as fast as
@@ -29,9 +35,11 @@
  * at the end.
  *
  * The file: "HFLOOR1\0", the event size (uint32), then the events (struct
- * event below, native byte order).
+ * event below, native byte order), each thread's in blocks, the threads'
+ * blocks in the order they were written.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <omp-tools.h>
 #include <omp.h>
 #include <pthread.h>
@@ -42,10 +50,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collector/hash.h"
 
 #define MAX_DEVICES 64
+/* A thread's block: 72 KiB, 18 pages faulted once. */
+#define BLOCK_EVENTS 1024
 
 enum { EV_DATA_OP = 1, EV_KERNEL, EV_TARGET };
 
@@ -62,11 +73,11 @@ struct event {
 	uint64_t src_addr, dst_addr, bytes, hash, codeptr;
 };
 
-/* One thread's events; every buffer stays on a list for the end. */
+/* One thread's events not yet written; every buffer stays on a list for the end. */
 struct tbuf {
 	struct tbuf *next;
-	struct event *ev;
-	size_t n, cap;
+	struct event *ev;   /* BLOCK_EVENTS */
+	size_t n;
 	/* The operation begun and not ended on this thread (they do not nest). */
 	uint64_t target_id, target_seq, kernel_seq, op_seq;
 	int64_t target_begin_ns, kernel_begin_ns, op_begin_ns;
@@ -81,6 +92,10 @@ static _Atomic uint64_t next_seq = 1;
 static atomic_int host_device = -1;
 static _Atomic unsigned char host_readable[MAX_DEVICES];
 static atomic_int finished;
+/* Under list_mu: the output (-1: none, or failed), events written of each type. */
+static int out_fd = -1;
+static int out_failed;
+static uint64_t written[4];
 
 static int64_t now_ns(void)
 {
@@ -110,26 +125,48 @@ static struct tbuf *tbuf(void)
 	return t;
 }
 
-/* A new event at the end of t's array (doubled when full), or NULL without memory. */
+/* Write t's events and empty it, under list_mu (the end's writer takes every thread's). */
+static void flush_locked(struct tbuf *t)
+{
+	size_t bytes = t->n * sizeof(*t->ev);
+
+	for (size_t i = 0; i < t->n; i++)
+		written[t->ev[i].type & 3]++;
+	if (bytes && out_fd >= 0 && !out_failed) {
+		/* O_APPEND: one thread's block stays whole. */
+		for (const char *p = (const char *)t->ev; bytes;) {
+			ssize_t w = write(out_fd, p, bytes);
+			if (w <= 0) {
+				out_failed = 1;
+				break;
+			}
+			p += w;
+			bytes -= (size_t)w;
+		}
+	}
+	t->n = 0;
+}
+
+/* A new event at the end of t's block (written out when full), or NULL without memory or after the end. */
 static struct event *append(struct tbuf *t)
 {
-	if (t->n == t->cap) {
-		/* Under the list's lock: the end's writer must not read an array that moves. */
+	if (!t->ev || t->n == BLOCK_EVENTS) {
 		pthread_mutex_lock(&list_mu);
 		if (atomic_load_explicit(&finished, memory_order_relaxed)) {
 			pthread_mutex_unlock(&list_mu);
 			return NULL;
 		}
-		size_t cap = t->cap ? 2 * t->cap : 4096;
-		struct event *ev = t->ev ? mremap(t->ev, t->cap * sizeof(*ev), cap * sizeof(*ev), MREMAP_MAYMOVE)
-				       : mmap(NULL, cap * sizeof(*ev), PROT_READ | PROT_WRITE,
-					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (ev == MAP_FAILED) {
-			pthread_mutex_unlock(&list_mu);
-			return NULL;
+		if (!t->ev) {
+			struct event *ev = mmap(NULL, BLOCK_EVENTS * sizeof(*ev), PROT_READ | PROT_WRITE,
+						MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (ev == MAP_FAILED) {
+				pthread_mutex_unlock(&list_mu);
+				return NULL;
+			}
+			t->ev = ev;
+		} else {
+			flush_locked(t);
 		}
-		t->ev = ev;
-		t->cap = cap;
 		pthread_mutex_unlock(&list_mu);
 	}
 	return &t->ev[t->n++];
@@ -276,31 +313,36 @@ static void on_device_load(int device_num, const char *filename, int64_t offset_
 	(void)bytes, (void)host_addr, (void)device_addr, (void)module_id;
 }
 
-/* Write every thread's events once, and say what was seen under HASH_FLOOR_VERBOSE=1. */
-static void floor_finish(void)
+/* The output, its header written: HASH_FLOOR_OUT, /dev/null without it. */
+static void open_out(void)
 {
 	static const char magic[8] = "HFLOOR1";
-	const char *path = getenv("HASH_FLOOR_OUT"), *verbose = getenv("HASH_FLOOR_VERBOSE");
-	uint64_t count[4] = { 0 };
+	const char *path = getenv("HASH_FLOOR_OUT");
 	uint32_t size = sizeof(struct event);
-	FILE *f;
-	int ok;
+
+	out_fd = open(path && *path ? path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (out_fd < 0 || write(out_fd, magic, sizeof(magic)) != (ssize_t)sizeof(magic) ||
+	    write(out_fd, &size, sizeof(size)) != (ssize_t)sizeof(size))
+		out_failed = 1;
+}
+
+/* Write every thread's last events, and say what was seen under HASH_FLOOR_VERBOSE=1. */
+static void floor_finish(void)
+{
+	const char *path = getenv("HASH_FLOOR_OUT"), *verbose = getenv("HASH_FLOOR_VERBOSE");
+	uint64_t count[4];
 
 	if (atomic_exchange(&finished, 1))
 		return;
-	f = fopen(path && *path ? path : "/dev/null", "wb");
-	ok = f && fwrite(magic, sizeof(magic), 1, f) == 1 && fwrite(&size, sizeof(size), 1, f) == 1;
 	pthread_mutex_lock(&list_mu);
-	for (struct tbuf *t = list; t; t = t->next) {
-		if (ok && t->n && fwrite(t->ev, sizeof(*t->ev), t->n, f) != t->n)
-			ok = 0;
-		for (size_t i = 0; i < t->n; i++)
-			count[t->ev[i].type & 3]++;
-	}
+	for (struct tbuf *t = list; t; t = t->next)
+		flush_locked(t);
+	if (out_fd >= 0 && close(out_fd))
+		out_failed = 1;
+	out_fd = -1;
+	memcpy(count, written, sizeof(count));
 	pthread_mutex_unlock(&list_mu);
-	if (f && fclose(f))
-		ok = 0;
-	if (!ok)
+	if (out_failed)
 		fprintf(stderr, "hash-floor: error: cannot write '%s'\n", path && *path ? path : "/dev/null");
 	if (verbose && !strcmp(verbose, "1")) {
 		uint64_t read, reused;
@@ -327,6 +369,7 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
 	set(ompt_callback_device_initialize, (ompt_callback_t)on_device_initialize);
 	set(ompt_callback_device_finalize, (ompt_callback_t)on_device_finalize);
 	set(ompt_callback_device_load, (ompt_callback_t)on_device_load);
+	open_out();
 	atexit(floor_finish);
 	return 1;
 }
