@@ -464,59 +464,69 @@ static int leaf_emit(struct pw_table *t)
 
 int pw_append(struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t present)
 {
-	unsigned char cell[9 + 9 + 1 + MAX_COLS + 8 * MAX_COLS];
-	unsigned char *rec, *body;
-	unsigned type[MAX_COLS], len[MAX_COLS];
-	uint32_t hdr = 1 + (uint32_t)t->ncols, body_len = 0, payload, size;
+	unsigned char cell[9 + 9 + 1 + MAX_COLS + 8 * MAX_COLS + 8];
+	unsigned char *rec, *type, *body, *start;
+	uint32_t hdr = 1 + (uint32_t)t->ncols, payload, size;
 	int n;
 
 	if (t->any && rowid <= t->last)
 		return 1;
+	/*
+	 * One pass writes each column's type into the record's header and its
+	 * value into the body behind it, in a scratch record that starts 18
+	 * bytes in (room for the two varints in front, placed after).
+	 */
+	start = cell + 18;
+	rec = start;
+	rec[0] = (unsigned char)hdr;   /* < 128 (32 columns of types < 128): a one-byte varint */
+	type = rec + 1;
+	body = rec + hdr;
 	for (int i = 0; i < t->ncols; i++) {
+		unsigned len;
 		if (i == t->ipk || !(present >> i & 1)) {
 			type[i] = 0;
-			len[i] = 0;
-		} else if (i == t->xcol) {
+			continue;
+		}
+		if (i == t->xcol) {
 			if (v[i] < 0 || v[i] >= t->nnames) {
 				errno = EINVAL;
 				return -1;
 			}
-			len[i] = t->name_len[v[i]];
-			type[i] = 13 + 2 * len[i];
-		} else if (t->tcol >= 0 && (i == t->tcol || i == t->tcol + 1)) {
-			type[i] = 6;   /* 8 bytes whatever the value: pw_finish() rewrites it in place */
-			len[i] = 8;
-		} else {
-			type[i] = serial_type(v[i], &len[i]);
+			len = t->name_len[v[i]];
+			type[i] = (unsigned char)(13 + 2 * len);
+			memcpy(body, t->names[v[i]], len);
+			body += len;
+			continue;
 		}
-		body_len += len[i];
-	}
-	/* hdr < 128 (32 columns of types < 128): a one-byte varint. */
-	payload = hdr + body_len;
-	n = put_varint(cell, payload);
-	n += put_varint(cell + n, (uint64_t)rowid);
-	rec = cell + n;
-	rec[0] = (unsigned char)hdr;
-	for (int i = 0; i < t->ncols; i++)
-		rec[1 + i] = (unsigned char)type[i];
-	body = rec + hdr;
-	for (int i = 0; i < t->ncols; i++) {
+		if (t->tcol >= 0 && (i == t->tcol || i == t->tcol + 1)) {
+			type[i] = 6;   /* 8 bytes whatever the value: pw_finish() rewrites it in place */
+			len = 8;
+		} else {
+			type[i] = (unsigned char)serial_type(v[i], &len);
+		}
 		/*
-		 * The value's low len[i] bytes, big-endian: one 8-byte store, of
+		 * The value's low len bytes, big-endian: one 8-byte store, of
 		 * which the next column's overwrites what is past them (the cell
 		 * has room for 8 bytes a column).  A byte at a time was a third
 		 * of pw_append().
 		 */
-		if (len[i] && i == t->xcol) {
-			memcpy(body, t->names[v[i]], len[i]);
-			body += len[i];
-		} else if (len[i]) {
-			uint64_t be = __builtin_bswap64((uint64_t)v[i] << (8 * (8 - len[i])));
+		if (len) {
+			uint64_t be = __builtin_bswap64((uint64_t)v[i] << (8 * (8 - len)));
 			memcpy(body, &be, sizeof(be));
-			body += len[i];
+			body += len;
 		}
 	}
-	size = (uint32_t)(body - cell);
+	payload = (uint32_t)(body - rec);
+	/* The cell: the payload's size and the rowid as varints, then the record. */
+	{
+		unsigned char pre[18];
+		int m = put_varint(pre, payload);
+		m += put_varint(pre + m, (uint64_t)rowid);
+		n = m;
+		rec -= n;
+		memcpy(rec, pre, (size_t)n);
+	}
+	size = (uint32_t)(body - rec);
 	if (size < 4)
 		size = 4;   /* SQLite's smallest cell (a freeblock's size) */
 	if (t->content < size + 8 + 2 * (t->ncells + 1)) {
@@ -524,7 +534,7 @@ int pw_append(struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t pres
 			return -1;
 	}
 	t->content -= size;
-	memcpy(t->leaf + t->content, cell, (size_t)(body - cell));
+	memcpy(t->leaf + t->content, rec, (size_t)(body - rec));
 	put16(t->leaf + 8 + 2 * t->ncells, t->content);
 	t->ncells++;
 	t->any = 1;
