@@ -394,8 +394,170 @@ static Dwarf_Die *cu_at(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
 	return NULL;
 }
 
-int dwarfline_locate(Dwfl_Module *mod, Dwarf_Addr pc, enum construct_hint hint, Dwarf_Addr limit,
-		     struct location *out)
+/*
+ * One unit's scope tree, walked once.  The nodes are the DIEs with an address
+ * range (low_pc or ranges: the others never contain pc, and libdw's walk
+ * prunes them), in the unit's order, children only under the tags libdw's
+ * walk descends into.  A lookup then goes down it exactly as dwarf_getscopes()
+ * does: the first child containing pc, then its first child containing pc,
+ * and so on; the deepest is the innermost scope.
+ */
+struct scope_node {
+	Dwarf_Die die;
+	int parent;         /* -1: a child of the unit */
+	int child, next;    /* first child, next sibling: -1 none */
+};
+
+struct unit_scopes {
+	Dwarf *dbg;
+	Dwarf_Off off;      /* the unit DIE's */
+	int unusable;       /* an imported unit: libdw's calls */
+	struct scope_node *n;
+	int len, cap;
+	int first;          /* the unit's first child node, -1 none */
+};
+
+struct dwarfline_cache {
+	struct unit_scopes *u;
+	size_t n, cap;
+};
+
+struct dwarfline_cache *dwarfline_cache_new(void)
+{
+	return calloc(1, sizeof(struct dwarfline_cache));
+}
+
+void dwarfline_cache_free(struct dwarfline_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->u[i].n);
+	free(c->u);
+	free(c);
+}
+
+/* libdw's walk descends into these (libdw_visit_scopes.c: may_have_scopes). */
+static int may_have_scopes(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit:
+	case DW_TAG_module:
+	case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_catch_block:
+	case DW_TAG_try_block:
+	case DW_TAG_entry_point:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_subprogram:
+	case DW_TAG_namespace:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The children of 'parent' (a node index, -1: the unit) that have an address range, and theirs.  0, or -1. */
+static int scopes_add(struct unit_scopes *u, Dwarf_Die *die, int parent, int depth)
+{
+	Dwarf_Die child;
+	int prev = -1;
+
+	if (depth > 256 || dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child), at;
+		if (tag == DW_TAG_imported_unit) {
+			u->unusable = 1;
+			return 0;
+		}
+		if (!dwarf_hasattr(&child, DW_AT_low_pc) && !dwarf_hasattr(&child, DW_AT_ranges))
+			continue;
+		if (u->len == u->cap) {
+			int cap = u->cap ? 2 * u->cap : 64;
+			struct scope_node *n = realloc(u->n, (size_t)cap * sizeof(*n));
+			if (!n)
+				return -1;
+			u->n = n;
+			u->cap = cap;
+		}
+		at = u->len++;
+		u->n[at] = (struct scope_node){ .die = child, .parent = parent, .child = -1, .next = -1 };
+		if (prev >= 0)
+			u->n[prev].next = at;
+		else if (parent >= 0)
+			u->n[parent].child = at;
+		else
+			u->first = at;
+		prev = at;
+		if (may_have_scopes(tag) && dwarf_haschildren(&child) > 0 && scopes_add(u, &child, at, depth + 1) < 0)
+			return -1;
+		if (u->unusable)
+			return 0;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+/* The unit's tree, walked the first time it is asked for; NULL when out of memory. */
+static struct unit_scopes *unit_scopes(struct dwarfline_cache *c, Dwarf_Die *cu)
+{
+	Dwarf *dbg = dwarf_cu_getdwarf(cu->cu);
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct unit_scopes *u;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->u[i].dbg == dbg && c->u[i].off == off)
+			return &c->u[i];
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 8;
+		struct unit_scopes *m = realloc(c->u, cap * sizeof(*m));
+		if (!m)
+			return NULL;
+		c->u = m;
+		c->cap = cap;
+	}
+	u = &c->u[c->n];
+	*u = (struct unit_scopes){ .dbg = dbg, .off = off, .first = -1 };
+	if (scopes_add(u, cu, -1, 0) < 0) {
+		free(u->n);
+		return NULL;
+	}
+	c->n++;
+	return u;
+}
+
+int dwarfline_scopes(struct dwarfline_cache *c, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
+{
+	struct unit_scopes *u = unit_scopes(c, cu);
+	int inner = -1, depth = 0;
+
+	*scopes = NULL;
+	if (!u || u->unusable)
+		return -1;
+	for (int i = u->first; i >= 0;) {
+		if (dwarf_haspc(&u->n[i].die, pc) > 0) {
+			inner = i;
+			depth++;
+			i = u->n[i].child;
+		} else {
+			i = u->n[i].next;
+		}
+	}
+	if (inner < 0)
+		return 0;
+	if (!(*scopes = malloc((size_t)(depth + 1) * sizeof(**scopes))))
+		return -1;
+	depth = 0;
+	for (int i = inner; i >= 0; i = u->n[i].parent)
+		(*scopes)[depth++] = u->n[i].die;
+	(*scopes)[depth++] = *cu;
+	return depth;
+}
+
+int dwarfline_locate(struct dwarfline_cache *cache, Dwfl_Module *mod, Dwarf_Addr pc, enum construct_hint hint,
+		     Dwarf_Addr limit, struct location *out)
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = cu_at(mod, pc, &bias);
@@ -409,8 +571,8 @@ int dwarfline_locate(Dwfl_Module *mod, Dwarf_Addr pc, enum construct_hint hint, 
 		const char *dir = dwarf_attr(cu, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr) : NULL;
 		if (set_str(&out->comp_dir, dir) < 0)
 			goto out;
-		nscopes = dwarf_getscopes(cu, pc - bias, &scopes);
-		if (nscopes > 0) {
+		nscopes = cache ? dwarfline_scopes(cache, cu, pc - bias, &scopes) : -1;
+		if (nscopes < 0 && (nscopes = dwarf_getscopes(cu, pc - bias, &scopes)) > 0) {
 			/*
 			 * Past an inlined instance dwarf_getscopes goes on with
 			 * the scopes of its abstract origin; the DIEs that

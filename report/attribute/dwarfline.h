@@ -10,6 +10,8 @@
 
 #include "report/attribute/symbolize.h"
 
+struct dwarfline_cache;
+
 /* What the recording says about the construct at a code pointer. */
 enum construct_hint {
 	CONSTRUCT_UNKNOWN,   /* no target record */
@@ -29,7 +31,27 @@ enum construct_hint {
  * when none): another construct's code starts before it.
  * Returns 0, or -1 when out of memory.
  */
-int dwarfline_locate(Dwfl_Module *mod, Dwarf_Addr pc, enum construct_hint hint, Dwarf_Addr limit,
-		     struct location *out);
+int dwarfline_locate(struct dwarfline_cache *cache, Dwfl_Module *mod, Dwarf_Addr pc, enum construct_hint hint,
+		     Dwarf_Addr limit, struct location *out);
+
+/*
+ * The scope DIEs of the compilation units looked at, each unit walked once:
+ * dwarf_getscopes() walks a unit's whole DIE tree (twice) at every call, and
+ * dwarf_getscopes_die() once more, 1.2 M instructions an address in
+ * bench/real/tealeaf.c, most of what recording a short run cost after it.
+ * Owned by one symbolizer, freed before its Dwfl ends; NULL: libdw's calls.
+ */
+struct dwarfline_cache *dwarfline_cache_new(void);
+void dwarfline_cache_free(struct dwarfline_cache *cache);
+
+/*
+ * What dwarf_getscopes() and dwarf_getscopes_die() of its innermost scope
+ * give: the DIEs that physically contain pc (a unit-relative address),
+ * innermost first, the unit last, in *scopes (free()).  The count (0: none
+ * contains pc), or -1 (out of memory, or DWARF this cache does not walk:
+ * then ask libdw).  For tests/unit/test_symbolize.c, which holds it to
+ * libdw's answer at every address.
+ */
+int dwarfline_scopes(struct dwarfline_cache *cache, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes);
 
 #endif

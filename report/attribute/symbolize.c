@@ -55,6 +55,7 @@ struct symbolizer {
 	size_t n_sources;
 	struct hmap source_names;       /* XXH3-128 of each DWARF-named path (no stat) */
 	struct hmap source_files;       /* {st_dev, st_ino} of DWARF-named files */
+	struct dwarfline_cache *scopes; /* the units' scope trees (dwarfline.h) */
 };
 
 const char *sym_origin_name(enum sym_origin origin)
@@ -238,7 +239,8 @@ struct symbolizer *symbolizer_new(struct db *db, char **err)
 	s->callbacks.find_debuginfo = find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
-	if (s->mods && s->names && s->names_tried)
+	s->scopes = dwarfline_cache_new();
+	if (s->mods && s->names && s->names_tried && s->scopes)
 		s->dwfl = dwfl_begin(&s->callbacks);
 	if (!s->dwfl) {
 		if (err)
@@ -255,6 +257,7 @@ void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
+	dwarfline_cache_free(s->scopes);   /* its DIEs point into the Dwfl's */
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	for (size_t i = 0; s->mods && i < s->n_mods; i++)
@@ -486,7 +489,7 @@ int symbolize_code(struct symbolizer *s, uint64_t codeptr, struct location *out)
 			return -1;
 		}
 		hint = construct_at(s, codeptr, &next);
-		if (dwarfline_locate(mod, (Dwarf_Addr)codeptr - 1, hint, next, out) < 0) {
+		if (dwarfline_locate(s->scopes, mod, (Dwarf_Addr)codeptr - 1, hint, next, out) < 0) {
 			location_release(out);
 			return -1;
 		}

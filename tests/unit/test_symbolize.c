@@ -19,7 +19,12 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
 #include "report/attribute/attribute.h"
+#include "report/attribute/dwarfline.h"
 #include "report/attribute/snippet.h"
 #include "report/attribute/symbolize.h"
 #include "tests/unit/check.h"
@@ -612,6 +617,83 @@ static void test_attribute_run(void)
 	CHECK_INT(st.snippets, 4);
 }
 
+/*
+ * The scope cache (report/attribute/dwarfline.c) against libdw: at every
+ * address of every unit of both debug builds, the DIEs that contain it are
+ * the ones dwarf_getscopes() and dwarf_getscopes_die() of its innermost give,
+ * in the same order.
+ */
+static void scopes_against_libdw(const char *path, long *addrs, long *deep)
+{
+	static char *debuginfo;
+	static const Dwfl_Callbacks cb = { .find_debuginfo = dwfl_standard_find_debuginfo,
+					   .section_address = dwfl_offline_section_address,
+					   .debuginfo_path = &debuginfo };
+	Dwfl *dwfl = dwfl_begin(&cb);
+	struct dwarfline_cache *cache = dwarfline_cache_new();
+	Dwfl_Module *mod;
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	long bad = 0;
+
+	CHECK(dwfl && cache);
+	if (!dwfl || !cache)
+		goto out;
+	mod = dwfl_report_offline(dwfl, "x", path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	CHECK(mod != NULL);
+	while (mod && (cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+			for (Dwarf_Addr pc = lo; pc < hi; pc++) {
+				Dwarf_Die *want = NULL, *got = NULL, *phys = NULL;
+				int nwant = dwarf_getscopes(cu, pc, &want), ngot;
+				if (nwant > 0) {
+					Dwarf_Die inner = want[0];
+					nwant = dwarf_getscopes_die(&inner, &phys);
+					free(want);
+					want = phys;
+				}
+				ngot = dwarfline_scopes(cache, cu, pc, &got);
+				(*addrs)++;
+				if (ngot >= 3)
+					(*deep)++;
+				if (nwant < 0 || ngot != nwant) {
+					bad++;
+				} else {
+					for (int i = 0; i < ngot; i++)
+						if (dwarf_dieoffset(&got[i]) != dwarf_dieoffset(&want[i])) {
+							bad++;
+							break;
+						}
+				}
+				if (bad == 1 && (nwant < 0 || ngot != nwant))
+					fprintf(stderr, "  %s pc 0x%llx: libdw %d scopes, the cache %d\n", path,
+						(unsigned long long)pc, nwant, ngot);
+				free(want);
+				free(got);
+			}
+		}
+	}
+	CHECK_INT(bad, 0);
+out:
+	dwarfline_cache_free(cache);
+	if (dwfl)
+		dwfl_end(dwfl);
+}
+
+static void test_scopes_cache(void)
+{
+	long addrs = 0, deep = 0;
+
+	scopes_against_libdw(o1.path, &addrs, &deep);
+	scopes_against_libdw(o0.path, &addrs, &deep);
+	/* Not vacuous: the host code of both builds, some of it in an inline instance. */
+	CHECK(addrs > 1000);
+	CHECK(deep > 0);
+}
+
 int main(void)
 {
 	if (setup() < 0) {
@@ -622,6 +704,7 @@ int main(void)
 	RUN(test_dwarf_line);
 	RUN(test_line0);
 	RUN(test_inline_chain);
+	RUN(test_scopes_cache);
 	RUN(test_ident_records);
 	RUN(test_global_variable);
 	RUN(test_no_debug);
