@@ -843,11 +843,24 @@ static uint32_t run_new(struct reorder *o)
 	if (o->nruns == RUNS_MAX)
 		return NO_RUN;
 	run = o->nruns;
-	if (run % SLAB_RUNS == 0 && !(o->slab[run / SLAB_RUNS] = huge_malloc(SLAB_BYTES)))
+	if (run % SLAB_RUNS == 0 && !o->slab[run / SLAB_RUNS] && !(o->slab[run / SLAB_RUNS] = huge_malloc(SLAB_BYTES)))
 		return NO_RUN;
 	o->runs[run].r = (struct rec *)(void *)(o->slab[run / SLAB_RUNS] + (size_t)(run % SLAB_RUNS) * RUN_BYTES);
 	o->nruns++;
 	return run;
+}
+
+/*
+ * The first slab made and faulted in now: the live expansion does it as it
+ * starts, with the program, whose start (loading its libraries) leaves a
+ * core idle; a short run's records all go through this slab after the
+ * program, where its huge page's first touch (zeroing 2 MiB) was most of a
+ * millisecond of the expansion, several on a virtual machine.
+ */
+static void reorder_populate(struct reorder *o)
+{
+	if (!o->slab[0] && (o->slab[0] = huge_malloc(SLAB_BYTES)))
+		huge_populate(o->slab[0], SLAB_BYTES);
 }
 
 /* The place of seq in run u: after every record at or below it. */
@@ -1583,6 +1596,9 @@ struct ingest_live *ingest_live_new(struct db *db, const char *spool_path, unsig
 		replay_release(&l->s);
 		goto no;
 	}
+	/* The buffers every run writes, faulted in while the program starts (reorder_populate()). */
+	reorder_populate(l->s.order);
+	pw_populate(l->ps->pw);
 	l->started = 1;
 	return l;
 no:

@@ -295,6 +295,11 @@ struct pagewriter *pw_new(int fd, const struct pw_header *h)
 	return w;
 }
 
+void pw_populate(struct pagewriter *w)
+{
+	huge_populate(w->buf, (size_t)OUT_PAGES * w->h.page_size);
+}
+
 struct pw_table *pw_table_new(struct pagewriter *w, uint32_t root, int ncols, int ipk)
 {
 	struct pw_table *t;

@@ -50,6 +50,9 @@ int pw_file_header(int fd, unsigned char hdr[100], struct pw_header *h, const ch
 /* A writer appending after h->pages of the file open at fd (read-write; stays the caller's). */
 struct pagewriter *pw_new(int fd, const struct pw_header *h);
 
+/* Its buffer's pages faulted in now (lib/huge.h: huge_populate()), not as its first pages are written. */
+void pw_populate(struct pagewriter *w);
+
 /*
  * A table whose root page is 'root' (an empty leaf now), of ncols columns
  * (at most 32); column ipk is its INTEGER PRIMARY KEY (stored as NULL, as
