@@ -1022,6 +1022,8 @@ struct replay {
 	size_t nheld;
 	struct reorder *order;
 	int eager;                   /* replay_range(): the window let go early (frames_after_min()) */
+	unsigned char *window;       /* replay_range()'s read window between calls (READ_WINDOW) */
+	size_t window_cap;
 };
 
 static int replay_init(struct replay *s, struct db_writer *w, struct delete_pairer *pairer, struct page_sink *ps,
@@ -1048,6 +1050,9 @@ static void replay_release(struct replay *s)
 		reorder_release(s->order);
 	free(s->order);
 	s->order = NULL;
+	free(s->window);
+	s->window = NULL;
+	s->window_cap = 0;
 	hmap_release(&s->seen);
 	free(s->held.off);
 	s->held.off = NULL;
@@ -1179,10 +1184,19 @@ static int frames_after_min(const unsigned char *map, size_t from, size_t size, 
 	return 0;
 }
 
+/* The read window kept for the next replay_range() (the live expansion's, faulted in as it starts). */
+static void replay_keep_window(struct replay *s, struct spool_reader *rd)
+{
+	s->window = rd->buf;
+	s->window_cap = rd->cap;
+	rd->buf = NULL;
+	rd->cap = rd->have = 0;
+}
+
 /* The mapped frames from byte 'from' (a frame's start) to the end.  0, or -1 (*err). */
 static int replay_range(struct replay *s, size_t from, size_t size, char **err)
 {
-	struct spool_reader rd = { .fd = s->fd, .size = size };
+	struct spool_reader rd = { .fd = s->fd, .size = size, .buf = s->window, .cap = s->window_cap };
 	const unsigned char *p;
 	size_t off = from, nframe = 0, nafter = 0;
 	uint64_t *after = NULL;
@@ -1224,12 +1238,12 @@ static int replay_range(struct replay *s, size_t from, size_t size, char **err)
 		}
 	}
 	free(after);
-	reader_free(&rd);
+	replay_keep_window(s, &rd);
 	return rc;
 fail:
 	free(after);
 	db_fail(err, "cannot read '%s': %s", s->path, strerror(errno));
-	reader_free(&rd);
+	replay_keep_window(s, &rd);
 	return -1;
 }
 
@@ -1599,6 +1613,10 @@ struct ingest_live *ingest_live_new(struct db *db, const char *spool_path, unsig
 	/* The buffers every run writes, faulted in while the program starts (reorder_populate()). */
 	reorder_populate(l->s.order);
 	pw_populate(l->ps->pw);
+	if ((l->s.window = malloc(READ_WINDOW))) {
+		l->s.window_cap = READ_WINDOW;
+		huge_populate(l->s.window, READ_WINDOW);
+	}
 	l->started = 1;
 	return l;
 no:
