@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -1110,6 +1111,15 @@ int cmd_record(int argc, char **argv)
 	char *db_path = NULL, **others = NULL;
 	size_t nothers = 0;
 
+	/*
+	 * record's heap grows 1 MiB at a time and keeps up to 64 MiB of what it
+	 * frees, so that its threads take memory the heap already has: on a
+	 * virtual machine each fresh page is a trip to the hypervisor (13-28 us
+	 * on the 2-core VM), and the heap's growth and trimming made record take
+	 * ~9 % more CPU on real/tealeaf.fixed (docs/performance.md).
+	 */
+	mallopt(M_TOP_PAD, 1 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	/* '+': stop at the first non-option, the program's name. */
 	while ((c = getopt_long(argc, argv, "+o:fh", longopts, NULL)) != -1) {
 		switch (c) {
