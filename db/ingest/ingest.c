@@ -1738,7 +1738,7 @@ int ingest_live_step(struct ingest_live *l)
 			break;
 		struct live_frame x = { .off = l->scan };
 		size_t p = l->scan + sizeof(x.fr), want;
-		int known_first = have_next && have_first;
+		int known_first = have_first;   /* set only with have_next */
 		if (have_next)
 			x.fr = next;
 		else if (pread(l->fd, &x.fr, sizeof(x.fr), (off_t)l->scan) != (ssize_t)sizeof(x.fr))

@@ -470,7 +470,7 @@ static int leaf_emit(struct pw_table *t)
 int pw_append(struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t present)
 {
 	unsigned char cell[9 + 9 + 1 + MAX_COLS + 8 * MAX_COLS + 8];
-	unsigned char *rec, *type, *body, *start;
+	unsigned char *rec, *type, *body, pre[18];
 	uint32_t hdr = 1 + (uint32_t)t->ncols, payload, size;
 	int n;
 
@@ -481,8 +481,7 @@ int pw_append(struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t pres
 	 * value into the body behind it, in a scratch record that starts 18
 	 * bytes in (room for the two varints in front, placed after).
 	 */
-	start = cell + 18;
-	rec = start;
+	rec = cell + 18;
 	rec[0] = (unsigned char)hdr;   /* < 128 (32 columns of types < 128): a one-byte varint */
 	type = rec + 1;
 	body = rec + hdr;
@@ -523,14 +522,10 @@ int pw_append(struct pw_table *t, int64_t rowid, const int64_t *v, uint32_t pres
 	}
 	payload = (uint32_t)(body - rec);
 	/* The cell: the payload's size and the rowid as varints, then the record. */
-	{
-		unsigned char pre[18];
-		int m = put_varint(pre, payload);
-		m += put_varint(pre + m, (uint64_t)rowid);
-		n = m;
-		rec -= n;
-		memcpy(rec, pre, (size_t)n);
-	}
+	n = put_varint(pre, payload);
+	n += put_varint(pre + n, (uint64_t)rowid);
+	rec -= n;
+	memcpy(rec, pre, (size_t)n);
 	size = (uint32_t)(body - rec);
 	if (size < 4)
 		size = 4;   /* SQLite's smallest cell (a freeblock's size) */

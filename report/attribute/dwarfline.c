@@ -30,10 +30,12 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "report/attribute/dwarfline.h"
 #include "report/attribute/flang_name.h"
 
@@ -411,11 +413,14 @@ struct scope_node {
 struct unit_scopes {
 	Dwarf *dbg;
 	Dwarf_Off off;      /* the unit DIE's */
-	int unusable;       /* an imported unit: libdw's calls */
+	int unusable;       /* an imported unit, or deeper than SCOPES_DEPTH: libdw's calls */
 	struct scope_node *n;
-	int len, cap;
+	size_t len, cap;
 	int first;          /* the unit's first child node, -1 none */
 };
+
+/* Deeper scopes than this: the unit is left to libdw's calls. */
+#define SCOPES_DEPTH 256
 
 struct dwarfline_cache {
 	struct unit_scopes *u;
@@ -465,8 +470,12 @@ static int scopes_add(struct unit_scopes *u, Dwarf_Die *die, int parent, int dep
 	Dwarf_Die child;
 	int prev = -1;
 
-	if (depth > 256 || dwarf_child(die, &child) != 0)
+	if (dwarf_child(die, &child) != 0)
 		return 0;
+	if (depth == SCOPES_DEPTH) {
+		u->unusable = 1;
+		return 0;
+	}
 	do {
 		int tag = dwarf_tag(&child), at;
 		if (tag == DW_TAG_imported_unit) {
@@ -475,15 +484,9 @@ static int scopes_add(struct unit_scopes *u, Dwarf_Die *die, int parent, int dep
 		}
 		if (!dwarf_hasattr(&child, DW_AT_low_pc) && !dwarf_hasattr(&child, DW_AT_ranges))
 			continue;
-		if (u->len == u->cap) {
-			int cap = u->cap ? 2 * u->cap : 64;
-			struct scope_node *n = realloc(u->n, (size_t)cap * sizeof(*n));
-			if (!n)
-				return -1;
-			u->n = n;
-			u->cap = cap;
-		}
-		at = u->len++;
+		if (u->len == INT32_MAX || grow_one((void **)&u->n, &u->cap, u->len, sizeof(*u->n)) < 0)
+			return -1;
+		at = (int)u->len++;
 		u->n[at] = (struct scope_node){ .die = child, .parent = parent, .child = -1, .next = -1 };
 		if (prev >= 0)
 			u->n[prev].next = at;
@@ -510,14 +513,8 @@ static struct unit_scopes *unit_scopes(struct dwarfline_cache *c, Dwarf_Die *cu)
 	for (size_t i = 0; i < c->n; i++)
 		if (c->u[i].dbg == dbg && c->u[i].off == off)
 			return &c->u[i];
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 8;
-		struct unit_scopes *m = realloc(c->u, cap * sizeof(*m));
-		if (!m)
-			return NULL;
-		c->u = m;
-		c->cap = cap;
-	}
+	if (grow_one((void **)&c->u, &c->cap, c->n, sizeof(*c->u)) < 0)
+		return NULL;
 	u = &c->u[c->n];
 	*u = (struct unit_scopes){ .dbg = dbg, .off = off, .first = -1 };
 	if (scopes_add(u, cu, -1, 0) < 0) {

@@ -10,6 +10,9 @@
  * nm.  Line numbers come from the MARK comments of the program.
  */
 #define _GNU_SOURCE
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -19,10 +22,6 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <elfutils/libdwfl.h>
-
 #include "report/attribute/attribute.h"
 #include "report/attribute/dwarfline.h"
 #include "report/attribute/snippet.h"
