@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "db/db.h"
 
 static const struct cmd {
 	const char *name;
@@ -85,6 +86,7 @@ static int close_stdout(int status)
 static int run_main(int argc, char **argv)
 {
 	catch_sigpipe();
+	db_library_init();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -27,6 +27,7 @@
 #include "cli/cli.h"
 #include "cli/report_cli.h"
 #include "cli/report_many.h"
+#include "db/db.h"
 
 static const char usage_text[] =
 	"usage: mpirun -n N mapprof-mpi report [--stored] [report's options] DB [DB...]\n"
@@ -151,6 +152,7 @@ int main(int argc, char **argv)
 	int rank = 0, size = 1, first = 0, stored = 0, status, n = 0, lo, hi, len = 0;
 	char *part = NULL, **dbs = NULL;
 
+	db_library_init();
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);

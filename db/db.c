@@ -148,6 +148,12 @@ struct db *db_create(const char *path, int force, char **err)
 	return db_create_file(path, force, err) < 0 ? NULL : db_open_created(path, err);
 }
 
+void db_library_init(void)
+{
+	/* SQLITE_MISUSE once SQLite has started: then it keeps what it has. */
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 void db_close(struct db *db)
 {
 	if (!db)

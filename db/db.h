@@ -116,6 +116,13 @@ int db_moved(struct db *db);
 /* Close; accepts NULL. */
 void db_close(struct db *db);
 
+/*
+ * Once, before any database is opened: SQLite's process-wide settings
+ * (no memory statistics: no lock and no counters around each of its
+ * allocations).  Later calls change nothing.
+ */
+void db_library_init(void);
+
 /* Run SQL with no result rows.  Returns 0 or -1 (with *err set when err). */
 int db_exec(struct db *db, const char *sql, char **err);
 
