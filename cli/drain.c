@@ -44,6 +44,7 @@
 #include "cli/drain.h"
 #include "db/spool/ring.h"
 #include "db/spool/spool.h"
+#include "lib/huge.h"
 
 /* Polling interval while the program runs, adapted to how fast chunks fill. */
 #define POLL_MIN_MS 1
@@ -221,6 +222,10 @@ void drain_started(struct drain *d)
 	if (d->live[0] >= 0)
 		close(d->live[0]);
 	d->live[0] = -1;
+	/* While the program starts (it claims the ring much later): the header and the first chunks. */
+	if (d->ring)
+		huge_populate(d->ring, ring_bytes(d->ring->nchunks < RING_WARM_CHUNKS ? d->ring->nchunks
+										  : RING_WARM_CHUNKS));
 }
 
 int drain_spool_fd(const struct drain *d)

@@ -62,6 +62,7 @@
 #include "collector/text.h"
 #include "db/spool/ring.h"
 #include "db/spool/spool.h"
+#include "lib/huge.h"
 #include "lib/shquote.h"
 
 #define INGEST_LIB "libmapprof-ingest.so"
@@ -405,6 +406,8 @@ static int open_from_record(int spool_fd, int ring_fd)
 		return quiet ? -2 : -1;
 	}
 	r->owner_start = ring_proc_start((long)me);
+	/* The chunks taken first, mapped in at once: record has faulted them in already. */
+	huge_populate(r, ring_bytes(r->nchunks < RING_WARM_CHUNKS ? r->nchunks : RING_WARM_CHUNKS));
 	/* Ours now: the ring is mapped (no descriptor needed), the spool moves out of the program's way. */
 	close(ring_fd);
 	own_fd_take(&out, spool_fd);

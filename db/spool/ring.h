@@ -55,6 +55,14 @@
 #define RING_MAGIC "MPRING2"
 #define RING_CHUNK_RECS 1024
 #define RING_CHUNKS_DEFAULT 64  /* 6 MiB: 65536 events in flight */
+/*
+ * The chunks a thread takes first (the lowest free one: while record keeps
+ * up, these few go round): record faults them in as the program starts and
+ * the collector maps them in as it claims the ring, so that the program's
+ * threads do not take a page fault every ~40 events (each a trip to the
+ * hypervisor on a VM).
+ */
+#define RING_WARM_CHUNKS 4
 #define RING_CHUNKS_CHILD 256   /* a ring file of another process: one chunk a thread (sparse: disk blocks as threads take chunks) */
 
 enum ring_state {
