@@ -783,17 +783,12 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		goto fail;
 	}
 	fflush(NULL);
-	/* From here until the expansion, the thread is the database's only user. */
-	live_start(&live, output, spool, final, nchunks, tsc);
 	t0 = mono_ns();
 	spawn_errno = posix_spawnp(&child_pid, opt->argv[0], NULL, NULL, opt->argv, env);
 	if (spawn_errno) {
 		error("cannot run '%s': %s", opt->argv[0], strerror(spawn_errno));
 		if (spawn_errno == ENOENT && !strchr(opt->argv[0], '/'))
 			hint("not found in PATH; give a path like './%s'", opt->argv[0]);
-		live_drop(&live);
-		db_close(live.db);
-		free(live.err);
 		drain_close(drain);
 		unlink(output);
 		unlink(spool);
@@ -812,6 +807,12 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		return -1;
 	}
 	free_env(env);
+	/*
+	 * From here until the expansion, the thread is the database's only user.
+	 * Started once the program is on its way: its setup (the schema, the
+	 * statements) runs while the program's runtime starts, not before.
+	 */
+	live_start(&live, output, spool, final, nchunks, tsc);
 	drain_started(drain);
 	x = (struct expansion){ .drain = drain, .spool = spool, .live = &live, .tsc = tsc };
 	expansion_start(&x);
