@@ -57,9 +57,10 @@ REPORT_LIBS := $(shell pkg-config --libs sqlite3 jansson libdw libelf otf2 2>/de
 SQLITE_STATIC ?= 1
 SQLITE_ARCHIVE := $(if $(filter 1,$(SQLITE_STATIC)),$(wildcard $(shell pkg-config --variable=libdir sqlite3 2>/dev/null)/libsqlite3.a))
 # So do its other libraries (jansson, libdw, libelf, otf2 and the compressors
-# libdw reads with) where every archive is there (LIBS_STATIC=0: never): seven
-# shared objects loaded, relocated and write-protected cost about 1.3 ms of
-# every 'mapprof record' on a 2-core VM, before the program can start.
+# libdw reads with) where every archive is there (LIBS_STATIC=0: never;
+# libbz2-dev, in DEB_PKGS, holds libbz2.a): seven shared objects loaded,
+# relocated and write-protected cost about 1.3 ms of every 'mapprof record'
+# on a 2-core VM, before the program can start.
 LIBS_STATIC ?= 1
 STATIC_PKGS := jansson libdw libelf otf2
 STATIC_LDIR := $(shell pkg-config --variable=libdir libdw 2>/dev/null)
@@ -67,7 +68,7 @@ STATIC_LIBL := $(filter-out -pthread -lpthread,$(shell pkg-config --static --lib
 STATIC_MISS := $(strip $(foreach l,$(sort $(STATIC_LIBL)),$(if $(wildcard $(STATIC_LDIR)/lib$(l:-l%=%).a),,$(l))))
 STATIC_ON   := -Wl,-Bstatic
 STATIC_OFF  := -Wl,-Bdynamic
-OTHER_LIBS  := $(if $(and $(filter 1,$(LIBS_STATIC)),$(STATIC_LIBL),$(if $(STATIC_MISS),,ok)),$(STATIC_ON) $(STATIC_LIBL) $(STATIC_OFF) -lpthread,$(filter-out -lsqlite3,$(REPORT_LIBS)))
+OTHER_LIBS  := $(if $(and $(filter 1,$(LIBS_STATIC)),$(STATIC_LIBL),$(if $(STATIC_MISS),,ok)),-L$(STATIC_LDIR) $(STATIC_ON) $(STATIC_LIBL) $(STATIC_OFF) -lpthread,$(filter-out -lsqlite3,$(REPORT_LIBS)))
 SQLITE_DEPS := $(filter-out -lsqlite3 $(if $(findstring $(STATIC_ON),$(OTHER_LIBS)),$(STATIC_LIBL)),$(shell pkg-config --static --libs-only-l sqlite3 2>/dev/null))
 MAPPROF_LIBS := $(if $(SQLITE_ARCHIVE),$(SQLITE_ARCHIVE),$(SQLITE_LIBS)) $(OTHER_LIBS) $(if $(SQLITE_ARCHIVE),$(SQLITE_DEPS))
 CFLAGS     += $(PKG_CFLAGS)
@@ -519,7 +520,7 @@ build-tools: $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/tests/libacc_tracer.so $
 # llvm-19-dev holds /usr/lib/llvm-19/lib/libLLVM.so.19.1: without it,
 # libomptarget loads libLLVM from /usr/lib/x86_64-linux-gnu, cannot open
 # libomp.so from there, and no OMPT target event is ever delivered.
-DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev libdw-dev libelf-dev \
+DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev libdw-dev libelf-dev libbz2-dev \
 	libxxhash-dev libsqlite3-dev sqlite3 libjansson-dev pkg-config libotf2-trace-dev
 
 # What the tests add: Debian's Chromium driven by Debian's Selenium (the

@@ -196,26 +196,29 @@ struct live_thread {
 	int ready;            /* db and l set (under mu) */
 };
 
-/* The database opened and marked, and the live expansion made ready on it (returned too). */
-/* Where record's heap began (cmd_record()): live_setup() faults in up to HEAP_POPULATE_MAX of it. */
-#define HEAP_POPULATE_MAX ((size_t)4 << 20)
-static char *heap_base;
+/* What live_setup() takes of its thread's malloc arena at once, faulted in, and gives back. */
+#define LIVE_ARENA_WARM ((size_t)1 << 20)
 
+/* The database opened and marked, and the live expansion made ready on it (returned too). */
 static struct ingest_live *live_setup(struct live_thread *t)
 {
 	struct ingest_live *l;
-	char *top = sbrk(0);
+	void *warm = malloc(LIVE_ARENA_WARM);
 
 	/*
-	 * The heap's pages in one system call, on the core the program's start
-	 * leaves idle: SQLite's schema, statements and page cache then take
-	 * pages already there (one fault a page was ~120 of the ~310 a
-	 * recording of /bin/true took; each a trip to the hypervisor on a VM).
+	 * This thread's arena grown by a MiB and its pages faulted in with one
+	 * system call, on the core the program's start leaves idle, then given
+	 * back to the arena (record keeps what it frees: cmd_record()): SQLite's
+	 * schema, statements and page cache then take pages already there.  One
+	 * fault a page was ~120 of the ~310 a recording of /bin/true took, each
+	 * a trip to the hypervisor on a VM.  (The arena stays the thread's own:
+	 * one shared with the main and expansion threads would make them wait
+	 * for this nice-19 thread whenever it was preempted holding its lock.)
 	 */
-	if (heap_base && top != (char *)-1 && top > heap_base)
-		huge_populate(heap_base, (size_t)(top - heap_base) < HEAP_POPULATE_MAX ? (size_t)(top - heap_base)
-										  : HEAP_POPULATE_MAX);
-
+	if (warm) {
+		huge_populate(warm, LIVE_ARENA_WARM);
+		free(warm);
+	}
 	t->db = db_open_created(t->path, &t->err);
 	if (t->db && db_mark_recording(t->db, t->spool, t->replaces, &t->err) < 0) {
 		db_close(t->db);
@@ -807,6 +810,11 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 		return -1;
 	}
 	free_env(env);
+	/* Like system(): the terminal's ^C goes to the program; we wait for it to end. */
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	sigaction(SIGTERM, &fwd, &old_term);
+	sigaction(SIGHUP, &fwd, &old_hup);
 	/*
 	 * From here until the expansion, the thread is the database's only user.
 	 * Started once the program is on its way: its setup (the schema, the
@@ -816,11 +824,6 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	drain_started(drain);
 	x = (struct expansion){ .drain = drain, .spool = spool, .live = &live, .tsc = tsc };
 	expansion_start(&x);
-	/* Like system(): the terminal's ^C goes to the program; we wait for it to end. */
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	sigaction(SIGTERM, &fwd, &old_term);
-	sigaction(SIGHUP, &fwd, &old_hup);
 	memset(&ru, 0, sizeof(ru));
 	drain_wait(drain, child_pid, &wstatus, &ru);
 	end.wall_ns = mono_ns() - t0;
@@ -1137,13 +1140,8 @@ int cmd_record(int argc, char **argv)
 	 */
 	mallopt(M_TOP_PAD, 1 << 20);
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
-	/*
-	 * One heap for every thread: the live thread's own arena grew a page
-	 * and a fault at a time (mprotect()ed out of its reservation); the main
-	 * heap is faulted in at once as the live thread starts (live_setup()).
-	 */
-	mallopt(M_ARENA_MAX, 1);
-	heap_base = sbrk(0);
+	/* Blocks up to 4 MiB from the heap, not mapped apart (live_setup()'s warm-up among them). */
+	mallopt(M_MMAP_THRESHOLD, 4 << 20);
 	/* '+': stop at the first non-option, the program's name. */
 	while ((c = getopt_long(argc, argv, "+o:fh", longopts, NULL)) != -1) {
 		switch (c) {
