@@ -68,8 +68,9 @@ STATIC_LIBL := $(filter-out -pthread -lpthread,$(shell pkg-config --static --lib
 STATIC_MISS := $(strip $(foreach l,$(sort $(STATIC_LIBL)),$(if $(wildcard $(STATIC_LDIR)/lib$(l:-l%=%).a),,$(l))))
 STATIC_ON   := -Wl,-Bstatic
 STATIC_OFF  := -Wl,-Bdynamic
-OTHER_LIBS  := $(if $(and $(filter 1,$(LIBS_STATIC)),$(STATIC_LIBL),$(if $(STATIC_MISS),,ok)),-L$(STATIC_LDIR) $(STATIC_ON) $(STATIC_LIBL) $(STATIC_OFF) -lpthread,$(filter-out -lsqlite3,$(REPORT_LIBS)))
-SQLITE_DEPS := $(filter-out -lsqlite3 $(if $(findstring $(STATIC_ON),$(OTHER_LIBS)),$(STATIC_LIBL)),$(shell pkg-config --static --libs-only-l sqlite3 2>/dev/null))
+STATIC_USE  := $(and $(filter 1,$(LIBS_STATIC)),$(STATIC_LIBL),$(if $(STATIC_MISS),,yes))
+OTHER_LIBS  := $(if $(STATIC_USE),-L$(STATIC_LDIR) $(STATIC_ON) $(STATIC_LIBL) $(STATIC_OFF) -lpthread,$(filter-out -lsqlite3,$(REPORT_LIBS)))
+SQLITE_DEPS := $(filter-out -lsqlite3 $(if $(STATIC_USE),$(STATIC_LIBL)),$(shell pkg-config --static --libs-only-l sqlite3 2>/dev/null))
 MAPPROF_LIBS := $(if $(SQLITE_ARCHIVE),$(SQLITE_ARCHIVE),$(SQLITE_LIBS)) $(OTHER_LIBS) $(if $(SQLITE_ARCHIVE),$(SQLITE_DEPS))
 CFLAGS     += $(PKG_CFLAGS)
 # XXH3 is compiled in once per SIMD width (collector/xxh3_simd.c) on x86-64,

@@ -224,8 +224,7 @@ void drain_started(struct drain *d)
 	d->live[0] = -1;
 	/* While the program starts (it claims the ring much later): the header and the first chunks. */
 	if (d->ring)
-		huge_populate(d->ring, ring_bytes(d->ring->nchunks < RING_WARM_CHUNKS ? d->ring->nchunks
-										  : RING_WARM_CHUNKS));
+		huge_populate(d->ring, ring_warm_bytes(d->ring));
 }
 
 int drain_spool_fd(const struct drain *d)

@@ -407,7 +407,7 @@ static int open_from_record(int spool_fd, int ring_fd)
 	}
 	r->owner_start = ring_proc_start((long)me);
 	/* The chunks taken first, mapped in at once: record has faulted them in already. */
-	huge_populate(r, ring_bytes(r->nchunks < RING_WARM_CHUNKS ? r->nchunks : RING_WARM_CHUNKS));
+	huge_populate(r, ring_warm_bytes(r));
 	/* Ours now: the ring is mapped (no descriptor needed), the spool moves out of the program's way. */
 	close(ring_fd);
 	own_fd_take(&out, spool_fd);

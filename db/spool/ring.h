@@ -202,6 +202,12 @@ static inline size_t ring_bytes(uint32_t nchunks)
 	return sizeof(struct ring_header) + (size_t)nchunks * sizeof(struct ring_chunk);
 }
 
+/* The header and the RING_WARM_CHUNKS first chunks of h: what record and the collector fault in. */
+static inline size_t ring_warm_bytes(const struct ring_header *h)
+{
+	return ring_bytes(h->nchunks < RING_WARM_CHUNKS ? h->nchunks : RING_WARM_CHUNKS);
+}
+
 static inline struct ring_chunk *ring_chunk_at(struct ring_header *h, uint32_t i)
 {
 	return (struct ring_chunk *)(void *)((char *)h + sizeof(*h)) + i;
