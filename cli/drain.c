@@ -9,11 +9,13 @@
  * the ring is written too, including the partly filled chunks of a program
  * that was killed.
  *
- * Record also holds the write end of a pipe whose read end the program
+ * Record also holds one end of a socket pair whose other end the program
  * inherits (MAPPROF_LIVE_FD): when record dies, the collector reads end of
- * file there and stops recording.  It stays open until every process of the
+ * file there and stops recording; the other way, the collector sends a
+ * byte once a chunk is full while record sleeps long (drain_wait()).
+ * Record writes nothing to it.  It stays open until every process of the
  * command is done, not only the first (a daemon outlives it); a process
- * that lost the pipe looks at record's pid and start time instead
+ * that lost the socket looks at record's pid and start time instead
  * (MAPPROF_RECORDER).  The other processes' rings are files in the spool
  * directory; once such a process is gone, drain_ring_file() appends what
  * its buffers still held to its spool.  The spool is held to its cap here as in
@@ -32,9 +34,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -50,6 +54,13 @@
 #define POLL_MIN_MS 1
 #define POLL_BUSY_MS 4   /* the longest while chunks come: 64 fill in ~35 ms at 1.8 M events a second */
 #define POLL_MAX_MS 16
+/*
+ * Once nothing came for a while and the collector can say when a chunk
+ * is full (ring_header.wakes): a look every POLL_SLEEP_MS only.  A look
+ * every 16 ms was ~60 wake-ups a second, ~4 ms of CPU a second of the
+ * program on the 2-core VM, taken from the program's threads.
+ */
+#define POLL_SLEEP_MS 250
 
 /* A chunk to write, by the sequence number of its first event. */
 struct chunk_order {
@@ -63,7 +74,7 @@ struct drain {
 	int ring_fd;
 	struct ring_header *ring;
 	size_t ring_size;
-	int live[2];                 /* the program reads live[0]; record holds live[1] */
+	int live[2];                 /* a socket pair: the program holds live[0], record live[1] */
 	uint64_t chunks;             /* chunks written by us */
 	/*
 	 * The passes over the ring: record's main thread drains while the
@@ -75,6 +86,8 @@ struct drain {
 	atomic_int unblocked;        /* drain_unblock(): drain_wait_finished() returns 0 */
 	char live_env[64];           /* MAPPROF_LIVE_FD */
 	char recorder_env[160];       /* MAPPROF_RECORDER */
+	void (*on_written)(void *, uint64_t);  /* drain_on_written() */
+	void *on_written_arg;
 };
 
 static int write_all(int fd, const void *p, size_t n)
@@ -109,8 +122,8 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool
 		return NULL;
 	}
 	/* Only the read end goes to the program: its EOF means record is gone. */
-	if (pipe2(d->live, O_CLOEXEC) < 0 || fcntl(d->live[0], F_SETFD, 0) < 0) {
-		if (asprintf(err, "cannot create a pipe: %s", strerror(errno)) < 0)
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, d->live) < 0 || fcntl(d->live[0], F_SETFD, 0) < 0) {
+		if (asprintf(err, "cannot create a socket pair: %s", strerror(errno)) < 0)
 			*err = NULL;
 		free(d->order);
 		free(d);
@@ -449,19 +462,45 @@ void drain_unblock(struct drain *d)
 	syscall(SYS_futex, &d->ring->wake, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
+/* The collector's bytes read (only that they came matters); 0, or -1 once its end is closed. */
+static int take_wakes(struct drain *d)
+{
+	char buf[64];
+
+	for (;;) {
+		ssize_t k = recv(d->live[1], buf, sizeof(buf), MSG_DONTWAIT);
+		if (k > 0)
+			continue;
+		if (k < 0 && errno == EINTR)
+			continue;
+		return k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
+	}
+}
+
+void drain_on_written(struct drain *d, void (*fn)(void *, uint64_t), void *arg)
+{
+	d->on_written = fn;
+	d->on_written_arg = arg;
+}
+
 int drain_wait(struct drain *d, pid_t pid, int *wstatus, struct rusage *ru)
 {
 	int pidfd = d->ring->nchunks ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
 	int timeout = POLL_MAX_MS;  /* a short run ends before the first look */
+	int nfds = 2;               /* the collector's socket too, until its end is closed */
 
 	if (pidfd >= 0) {
 		for (;;) {
-			struct pollfd pfd = { pidfd, POLLIN, 0 };
-			int rc = poll(&pfd, 1, timeout);
-			if (rc > 0)
+			struct pollfd pfd[2] = { { pidfd, POLLIN, 0 }, { d->live[1], POLLIN, 0 } };
+			int rc = poll(pfd, (nfds_t)nfds, timeout);
+			if (rc > 0 && pfd[0].revents)
 				break;  /* the program has ended */
 			if (rc < 0 && errno != EINTR)
 				break;
+			/* Awake now, whichever woke us (the collector took the 1 already, or no chunk filled). */
+			atomic_store(&d->ring->drain_sleep, 0);
+			if (nfds == 2 && pfd[1].revents && take_wakes(d) < 0)
+				nfds = 1;   /* every process closed its end: no more words */
 			/*
 			 * Busy ring: look again soon; quiet: less often.  A pass
 			 * that found a quarter of the ring full comes sooner; one
@@ -469,7 +508,25 @@ int drain_wait(struct drain *d, pid_t pid, int *wstatus, struct rusage *ru)
 			 * of the ring a pass, not one chunk a wake-up.
 			 */
 			unsigned n = drain_pass(d), nchunks = d->ring->nchunks;
-			if (n && 4 * n >= nchunks)
+			if (!n && timeout >= POLL_MAX_MS && nfds == 2 &&
+			    (!atomic_load(&d->ring->owner) || atomic_load(&d->ring->wakes))) {
+				/*
+				 * Quiet for a while: sleep long, while no collector
+				 * claimed the ring (it says when it does) or the one
+				 * that did can wake us.  The chunks looked at again
+				 * after the word is out: one filled before the
+				 * collector could see it is written now.
+				 */
+				atomic_store(&d->ring->drain_sleep, 1);
+				atomic_thread_fence(memory_order_seq_cst);
+				n = drain_pass(d);
+				if (n)
+					timeout = POLL_BUSY_MS;
+				else if (atomic_load(&d->ring->owner) && !atomic_load(&d->ring->wakes))
+					timeout = POLL_MAX_MS;   /* claimed meanwhile by one that cannot wake us */
+				else
+					timeout = POLL_SLEEP_MS;
+			} else if (n && 4 * n >= nchunks)
 				timeout = POLL_MIN_MS;
 			else if (n && 16 * n >= nchunks)
 				timeout = timeout > POLL_BUSY_MS ? POLL_BUSY_MS : timeout;
@@ -477,7 +534,10 @@ int drain_wait(struct drain *d, pid_t pid, int *wstatus, struct rusage *ru)
 				timeout = 2 * timeout > POLL_BUSY_MS ? POLL_BUSY_MS : 2 * timeout;
 			else if (timeout < POLL_MAX_MS)
 				timeout *= 2;
+			if (n && d->on_written)
+				d->on_written(d->on_written_arg, d->chunks);
 		}
+		atomic_store(&d->ring->drain_sleep, 0);
 		close(pidfd);
 	}
 	/* Without pidfd_open (Linux < 5.3) the collector writes whatever does not fit. */

@@ -12,8 +12,9 @@ struct drain;
 
 /*
  * Create the spool (it must not exist), a ring of nchunks chunks (0: the
- * collector writes every buffer itself) and the pipe that tells the program
- * record is alive, all inheritable by the program.  The spool may take
+ * collector writes every buffer itself) and the socket pair that tells the
+ * program record is alive (and record that a chunk is full), all
+ * inheritable by the program.  The spool may take
  * spool_max bytes (0: no cap).  NULL with *err set (malloc'ed) when one
  * cannot be created.
  */
@@ -22,7 +23,7 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool
 int drain_spool_fd(const struct drain *d);
 int drain_ring_fd(const struct drain *d);
 int drain_live_fd(const struct drain *d);
-/* MAPPROF_LIVE_FD's value: the pipe's descriptor and inode, "FD:INODE" (the collector checks it is ours). */
+/* MAPPROF_LIVE_FD's value: the program's socket's descriptor and inode, "FD:INODE" (the collector checks it is ours). */
 const char *drain_live_env(const struct drain *d);
 /* MAPPROF_RECORDER's value: this process, "PID:START" (db/spool/ring.h ring_proc_start()). */
 const char *drain_recorder_env(const struct drain *d);
@@ -30,10 +31,15 @@ const char *drain_recorder_env(const struct drain *d);
 int drain_ended(const struct drain *d, int *status);
 /* Offload calls the program made after its collector finished (db/spool/ring.h calls_late). */
 int64_t drain_calls_late(const struct drain *d);
-/* The program started: record closes its copy of the pipe's read end. */
+/* The program started: record closes its copy of the program's end of the socket pair. */
 void drain_started(struct drain *d);
 /* wait4(pid) that writes full chunks to the spool meanwhile.  0, or -1 with errno. */
 int drain_wait(struct drain *d, pid_t pid, int *wstatus, struct rusage *ru);
+/*
+ * fn(arg, chunks) after each of drain_wait()'s passes that wrote chunks to
+ * the spool, on its thread; chunks: how many it wrote so far.
+ */
+void drain_on_written(struct drain *d, void (*fn)(void *, uint64_t), void *arg);
 /*
  * From another thread than drain_wait()'s: wait until the process that
  * records into the ring (the program's first to start OpenMP, the ring's
@@ -57,8 +63,8 @@ char *drain_stop_text(const struct drain *d);
 /* Nonzero when the collector already said on stderr why the spool stopped. */
 int drain_stop_said(const struct drain *d);
 /*
- * Close the spool, the ring and the pipe; accepts NULL.  Only once every
- * process of the command is done: the pipe tells them record is alive.
+ * Close the spool, the ring and the socket; accepts NULL.  Only once every
+ * process of the command is done: the socket tells them record is alive.
  */
 void drain_close(struct drain *d);
 

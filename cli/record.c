@@ -12,7 +12,7 @@
  *
  * Until then the database's run row says 'recording' and names the spool,
  * so that if this process is killed the database says how to recover the
- * events ('mapprof recover', cli/recover.c); the program, told by a pipe
+ * events ('mapprof recover', cli/recover.c); the program, told by a socket
  * (cli/drain.c), runs on unrecorded.
  */
 #define _GNU_SOURCE
@@ -183,6 +183,10 @@ struct live_thread {
 	pthread_mutex_t mu;   /* the nap, cut short by live_stop(); 'ready'; 'busy' */
 	pthread_cond_t wake;
 	int busy;             /* in a step (under mu): live_stop() waits for that only */
+	int deep;             /* in a long nap (under mu): live_kick() ends it ... */
+	uint64_t kick_at;     /* ... once the drain wrote this many chunks (under mu) */
+	uint64_t written;     /* chunks the drain wrote, as last told (under mu) */
+	int kicked;           /* live_kick() ended the nap (under mu) */
 	/*
 	 * The database, opened and marked as recording by the thread while the
 	 * program starts (not before it: a few SQLite statements' parsing off
@@ -242,14 +246,34 @@ static struct ingest_live *live_setup(struct live_thread *t)
 
 /*
  * The nap between looks that found nothing to expand: 2 ms, doubled each
- * time nothing came, up to LIVE_NAP_MAX_MS.  A run with few events (most
- * of what it records stays within the lag) is looked at ~15 times a second,
- * not 500: each look is a wake-up on a core the program's threads may be
- * using and a few system calls (cg.naive ran 3.5 % slower with the thread
- * than without it).  A run that streams events finds some at every look.
+ * time nothing came, up to LIVE_NAP_MAX_MS; after that LIVE_NAP_LONG_MS,
+ * cut short when the drain writes chunks to the spool (live_kick()).  A
+ * run with few events (most of what it records stays within the lag) is
+ * looked at a few times a second, not 500 or 30: each look is a wake-up
+ * on a core the program's threads may be using and a few system calls
+ * (cg.naive ran 3.5 % slower with the thread than without it; 30 looks a
+ * second were ~3 ms of CPU a second on the 2-core VM).  A run that streams
+ * events finds some at every look.
  */
 #define LIVE_NAP_MIN_MS 2
 #define LIVE_NAP_MAX_MS 32
+#define LIVE_NAP_LONG_MS 250
+/* A long nap ends once the drain wrote this many chunks more (8 K events): likely some past the lag. */
+#define LIVE_KICK_CHUNKS 8
+
+/* The drain wrote chunks to the spool (drain_on_written()): a thread in a long nap may look now. */
+static void live_kick(void *arg, uint64_t written)
+{
+	struct live_thread *t = arg;
+
+	pthread_mutex_lock(&t->mu);
+	t->written = written;
+	if (t->deep && written >= t->kick_at) {
+		t->kicked = 1;
+		pthread_cond_broadcast(&t->wake);
+	}
+	pthread_mutex_unlock(&t->mu);
+}
 
 static void *live_main(void *arg)
 {
@@ -295,11 +319,15 @@ static void *live_main(void *arg)
 		until.tv_sec += until.tv_nsec / 1000000000;
 		until.tv_nsec %= 1000000000;
 		pthread_mutex_lock(&t->mu);
-		while (!atomic_load_explicit(&t->stop, memory_order_acquire) &&
+		t->deep = nap_ms > LIVE_NAP_MAX_MS;
+		t->kick_at = t->written + LIVE_KICK_CHUNKS;
+		t->kicked = 0;
+		while (!atomic_load_explicit(&t->stop, memory_order_acquire) && !t->kicked &&
 		       pthread_cond_timedwait(&t->wake, &t->mu, &until) == 0)
 			;
+		t->deep = 0;
 		pthread_mutex_unlock(&t->mu);
-		nap_ms = nap_ms * 2 > LIVE_NAP_MAX_MS ? LIVE_NAP_MAX_MS : nap_ms * 2;
+		nap_ms = nap_ms >= LIVE_NAP_MAX_MS ? LIVE_NAP_LONG_MS : nap_ms * 2;
 	}
 	return NULL;
 }
@@ -821,6 +849,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	 * statements) runs while the program's runtime starts, not before.
 	 */
 	live_start(&live, output, spool, final, nchunks, tsc);
+	drain_on_written(drain, live_kick, &live);
 	drain_started(drain);
 	x = (struct expansion){ .drain = drain, .spool = spool, .live = &live, .tsc = tsc };
 	expansion_start(&x);
@@ -1028,7 +1057,7 @@ int record_program(const struct record_options *opt, int *status, char **db_path
 	/* Held until the spool is expanded and gone: 'mapprof recover' must leave it alone. */
 	unlock_live(lock_fd);
 	record_procs_finish(procs, !main_dropped && rc_finish >= 0, others_out, nothers);
-	/* Only now: until every process of the command is done, the pipe tells them record is alive. */
+	/* Only now: until every process of the command is done, the socket tells them record is alive. */
 	drain_close(drain);
 	unlock_live(dir_lock_fd);
 	free(final);

@@ -236,6 +236,7 @@ static int ring_swap(struct tslot *s, struct buf *b)
 		return 0;
 	atomic_store_explicit(&b->state, RING_FULL, memory_order_release);
 	atomic_store_explicit(&s->cur, c, memory_order_relaxed);
+	output_ring_full();
 	flush_frames();
 	return 1;
 }

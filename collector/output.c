@@ -15,8 +15,10 @@
  * The spool stops growing, and this process stops recording while the
  * program runs on, when it reaches its cap (MAPPROF_SPOOL_MAX, or what
  * 'record --max-spool' put in the ring), when a write fails (a full disk),
- * or when 'mapprof record' is gone: the read end of a pipe whose write end
- * only 'record' holds (MAPPROF_LIVE_FD) reads end-of-file once it dies.
+ * or when 'mapprof record' is gone: our end of a socket pair whose other
+ * end only 'record' holds (MAPPROF_LIVE_FD) reads end-of-file once it dies.
+ * (The other way, a byte on it wakes a 'record' that sleeps long once a
+ * ring chunk is full: wake_recorder().)
  * That is looked at once per buffer of events (output_check()) at most
  * every 4 ms, never per event, with one poll() that does not wait.
  * Whichever happens is said once on stderr.
@@ -27,7 +29,7 @@
  * as they are ours, their device and inode are kept, and each is checked
  * with fstat() right before every use: a descriptor that is no longer ours
  * is never read, written or closed again.  The spool is then opened again
- * by its path; the pipe is replaced by a look at /proc/PID/stat of 'record'
+ * by its path; the socket is replaced by a look at /proc/PID/stat of 'record'
  * (its pid and start time, MAPPROF_RECORDER); the ring is memory, mapped
  * once, and needs no descriptor at all.
  *
@@ -48,6 +50,7 @@
 #include <sys/resource.h>
 #include <linux/futex.h>
 #include <limits.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -85,7 +88,7 @@ static struct ring_header *ring;
 /* The spool's accounting: the ring's header, or this one without 'record'. */
 static struct ring_header solo;
 static struct ring_header *sp_acct = &solo;
-static struct own_fd live = { -1, 0, 0 };  /* read end of record's pipe: EOF once record is gone */
+static struct own_fd live = { -1, 0, 0 };  /* our end of record's socket: EOF once record is gone */
 static long recorder_pid;      /* 'mapprof record' (MAPPROF_RECORDER), or 0 */
 static int64_t recorder_start; /* its start time (ring_proc_start()) */
 static int64_t recorder_seen_ns;  /* when /proc last said it is alive */
@@ -329,9 +332,9 @@ static int is_ring_fd(int fd)
 }
 
 /*
- * The pipe that says 'record' is alive (MAPPROF_LIVE_FD), ours once it is
- * the very pipe (its inode), and 'record' itself (MAPPROF_RECORDER, its pid
- * and start time) for when the program closes the pipe or never had it.
+ * The socket that says 'record' is alive (MAPPROF_LIVE_FD), ours once it is
+ * the very socket (its inode), and 'record' itself (MAPPROF_RECORDER, its pid
+ * and start time) for when the program closes the socket or never had it.
  */
 static void live_take(void)
 {
@@ -350,9 +353,23 @@ static void live_take(void)
 		recorder_start = start;
 		recorder_pidns = ns;
 	}
-	if (live.fd < 0 && fd >= 0 && ino && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
+	if (live.fd < 0 && fd >= 0 && ino && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
 	    (unsigned long long)st.st_ino == ino)
 		own_fd_take(&live, fd);
+}
+
+/* Record sleeps long (ring_header.drain_sleep): a byte on its socket wakes it. */
+static void wake_recorder(struct ring_header *r)
+{
+	/* What changed (a chunk's FULL, the owner) before the look at drain_sleep; record: the other way round. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!atomic_load_explicit(&r->drain_sleep, memory_order_relaxed) || !atomic_exchange(&r->drain_sleep, 0))
+		return;
+	/* Only the very socket record gave us: a number the program reused is not ours to write to. */
+	if (live.fd >= 0 && own_fd_ok(&live))
+		(void)send(live.fd, "", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	else
+		atomic_store(&r->wakes, 0);   /* lost: record looks every few milliseconds again */
 }
 
 /*
@@ -406,6 +423,13 @@ static int open_from_record(int spool_fd, int ring_fd)
 		return quiet ? -2 : -1;
 	}
 	r->owner_start = ring_proc_start((long)me);
+	/*
+	 * Record may sleep long between looks: a full chunk wakes it
+	 * (output_ring_full()); without its socket, told now, it looks
+	 * every few milliseconds instead.
+	 */
+	atomic_store(&r->wakes, live.fd >= 0);
+	wake_recorder(r);
 	/* The chunks taken first, mapped in at once: record has faulted them in already. */
 	huge_populate(r, ring_warm_bytes(r));
 	/* Ours now: the ring is mapped (no descriptor needed), the spool moves out of the program's way. */
@@ -438,6 +462,12 @@ static int spool_max_from_env(const char *path)
 struct ring_header *output_ring(void)
 {
 	return ring;
+}
+
+void output_ring_full(void)
+{
+	if (ring)
+		wake_recorder(ring);
 }
 
 int output_open(void)
@@ -619,7 +649,7 @@ void output_at_fork(enum fork_moment when)
 	own_fd_close(&out);
 	/* The child's spool is its own: its accounting starts afresh in 'solo'
 	 * (the ring's header, 'sp_acct' until now, is unmapped here), under
-	 * the same cap.  The pipe to 'record' stays: it still says whether
+	 * the same cap.  The socket to 'record' stays: it still says whether
 	 * record is alive. */
 	{
 		struct ring_header *was = sp_acct;
@@ -762,8 +792,8 @@ static int proc_is_ours(void)
 }
 
 /*
- * Nonzero once 'mapprof record' is gone: its pipe reads end of file, or,
- * when the program closed the pipe (or this image never had it), its pid is
+ * Nonzero once 'mapprof record' is gone: its socket reads end of file, or,
+ * when the program closed the socket (or this image never had it), its pid is
  * gone or another process's (the start time differs; looked at in /proc
  * at most every 100 ms).
  */
@@ -828,8 +858,8 @@ int output_check(int writing)
 
 	if (!stop && gone_due(writing) && recorder_gone()) {
 		/*
-		 * 'record' never writes into the pipe: readable means end of
-		 * file, its write end closed with it.  Its last write may have
+		 * 'record' never writes into the socket: readable means end
+		 * of file, its end closed with it.  Its last write may have
 		 * been cut short, so nothing more is appended to the spool.
 		 */
 		pthread_mutex_lock(&out_mu);

@@ -78,6 +78,8 @@ int output_check(int writing);
 int output_stop_text(char *buf, size_t n);
 /* The ring shared with 'mapprof record' (db/spool/ring.h), or NULL; borrowed for the process's life. */
 struct ring_header *output_ring(void);
+/* A ring chunk was just marked full: wake 'mapprof record' if it sleeps long (ring.h drain_sleep). */
+void output_ring_full(void);
 /* Close the spool; loaded by hand, also build the database from it. */
 void output_close(void);
 

@@ -133,7 +133,14 @@ struct ring_header {
 	 * a virtual machine) where a short run takes one or two.
 	 */
 	_Atomic uint32_t taken;
-	char pad[4];
+	/*
+	 * 1 while 'mapprof record' sleeps long (nothing came for a while) and
+	 * wants a word once a chunk is full; the collector that takes the 1
+	 * (an exchange) sends a byte on record's socket (MAPPROF_LIVE_FD).
+	 * Record looks at the chunks once more after setting it, so that a
+	 * chunk filled meanwhile is seen by one side or the other.
+	 */
+	_Atomic uint32_t drain_sleep;
 	/*
 	 * Offload calls the program made after the collector finished while it
 	 * was not ending (the runtime finalized the tool, as
@@ -141,7 +148,12 @@ struct ring_header {
 	 * it): their events reach no tool.
 	 */
 	_Atomic uint64_t calls_late;
-	char pad2[8];
+	/*
+	 * 1 while the ring's owner can send that byte (its collector holds
+	 * record's socket): only then does record sleep long (drain_sleep).
+	 */
+	_Atomic uint32_t wakes;
+	char pad2[4];
 };
 
 struct ring_chunk {
