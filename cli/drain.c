@@ -3,7 +3,8 @@
  *
  * Before the program starts, record creates the spool and the ring and lets
  * the program inherit both.  While the program runs, record waits for it
- * and, every few milliseconds, appends the ring's full chunks to the spool
+ * and, every few milliseconds while chunks fill (every 250 ms once they
+ * stop, woken by the collector), appends the ring's full chunks to the spool
  * and frees them: the kernel's copy of the records happens here, on another
  * core, not in the program.  Once the program has ended, whatever is left in
  * the ring is written too, including the partly filled chunks of a program
@@ -121,7 +122,7 @@ struct drain *drain_open(const char *spool_path, unsigned nchunks, int64_t spool
 		free(d);
 		return NULL;
 	}
-	/* Only the read end goes to the program: its EOF means record is gone. */
+	/* Only live[0] goes to the program: its end of file there means record is gone. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, d->live) < 0 || fcntl(d->live[0], F_SETFD, 0) < 0) {
 		if (asprintf(err, "cannot create a socket pair: %s", strerror(errno)) < 0)
 			*err = NULL;
