@@ -851,11 +851,11 @@ static uint32_t run_new(struct reorder *o)
 }
 
 /*
- * The first slab made and faulted in now: the live expansion does it as it
- * starts, with the program, whose start (loading its libraries) leaves a
- * core idle; a short run's records all go through this slab after the
- * program, where its huge page's first touch (zeroing 2 MiB) was most of a
- * millisecond of the expansion, several on a virtual machine.
+ * The first slab made and faulted in now: the live expansion does it while
+ * the program runs, once the spool holds enough (live_warm()); a short
+ * run's records all go through this slab after the program, where its huge
+ * page's first touch (zeroing 2 MiB) was most of a millisecond of the
+ * expansion, several on a virtual machine.
  */
 static void reorder_populate(struct reorder *o)
 {
