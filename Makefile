@@ -79,9 +79,10 @@ STATIC_DL   := -Wl,--wrap=dlopen,--wrap=dlsym,--wrap=dlclose,--wrap=dlerror
 EXE_STATIC  ?= 1
 LIBC_ARCHIVE := $(wildcard $(shell $(CC) -print-file-name=libc.a 2>/dev/null))
 STATIC_EXE  := $(and $(filter 1,$(EXE_STATIC)),$(if $(SANITIZE),,yes),$(STATIC_USE),$(SQLITE_ARCHIVE),$(filter /%,$(LIBC_ARCHIVE)))
-OTHER_LIBS  := $(if $(STATIC_USE),-L$(STATIC_LDIR) $(STATIC_ON) $(STATIC_LIBL) $(if $(STATIC_EXE),,$(STATIC_OFF)) -lpthread,$(filter-out -lsqlite3,$(REPORT_LIBS)))
+OTHER_LIBS  := $(if $(STATIC_USE),-L$(STATIC_LDIR) $(STATIC_ON) $(STATIC_LIBL) $(STATIC_OFF) -lpthread,$(filter-out -lsqlite3,$(REPORT_LIBS)))
 SQLITE_DEPS := $(filter-out -lsqlite3 $(if $(STATIC_USE),$(STATIC_LIBL)),$(shell pkg-config --static --libs-only-l sqlite3 2>/dev/null))
 MAPPROF_LIBS := $(if $(SQLITE_ARCHIVE),$(SQLITE_ARCHIVE),$(SQLITE_LIBS)) $(OTHER_LIBS) $(if $(SQLITE_ARCHIVE),$(SQLITE_DEPS))
+MAPPROF_LIBS_STATIC := $(filter-out $(STATIC_ON) $(STATIC_OFF),$(MAPPROF_LIBS))
 CFLAGS     += $(PKG_CFLAGS)
 # XXH3 is compiled in once per SIMD width (collector/xxh3_simd.c) on x86-64,
 # and so is aeshash (collector/aeshash_simd.c: AES-NI, VAES 256, VAES 512).
@@ -398,7 +399,15 @@ $(B)/%.o: %.c
 
 $(B)/mapprof: $(CLI_OBJS) $(REPORT_OBJS) $(DB_OBJS) $(if $(STATIC_EXE),$(B)/lib/nodl.o)
 	@echo "  LD      $@$(if $(STATIC_EXE), (static))"
-	$(Q)$(CC) $(LDFLAGS) $(if $(STATIC_EXE),-static $(STATIC_DL)) $^ -o $@ $(MAPPROF_LIBS) -lm
+	$(Q)$(CC) $(LDFLAGS) $(if $(STATIC_EXE),-static $(STATIC_DL)) $^ -o $@ $(if $(STATIC_EXE),$(MAPPROF_LIBS_STATIC),$(MAPPROF_LIBS)) -lm
+
+# The same mapprof against the shared C library, for the one test that holds
+# an open() of it with an LD_PRELOAD library (tests/e2e/report_pages_replaced.sh),
+# which a static program does not load.
+$(B)/tests/mapprof-dynamic: $(CLI_OBJS) $(REPORT_OBJS) $(DB_OBJS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(MAPPROF_LIBS) -lm
 
 # --- mapprof-mpi: 'mapprof report DB...' over MPI (cli/mpi_main.c) -----------
 # Built by 'all' only where an MPI C compiler is found (MPICC=mpicc; Debian's
@@ -503,7 +512,7 @@ check:
 	$(Q)$(MAKE) --no-print-directory deps test-deps
 	$(Q)$(MAKE) --no-print-directory test
 
-test: all samples $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/tests/libacc_tracer.so $(B)/bench/bootstrap $(B)/bench/libhash-floor.so \
+test: all samples $(UNIT_TESTS) $(B)/tests/mapprof-dynamic $(B)/tests/libtracer.so $(B)/tests/libacc_tracer.so $(B)/bench/bootstrap $(B)/bench/libhash-floor.so \
 	$(B)/bench/timeit $(B)/bench/libempty-tool.so
 	$(Q)CC='$(CC)' OMPCC='$(OMPCC)' LLVM_DIR='$(LLVM_DIR)' OFFLOAD_TARGET='$(OFFLOAD_TARGET)' \
 	  PYTHON='$(PYTHON)' CI='$(CI)' SANITIZE='$(SANITIZE)' tests/run.sh $(B)
@@ -522,7 +531,7 @@ fuzz: all samples
 
 # Every other C program of the project (unit tests, tracer, bench tools):
 # what tests/e2e/build_warnings.sh compiles with each compiler.
-build-tools: $(UNIT_TESTS) $(B)/tests/libtracer.so $(B)/tests/libacc_tracer.so $(B)/bench/hash_bench $(B)/bench/wtrack_bench $(B)/bench/timeit \
+build-tools: $(UNIT_TESTS) $(B)/tests/mapprof-dynamic $(B)/tests/libtracer.so $(B)/tests/libacc_tracer.so $(B)/bench/hash_bench $(B)/bench/wtrack_bench $(B)/bench/timeit \
 	$(B)/bench/bootstrap $(B)/bench/libempty-tool.so $(B)/bench/libhash-floor.so
 
 # --- setup, demo, bench ------------------------------------------------------

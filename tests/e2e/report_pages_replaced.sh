@@ -11,6 +11,9 @@
 command -v sqlite3 >/dev/null || skip "no sqlite3 (apt-get install sqlite3)"
 t=$(tmpdir)
 m=$MAPPROF_BUILD/mapprof
+# The report whose open is held: LD_PRELOAD needs mapprof linked against the shared C library.
+md=$MAPPROF_BUILD/tests/mapprof-dynamic
+[ -x "$md" ] || fail "no '$md' (hint: make build-tools)"
 sample=$MAPPROF_BUILD/samples/round_trip
 [ -x "$sample" ] || fail "no sample '$sample' (hint: make samples)"
 "${CC:-cc}" -O1 -fPIC -shared "$MAPPROF_SRC/tests/e2e/open_gate.c" -o "$t/open_gate.so" -ldl ||
@@ -34,7 +37,7 @@ replaced_during() {
 	local pid
 	rm -f "$t/held" "$t/go"
 	OPEN_GATE_PATH=$1 OPEN_GATE_NTH=$2 OPEN_GATE_HELD=$t/held OPEN_GATE_GO=$t/go \
-		LD_PRELOAD=$t/open_gate.so "$m" report -q --no-html --no-json "$t/run.db" >"$t/out" 2>"$t/err" &
+		LD_PRELOAD=$t/open_gate.so "$md" report -q --no-html --no-json "$t/run.db" >"$t/out" 2>"$t/err" &
 	pid=$!
 	for _ in $(seq 600); do
 		{ [ -e "$t/held" ] || ! kill -0 $pid 2>/dev/null; } && break
