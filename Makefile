@@ -560,7 +560,7 @@ DEB_PKGS := make gcc libc6-dev clang-19 clang-tools-19 llvm-19-dev libomp-19-dev
 # OpenMP sample built for nvptx64 (tests/e2e/fortran_builds.sh).
 TEST_DEB_PKGS := chromium chromium-driver python3 python3-selenium python3-jsonschema jq \
 	openmpi-bin libopenmpi-dev time libclang-rt-19-dev lld-19 rocm-device-libs \
-	protobuf-compiler strace nodejs otf2-tools python3-otf2 gfortran flang-19
+	protobuf-compiler strace nodejs otf2-tools python3-otf2 gfortran flang-19 debuginfod
 # The interpreter that has python3-selenium: Debian's, not one earlier on PATH.
 PYTHON ?= /usr/bin/python3
 

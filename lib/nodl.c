@@ -5,7 +5,8 @@
  * warns of it).  mapprof uses neither (it loads no SQLite extension and
  * reads debug information from the local disk only), so the static link
  * sends their calls here (-Wl,--wrap=dlopen and the others: the Makefile's
- * STATIC_EXE) and these say no; both callers then go on without.
+ * STATIC_EXE) and these say no; both callers then go on without (with
+ * MAPPROF_DEBUGINFOD=1 the servers are asked by running debuginfod-find).
  */
 #include <stddef.h>
 
@@ -13,6 +14,10 @@ void *__wrap_dlopen(const char *file, int mode);
 void *__wrap_dlsym(void *handle, const char *name);
 int __wrap_dlclose(void *handle);
 char *__wrap_dlerror(void);
+
+/* What report/attribute/symbolize.c looks for: MAPPROF_DEBUGINFOD=1 then runs debuginfod-find. */
+extern const int mapprof_no_dlopen;
+const int mapprof_no_dlopen = 1;
 
 static const char refused[] = "mapprof is linked statically: it loads no shared objects";
 

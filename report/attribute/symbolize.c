@@ -5,13 +5,17 @@
 #define _GNU_SOURCE
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 /* XXH3-128 from libxxhash's header, compiled in (as report/attribute/snippet.c does). */
 #define XXH_INLINE_ALL
@@ -199,6 +203,73 @@ static int source_cmp(const void *a, const void *b)
  * the build-id lookup alone; one with a debuglink gets libdw's whole local
  * search, which reaches debuginfod only when the named file is missing.
  */
+/* Set by lib/nodl.c, which only a statically linked mapprof has: libdw cannot load its debuginfod client. */
+extern const int mapprof_no_dlopen __attribute__((weak));
+
+/*
+ * MAPPROF_DEBUGINFOD=1 in a static mapprof: the servers are asked through
+ * the debuginfod client's own command, 'debuginfod-find debuginfo BUILD-ID'
+ * (Debian: the debuginfod package), in a process of its own, which prints
+ * the path of the file it fetched into its cache.  The descriptor of that
+ * file, or -1 (not found, no build id, no command: said once).
+ */
+static int debuginfod_find(Dwfl_Module *mod, char **debuginfo_file_name)
+{
+	static int said;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	char hex[2 * 64 + 1], path[4096];
+	int n = dwfl_module_build_id(mod, &bits, &vaddr), fds[2], st, fd = -1, rc;
+	size_t have = 0;
+	pid_t pid;
+	posix_spawn_file_actions_t fa;
+
+	if (n <= 0 || n > 64)
+		return -1;
+	for (int i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	char *argv[] = { (char *)"debuginfod-find", (char *)"debuginfo", hex, NULL };
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc) {
+		close(fds[0]);
+		if (!said++)
+			fprintf(stderr, "mapprof: warning: MAPPROF_DEBUGINFOD=1: cannot run debuginfod-find: %s "
+				"(Debian: apt-get install debuginfod)\n", strerror(rc));
+		return -1;
+	}
+	for (;;) {
+		ssize_t r = read(fds[0], path + have, sizeof(path) - 1 - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		if (have == sizeof(path) - 1)
+			break;
+	}
+	close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	path[have] = '\0';
+	path[strcspn(path, "\n")] = '\0';
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && path[0] == '/' && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		*debuginfo_file_name = strdup(path);
+		if (!*debuginfo_file_name) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	return fd;
+}
+
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 			  char **debuginfo_file_name)
@@ -210,9 +281,13 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		const char *e = getenv("MAPPROF_DEBUGINFOD");
 		remote = e && !strcmp(e, "1");
 	}
-	if (remote || debuglink_file)
-		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-						    debuglink_crc, debuginfo_file_name);
+	if (remote || debuglink_file) {
+		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+						  debuglink_crc, debuginfo_file_name);
+		if (fd < 0 && remote && &mapprof_no_dlopen)
+			fd = debuginfod_find(mod, debuginfo_file_name);
+		return fd;
+	}
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
 					  debuglink_crc, debuginfo_file_name);
 	return fd;

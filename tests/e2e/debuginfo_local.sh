@@ -3,7 +3,8 @@
 # this machine only, unless MAPPROF_DEBUGINFOD=1: a program built without
 # -g makes 'mapprof record' load neither libdebuginfod nor libcurl (libdw's
 # standard search would, and would ask the servers DEBUGINFOD_URLS names,
-# here a closed local port), while MAPPROF_DEBUGINFOD=1 does load it; and a
+# here a closed local port), while MAPPROF_DEBUGINFOD=1 does load it (a
+# static mapprof: debuginfod-find, which it runs, loads it); and a
 # program whose debug information was moved to a separate file named by a
 # .gnu_debuglink section still gets its call sites' file and line.
 . "$(dirname "$0")/lib.sh"
