@@ -71,4 +71,21 @@ static inline void huge_populate(void *p, size_t bytes)
 		(void)madvise((void *)b, e - b, MADV_POPULATE_WRITE);
 }
 
+/*
+ * Map the pages of [p, p + bytes) of a file mapping now, in one system call
+ * (MADV_POPULATE_READ, Linux 5.14+; nothing on an older kernel), not a fault
+ * every 16 pages as they are first read.  Its contents are unchanged.
+ */
+static inline void huge_populate_read(const void *p, size_t bytes)
+{
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+	const uintptr_t page = 4096;
+	uintptr_t b = (uintptr_t)p & ~(page - 1), e = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
+
+	if (p && bytes)
+		(void)madvise((void *)b, e - b, MADV_POPULATE_READ);
+}
+
 #endif
