@@ -190,19 +190,6 @@ static int source_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * Where a module's separate debug information is looked for: a build-id
- * file under the debuginfo path (/usr/lib/debug/.build-id/), or the file a
- * .gnu_debuglink section names, on this machine only.  libdw's standard
- * search ends by asking debuginfod servers, which loads libdebuginfod and
- * libcurl with some 30 libraries (15 ms and more at the end of every
- * 'mapprof record' of a program built without -g) and, where
- * DEBUGINFOD_URLS is set, waits on the network (DEBUGINFOD_TIMEOUT, 90 s by
- * default, on a compute node that cannot reach the server): that search is
- * only made with MAPPROF_DEBUGINFOD=1.  A module without a debuglink gets
- * the build-id lookup alone; one with a debuglink gets libdw's whole local
- * search, which reaches debuginfod only when the named file is missing.
- */
 /* Set by lib/nodl.c, which only a statically linked mapprof has: libdw cannot load its debuginfod client. */
 extern const int mapprof_no_dlopen __attribute__((weak));
 
@@ -256,8 +243,10 @@ static int debuginfod_find(Dwfl_Module *mod, char **debuginfo_file_name)
 			break;
 	}
 	close(fds[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	while ((rc = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
 		;
+	if (rc != pid)
+		st = -1;   /* not its status: found nothing */
 	path[have] = '\0';
 	path[strcspn(path, "\n")] = '\0';
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && path[0] == '/' && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
@@ -270,6 +259,19 @@ static int debuginfod_find(Dwfl_Module *mod, char **debuginfo_file_name)
 	return fd;
 }
 
+/*
+ * Where a module's separate debug information is looked for: a build-id
+ * file under the debuginfo path (/usr/lib/debug/.build-id/), or the file a
+ * .gnu_debuglink section names, on this machine only.  libdw's standard
+ * search ends by asking debuginfod servers, which loads libdebuginfod and
+ * libcurl with some 30 libraries (15 ms and more at the end of every
+ * 'mapprof record' of a program built without -g) and, where
+ * DEBUGINFOD_URLS is set, waits on the network (DEBUGINFOD_TIMEOUT, 90 s by
+ * default, on a compute node that cannot reach the server): that search is
+ * only made with MAPPROF_DEBUGINFOD=1.  A module without a debuglink gets
+ * the build-id lookup alone; one with a debuglink gets libdw's whole local
+ * search, which reaches debuginfod only when the named file is missing.
+ */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 			  char **debuginfo_file_name)
