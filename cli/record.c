@@ -203,26 +203,37 @@ struct live_thread {
 /* What live_setup() takes of its thread's malloc arena at once, faulted in, and gives back. */
 #define LIVE_ARENA_WARM ((size_t)1 << 20)
 
+/*
+ * The calling thread's malloc arena grown by 'bytes' and its pages faulted
+ * in with one system call, then given back to the arena (record keeps what
+ * it frees: cmd_record()): what the thread allocates next takes pages
+ * already there, not a fault a page.
+ */
+static void warm_arena(size_t bytes)
+{
+	void *warm = malloc(bytes);
+
+	if (warm) {
+		huge_populate(warm, bytes);
+		free(warm);
+	}
+}
+
 /* The database opened and marked, and the live expansion made ready on it (returned too). */
 static struct ingest_live *live_setup(struct live_thread *t)
 {
 	struct ingest_live *l;
-	void *warm = malloc(LIVE_ARENA_WARM);
 
 	/*
-	 * This thread's arena grown by a MiB and its pages faulted in with one
-	 * system call, on the core the program's start leaves idle, then given
-	 * back to the arena (record keeps what it frees: cmd_record()): SQLite's
-	 * schema, statements and page cache then take pages already there.  One
+	 * This thread's arena grown by a MiB and faulted in (warm_arena()), on
+	 * the core the program's start leaves idle: SQLite's schema,
+	 * statements and page cache then take pages already there.  One
 	 * fault a page was ~120 of the ~310 a recording of /bin/true took, each
 	 * a trip to the hypervisor on a VM.  (The arena stays the thread's own:
 	 * one shared with the main and expansion threads would make them wait
 	 * for this nice-19 thread whenever it was preempted holding its lock.)
 	 */
-	if (warm) {
-		huge_populate(warm, LIVE_ARENA_WARM);
-		free(warm);
-	}
+	warm_arena(LIVE_ARENA_WARM);
 	t->db = db_open_created(t->path, &t->err);
 	if (t->db && db_mark_recording(t->db, t->spool, t->replaces, &t->err) < 0) {
 		db_close(t->db);
@@ -564,20 +575,16 @@ static void expand(struct expansion *x)
 static void *expansion_main(void *arg)
 {
 	struct expansion *x = arg;
-	void *warm = malloc(EXPANSION_ARENA_WARM);
 
 	/*
 	 * This thread's arena is its own (live_setup() says why) and would
-	 * start empty: faulted in now, with one system call while the
-	 * program's start leaves a core idle, the expansion and the source
+	 * start empty: faulted in now (warm_arena()) while the program's start
+	 * leaves a core idle, the expansion and the source
 	 * files' DWARF take pages already there as the program ends, when both
 	 * cores are the program's too (on real/tealeaf.fixed ~40 faults fewer
 	 * between the collector's word and the reap).
 	 */
-	if (warm) {
-		huge_populate(warm, EXPANSION_ARENA_WARM);
-		free(warm);
-	}
+	warm_arena(EXPANSION_ARENA_WARM);
 	if (drain_wait_finished(x->drain) == 1) {
 		x->early = 1;
 		expand(x);

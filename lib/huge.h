@@ -54,6 +54,16 @@ static inline void *huge_malloc(size_t bytes)
 	return p;
 }
 
+/* madvise() with 'advice' over the whole pages that hold [p, p + bytes). */
+static inline void huge_advise_pages(const void *p, size_t bytes, int advice)
+{
+	const uintptr_t page = 4096;
+	uintptr_t b = (uintptr_t)p & ~(page - 1), e = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
+
+	if (p && bytes)
+		(void)madvise((void *)b, e - b, advice);
+}
+
 /*
  * Fault in [p, p + bytes) now, in one system call (MADV_POPULATE_WRITE,
  * Linux 5.14+; nothing on an older kernel): for a buffer that is certain to
@@ -64,11 +74,7 @@ static inline void huge_populate(void *p, size_t bytes)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
-	const uintptr_t page = 4096;
-	uintptr_t b = (uintptr_t)p & ~(page - 1), e = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
-
-	if (p && bytes)
-		(void)madvise((void *)b, e - b, MADV_POPULATE_WRITE);
+	huge_advise_pages(p, bytes, MADV_POPULATE_WRITE);
 }
 
 /*
@@ -81,11 +87,7 @@ static inline void huge_populate_read(const void *p, size_t bytes)
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
-	const uintptr_t page = 4096;
-	uintptr_t b = (uintptr_t)p & ~(page - 1), e = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
-
-	if (p && bytes)
-		(void)madvise((void *)b, e - b, MADV_POPULATE_READ);
+	huge_advise_pages(p, bytes, MADV_POPULATE_READ);
 }
 
 #endif
